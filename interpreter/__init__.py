@@ -1,0 +1,2 @@
+"""A concrete SIMT interpreter of LLVM IR for CUDA kernels. It knows nothing of bug
+classes: it executes and records what every thread did."""

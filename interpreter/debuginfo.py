@@ -1,0 +1,216 @@
+"""Source-level facts from a module's debug metadata: where an instruction came from
+(file, line, column, and the call sites it was inlined through), and the C names and types
+of a function's parameters."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from interpreter.irparse import MetadataIndex
+
+
+@dataclass(frozen=True)
+class SourceLocation:
+    """A point in the source. `inlined_at` is the call site this code was inlined into."""
+
+    file: str
+    line: int
+    column: int
+    inlined_at: "SourceLocation | None" = None
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+    def outermost(self) -> "SourceLocation":
+        """The location in the function that was not inlined anywhere (the kernel)."""
+        location = self
+        while location.inlined_at is not None:
+            location = location.inlined_at
+        return location
+
+    def chain(self) -> list["SourceLocation"]:
+        """This location, then each call site it was inlined through."""
+        chain, location = [], self
+        while location is not None:
+            chain.append(location)
+            location = location.inlined_at
+        return chain
+
+
+@dataclass(frozen=True)
+class CType:
+    """A C type as debug info describes it."""
+
+    spelling: str  # e.g. "const float *"
+    kind: str  # "pointer", "integer", "float", "bool", "struct", "array", "enum", "other"
+    bits: int | None = None
+    signed: bool | None = None
+    pointee: "CType | None" = None
+
+
+class DebugInfo:
+    """Queries over one module's metadata, memoized."""
+
+    def __init__(self, metadata: MetadataIndex):
+        self.metadata = metadata
+        self._locations: dict[int, SourceLocation | None] = {}
+        self._files: dict[int, str] = {}
+        self._parameters: dict[int, dict[int, str]] | None = None
+
+    def location(self, number: int | None) -> SourceLocation | None:
+        """The SourceLocation of a !DILocation node (None when absent or not a location)."""
+        if number is None:
+            return None
+        if number not in self._locations:
+            self._locations[number] = self._read_location(number)
+        return self._locations[number]
+
+    def _read_location(self, number: int) -> SourceLocation | None:
+        try:
+            kind, fields = self.metadata.node(number)
+        except KeyError:
+            return None
+        if kind != "DILocation":
+            return None
+        inlined = fields.get("inlinedAt")
+        return SourceLocation(
+            self.scope_file(fields.get("scope")),
+            fields.get("line", 0) or 0,
+            fields.get("column", 0) or 0,
+            self.location(inlined[1]) if isinstance(inlined, tuple) else None,
+        )
+
+    def scope_file(self, scope) -> str:
+        """The file of a scope (subprogram, lexical block, ...), following enclosing scopes."""
+        seen = 0
+        while isinstance(scope, tuple) and seen < 100:
+            seen += 1
+            kind, fields = self.metadata.node(scope[1])
+            if kind == "DIFile":
+                return self.file(scope[1])
+            file = fields.get("file")
+            if isinstance(file, tuple):
+                return self.file(file[1])
+            scope = fields.get("scope")
+        return ""
+
+    def file(self, number: int) -> str:
+        """The path of a !DIFile node, joined with its directory."""
+        if number not in self._files:
+            _, fields = self.metadata.node(number)
+            name, directory = fields.get("filename", ""), fields.get("directory", "")
+            self._files[number] = os.path.normpath(os.path.join(directory, name)) if name else ""
+        return self._files[number]
+
+    def subprogram(self, number: int | None) -> dict:
+        """The fields of a !DISubprogram node, or {}."""
+        if number is None:
+            return {}
+        kind, fields = self.metadata.node(number)
+        return fields if kind == "DISubprogram" else {}
+
+    def parameter_names(self, subprogram: int | None) -> dict[int, str]:
+        """Argument number (1-based) -> name, from the DILocalVariables of a subprogram."""
+        if subprogram is None:
+            return {}
+        if self._parameters is None:
+            self._parameters = {}
+            for number, text in self.metadata.texts.items():
+                if "DILocalVariable(" in text and " arg: " in text:
+                    _, fields = self.metadata.node(number)
+                    scope = fields.get("scope")
+                    if isinstance(scope, tuple) and "arg" in fields:
+                        self._parameters.setdefault(scope[1], {})[fields["arg"]] = fields.get("name", "")
+        return self._parameters.get(subprogram, {})
+
+    def parameter_types(self, subprogram: int | None) -> list[CType | None]:
+        """The C types of a subprogram's parameters, in order."""
+        fields = self.subprogram(subprogram)
+        signature = fields.get("type")
+        if not isinstance(signature, tuple):
+            return []
+        _, signature_fields = self.metadata.node(signature[1])
+        types = signature_fields.get("types")
+        if not isinstance(types, tuple):
+            return []
+        kind, elements = self.metadata.node(types[1])
+        if kind != "tuple":
+            return []
+        return [self.c_type(element) for element in elements[1:]]
+
+    def c_type(self, reference) -> CType | None:
+        """The CType of a DIType reference (("ref", n)); None for unknown or void."""
+        if not isinstance(reference, tuple) or reference[0] != "ref":
+            return None
+        kind, fields = self.metadata.node(reference[1])
+        tag = fields.get("tag", "") if isinstance(fields, dict) else ""
+        if kind == "DIBasicType":
+            encoding = fields.get("encoding", "")
+            bits = fields.get("size")
+            name = fields.get("name", "?")
+            if encoding == "DW_ATE_float":
+                return CType(name, "float", bits)
+            if encoding == "DW_ATE_boolean":
+                return CType(name, "bool", bits, False)
+            signed = encoding in ("DW_ATE_signed", "DW_ATE_signed_char")
+            return CType(name, "integer", bits, signed)
+        if kind == "DIDerivedType":
+            base = self.c_type(fields.get("baseType"))
+            if tag == "DW_TAG_pointer_type":
+                spelling = _pointer_spelling(base)
+                return CType(spelling, "pointer", fields.get("size"), None, base)
+            if tag in ("DW_TAG_reference_type", "DW_TAG_rvalue_reference_type"):
+                mark = "&" if tag == "DW_TAG_reference_type" else "&&"
+                return CType(f"{base.spelling if base else 'void'} {mark}", "pointer", fields.get("size"), None, base)
+            if tag in ("DW_TAG_const_type", "DW_TAG_volatile_type"):
+                qualifier = "const" if tag == "DW_TAG_const_type" else "volatile"
+                if base is None:
+                    return CType(f"{qualifier} void", "other")
+                if base.kind == "pointer":
+                    return CType(f"{base.spelling} {qualifier}", base.kind, base.bits, base.signed, base.pointee)
+                return CType(f"{qualifier} {base.spelling}", base.kind, base.bits, base.signed, base.pointee)
+            if tag == "DW_TAG_restrict_type":
+                if base is None:
+                    return None
+                joiner = "" if base.spelling.endswith("*") else " "
+                return CType(f"{base.spelling}{joiner}__restrict__", base.kind, base.bits, base.signed, base.pointee)
+            if tag == "DW_TAG_typedef":
+                name = fields.get("name", "?")
+                if base is None:
+                    return CType(name, "other")
+                return CType(name, base.kind, base.bits, base.signed, base.pointee)
+            return base
+        if kind == "DICompositeType":
+            name = fields.get("name") or "<anonymous>"
+            if tag == "DW_TAG_array_type":
+                base = self.c_type(fields.get("baseType"))
+                counts = self._array_counts(fields.get("elements"))
+                dims = "".join(f"[{count}]" for count in counts)
+                return CType(f"{base.spelling if base else '?'} {dims}".strip(), "array", fields.get("size"), None, base)
+            if tag == "DW_TAG_enumeration_type":
+                return CType(f"enum {name}", "enum", fields.get("size"))
+            return CType(name, "struct", fields.get("size"))  # C++ names classes without a keyword
+        if kind == "DISubroutineType":
+            return CType("function", "other")
+        return None
+
+    def _array_counts(self, elements) -> list:
+        if not isinstance(elements, tuple):
+            return []
+        kind, items = self.metadata.node(elements[1])
+        counts = []
+        for item in items if kind == "tuple" else []:
+            if isinstance(item, tuple):
+                _, subrange = self.metadata.node(item[1])
+                counts.append(subrange.get("count", ""))
+        return counts
+
+
+def _pointer_spelling(base: CType | None) -> str:
+    if base is None:
+        return "void *"
+    if base.kind == "array":
+        element, _, dims = base.spelling.partition(" [")
+        return f"{element} (*)[{dims}"
+    return f"{base.spelling} *"

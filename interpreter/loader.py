@@ -1,0 +1,311 @@
+"""Load LLVM IR text: verify it with llvmlite, parse it, find its kernels, and decode
+functions on demand.
+
+A kernel is a function with the NVPTX kernel calling convention (ptx_kernel) or one named
+by `!nvvm.annotations` kernel metadata. For each, `KernelInfo` gives its demangled name,
+its parameters as C sees them (names and types from debug info when present), which
+components of threadIdx/blockIdx/blockDim/gridDim it reads, its static shared memory size
+and whether it uses dynamic (extern) shared memory.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from interpreter import irparse as ir
+from interpreter.debuginfo import CType, DebugInfo
+from interpreter.decode import Address, DecodedFunction, DecodedGlobal, decode_function, decode_global
+from interpreter.types import FloatType, IntType, PointerType, Type
+
+ADDRESS_SPACES = {0: "generic", 1: "global", 3: "shared", 4: "constant", 5: "local"}
+SHARED = 3
+# The special registers behind threadIdx, blockIdx, blockDim and gridDim.
+INDEX_ORDER = ("tid", "ctaid", "ntid", "nctaid")
+INDEX_REGISTER = re.compile(r"llvm\.nvvm\.read\.ptx\.sreg\.(tid|ctaid|ntid|nctaid)\.([xyz])$")
+
+
+class LoadError(ValueError):
+    """IR that does not parse or verify."""
+
+
+@dataclass(frozen=True)
+class ParamInfo:
+    """A kernel parameter. `kind` is "pointer", "integer", "float", "struct" (passed by
+    value) or "other"; `address_space` names where a pointer points (CUDA kernel pointers,
+    generic in the IR, point to global memory)."""
+
+    name: str
+    ir_type: Type
+    c_type: str | None
+    kind: str
+    bits: int | None
+    signed: bool | None
+    address_space: str | None
+    pointee: str | None
+    size: int
+
+    def to_json(self) -> dict:
+        data = {"name": self.name, "type": self.c_type or str(self.ir_type), "kind": self.kind, "ir_type": str(self.ir_type)}
+        if self.kind in ("integer", "float"):
+            data["bits"] = self.bits
+        if self.kind == "integer" and self.signed is not None:
+            data["signed"] = self.signed
+        if self.kind == "pointer":
+            data["address_space"] = self.address_space
+            if self.pointee:
+                data["pointee"] = self.pointee
+        if self.kind == "struct":
+            data["size"] = self.size
+        return data
+
+
+@dataclass(frozen=True)
+class KernelInfo:
+    symbol: str  # the IR name (mangled)
+    name: str  # qualified name with template arguments, e.g. "ns::scale<float>"
+    signature: str  # the demangled symbol, e.g. "void ns::scale<float>(float*, float, int)"
+    file: str
+    line: int
+    params: tuple[ParamInfo, ...]
+    builtins: tuple[str, ...]  # e.g. ("ctaid.x", "ntid.x", "tid.x")
+    shared_bytes: int
+    dynamic_shared: bool
+
+    @property
+    def base_name(self) -> str:
+        """The name without namespaces and template arguments."""
+        return _strip_templates(self.name).rpartition("::")[2]
+
+    def declaration(self) -> str:
+        """The kernel as C: name(type name, ...)."""
+        params = ", ".join(f"{_spaced(p.c_type or str(p.ir_type))}{p.name}" for p in self.params)
+        return f"{self.name}({params})"
+
+    def to_json(self) -> dict:
+        return {
+            "kernel": self.name,
+            "symbol": self.symbol,
+            "signature": self.signature,
+            "file": self.file,
+            "line": self.line,
+            "params": [p.to_json() for p in self.params],
+            "builtins": list(self.builtins),
+            "shared_bytes": self.shared_bytes,
+            "dynamic_shared": self.dynamic_shared,
+        }
+
+
+class Program:
+    """A loaded module: its kernels, and its functions decoded on first use."""
+
+    def __init__(self, module: ir.Module):
+        self.module = module
+        self.layout = module.datalayout
+        self.debug = DebugInfo(module.metadata)
+        self.kernels = [self._kernel_info(name) for name in _kernel_symbols(module)]
+
+    @functools.cache
+    def function(self, name: str) -> DecodedFunction:
+        """The decoded definition of function `name`."""
+        return decode_function(self.module.functions[name], self.layout, self.debug)
+
+    @functools.cache
+    def global_variable(self, name: str) -> DecodedGlobal:
+        """The memory image of global variable `name`."""
+        return decode_global(self.module.globals[name], self.layout)
+
+    def kernel(self, name: str) -> KernelInfo:
+        """The kernel called `name`: its symbol, qualified name, name without template
+        arguments, or signature. Raises KeyError with the choices when it is not unique."""
+        for attribute in ("symbol", "name", "signature"):
+            found = [k for k in self.kernels if getattr(k, attribute) == name]
+            if len(found) == 1:
+                return found[0]
+        found = [k for k in self.kernels if k.base_name == name or _strip_templates(k.name) == name]
+        if len(found) == 1:
+            return found[0]
+        choices = ", ".join(k.name for k in (found or self.kernels)) or "none"
+        problem = "is ambiguous" if found else "not found"
+        raise KeyError(f"kernel '{name}' {problem} (kernels: {choices})")
+
+    def reachable_functions(self, name: str) -> list[DecodedFunction]:
+        """Function `name` and every defined function it can call."""
+        order, pending = [], [name]
+        seen = {name}
+        while pending:
+            decoded = self.function(pending.pop())
+            order.append(decoded)
+            for callee in decoded.callees:
+                definition = self.module.functions.get(callee)
+                if callee not in seen and definition is not None and not definition.is_declaration:
+                    seen.add(callee)
+                    pending.append(callee)
+        return order
+
+    def _kernel_info(self, symbol: str) -> KernelInfo:
+        function = self.module.functions[symbol]
+        subprogram = self.debug.subprogram(function.dbg)
+        file = self.debug.file(subprogram["file"][1]) if isinstance(subprogram.get("file"), tuple) else ""
+        signature = demangle(symbol)
+        reachable = self.reachable_functions(symbol)
+        builtins = sorted(
+            {
+                f"{m.group(1)}.{m.group(2)}"
+                for decoded in reachable
+                for callee in decoded.callees
+                if (m := INDEX_REGISTER.match(callee))
+            },
+            key=lambda b: (INDEX_ORDER.index(b.partition(".")[0]), b),
+        )
+        shared = [self.module.globals[name] for name in sorted(_referenced_globals(reachable))
+                  if name in self.module.globals and self.module.globals[name].addrspace == SHARED]
+        return KernelInfo(
+            symbol,
+            qualified_name(signature),
+            signature,
+            file or self.module.source_filename,
+            subprogram.get("line", 0) or 0,
+            tuple(self._params(function)),
+            tuple(builtins),
+            _static_size([g for g in shared if g.initializer is not None], self.layout),
+            any(g.initializer is None for g in shared),
+        )
+
+    def _params(self, function: ir.Function):
+        names = self.debug.parameter_names(function.dbg)
+        c_types = self.debug.parameter_types(function.dbg)
+        for index, param in enumerate(function.params):
+            c_type = c_types[index] if index < len(c_types) else None
+            name = names.get(index + 1) or (param.name if param.name and not param.name.isdigit() else f"arg{index}")
+            yield _param_info(name, param, c_type, self.layout)
+
+
+def load_module(text: str, origin: str = "<ir>") -> Program:
+    """Verify `text` with llvmlite, then parse and index it."""
+    import llvmlite.binding as llvm
+
+    try:
+        module = llvm.parse_assembly(text)
+        module.verify()
+    except RuntimeError as error:
+        message = " ".join(str(error).split())
+        raise LoadError(f"{origin}: invalid LLVM IR: {message}") from None
+    return Program(ir.parse_module(str(module)))
+
+
+def _kernel_symbols(module: ir.Module) -> list[str]:
+    kernels = [name for name, f in module.functions.items() if f.calling_convention == "ptx_kernel" and f.blocks]
+    for number in module.named_metadata.get("nvvm.annotations", ()):
+        kind, elements = module.metadata.node(number)
+        if kind == "tuple" and len(elements) >= 3 and elements[1] == "kernel" and elements[2] == 1:
+            target = elements[0]
+            if isinstance(target, tuple) and target[0] == "global" and target[1] not in kernels:
+                if target[1] in module.functions and not module.functions[target[1]].is_declaration:
+                    kernels.append(target[1])
+    return kernels
+
+
+def _param_info(name: str, param: ir.Param, c_type: CType | None, layout) -> ParamInfo:
+    ty = param.type
+    by_value = param.typed_attribute("byval")
+    if by_value is not None:
+        return ParamInfo(name, ty, c_type.spelling if c_type else str(by_value), "struct", None, None, None, None,
+                         layout.size(by_value))
+    try:
+        size = layout.size(ty)
+    except TypeError:  # opaque or target types have no size
+        size = 0
+    if isinstance(ty, PointerType):
+        space = "global" if ty.addrspace == 0 else ADDRESS_SPACES.get(ty.addrspace, str(ty.addrspace))
+        pointee = c_type.pointee.spelling if c_type and c_type.pointee else None
+        return ParamInfo(name, ty, c_type.spelling if c_type else None, "pointer", layout.size(ty) * 8, None, space,
+                         pointee, size)
+    if isinstance(ty, IntType):
+        signed = c_type.signed if c_type and c_type.kind in ("integer", "bool", "enum") else None
+        return ParamInfo(name, ty, c_type.spelling if c_type else None, "integer", ty.bits, signed, None, None, size)
+    if isinstance(ty, FloatType):
+        return ParamInfo(name, ty, c_type.spelling if c_type else None, "float", ty.bits, None, None, None, size)
+    return ParamInfo(name, ty, c_type.spelling if c_type else None, "other", None, None, None, None, size)
+
+
+def _referenced_globals(functions: list[DecodedFunction]) -> set[str]:
+    """Globals whose address appears in a constant operand of these functions."""
+    names: set[str] = set()
+
+    def visit(constant) -> None:
+        if isinstance(constant, Address):
+            names.add(constant.name)
+        elif isinstance(constant, ir.ConstAggregate):
+            for element in constant.elements:
+                visit(element)
+        elif isinstance(constant, ir.ConstExpr):
+            for operand in constant.operands:
+                visit(operand)
+
+    for function in functions:
+        for constant in function.constants.values():
+            visit(constant)
+    return names
+
+
+def _static_size(variables, layout) -> int:
+    """Bytes of shared memory the variables take, laid out one after another aligned."""
+    offset = 0
+    for variable in variables:
+        align = max(variable.align or 1, layout.align(variable.type))
+        offset = (offset + align - 1) // align * align + layout.size(variable.type)
+    return offset
+
+
+def demangle(symbol: str) -> str:
+    """The demangled C++ name of `symbol`, or `symbol` itself when it is not mangled."""
+    if not symbol.startswith("_Z"):
+        return symbol
+    import cpp_demangle
+
+    try:
+        return cpp_demangle.demangle(symbol)
+    except Exception:  # the binding raises a bare ValueError/RuntimeError per version
+        return symbol
+
+
+def qualified_name(signature: str) -> str:
+    """The function name of a demangled signature: no return type, no parameter list.
+    "void ns::f<int>(int*)" -> "ns::f<int>"; "(anonymous namespace)::k(int)" keeps its
+    namespace."""
+    depth, cut = 0, len(signature)
+    for index, char in enumerate(signature):
+        if char in "<(":
+            if char == "(" and depth == 0:
+                cut = index  # the last top-level parenthesis opens the parameter list
+            depth += 1
+        elif char in ">)":
+            depth -= 1
+    head = signature[:cut]
+    depth, start = 0, 0
+    for index, char in enumerate(head):
+        if char in "<(":
+            depth += 1
+        elif char in ">)":
+            depth -= 1
+        elif char == " " and depth == 0:
+            start = index + 1
+    return head[start:]
+
+
+def _strip_templates(name: str) -> str:
+    out, depth = [], 0
+    for char in name:
+        if char == "<":
+            depth += 1
+        elif char == ">":
+            depth -= 1
+        elif depth == 0:
+            out.append(char)
+    return "".join(out)
+
+
+def _spaced(c_type: str) -> str:
+    return c_type if c_type.endswith(("*", "&")) else c_type + " "

@@ -1,0 +1,314 @@
+"""CUDA front end: turn a .cu/.cuh source (or a .ll/.bc file) into the LLVM IR text the
+interpreter runs.
+
+Sources are compiled for the device only by the clang bundled in the `ziglang` package
+(or by the clang named with --clang / $SIMULEE_CLANG), against Simulee's own CUDA headers,
+which are force-included. Then llvmlite runs exactly two passes: always-inline (every device
+function that is neither recursive nor marked noinline gets inlined) and SROA (private
+variables become SSA values). Nothing that deletes or merges memory accesses runs, so every
+racy store stays in the IR even when no thread reads it.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import platform
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from simulee import __version__
+from simulee.cache import IRCache, digest, file_digest
+from simulee.errors import CompileError, SimuleeError
+
+SOURCE_SUFFIXES = (".cu", ".cuh")
+IR_SUFFIXES = (".ll", ".bc")
+INCLUDE_DIR = Path(__file__).resolve().parent / "include"
+PRELUDE = INCLUDE_DIR / "simulee_prelude.h"
+GPUVERIFY_ANNOTATIONS = INCLUDE_DIR / "gpuverify_annotations.h"
+GPU_ARCH = "sm_70"
+
+# libc++ reads its configuration from __config_site, which zig replaces by -D flags.
+LIBCXX_CONFIG = (
+    "-D_LIBCPP_ABI_VERSION=1",
+    "-D_LIBCPP_ABI_NAMESPACE=__1",
+    "-D_LIBCPP_HAS_THREADS=1",
+    "-D_LIBCPP_HAS_MONOTONIC_CLOCK",
+    "-D_LIBCPP_HAS_TERMINAL",
+    "-D_LIBCPP_HAS_MUSL_LIBC=1",
+    "-D_LIBCPP_DISABLE_VISIBILITY_ANNOTATIONS",
+    "-D_LIBCXXABI_DISABLE_VISIBILITY_ANNOTATIONS",
+    "-D_LIBCPP_HAS_VENDOR_AVAILABILITY_ANNOTATIONS=0",
+    "-D_LIBCPP_HAS_FILESYSTEM=1",
+    "-D_LIBCPP_HAS_RANDOM_DEVICE",
+    "-D_LIBCPP_HAS_LOCALIZATION",
+    "-D_LIBCPP_HAS_UNICODE",
+    "-D_LIBCPP_HAS_WIDE_CHARACTERS",
+    "-D_LIBCPP_HAS_NO_STD_MODULES",
+    "-D_LIBCPP_PSTL_BACKEND_SERIAL",
+    "-D_LIBCPP_HARDENING_MODE=_LIBCPP_HARDENING_MODE_NONE",
+    "-D_LIBCPP_ASSERTION_SEMANTIC_DEFAULT=_LIBCPP_ASSERTION_SEMANTIC_IGNORE",
+)
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """What the user can change about a compilation."""
+
+    include_dirs: tuple[str, ...] = ()
+    defines: tuple[str, ...] = ()
+    clang: str | None = None
+    gpuverify_annotations: bool = False
+
+
+@dataclass(frozen=True)
+class Clang:
+    """A clang driver: the command that runs it, a version string for cache keys, and
+    whether it is ziglang's (which brings its own C and C++ library headers)."""
+
+    command: tuple[str, ...]
+    version: str
+    bundled: bool
+    resource_dir: str | None = field(default=None)
+
+
+def load_ir(path: str | Path, options: CompileOptions = CompileOptions()) -> str:
+    """The interpretable IR text of a CUDA source or an LLVM IR file (.ll/.bc, used as is)."""
+    path = Path(path)
+    if not path.is_file():
+        raise SimuleeError(f"no such file: {path}" if not path.exists() else f"not a file: {path}")
+    suffix = path.suffix.lower()
+    if suffix in IR_SUFFIXES:
+        return read_ir_file(path)
+    if suffix in SOURCE_SUFFIXES:
+        return compile_cuda(path, options)
+    raise SimuleeError(f"{path}: not a CUDA source (.cu, .cuh) or LLVM IR file (.ll, .bc)")
+
+
+def read_ir_file(path: Path) -> str:
+    """The text of an .ll file, or of a .bc file disassembled by llvmlite."""
+    if path.suffix.lower() == ".ll":
+        try:
+            return path.read_text()
+        except (OSError, UnicodeDecodeError) as error:
+            raise SimuleeError(f"{path}: cannot read: {error}") from None
+    llvm = _llvm()
+    try:
+        return str(llvm.parse_bitcode(path.read_bytes()))
+    except (OSError, RuntimeError) as error:
+        raise SimuleeError(f"{path}: not valid LLVM bitcode: {_one_line(str(error))}") from None
+
+
+def compile_cuda(path: Path, options: CompileOptions = CompileOptions(), cache: IRCache | None = None) -> str:
+    """Compile a CUDA source for the device and return the IR after always-inline and SROA.
+    The result is cached; a cached entry is reused only while every file the compiler read
+    is unchanged."""
+    clang = find_clang(options.clang)
+    source = path.resolve()
+    arguments = clang_arguments(clang, source, options)
+    key = digest(
+        json.dumps(
+            [__version__, _frontend_fingerprint(), clang.version, arguments, file_digest(source)]
+        ).encode()
+    )
+    cache = cache or IRCache()
+    cached = cache.get(key)
+    if cached is not None:
+        return cached
+    with tempfile.TemporaryDirectory(prefix="simulee-") as tmp:
+        depfile = Path(tmp) / "deps.d"
+        command = [*clang.command, *arguments, "-MD", "-MF", str(depfile), "-o", "-"]
+        result = subprocess.run(command, capture_output=True, text=True)
+        if result.returncode != 0:
+            diagnostics = result.stderr.replace(str(source), str(path))
+            raise CompileError(_first_error(diagnostics, path), diagnostics)
+        deps = _read_depfile(depfile)
+    ir = inline_and_promote(result.stdout, str(path))
+    # ziglang's own headers are covered by its version in the key.
+    cache.put(key, ir, [dep for dep in deps if not (clang.resource_dir and dep.startswith(clang.resource_dir))])
+    return ir
+
+
+def clang_arguments(clang: Clang, source: Path, options: CompileOptions) -> list[str]:
+    """The driver arguments that compile `source` to device IR text on stdout."""
+    arguments = [
+        "-x", "cuda",
+        "--cuda-device-only",
+        f"--cuda-gpu-arch={GPU_ARCH}",
+        "-nocudainc",
+        "-nocudalib",
+        "-O1",
+        "-Xclang", "-disable-llvm-passes",
+        # Full debug info: parameter names and types, not only line tables.
+        "-g",
+        "-Xclang", "-debug-info-kind=constructor",
+        "-Xclang", "-fcuda-allow-variadic-functions",
+        "-Wno-unknown-cuda-version",
+        "-S", "-emit-llvm",
+    ]
+    if clang.bundled:
+        arguments += _bundled_library_arguments(clang)
+    arguments += ["-isystem", str(INCLUDE_DIR), "-include", str(PRELUDE)]
+    if options.gpuverify_annotations:
+        arguments += ["-include", str(GPUVERIFY_ANNOTATIONS)]
+    for directory in options.include_dirs:
+        arguments += ["-I", str(Path(directory).resolve())]
+    arguments += ["-I", str(source.parent)]
+    arguments += [f"-D{define}" for define in options.defines]
+    arguments.append(str(source))
+    return arguments
+
+
+def _bundled_library_arguments(clang: Clang) -> list[str]:
+    """Use ziglang's clang builtin headers, musl and libc++ instead of the host system's, so
+    compilation does not depend on what is installed on the machine."""
+    lib = Path(clang.resource_dir)
+    arch = {"amd64": "x86_64", "arm64": "aarch64"}.get(platform.machine().lower(), platform.machine().lower())
+    libc = lib / "libc" / "include"
+    return [
+        "-resource-dir", str(lib),
+        "-nostdinc",
+        "-isystem", str(lib / "libcxx" / "include"),
+        "-isystem", str(lib / "include"),
+        "-isystem", str(libc / f"{arch}-linux-musl"),
+        "-isystem", str(libc / "generic-musl"),
+        "-isystem", str(libc / "any-linux-any"),
+        *LIBCXX_CONFIG,
+    ]
+
+
+def find_clang(explicit: str | None = None) -> Clang:
+    """The clang to compile with: `explicit`, else $SIMULEE_CLANG, else ziglang's."""
+    return _clang_named(explicit or os.environ.get("SIMULEE_CLANG") or None)
+
+
+@functools.cache
+def _clang_named(name: str | None) -> Clang:
+    if name:
+        found = shutil.which(name)
+        if not found:
+            raise SimuleeError(f"clang not found: {name}")
+        try:
+            result = subprocess.run([found, "--version"], capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired) as error:
+            raise SimuleeError(f"cannot run {found}: {error}") from None
+        if result.returncode != 0 or "clang" not in result.stdout:
+            raise SimuleeError(f"{found} is not a clang compiler")
+        return Clang((found,), result.stdout.splitlines()[0], bundled=False)
+    import importlib.metadata
+    import importlib.util
+
+    spec = importlib.util.find_spec("ziglang")
+    if spec is None or not spec.submodule_search_locations:
+        raise SimuleeError("the ziglang package is not installed; reinstall simulee or pass --clang PATH")
+    root = Path(list(spec.submodule_search_locations)[0])
+    zig = root / ("zig.exe" if os.name == "nt" else "zig")
+    return Clang((str(zig), "clang"), f"ziglang {importlib.metadata.version('ziglang')}", True, str(root / "lib"))
+
+
+@functools.cache
+def _frontend_fingerprint() -> str:
+    """A hash of this module, so that changing how IR is produced invalidates the cache."""
+    return file_digest(__file__) or ""
+
+
+def _read_depfile(path: Path) -> list[str]:
+    """The prerequisites of a Make-style dependency file written by clang -MD."""
+    try:
+        text = path.read_text()
+    except OSError:
+        return []
+    text = text.replace("\\\n", " ")
+    _, _, prerequisites = text.partition(": ")
+    deps, current, chars = [], [], iter(prerequisites)
+    for char in chars:
+        if char == "\\":
+            current.append(next(chars, ""))
+        elif char.isspace():
+            if current:
+                deps.append("".join(current))
+                current = []
+        else:
+            current.append(char)
+    if current:
+        deps.append("".join(current))
+    return [str(Path(dep).resolve()) for dep in deps]
+
+
+def _first_error(stderr: str, path: Path) -> str:
+    """The first error diagnostic of the compiler's output, with a count of the rest."""
+    lines = [line for line in stderr.splitlines() if not line.startswith("zig: warning:")]
+    errors = [line for line in lines if ": error: " in line or ": fatal error: " in line]
+    if not errors:
+        detail = next((line for line in lines if line.strip()), "the compiler failed without a message")
+        return f"{path}: {detail}"
+    more = len(errors) - 1
+    return errors[0] + (f" (and {more} more error{'s' if more > 1 else ''})" if more else "")
+
+
+def _one_line(message: str) -> str:
+    return " ".join(message.split())
+
+
+@functools.cache
+def _llvm():
+    """llvmlite's binding layer with every target (NVPTX included) initialized."""
+    import llvmlite.binding as llvm
+
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+    return llvm
+
+
+def inline_and_promote(ir: str, origin: str = "<ir>") -> str:
+    """Run always-inline and SROA over `ir`: every defined device function that is neither
+    recursive nor noinline is marked alwaysinline first, so calls disappear wherever they
+    can, and private variables are promoted to SSA values. Returns the new IR text."""
+    llvm = _llvm()
+    try:
+        module = llvm.parse_assembly(ir)
+        module.verify()
+    except RuntimeError as error:
+        raise SimuleeError(f"{origin}: invalid LLVM IR from the compiler: {_one_line(str(error))}") from None
+    recursive = _recursive_functions(llvm, module)
+    for function in module.functions:
+        if function.is_declaration or function.name in recursive:
+            continue
+        if not any(b"noinline" in attribute for attribute in function.attributes):
+            function.add_function_attribute("alwaysinline")
+    machine = llvm.Target.from_triple(module.triple).create_target_machine()
+    builder = llvm.create_pass_builder(machine, llvm.create_pipeline_tuning_options())
+    passes = llvm.create_new_module_pass_manager()
+    passes.add_always_inliner_pass()
+    passes.add_sroa_pass()
+    passes.run(module, builder)
+    return str(module)
+
+
+def _recursive_functions(llvm, module) -> set[str]:
+    """Names of the functions that can call themselves, directly or through others."""
+    calls: dict[str, set[str]] = {}
+    for function in module.functions:
+        callees = calls.setdefault(function.name, set())
+        for block in function.blocks:
+            for instruction in block.instructions:
+                if instruction.opcode in ("call", "invoke"):
+                    *_, callee = instruction.operands
+                    if callee.value_kind == llvm.ValueKind.function:
+                        callees.add(callee.name)
+    recursive = set()
+    for start in calls:
+        stack, seen = list(calls[start]), set()
+        while stack:
+            name = stack.pop()
+            if name == start:
+                recursive.add(start)
+                break
+            if name not in seen:
+                seen.add(name)
+                stack.extend(calls.get(name, ()))
+    return recursive

@@ -1,0 +1,2 @@
+/* Stub for the CUDA SDK header <texture_types.h>: the prelude declares all of it. */
+#include "simulee_prelude.h"

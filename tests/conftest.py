@@ -1,0 +1,91 @@
+"""Shared test helpers: the test kernels, their expected listings, compiled programs."""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+KERNELS = TESTS / "kernels"
+IR_FILES = TESTS / "ir"
+ERRORS = TESTS / "errors"
+ANNOTATED = TESTS / "annotated"
+
+# One IR cache for the whole run (shared by xdist workers); tests of the cache use their own.
+os.environ.setdefault("SIMULEE_CACHE", str(ROOT / ".pytest_cache" / "simulee-ir"))
+
+
+@dataclass
+class ExpectedKernel:
+    declaration: str
+    reads: list[str] = field(default_factory=list)
+    shared: str = "0"
+
+
+def expected_kernels(path: Path) -> list[ExpectedKernel]:
+    """The listing a kernel file's header comment promises:
+
+        // kernel: name(type param, ...)
+        //   reads: tid.x ctaid.x ...
+        //   shared: BYTES | BYTES + dynamic | dynamic
+    """
+    kernels: list[ExpectedKernel] = []
+    for line in path.read_text().splitlines():
+        match = re.match(r"//\s*kernel:\s*(.+)$", line)
+        if match:
+            kernels.append(ExpectedKernel(match.group(1).strip()))
+            continue
+        match = re.match(r"//\s+(reads|shared):\s*(.*)$", line)
+        if match and kernels:
+            if match.group(1) == "reads":
+                kernels[-1].reads = match.group(2).split()
+            else:
+                kernels[-1].shared = match.group(2).strip()
+    return kernels
+
+
+def kernel_files() -> list[Path]:
+    return sorted(KERNELS.glob("*.cu"))
+
+
+@functools.cache
+def program(path: Path, gpuverify_annotations: bool = False):
+    """A compiled and loaded test file (cached for the session)."""
+    from interpreter.loader import load_module
+    from simulee.frontend import CompileOptions, load_ir
+
+    options = CompileOptions(gpuverify_annotations=gpuverify_annotations)
+    return load_module(load_ir(path, options), str(path))
+
+
+def kernel_ops(path: Path, name: str | None = None):
+    """The decoded ops of a test file's kernel (its only kernel when `name` is None)."""
+    loaded = program(path)
+    kernel = loaded.kernel(name) if name else loaded.kernels[0]
+    return loaded.function(kernel.symbol).ops
+
+
+def calls(ops) -> list[str]:
+    return [op.extra["callee"] for op in ops if op.opcode == "call" and op.extra.get("callee")]
+
+
+@pytest.fixture
+def run_cli(capsys):
+    """Run the simulee CLI in-process: (exit status, stdout, stderr)."""
+    from simulee.cli import main
+
+    def run(*args: str) -> tuple[int, str, str]:
+        try:
+            status = main([str(a) for a in args])
+        except SystemExit as exit:  # argparse usage errors
+            status = exit.code
+        captured = capsys.readouterr()
+        return status, captured.out, captured.err
+
+    return run

@@ -1,0 +1,35 @@
+// Cooperative groups: the block, a tile of 32 with a tile reduction, a tile of 4, the
+// coalesced group, and a grid-wide sync.
+// kernel: block_and_tiles(const int *in, int *out)
+//   reads: tid.x tid.y tid.z ctaid.x ntid.x ntid.y ntid.z
+//   shared: 1024
+// kernel: grid_sum(int *data, int *total)
+//   reads: tid.x tid.y tid.z ctaid.x ctaid.y ctaid.z ntid.x ntid.y ntid.z nctaid.x nctaid.y
+//   shared: 0
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+
+__global__ void block_and_tiles(const int *in, int *out) {
+  __shared__ int cache[256];
+  cg::thread_block block = cg::this_thread_block();
+  unsigned int rank = block.thread_rank();
+  cache[rank] = in[blockIdx.x * block.size() + rank];
+  block.sync();
+  cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+  int sum = cg::reduce(warp, cache[rank], cg::plus<int>());
+  int shifted = warp.shfl_down(sum, 1);
+  cg::thread_block_tile<4> quad = cg::tiled_partition<4>(block);
+  int neighbour = quad.shfl(shifted, 0);
+  quad.sync();
+  if (warp.thread_rank() == 0) out[blockIdx.x * 8 + warp.meta_group_rank()] = sum + neighbour;
+  cg::coalesced_group active = cg::coalesced_threads();
+  if (active.thread_rank() == 0) atomicAdd(&out[0], (int)active.size());
+  cg::sync(block);
+}
+
+__global__ void grid_sum(int *data, int *total) {
+  cg::grid_group grid = cg::this_grid();
+  atomicAdd(total, data[grid.thread_rank()]);
+  grid.sync();
+  data[grid.thread_rank()] = *total;
+}

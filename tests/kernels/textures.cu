@@ -1,0 +1,14 @@
+// A texture reference and a texture object, read in the same kernel.
+// kernel: sample(float *out, cudaTextureObject_t image, int width)
+//   reads: tid.x tid.y
+//   shared: 0
+#include <cuda_runtime.h>
+
+texture<float, 1, cudaReadModeElementType> lookup;
+
+__global__ void sample(float *out, cudaTextureObject_t image, int width) {
+  int x = threadIdx.x, y = threadIdx.y;
+  out[y * width + x] = tex1Dfetch(lookup, x) + tex2D<float>(image, x + 0.5f, y + 0.5f);
+}
+
+void bind(float *device_data, size_t bytes) { cudaBindTexture(0, lookup, device_data, bytes); }
