@@ -1,5 +1,6 @@
 """The CUDA front end: what our headers compile to, what the passes keep, errors, caching."""
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -377,3 +378,13 @@ def test_ziglang_clang_is_used_with_bundled_libraries():
     arguments = clang_arguments(clang, KERNELS / "saxpy.cu", CompileOptions())
     assert "-nostdinc" in arguments and "--cuda-gpu-arch=sm_70" in arguments
     assert not any(a.startswith("/usr") for a in arguments)
+
+
+@pytest.mark.skipif(shutil.which("clang-19") is None, reason="needs a distribution clang-19 (apt install clang-19)")
+def test_a_distribution_clang_lists_the_same_kernels(run_cli):
+    """Our headers work with another clang too: same kernels, parameters, reads, shared sizes."""
+    status, bundled, _ = run_cli("kernels", KERNELS, "--format", "json")
+    assert status == 0
+    status, distribution, err = run_cli("kernels", KERNELS, "--format", "json", "--clang", "clang-19")
+    assert status == 0, err
+    assert distribution == bundled
