@@ -38,6 +38,10 @@ class IRSyntaxError(ValueError):
     """Text that is not LLVM IR this parser understands."""
 
 
+class Unsupported(Exception):
+    """Valid IR that Simulee does not execute (inline assembly, say); the message says what."""
+
+
 # ---------------------------------------------------------------------------- values
 
 
@@ -299,7 +303,7 @@ CONSTEXPR_WORDS = CAST_OPCODES | INT_BINARY | {
     "getelementptr", "extractelement", "insertelement", "shufflevector", "icmp", "fcmp", "select",
     "blockaddress", "dso_local_equivalent", "no_cfi", "ptrauth",
 }
-VALUE_WORDS = CONSTANT_WORDS | CONSTEXPR_WORDS | {"asm"}
+VALUE_WORDS = CONSTANT_WORDS | CONSTEXPR_WORDS
 TYPED_ATTRIBUTES = {"byval", "byref", "sret", "inalloca", "preallocated", "elementtype"}
 
 
@@ -483,8 +487,6 @@ class Parser:
                 return ConstSplat(ty, element)
             if text in ("dso_local_equivalent", "no_cfi"):
                 return self.value(ty)
-            if text == "asm":
-                return Opaque(ty, "asm " + " ".join(t for _, t in self.tokens[self.i : self.i + 3]))
             if text in CONSTEXPR_WORDS:
                 return self.constant_expression(text, ty)
         if text == "[":
@@ -910,27 +912,31 @@ def _parse_body(lines: list[str], types: NamedTypes, params: list[Param]) -> lis
 
 
 def parse_instruction(text: str, types: NamedTypes) -> Instruction:
-    """One instruction; what cannot be read becomes an `unsupported` instruction."""
+    """One instruction; what cannot be read becomes an `unsupported` instruction that keeps
+    its text, its result name and its !dbg location."""
     try:
         tokens = tokenize(text)
-        result = None
-        if len(tokens) > 1 and tokens[0][0] == "local" and tokens[1][1] == "=":
-            result = unquote(tokens[0][1])
-            tokens = tokens[2:]
-        body, dbg = _split_attachments(tokens)
-        parser = Parser(body, types)
+    except IRSyntaxError as error:
+        return Instruction("unsupported", None, VOID, (), {"reason": str(error)}, None, text)
+    result = None
+    if len(tokens) > 1 and tokens[0][0] == "local" and tokens[1][1] == "=":
+        result = unquote(tokens[0][1])
+        tokens = tokens[2:]
+    body, dbg = _split_attachments(tokens)
+    parser = Parser(body, types)
+    opcode = parser.next()[1]
+    if opcode in ("tail", "musttail", "notail"):
         opcode = parser.next()[1]
-        if opcode in ("tail", "musttail", "notail"):
-            opcode = parser.next()[1]
-        reader = _READERS.get(opcode)
+    reader = _READERS.get(opcode)
+    try:
         if reader is None:
-            return Instruction("unsupported", result, VOID, (), {"reason": f"instruction '{opcode}'"}, dbg, text)
+            raise Unsupported(f"instruction '{opcode}'")
         ty, operands, extra = reader(parser, opcode)
-        return Instruction(opcode, result, ty, tuple(operands), extra, dbg, text)
-    except (IRSyntaxError, IndexError, ValueError, KeyError) as error:
-        opcode = text.split("=", 1)[-1].split()[0] if text.strip() else "?"
-        result = text.split("=", 1)[0].strip()[1:] if " = " in text else None
-        return Instruction("unsupported", result, VOID, (), {"reason": f"cannot decode '{opcode}': {error}"}, None, text)
+    except Unsupported as error:
+        return Instruction("unsupported", result, VOID, (), {"reason": str(error)}, dbg, text)
+    except (IRSyntaxError, IndexError, ValueError, KeyError, AttributeError) as error:
+        return Instruction("unsupported", result, VOID, (), {"reason": f"cannot decode '{opcode}': {error}"}, dbg, text)
+    return Instruction(opcode, result, ty, tuple(operands), extra, dbg, text)
 
 
 def _split_attachments(tokens: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], int | None]:
@@ -1219,9 +1225,9 @@ def _read_call(parser: Parser, opcode: str):
                 params.append(parser.type())
             parser.accept(",")
         function_type = FunctionType(result, tuple(params), vararg)
-    kind, text = parser.peek()
-    if text == "asm":
-        return result, [], {"callee": None, "inline_asm": True, "arguments": ()}
+    if parser.accept("asm"):
+        parser.words({"sideeffect", "alignstack", "inteldialect", "unwind"})
+        raise Unsupported(f"inline assembly {parser.next()[1]}")
     callee = parser.value(PointerType(0))
     parser.expect("(")
     arguments, attributes = [], []

@@ -18,7 +18,7 @@ import platform
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from simulee import __version__
@@ -67,13 +67,17 @@ class CompileOptions:
 
 @dataclass(frozen=True)
 class Clang:
-    """A clang driver: the command that runs it, a version string for cache keys, and
-    whether it is ziglang's (which brings its own C and C++ library headers)."""
+    """A clang driver: the command that runs it, a version string for cache keys, and for
+    ziglang's clang the folder of its own builtin, C and C++ library headers."""
 
     command: tuple[str, ...]
     version: str
-    bundled: bool
-    resource_dir: str | None = field(default=None)
+    resource_dir: str | None = None
+
+    @property
+    def bundled(self) -> bool:
+        """Whether this is ziglang's clang, compiling against ziglang's libraries."""
+        return self.resource_dir is not None
 
 
 def load_ir(path: str | Path, options: CompileOptions = CompileOptions()) -> str:
@@ -122,14 +126,17 @@ def compile_cuda(path: Path, options: CompileOptions = CompileOptions(), cache: 
     with tempfile.TemporaryDirectory(prefix="simulee-") as tmp:
         depfile = Path(tmp) / "deps.d"
         command = [*clang.command, *arguments, "-MD", "-MF", str(depfile), "-o", "-"]
-        result = subprocess.run(command, capture_output=True, text=True)
+        try:
+            result = subprocess.run(command, capture_output=True, text=True)
+        except OSError as error:
+            raise SimuleeError(f"cannot run {command[0]}: {error.strerror}") from None
         if result.returncode != 0:
             diagnostics = result.stderr.replace(str(source), str(path))
             raise CompileError(_first_error(diagnostics, path), diagnostics)
         deps = _read_depfile(depfile)
     ir = inline_and_promote(result.stdout, str(path))
     # ziglang's own headers are covered by its version in the key.
-    cache.put(key, ir, [dep for dep in deps if not (clang.resource_dir and dep.startswith(clang.resource_dir))])
+    cache.put(key, ir, [dep for dep in deps if not (clang.bundled and dep.startswith(clang.resource_dir))])
     return ir
 
 
@@ -198,7 +205,7 @@ def _clang_named(name: str | None) -> Clang:
             raise SimuleeError(f"cannot run {found}: {error}") from None
         if result.returncode != 0 or "clang" not in result.stdout:
             raise SimuleeError(f"{found} is not a clang compiler")
-        return Clang((found,), result.stdout.splitlines()[0], bundled=False)
+        return Clang((found,), result.stdout.splitlines()[0])
     import importlib.metadata
     import importlib.util
 
@@ -207,7 +214,7 @@ def _clang_named(name: str | None) -> Clang:
         raise SimuleeError("the ziglang package is not installed; reinstall simulee or pass --clang PATH")
     root = Path(list(spec.submodule_search_locations)[0])
     zig = root / ("zig.exe" if os.name == "nt" else "zig")
-    return Clang((str(zig), "clang"), f"ziglang {importlib.metadata.version('ziglang')}", True, str(root / "lib"))
+    return Clang((str(zig), "clang"), f"ziglang {importlib.metadata.version('ziglang')}", str(root / "lib"))
 
 
 @functools.cache

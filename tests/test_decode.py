@@ -143,12 +143,20 @@ def test_control_flow(everything):
     assert function.rpo[0] == 0 and sorted(function.rpo) == list(range(6))
 
 
-def test_unknown_instructions_are_kept_not_fatal():
-    text = "define void @f(ptr %p) {\n  %v = va_arg ptr %p, i32\n  ret void\n}\n"
+def test_unsupported_instructions_are_kept_with_their_location():
+    text = (
+        "define void @f(ptr %p) {\n"
+        "  %v = va_arg ptr %p, i32, !dbg !7\n"
+        '  call void asm sideeffect "exit;", ""(), !dbg !8\n'
+        "  ret void\n"
+        "}\n"
+    )
     module = ir.parse_module(text)
-    instruction = module.functions["f"].blocks[0].instructions[0]
-    assert instruction.opcode == "unsupported" and "va_arg" in instruction.extra["reason"]
-    assert instruction.text == "%v = va_arg ptr %p, i32" and instruction.result == "v"
+    va_arg, assembly, _ = module.functions["f"].blocks[0].instructions
+    assert (va_arg.opcode, va_arg.extra["reason"], va_arg.dbg, va_arg.result) == (
+        "unsupported", "instruction 'va_arg'", 7, "v")
+    assert va_arg.text == "%v = va_arg ptr %p, i32, !dbg !7"
+    assert (assembly.opcode, assembly.extra["reason"], assembly.dbg) == ("unsupported", 'inline assembly "exit;"', 8)
 
 
 # ---------------------------------------------------------------------------- globals
