@@ -15,6 +15,7 @@ from pathlib import Path
 
 from simulee import __version__
 from simulee.errors import SimuleeError
+from simulee.frontend import user_location
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 BUILTIN_NAMES = {"tid": "threadIdx", "ctaid": "blockIdx", "ntid": "blockDim", "nctaid": "gridDim"}
@@ -50,6 +51,28 @@ def build_parser() -> argparse.ArgumentParser:
     kernels.add_argument("path", metavar="FILE|DIR")
     kernels.add_argument("--format", choices=("text", "json"), default="text")
     kernels.set_defaults(run=run_kernels)
+
+    run = commands.add_parser("run", parents=[compile_options],
+                              help="run a kernel with a given launch and save its buffers",
+                              description="Run every thread of a kernel launch on the CPU. Prints one summary line "
+                                          "(threads, thread-instructions, faults, seconds) and the faults found; "
+                                          "with -o, saves every pointer argument's final buffer.")
+    run.add_argument("path", metavar="FILE")
+    run.add_argument("-k", "--kernel", metavar="NAME", help="the kernel (needed when the file has several)")
+    run.add_argument("--grid", required=True, metavar="G", help="grid dimensions: 64, 64,2 or 8x8x1")
+    run.add_argument("--block", required=True, metavar="B", help="block dimensions: 256, 16,16 or 8x8x4")
+    run.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE", help="a scalar argument")
+    run.add_argument("--buffer", action="append", default=[], metavar="NAME=DTYPE:COUNT[:FILL]|NAME=@FILE.npy",
+                     help="a pointer argument's buffer; FILL is zeros (default), ones, iota or random. "
+                          "Pointers without one get buffers that grow on demand and read as zeros")
+    run.add_argument("--shared-bytes", type=_size, default=48 * 1024, metavar="N",
+                     help="dynamic (extern __shared__) memory per block, default 49152")
+    run.add_argument("--seed", type=int, default=0, help="seed for random buffers")
+    run.add_argument("--step-limit", type=_size, default=2_000_000, metavar="N",
+                     help="stop after N scheduler steps (an infinite loop becomes a finding)")
+    run.add_argument("--printf", action="store_true", help="print what the kernel printed")
+    run.add_argument("-o", "--output", metavar="OUT.npz", help="save the final buffers here")
+    run.set_defaults(run=run_run)
 
     compile_ = commands.add_parser("compile", parents=[compile_options],
                                    help="print the LLVM IR the interpreter runs for a CUDA file",
@@ -174,6 +197,132 @@ def _display(path: Path) -> str:
         return str(path.resolve().relative_to(Path.cwd()))
     except ValueError:
         return str(path)
+
+
+# ---------------------------------------------------------------------------- run
+
+
+def _size(text: str) -> int:
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"'{text}' must not be negative")
+    return value
+
+
+def select_kernel(program, name: str | None, path: Path):
+    """The kernel `name`, or the file's only kernel when no name is given."""
+    if name is not None:
+        try:
+            return program.kernel(name)
+        except KeyError as error:
+            raise SimuleeError(f"{path}: {error.args[0]}") from None
+    if len(program.kernels) == 1:
+        return program.kernels[0]
+    if not program.kernels:
+        raise SimuleeError(f"{path}: no __global__ kernel found")
+    names = ", ".join(k.name for k in program.kernels)
+    raise SimuleeError(f"{path} has {len(program.kernels)} kernels; choose one with -k ({names})")
+
+
+def run_run(args) -> int:
+    import numpy as np
+
+    from interpreter.launch import Launch
+    from interpreter.simt import execute
+    from simulee.launchspec import launch_arguments, parse_dims
+
+    path = Path(args.path)
+    grid, block = parse_dims(args.grid, "grid"), parse_dims(args.block, "block")
+    if block[0] * block[1] * block[2] > 1024:
+        raise SimuleeError(f"--block {args.block}: a block has at most 1024 threads")
+    program = load_program(path, compile_options(args))
+    kernel = select_kernel(program, args.kernel, path)
+    values = launch_arguments(kernel, args.arg, args.buffer, args.seed)
+    launch = Launch(grid, block, values, shared_bytes=args.shared_bytes, step_limit=args.step_limit, seed=args.seed,
+                    trace=False)
+    result = execute(program, kernel, launch)
+    if args.printf:
+        for _, _, text in result.events.printf:
+            sys.stdout.write(text)
+        sys.stdout.flush()
+    findings = report_events(result, program)
+    print(f"simulee: {kernel.name}: {result.threads:,} threads, {result.thread_instructions:,} thread-instructions, "
+          f"{result.events.fault_count()} faults, {result.seconds:.2f} s")
+    if args.output:
+        try:
+            np.savez(args.output, **result.buffers)
+        except OSError as error:
+            raise SimuleeError(f"cannot write {args.output}: {error.strerror}") from None
+    if result.status == "unsupported":
+        raise SimuleeError(result.message)
+    return EXIT_FINDINGS if findings else EXIT_OK
+
+
+def report_events(result, program) -> int:
+    """Print what went wrong in a launch, compiler-style; returns how many findings."""
+    from interpreter.trace import coordinates
+
+    launch = result.launch
+    ops = result.trace.ops
+
+    def where(op: int) -> str:
+        location = user_location(ops[op].location) if 0 <= op < len(ops) else None
+        return f"{_display(Path(location.file))}:{location.line}:{location.column}" if location else "<unknown>"
+
+    def who(block: int, thread: int) -> str:
+        b = tuple(int(v) for v in coordinates([block], launch.grid)[0])
+        t = tuple(int(v) for v in coordinates([thread], launch.block)[0])
+        return f"block ({b[0]},{b[1]},{b[2]}) thread ({t[0]},{t[1]},{t[2]})"
+
+    findings = 0
+    grouped: dict[tuple[str, int], list] = {}
+    for fault in result.events.faults:
+        grouped.setdefault((fault.kind, fault.op), []).append(fault)
+    for (kind, op), faults in grouped.items():
+        threads = sum(len(f.threads) for f in faults)
+        first = faults[0]
+        print(f"{where(op)}: error: {kind.replace('-', ' ')} in {threads} thread{'s' if threads > 1 else ''} "
+              f"(first: {who(int(first.blocks[0]), int(first.threads[0]))})", file=sys.stderr)
+        findings += 1
+    for assertion in result.events.assertions:
+        count = len(assertion.threads)
+        first = who(int(assertion.blocks[0]), int(assertion.threads[0]))
+        if assertion.kind == "assert":
+            print(f"{where(assertion.op)}: error: assertion failed in {count} thread{'s' if count > 1 else ''} "
+                  f"(first: {first}): {assertion.message}", file=sys.stderr)
+            findings += 1
+        else:
+            print(f"{where(assertion.op)}: warning: the launch breaks the kernel's assumption in {count} "
+                  f"thread{'s' if count > 1 else ''} (first: {first})", file=sys.stderr)
+    divergent: dict[int, list] = {}
+    for event in result.events.barrier_divergence:
+        divergent.setdefault(event.op, []).append(event)
+    for op, events in divergent.items():
+        event = events[0]
+        went = ops[int(event.missing_ops[0])] if len(event.missing_ops) and event.missing_ops[0] >= 0 else None
+        fate = f"{'exited' if went is not None and went.opcode in ('ret', 'unreachable', 'call') else 'waited'} at " \
+               f"{where(int(event.missing_ops[0]))}" if went is not None else "did not arrive"
+        print(f"{where(op)}: error: barrier divergence in {len(events)} block{'s' if len(events) > 1 else ''} "
+              f"({who(event.block, int(event.arrived[0]))} arrived; thread {_thread(int(event.missing[0]), launch)} "
+              f"{fate})", file=sys.stderr)
+        findings += 1
+    for event in result.events.warp_masks:
+        print(f"{where(event.op)}: warning: warp {event.warp} of block {event.block}: mask {event.mask:#010x} names "
+              f"lanes that never joined (arrived {event.arrived:#010x})", file=sys.stderr)
+    if result.status == "step-limit":
+        print(f"simulee: error: {result.message}", file=sys.stderr)
+        findings += 1
+    return findings
+
+
+def _thread(linear: int, launch) -> str:
+    from interpreter.trace import coordinates
+
+    x, y, z = (int(v) for v in coordinates([linear], launch.block)[0])
+    return f"({x},{y},{z})"
 
 
 # ---------------------------------------------------------------------------- compile

@@ -80,6 +80,18 @@ class Clang:
         return self.resource_dir is not None
 
 
+def user_location(location):
+    """The first place along an inlining chain that is the user's code, not our headers
+    (an atomicAdd faults inside atomics.h; the user wants the line that called it)."""
+    if location is None:
+        return None
+    include = str(INCLUDE_DIR)
+    for place in location.chain():
+        if not place.file.startswith(include):
+            return place
+    return location.outermost()
+
+
 def load_ir(path: str | Path, options: CompileOptions = CompileOptions()) -> str:
     """The interpretable IR text of a CUDA source or an LLVM IR file (.ll/.bc, used as is)."""
     path = Path(path)

@@ -1,0 +1,280 @@
+"""The memory of one launch: global, constant, shared, local.
+
+A pointer is an int64 tagged address: bits 56-63 hold the space (the NVPTX address space
+numbers: 1 global, 3 shared, 4 constant, 5 local; 7 marks code for function pointers),
+bits 40-55 a region (one per buffer or global variable) and bits 0-39 a byte offset in it.
+Address-space casts therefore change nothing, pointer arithmetic is integer arithmetic on
+the offset, and 0 is the null pointer. Shared addresses are offsets in the shared segment of
+the accessing thread's block, local addresses offsets in the accessing thread's own stack.
+
+Loads and stores are vectorized over the accessing threads. A lane that touches memory it
+may not (null, out of bounds, misaligned, a write to constant memory) is reported back as a
+fault and skipped: its load yields 0, its store is dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+GLOBAL, SHARED, CONSTANT, LOCAL, CODE = 1, 3, 4, 5, 7
+SPACE_NAMES = {GLOBAL: "global", SHARED: "shared", CONSTANT: "constant", LOCAL: "local", CODE: "code"}
+SPACE_SHIFT, REGION_SHIFT = 56, 40
+OFFSET_MASK = (1 << REGION_SHIFT) - 1
+REGION_MASK = (1 << (SPACE_SHIFT - REGION_SHIFT)) - 1
+PAGE = 1 << 16
+DEFAULT_GROWTH_LIMIT = 1 << 30  # a paged buffer grows to at most this many bytes
+
+# fault kinds
+NULL_POINTER, OUT_OF_BOUNDS, MISALIGNED, CONSTANT_WRITE, BAD_ADDRESS = (
+    "null-pointer", "out-of-bounds", "misaligned", "constant-write", "bad-address")
+
+
+def tag(space: int, region: int, offset: int) -> int:
+    """The int64 address of byte `offset` of `region` in `space`."""
+    value = (space << SPACE_SHIFT) | (region << REGION_SHIFT) | (offset & OFFSET_MASK)
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+def split(addresses) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(space, region, offset) of tagged addresses."""
+    bits = np.asarray(addresses, dtype=np.int64).view(np.uint64)
+    space = (bits >> np.uint64(SPACE_SHIFT)).astype(np.int64)
+    region = ((bits >> np.uint64(REGION_SHIFT)) & np.uint64(REGION_MASK)).astype(np.int64)
+    offset = (bits & np.uint64(OFFSET_MASK)).astype(np.int64)
+    return space, region, offset
+
+
+@dataclass
+class Region:
+    """A buffer of global or constant memory. `size` is enforced when given; a paged region
+    (size None) grows on first touch, filled by `fill` (zeros, or seeded random bytes)."""
+
+    name: str
+    space: int
+    data: np.ndarray
+    size: int | None
+    read_only: bool = False
+    fill_seed: int | None = None
+    touched: int = 0  # one past the highest byte accessed
+    growth_limit: int = DEFAULT_GROWTH_LIMIT
+
+    @property
+    def paged(self) -> bool:
+        return self.size is None
+
+    def limit(self) -> int:
+        return self.size if self.size is not None else self.growth_limit
+
+    def ensure(self, end: int) -> None:
+        """Make a paged region hold at least `end` bytes."""
+        if end <= len(self.data):
+            return
+        capacity = max(end, 2 * len(self.data), PAGE)
+        capacity = (capacity + PAGE - 1) // PAGE * PAGE
+        grown = np.empty(capacity, dtype=np.uint8)
+        grown[: len(self.data)] = self.data
+        fresh = grown[len(self.data) :]
+        if self.fill_seed is None:
+            fresh[:] = 0
+        else:  # fresh pages get bytes determined by the seed and their position
+            rng = np.random.default_rng([self.fill_seed, len(self.data)])
+            fresh[:] = rng.integers(0, 256, size=len(fresh), dtype=np.uint8)
+        self.data = grown
+
+
+@dataclass
+class Access:
+    """Where the non-faulting lanes of one access went: per lane its space, region (0 for
+    shared and local) and offset, and the flat index of its first byte in its memory."""
+
+    lanes: np.ndarray  # indices into the accessing lanes that did not fault
+    space: np.ndarray
+    region: np.ndarray
+    offset: np.ndarray
+
+
+@dataclass
+class Faults:
+    lanes: np.ndarray
+    kinds: list[str] = field(default_factory=list)  # one kind per faulting lane
+
+
+class Memory:
+    """Regions of global and constant memory plus the shared and local segments of the
+    blocks and threads currently executing."""
+
+    def __init__(self, growth_limit: int = DEFAULT_GROWTH_LIMIT):
+        self.regions: list[Region | None] = [None]  # region 0 is never used
+        self.growth_limit = growth_limit
+        self.shared = np.zeros(0, dtype=np.uint8)
+        self.shared_bytes = 0
+        self.local = np.zeros(0, dtype=np.uint8)
+        self.local_bytes = 0
+        self.local_threads = 0
+
+    # -- setting up
+
+    def add_region(self, name: str, space: int, data: np.ndarray | None = None, size: int | None = None,
+                   read_only: bool = False, fill_seed: int | None = None) -> int:
+        """A new region; returns its number. With `data`, its bytes start as those (and its
+        size is enforced unless `size` is None and `data` is None)."""
+        if data is not None:
+            raw = np.frombuffer(np.ascontiguousarray(data).tobytes(), dtype=np.uint8)
+            size = len(raw) if size is None else size
+            capacity = max(16, (size + 15) // 16 * 16)
+            buffer = np.zeros(capacity, dtype=np.uint8)
+            buffer[: len(raw)] = raw
+        else:
+            buffer = np.zeros(max(16, ((size or 0) + 15) // 16 * 16), dtype=np.uint8)
+        region = Region(name, space, buffer, size, read_only, fill_seed, growth_limit=self.growth_limit)
+        self.regions.append(region)
+        if len(self.regions) > REGION_MASK:
+            raise MemoryError("too many memory regions")
+        return len(self.regions) - 1
+
+    def region_address(self, number: int) -> int:
+        return tag(self.regions[number].space, number, 0)
+
+    def start_wave(self, blocks: int, shared_bytes: int, threads: int, local_bytes: int) -> None:
+        """Fresh shared segments for `blocks` blocks and local stacks for `threads` threads."""
+        self.shared_bytes = (shared_bytes + 15) // 16 * 16
+        self.shared = np.zeros(blocks * self.shared_bytes, dtype=np.uint8)
+        self.local_threads = threads
+        self.local_bytes = (local_bytes + 15) // 16 * 16
+        self.local = np.zeros(threads * self.local_bytes, dtype=np.uint8)
+
+    def grow_local(self, bytes_per_thread: int) -> None:
+        """Make every thread's local stack hold at least `bytes_per_thread` bytes."""
+        if bytes_per_thread <= self.local_bytes:
+            return
+        new_bytes = max((bytes_per_thread + 15) // 16 * 16, 2 * self.local_bytes)
+        grown = np.zeros((self.local_threads, new_bytes), dtype=np.uint8)
+        if self.local_bytes:
+            grown[:, : self.local_bytes] = self.local.reshape(self.local_threads, self.local_bytes)
+        self.local = grown.reshape(-1)
+        self.local_bytes = new_bytes
+
+    # -- access
+
+    def locate(self, addresses, size: int, align: int, blocks, threads, write: bool) -> tuple[Access, Faults, list]:
+        """Resolve an access of `size` bytes at `addresses` by lanes whose block (in the wave)
+        and thread (in the wave) are `blocks` and `threads`. Returns the access of the lanes
+        that may proceed, the faults of the others, and per memory touched a triple
+        (memory array, lane positions in `access.lanes`, flat byte indices)."""
+        addresses = np.asarray(addresses, dtype=np.int64)
+        space, region, offset = split(addresses)
+        count = len(addresses)
+        bad = np.zeros(count, dtype=bool)
+        kinds = np.zeros(count, dtype=np.int8)  # index into _KINDS
+        if align > 1:
+            misaligned = (offset % align) != 0
+            kinds[misaligned] = 3
+            bad |= misaligned
+        parts = []
+        uniform = count and space.min() == space.max()
+        spaces = [int(space[0])] if uniform else np.unique(space).tolist()
+        for space_value in spaces:
+            mask = None if uniform else space == space_value
+            lanes = np.arange(count) if mask is None else np.flatnonzero(mask)
+            if space_value in (GLOBAL, CONSTANT):
+                self._locate_regions(region, offset, size, lanes, write, bad, kinds, parts)
+            elif space_value == SHARED:
+                self._locate_segment(self.shared, self.shared_bytes, blocks, offset, size, lanes, bad, kinds, parts)
+            elif space_value == LOCAL:
+                self._locate_segment(self.local, self.local_bytes, threads, offset, size, lanes, bad, kinds, parts)
+            else:  # no space tag: a null (or null-based) pointer; code or garbage otherwise
+                kinds[lanes] = 1 if space_value == 0 else 5
+                bad[lanes] = True
+        good = np.flatnonzero(~bad)
+        faulty = np.flatnonzero(bad)
+        access = Access(good, space[good], region[good], offset[good])
+        faults = Faults(faulty, [_KINDS[k] for k in kinds[faulty]])
+        position = np.full(count, -1, dtype=np.int64)
+        position[good] = np.arange(len(good))
+        resolved = []
+        for memory, lanes, flat in parts:
+            keep = ~bad[lanes]
+            if keep.all():
+                resolved.append((memory, position[lanes], flat))
+            elif keep.any():
+                resolved.append((memory, position[lanes[keep]], flat[keep]))
+        return access, faults, resolved
+
+    def _locate_regions(self, region, offset, size, lanes, write, bad, kinds, parts) -> None:
+        lane_regions = region[lanes]
+        numbers = [int(lane_regions[0])] if lane_regions.min() == lane_regions.max() else np.unique(lane_regions).tolist()
+        for number in numbers:
+            selected = lanes if len(numbers) == 1 else lanes[lane_regions == number]
+            target = self.regions[number] if 0 < number < len(self.regions) else None
+            if target is None:
+                kinds[selected] = 5
+                bad[selected] = True
+                continue
+            if write and target.read_only:
+                kinds[selected] = 4
+                bad[selected] = True
+                continue
+            ends = offset[selected] + size
+            outside = ends > target.limit()
+            if outside.any():
+                kinds[selected[outside]] = 2
+                bad[selected[outside]] = True
+                selected, ends = selected[~outside], ends[~outside]
+            if len(selected):
+                end = int(ends.max())
+                if target.paged:
+                    target.ensure(end)
+                target.touched = max(target.touched, end)
+                parts.append((target, selected, offset[selected]))
+
+    def _locate_segment(self, data, segment_bytes, owners, offset, size, lanes, bad, kinds, parts) -> None:
+        lane_offsets = offset[lanes]
+        outside = lane_offsets + size > segment_bytes
+        if outside.any():
+            kinds[lanes[outside]] = 2
+            bad[lanes[outside]] = True
+            lanes, lane_offsets = lanes[~outside], lane_offsets[~outside]
+        if len(lanes):
+            parts.append((_Segment(self, data is self.shared), lanes, owners[lanes] * segment_bytes + lane_offsets))
+
+    def read_bytes(self, resolved, count: int, size: int, align: int) -> np.ndarray:
+        """The bytes (count, size) the resolved lanes read (rows of faulting lanes stay 0)."""
+        out = np.zeros((count, size), dtype=np.uint8)
+        word, words = _word(size, align)
+        for memory, positions, flat in resolved:
+            gathered = memory.data.view(word)[(flat // word.itemsize)[:, None] + np.arange(words)]
+            out[positions] = gathered.view(np.uint8).reshape(len(flat), size)
+        return out
+
+    def write_bytes(self, resolved, data_rows: np.ndarray, size: int, align: int) -> None:
+        """Store `data_rows` (count, size) for the resolved lanes; the last lane wins where
+        several write the same bytes."""
+        word, words = _word(size, align)
+        for memory, positions, flat in resolved:
+            rows = np.ascontiguousarray(data_rows[positions]).view(word).reshape(len(flat), words)
+            memory.data.view(word)[(flat // word.itemsize)[:, None] + np.arange(words)] = rows
+
+
+def _word(size: int, align: int) -> tuple[np.dtype, int]:
+    """The widest unsigned word that divides both the access size and its alignment (so
+    the access is whole words), and how many words the access takes."""
+    for width in (8, 4, 2, 1):
+        if size % width == 0 and align % width == 0:
+            return np.dtype(f"u{width}"), size // width
+    return np.dtype(np.uint8), size
+
+
+_KINDS = (None, NULL_POINTER, OUT_OF_BOUNDS, MISALIGNED, CONSTANT_WRITE, BAD_ADDRESS)
+
+
+class _Segment:
+    """The shared or local segment as a memory target (its array changes when it grows)."""
+
+    def __init__(self, memory: Memory, shared: bool):
+        self.memory, self.shared = memory, shared
+
+    @property
+    def data(self) -> np.ndarray:
+        return self.memory.shared if self.shared else self.memory.local

@@ -1,0 +1,221 @@
+"""Where a launch's data lives before the first instruction runs.
+
+Module globals become regions (constant ones read-only) with their initializers, including
+the addresses stored in them; __shared__ variables get offsets in each block's shared
+segment, extern __shared__ ones all the same offset after the static ones; functions get
+code addresses (for function pointers). Kernel arguments become buffers (sized when the
+caller gave an array, paged when not), numbers, or by-value structs that each thread gets a
+copy of. After the run, the pointer arguments' buffers are read back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from interpreter import irparse as ir
+from interpreter.decode import Address
+from interpreter.launch import Launch
+from interpreter.loader import KernelInfo, ParamInfo, Program
+from interpreter.memory import CODE, CONSTANT, GLOBAL, SHARED, Memory, tag
+from interpreter.types import PointerType, StructType, Type, VectorType
+from interpreter.values import cast, constant, dtype_of, integer_binary
+
+# C types of paged buffers, for reading them back as arrays
+C_DTYPES = {
+    "float": np.float32, "double": np.float64, "half": np.float16, "__half": np.float16,
+    "int": np.int32, "unsigned int": np.uint32, "short": np.int16, "unsigned short": np.uint16,
+    "char": np.int8, "signed char": np.int8, "unsigned char": np.uint8, "bool": np.bool_,
+    "long": np.int64, "unsigned long": np.uint64, "long long": np.int64, "unsigned long long": np.uint64,
+    "int8_t": np.int8, "uint8_t": np.uint8, "int16_t": np.int16, "uint16_t": np.uint16, "int32_t": np.int32,
+    "uint32_t": np.uint32, "int64_t": np.int64, "uint64_t": np.uint64, "size_t": np.uint64,
+}
+
+
+class LaunchError(ValueError):
+    """Arguments that do not fit the kernel (missing scalar, wrong kind of value)."""
+
+
+class UnsupportedConstant(Exception):
+    """A constant expression the interpreter does not evaluate."""
+
+
+@dataclass
+class Argument:
+    """A kernel argument as the kernel sees it: a value, or bytes to copy per thread."""
+
+    param: ParamInfo
+    value: object = None  # scalar or tagged address
+    region: int | None = None
+    by_value: bytes | None = None  # struct bytes each thread gets a copy of
+    array: np.ndarray | None = None  # the caller's buffer (its dtype and shape are kept)
+
+
+class Placement:
+    def __init__(self, program: Program, kernel: KernelInfo, launch: Launch, memory: Memory):
+        self.program = program
+        self.layout = program.layout
+        self.memory = memory
+        self.launch = launch
+        self.addresses: dict[str, int] = {}
+        self.regions: dict[str, int] = {}  # global variable -> its region
+        self.bound: dict[int, np.ndarray] = {}  # texture address -> the array bound to it
+        self.function_names = list(program.module.functions)
+        for index, name in enumerate(self.function_names):
+            self.addresses[name] = tag(CODE, index + 1, 0)
+        self.shared_bytes = self._place_globals(launch)
+        self.arguments = [self._argument(index, param, launch) for index, param in enumerate(kernel.params)]
+
+    # -- globals
+
+    def _place_globals(self, launch: Launch) -> int:
+        """Regions for global and constant variables, shared offsets; returns the size of a
+        block's shared segment (static variables, then the dynamic part if any)."""
+        module = self.program.module
+        static_end, dynamic = 0, []
+        images = {}
+        for name, variable in module.globals.items():
+            if name.startswith("llvm."):
+                continue
+            image = self.program.global_variable(name)
+            images[name] = image
+            if variable.addrspace == SHARED:
+                if image.data is None:
+                    dynamic.append(name)
+                    continue
+                static_end = (static_end + image.align - 1) // image.align * image.align
+                self.addresses[name] = tag(SHARED, 0, static_end)
+                static_end += image.size
+            else:
+                space = CONSTANT if variable.addrspace == CONSTANT else GLOBAL
+                bound = launch.args.get(name)  # an array the caller binds to a global (a texture, say)
+                data = image.data if image.data is not None else np.zeros(image.size, dtype=np.uint8)
+                region = self.memory.add_region(name, space, data, read_only=space == CONSTANT)
+                self.regions[name] = region
+                self.addresses[name] = self.memory.region_address(region)
+                if isinstance(bound, np.ndarray):
+                    self.bound[self.addresses[name]] = bound
+        dynamic_start = (static_end + 15) // 16 * 16
+        for name in dynamic:
+            self.addresses[name] = tag(SHARED, 0, dynamic_start)
+        segment = dynamic_start + launch.shared_bytes if dynamic else static_end
+        for name, image in images.items():  # pointers stored in initializers
+            for offset, target in image.relocations:
+                value = np.int64(self.constant_value(target, PointerType(0)))
+                if name in self.regions:
+                    data = self.memory.regions[self.regions[name]].data
+                    data[offset : offset + 8] = np.frombuffer(value.tobytes(), dtype=np.uint8)
+        return segment
+
+    def bound_array(self, address: int) -> np.ndarray | None:
+        """The array bound to a texture (its variable's address, or a texture object)."""
+        return self.bound.get(address)
+
+    def address_of(self, name: str) -> int:
+        if name not in self.addresses:
+            raise UnsupportedConstant(f"address of unknown symbol @{name}")
+        return self.addresses[name]
+
+    # -- arguments
+
+    def _argument(self, index: int, param: ParamInfo, launch: Launch) -> Argument:
+        given = launch.args.get(param.name, launch.args.get(index))
+        if param.kind == "struct":
+            size = param.size
+            data = bytes(given) if given is not None else bytes(size)
+            if len(data) != size:
+                raise LaunchError(f"argument {param.name}: {len(data)} bytes given for a {size}-byte struct")
+            return Argument(param, by_value=data)
+        if param.kind == "pointer":
+            if given is None:
+                seed = None if not launch.paged_random else launch.seed * 1000 + index
+                region = self.memory.add_region(param.name, GLOBAL, fill_seed=seed)
+                return Argument(param, self.memory.region_address(region), region)
+            if isinstance(given, np.ndarray):
+                region = self.memory.add_region(param.name, GLOBAL, given, size=given.nbytes)
+                return Argument(param, self.memory.region_address(region), region, array=given)
+            raise LaunchError(f"argument {param.name}: give a NumPy array (or nothing) for a pointer")
+        if given is None:
+            if param.kind == "other":
+                return Argument(param, constant(param.ir_type, None))
+            raise LaunchError(f"no value given for parameter '{param.name}' ({param.c_type or param.ir_type})")
+        if isinstance(given, np.ndarray) and param.kind == "integer" and param.bits == 64:
+            # a texture object: its handle is the address of the array behind it
+            region = self.memory.add_region(param.name, GLOBAL, given, size=given.nbytes, read_only=True)
+            handle = self.memory.region_address(region)
+            self.bound[handle] = given
+            return Argument(param, np.int64(handle))
+        try:
+            return Argument(param, constant(param.ir_type, given))
+        except (TypeError, ValueError, OverflowError) as error:
+            raise LaunchError(f"argument {param.name}: {error}") from None
+
+    def output_buffers(self) -> dict[str, np.ndarray]:
+        """The final contents of every pointer argument's buffer, keyed by parameter name:
+        the caller's arrays with their dtype and shape; paged buffers up to the last byte
+        touched, typed by the parameter's pointee when it is a plain C type."""
+        buffers = {}
+        for argument in self.arguments:
+            if argument.region is None or argument.param.kind != "pointer":
+                continue
+            region = self.memory.regions[argument.region]
+            if argument.array is not None:
+                raw = region.data[: argument.array.nbytes].copy()
+                buffers[argument.param.name] = raw.view(argument.array.dtype).reshape(argument.array.shape)
+            else:
+                pointee = (argument.param.pointee or "").replace("const ", "").replace("volatile ", "").strip()
+                dtype = np.dtype(C_DTYPES.get(pointee, np.uint8))
+                count = region.touched // dtype.itemsize
+                buffers[argument.param.name] = region.data[: count * dtype.itemsize].copy().view(dtype)
+        return buffers
+
+    # -- constants
+
+    def constant_value(self, value, ty: Type):
+        """A decoded constant as a runtime value (addresses resolved)."""
+        if isinstance(value, Address):
+            return np.int64(self.address_of(value.name) + value.offset)
+        if isinstance(value, (ir.ConstInt, ir.ConstFloat)):
+            return constant(ty, value.value)
+        if isinstance(value, ir.ConstSpecial):
+            return constant(ty, None)
+        if isinstance(value, ir.ConstAggregate):
+            if isinstance(ty, StructType):
+                return tuple(self.constant_value(e, f) for e, f in zip(value.elements, ty.fields))
+            if isinstance(ty, VectorType):
+                return np.array([self.constant_value(e, ty.element) for e in value.elements], dtype=dtype_of(ty))
+            return tuple(self.constant_value(e, ty.element) for e in value.elements)
+        if isinstance(value, ir.ConstBytes):
+            return tuple(constant(ty.element, b) for b in value.data)
+        if isinstance(value, ir.ConstSplat):
+            element = self.constant_value(value.element, ty.element)
+            return np.full(ty.count, element, dtype=dtype_of(ty))
+        if isinstance(value, ir.Global):
+            return np.int64(self.address_of(value.name))
+        if isinstance(value, ir.ConstExpr):
+            return self._expression(value, ty)
+        raise UnsupportedConstant(f"constant {value}")
+
+    def _expression(self, expression: ir.ConstExpr, ty: Type):
+        operands = [self.constant_value(o, o.type if hasattr(o, "type") else ty) for o in expression.operands]
+        opcode = expression.opcode
+        if opcode in ("bitcast", "addrspacecast", "ptrtoint", "inttoptr", "trunc", "zext", "sext"):
+            return cast(opcode, operands[0], expression.operands[0].type, expression.type)[()]
+        if opcode in ("add", "sub", "mul", "and", "or", "xor", "shl"):
+            return np.asarray(integer_binary(opcode, operands[0], operands[1], ty))[()]
+        if opcode == "getelementptr":
+            offset = 0
+            current = expression.source_type
+            indices = [int(v) for v in operands[1:]]
+            if indices:
+                offset += self.layout.size(current) * indices[0]
+            for index in indices[1:]:
+                if isinstance(current, StructType):
+                    offset += self.layout.field_offsets(current)[index]
+                    current = current.fields[index]
+                else:
+                    current = current.element
+                    offset += self.layout.size(current) * index
+            return np.int64(int(operands[0]) + offset)
+        raise UnsupportedConstant(f"constant expression '{opcode}'")

@@ -1,0 +1,585 @@
+"""The SIMT executor: runs every thread of every block of a launch, one IR instruction at a
+time for all the threads that stand at it together.
+
+Threads at the same program point form a group; the scheduler always runs the group that is
+earliest in reverse post-order (deepest call first), so threads that diverge at a branch meet
+again where their paths join, and merge. A group runs a block of instructions as NumPy
+operations over its threads, then splits by where each thread branches.
+
+A frame is one activation of a function for the threads that called it together; its
+registers hold one element per thread of the frame, and a group names its threads by rows of
+its frame. Barriers park a group until every live thread of its block waits at the same
+barrier; warp collectives park lanes until every live lane named in the mask has arrived.
+When nothing can run, incomplete barriers and collectives are recorded (barrier divergence,
+missing lanes) and released in a fixed order so that the run always ends.
+
+Large grids run in waves of blocks; global memory persists across waves, shared memory and
+local stacks do not.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import time
+
+import numpy as np
+
+from interpreter import collectives
+from interpreter.compiler import (
+    BARRIER, BRANCH, CALL, COLLECTIVE, GRID_BARRIER, PLAIN, RETURN, STOP, SWITCH, UNREACHABLE, UNSUPPORTED,
+    Compiler, Unsupported,
+)
+from interpreter.launch import Launch, Result
+from interpreter.loader import KernelInfo, Program
+from interpreter.memory import Memory
+from interpreter.trace import BarrierDivergence, Events, Fault, TraceRecorder, WarpMaskEvent
+from interpreter.values import write
+
+
+class StepLimit(Exception):
+    """The launch ran out of steps (an infinite loop, or a limit set too low)."""
+
+
+class Frame:
+    """One activation of a function by the threads (wave indices) that called it together."""
+
+    __slots__ = ("function", "threads", "regs", "caller", "caller_rows", "call_pc", "key", "depth", "local_top",
+                 "id", "count")
+    _ids = itertools.count()
+
+    def __init__(self, function, threads, caller=None, caller_rows=None, call_pc=-1, key=(), depth=0, local_top=0):
+        self.function = function
+        self.threads = threads
+        self.count = len(threads)
+        self.regs = [None] * function.slot_count
+        self.caller = caller
+        self.caller_rows = caller_rows
+        self.call_pc = call_pc
+        self.key = key
+        self.depth = depth
+        self.local_top = local_top
+        self.id = next(Frame._ids)
+
+    def thread_ids(self, rows):
+        return self.threads if rows is None else self.threads[rows]
+
+
+class Group:
+    """Threads (rows of `frame`; None for all) standing at instruction `pc`."""
+
+    __slots__ = ("frame", "pc", "rows")
+
+    def __init__(self, frame: Frame, pc: int, rows):
+        self.frame, self.pc, self.rows = frame, pc, rows
+
+    def count(self) -> int:
+        return self.frame.count if self.rows is None else len(self.rows)
+
+
+class Wave:
+    """Per-thread and per-block state of the blocks running together."""
+
+    def __init__(self, first_block: int, blocks: int, threads_per_block: int):
+        self.first_block = first_block
+        self.blocks = blocks
+        self.tpb = threads_per_block
+        self.warps_per_block = (threads_per_block + 31) // 32
+        count = blocks * threads_per_block
+        self.count = count
+        self.live = np.ones(count, dtype=bool)
+        self.exit_epoch = np.full(count, -1, dtype=np.int32)
+        self.exit_op = np.full(count, -1, dtype=np.int32)
+        self.warp_sync = np.zeros(count, dtype=np.int32)
+        self.wait_key = np.full(count, -1, dtype=np.int64)
+        self.barrier_value = np.zeros(count, dtype=np.int32)
+        self.epoch = np.zeros(blocks, dtype=np.int32)
+        self.live_count = np.full(blocks, threads_per_block, dtype=np.int64)
+        self.wait_count = np.zeros(blocks, dtype=np.int64)
+        lanes = np.arange(threads_per_block) % 32
+        warps = np.arange(threads_per_block) // 32
+        per_block = np.zeros(self.warps_per_block, dtype=np.uint32)
+        np.bitwise_or.at(per_block, warps, (np.uint32(1) << lanes.astype(np.uint32)).astype(np.uint32))
+        self.live_bits = np.tile(per_block, blocks)
+        self.existing_bits = self.live_bits.copy()
+
+    def blocks_of(self, threads):
+        return threads // self.tpb
+
+    def tid_of(self, threads):
+        return threads % self.tpb
+
+    def warps_of(self, threads):
+        """Warp index in the wave (blocks' warps numbered consecutively)."""
+        return (threads // self.tpb) * self.warps_per_block + (threads % self.tpb) // 32
+
+    def lanes_of(self, threads):
+        return (threads % self.tpb) % 32
+
+
+class Execution:
+    """One launch of one kernel."""
+
+    def __init__(self, program: Program, kernel: KernelInfo, launch: Launch):
+        self.program = program
+        self.kernel = kernel
+        self.launch = launch
+        self.memory = Memory()
+        self.events = Events()
+        self.recorder = TraceRecorder() if launch.trace else None
+        self.steps = 0
+        self.thread_instructions = 0
+        self.grid_epoch = 0
+        self.compiler = Compiler(self)
+        self.root_function = self.compiler.function(kernel.symbol)
+        self.wave: Wave | None = None
+        self.runnable: dict[tuple[int, int], Group] = {}
+        self.heap: list = []
+        self.sequence = itertools.count()
+        self.barriers: dict[tuple[int, int], Group] = {}
+        self.collective_waits: dict[tuple[int, int], Group] = {}
+        self.grid_waits: dict[tuple[int, int], Group] = {}
+        self.current: Group | None = None
+        self.reported_masks: set[tuple[int, int]] = set()
+
+    # ------------------------------------------------------------------ running
+
+    def run(self) -> Result:
+        launch = self.launch
+        start = time.perf_counter()
+        status, message = "ok", ""
+        per_wave = launch.blocks if self.compiler.uses_grid_sync else max(1, launch.wave_threads // launch.threads_per_block)
+        try:
+            with np.errstate(all="ignore"):
+                for first in range(0, launch.blocks, per_wave):
+                    self.run_wave(first, min(per_wave, launch.blocks - first))
+        except StepLimit as stop:
+            status, message = "step-limit", str(stop)
+        except Unsupported as error:
+            status, message = "unsupported", str(error)
+        return Result(
+            status, message, self.compiler.output_buffers(), self._trace(), self.events, launch, launch.threads,
+            self.thread_instructions, self.steps, time.perf_counter() - start,
+        )
+
+    def _trace(self):
+        from interpreter.trace import TraceRecorder
+
+        return (self.recorder or TraceRecorder()).finish(self.compiler.op_infos)
+
+    def run_wave(self, first_block: int, blocks: int) -> None:
+        tpb = self.launch.threads_per_block
+        self.wave = Wave(first_block, blocks, tpb)
+        self.memory.start_wave(blocks, self.compiler.shared_segment_bytes, self.wave.count, 0)
+        root = Frame(self.root_function, np.arange(self.wave.count, dtype=np.int64), key=())
+        self.compiler.enter_kernel(root)
+        self.runnable.clear()
+        self.heap.clear()
+        self.barriers.clear()
+        self.collective_waits.clear()
+        self.grid_waits.clear()
+        self.add(root, 0, None)
+        self.schedule()
+
+    def schedule(self) -> None:
+        while True:
+            group = self.pop()
+            if group is None:
+                if self.release_stuck():
+                    continue
+                return
+            self.run_group(group)
+
+    def pop(self) -> Group | None:
+        while self.heap:
+            _, _, key = heapq.heappop(self.heap)
+            group = self.runnable.pop(key, None)
+            if group is not None:
+                return group
+        return None
+
+    def add(self, frame: Frame, pc: int, rows) -> None:
+        """Make rows of `frame` runnable at `pc`, merging with threads already there."""
+        if rows is not None and len(rows) == 0:
+            return
+        key = (frame.id, pc)
+        existing = self.runnable.get(key)
+        if existing is not None:
+            existing.rows = _union(existing.rows, rows, frame.count)
+            return
+        self.runnable[key] = Group(frame, pc, rows)
+        heapq.heappush(self.heap, (frame.key + (frame.function.rank[pc],), next(self.sequence), key))
+
+    def run_group(self, group: Group) -> None:
+        """Run `group` from its instruction until it branches, parks, calls or returns."""
+        frame, pc, rows = group.frame, group.pc, group.rows
+        function = frame.function
+        kinds, runs = function.kinds, function.runs
+        limit = self.launch.step_limit
+        self.current = group
+        while True:
+            self.steps += 1
+            if self.steps > limit:
+                raise StepLimit(self.compiler.loop_message(function))
+            self.thread_instructions += frame.count if rows is None else len(rows)
+            kind = kinds[pc]
+            if kind == PLAIN:
+                runs[pc](frame, rows)
+                pc += 1
+                continue
+            if kind == STOP:  # an instruction after which some lanes stop (assert, trap)
+                rows = runs[pc](frame, rows)
+                self.current = Group(frame, pc, rows)
+                if rows is not None and len(rows) == 0:
+                    return
+                pc += 1
+                continue
+            if kind == BRANCH or kind == SWITCH:
+                for target, target_rows in runs[pc](frame, rows):
+                    self.enter(frame, function.op_block[pc], target, target_rows)
+                return
+            if kind == RETURN:
+                self.finish_call(frame, rows, pc)
+                return
+            if kind == CALL:
+                runs[pc](frame, rows, pc)
+                return
+            if kind == BARRIER:
+                self.park_barrier(frame, pc, rows)
+                return
+            if kind == GRID_BARRIER:
+                self.park(self.grid_waits, frame, pc, rows)
+                self.check_grid_barrier()
+                return
+            if kind == COLLECTIVE:
+                rows = self.arrive_collective(frame, pc, rows)
+                if rows is not None and len(rows) == 0:
+                    return  # waiting for the rest of its warps
+                self.current = Group(frame, pc, rows)
+                pc += 1
+                continue
+            if kind == UNREACHABLE:
+                self.fault("unreachable", function.op_ids[pc], frame.thread_ids(rows))
+                self.exit_threads(frame.thread_ids(rows), function.op_ids[pc])
+                return
+            if kind == UNSUPPORTED:
+                raise Unsupported(self.compiler.unsupported_message(function, pc))
+            raise AssertionError(f"unknown op kind {kind}")
+
+    def enter(self, frame: Frame, source_block: int, target_block: int, rows) -> None:
+        """Threads of `frame` branch from one block to another: the target's phis take their
+        values for that edge (all read before any is written), then the threads wait at the
+        target's first instruction."""
+        function = frame.function
+        function.block_visits[target_block] += 1
+        phis = function.phis[target_block]
+        if phis:
+            incoming = [(slot, ty, read(frame, rows)) for slot, ty, read in
+                        (phi.for_edge(source_block) for phi in phis)]
+            for slot, ty, value in incoming:
+                frame.regs[slot] = write(frame.regs[slot], rows, value, ty, frame.count)
+        self.add(frame, function.block_first[target_block], rows)
+
+    # ------------------------------------------------------------------ calls and exits
+
+    def call(self, frame: Frame, rows, pc: int, callee, arguments: list) -> None:
+        """Threads `rows` of `frame` call compiled function `callee` with `arguments`."""
+        threads = frame.thread_ids(rows)
+        caller_rows = np.arange(frame.count) if rows is None else rows
+        depth = frame.depth + 1
+        if depth > self.launch.recursion_limit:
+            self.fault("recursion-depth", frame.function.op_ids[pc], threads)
+            self.compiler.write_call_result(frame, rows, pc, None)
+            self.add(frame, pc + 1, rows)
+            return
+        callee_frame = Frame(callee, threads, frame, caller_rows, pc, frame.key + (frame.function.rank[pc],), depth,
+                             frame.local_top)
+        for slot, ty, value in zip(callee.params, callee.param_types, arguments):
+            callee_frame.regs[slot] = write(None, None, value, ty, callee_frame.count)
+        self.add(callee_frame, 0, None)
+
+    def finish_call(self, frame: Frame, rows, pc: int) -> None:
+        """`ret` by rows of `frame`: back to the caller, or out of the kernel."""
+        value = frame.function.runs[pc](frame, rows)
+        if frame.caller is None:
+            self.exit_threads(frame.thread_ids(rows), frame.function.op_ids[pc])
+            return
+        caller = frame.caller
+        caller_rows = frame.caller_rows if rows is None else frame.caller_rows[rows]
+        if len(caller_rows) == caller.count:
+            caller_rows = None
+        self.compiler.write_call_result(caller, caller_rows, frame.call_pc, value)
+        self.add(caller, frame.call_pc + 1, caller_rows)
+
+    def exit_threads(self, threads: np.ndarray, op: int) -> None:
+        """Threads leave the kernel (ret, or stopped by assert/trap/unreachable)."""
+        wave = self.wave
+        threads = threads[wave.live[threads]]
+        if len(threads) == 0:
+            return
+        blocks = wave.blocks_of(threads)
+        wave.live[threads] = False
+        wave.exit_epoch[threads] = wave.epoch[blocks]
+        wave.exit_op[threads] = op
+        np.subtract.at(wave.live_count, blocks, 1)
+        lanes = wave.lanes_of(threads).astype(np.uint32)
+        np.bitwise_and.at(wave.live_bits, wave.warps_of(threads), ~(np.uint32(1) << lanes))
+        self.check_barriers(np.unique(blocks))
+        if self.grid_waits:
+            self.check_grid_barrier()
+
+    # ------------------------------------------------------------------ barriers
+
+    def park(self, table: dict, frame: Frame, pc: int, rows) -> None:
+        key = (frame.id, pc)
+        existing = table.get(key)
+        if existing is None:
+            table[key] = Group(frame, pc, rows)
+        else:
+            existing.rows = _union(existing.rows, rows, frame.count)
+
+    def park_barrier(self, frame: Frame, pc: int, rows) -> None:
+        """Threads arrive at a block barrier; reduction barriers first note their values."""
+        threads = frame.thread_ids(rows)
+        wave = self.wave
+        self.compiler.note_barrier_value(frame, rows, pc, threads)
+        self.park(self.barriers, frame, pc, rows)
+        wave.wait_key[threads] = frame.id * (1 << 32) + pc
+        blocks = wave.blocks_of(threads)
+        counts = np.bincount(blocks, minlength=wave.blocks)
+        wave.wait_count += counts
+        self.check_barriers(np.flatnonzero(counts))
+
+    def check_barriers(self, blocks: np.ndarray) -> None:
+        """Release the barrier of each of `blocks` whose live threads all wait at one barrier."""
+        wave = self.wave
+        if not self.barriers or len(blocks) == 0:
+            return
+        full = blocks[(wave.wait_count[blocks] == wave.live_count[blocks]) & (wave.wait_count[blocks] > 0)]
+        if len(full) == 0:
+            return
+        keys = wave.wait_key.reshape(wave.blocks, wave.tpb)[full]
+        waiting = keys >= 0
+        lowest = np.where(waiting, keys, np.iinfo(np.int64).max).min(axis=1)
+        highest = np.where(waiting, keys, -1).max(axis=1)
+        uniform = full[lowest == highest]
+        if len(uniform):
+            self.release_blocks(uniform)
+
+    def release_blocks(self, blocks: np.ndarray) -> None:
+        """Let every waiting thread of `blocks` pass its barrier; the blocks' epochs advance.
+        Threads of these blocks that did not arrive (they exited during the epoch, or wait at
+        another barrier) are recorded as barrier divergence."""
+        wave = self.wave
+        in_blocks = np.zeros(wave.blocks, dtype=bool)
+        in_blocks[blocks] = True
+        self._record_divergence(blocks)
+        for key, group in list(self.barriers.items()):
+            threads = group.frame.thread_ids(group.rows)
+            released = in_blocks[wave.blocks_of(threads)]
+            if not released.any():
+                continue
+            rows = np.arange(group.frame.count) if group.rows is None else group.rows
+            go, stay = rows[released], rows[~released]
+            self.compiler.barrier_result(group.frame, go, group.pc, threads[released])
+            if len(stay):
+                group.rows = stay
+            else:
+                del self.barriers[key]
+            go_threads = threads[released]
+            wave.wait_key[go_threads] = -1
+            np.subtract.at(wave.wait_count, wave.blocks_of(go_threads), 1)
+            self.add(group.frame, group.pc + 1, None if len(go) == group.frame.count else go)
+        wave.epoch[blocks] += 1
+
+    def _record_divergence(self, blocks: np.ndarray) -> None:
+        """For blocks about to pass a barrier: a barrier divergence event for each block
+        where some thread that was live during this epoch is not at this barrier."""
+        wave = self.wave
+        keys = wave.wait_key.reshape(wave.blocks, wave.tpb)[blocks]
+        exited = (wave.exit_epoch.reshape(wave.blocks, wave.tpb)[blocks] == wave.epoch[blocks][:, None])
+        waiting = keys >= 0
+        first_key = np.where(waiting, keys, np.iinfo(np.int64).max).min(axis=1)
+        mixed = waiting & (keys != first_key[:, None])
+        suspicious = np.flatnonzero(exited.any(axis=1) | mixed.any(axis=1))
+        for index in suspicious:
+            block = int(blocks[index])
+            for key in np.unique(keys[index][waiting[index]]):
+                arrived = np.flatnonzero(keys[index] == key)
+                missing = np.flatnonzero(exited[index] | (waiting[index] & (keys[index] != key)))
+                where = np.where(exited[index][missing], wave.exit_op[block * wave.tpb + missing],
+                                 self.barrier_ops(keys[index][missing]))
+                self.events.barrier_divergence.append(BarrierDivergence(
+                    wave.first_block + block, int(self.barrier_ops(np.array([key]))[0]), int(wave.epoch[block]),
+                    arrived, missing, where))
+
+    def barrier_ops(self, keys: np.ndarray) -> np.ndarray:
+        """The static op ids of barrier wait keys (-1 for threads not waiting)."""
+        ops = np.full(len(keys), -1, dtype=np.int64)
+        for key in np.unique(keys[keys >= 0]):
+            group = self.barriers.get((int(key) >> 32, int(key) & 0xFFFFFFFF))
+            if group is not None:
+                ops[keys == key] = group.frame.function.op_ids[group.pc]
+        return ops
+
+    def check_grid_barrier(self) -> None:
+        """Release the grid barrier once every live thread of the launch waits at it."""
+        wave = self.wave
+        waiting = sum(group.count() for group in self.grid_waits.values())
+        if waiting == 0 or waiting != int(wave.live.sum()):
+            return
+        for group in list(self.grid_waits.values()):
+            self.add(group.frame, group.pc + 1, group.rows)
+        self.grid_waits.clear()
+        wave.epoch += 1
+        self.grid_epoch += 1
+
+    # ------------------------------------------------------------------ warp collectives
+
+    def arrive_collective(self, frame: Frame, pc: int, rows):
+        """Lanes reach a warp collective and wait there. Lanes waiting at the same intrinsic
+        (at this instruction or another: sm_70 lets them meet) count as present; every warp
+        whose live lanes named in the masks are all present executes now, together. Returns
+        the arriving rows that executed it (to go on); other waiters resume on their own."""
+        self.park(self.collective_waits, frame, pc, rows)
+        return self._meet(self.compiler.collective_key(frame, pc), (frame.id, pc), force=False)
+
+    def _meet(self, kind: str, current, force: bool):
+        """Execute the collective `kind` for the complete warps among its waiting lanes (all
+        of them when `force`); returns the rows of the group at key `current` that did."""
+        wave = self.wave
+        groups = [(key, group) for key, group in self.collective_waits.items()
+                  if self.compiler.collective_key(group.frame, group.pc) == kind]
+        parts = []
+        for key, group in groups:
+            rows = np.arange(group.frame.count) if group.rows is None else group.rows
+            threads = group.frame.threads[rows]
+            masks = np.broadcast_to(self.compiler.collective_masks(group.frame, group.rows, group.pc), threads.shape)
+            parts.append((key, group, rows, threads, masks))
+        threads = np.concatenate([p[3] for p in parts])
+        masks = np.concatenate([p[4] for p in parts])
+        order = np.argsort(threads, kind="stable")
+        warps = wave.warps_of(threads)
+        present = collectives.Warps(warps[order], wave.lanes_of(threads[order])).present()
+        present_of = np.empty_like(present)
+        present_of[order] = present
+        if force:
+            ready = np.ones(len(threads), dtype=bool)
+        else:
+            incomplete = np.unique(warps[(masks & wave.live_bits[warps] & ~present_of) != 0])
+            ready = ~np.isin(warps, incomplete)
+        if not ready.any():
+            return np.zeros(0, dtype=np.int64)
+        self._record_missing_lanes(parts, threads[ready], masks[ready], present_of[ready])
+        inputs, ready_parts, offset = [], [], 0
+        for key, group, rows, part_threads, _ in parts:
+            part_ready = ready[offset : offset + len(rows)]
+            offset += len(rows)
+            go = rows[part_ready]
+            if len(go) == 0:
+                continue
+            go_rows = None if len(go) == group.frame.count else go
+            ready_parts.append((key, group, go, go_rows, part_threads[part_ready]))
+            inputs.append(self.compiler.collective_inputs(group.frame, go_rows, group.pc))
+        met = np.concatenate([p[4] for p in ready_parts])
+        order = np.argsort(met, kind="stable")
+        joined = [np.concatenate([operands[i] for operands in inputs])[order] for i in range(len(inputs[0]))]
+        first_group = ready_parts[0][1]
+        results = self.compiler.collective_compute(first_group.frame, first_group.pc, met[order], joined)
+        unsorted = []
+        for result in results:
+            back = np.empty_like(result)
+            back[order] = result
+            unsorted.append(back)
+        self.note_collective(met)
+        returned = np.zeros(0, dtype=np.int64)
+        start = 0
+        for key, group, go, go_rows, part_threads in ready_parts:
+            piece = tuple(r[start : start + len(go)] for r in unsorted)
+            start += len(go)
+            self.compiler.collective_output(group.frame, go_rows, group.pc, piece)
+            rows = np.arange(group.frame.count) if group.rows is None else group.rows
+            stay = np.setdiff1d(rows, go, assume_unique=True)
+            if len(stay):
+                group.rows = stay
+            else:
+                del self.collective_waits[key]
+            if key == current:
+                returned = go_rows
+            else:
+                self.add(group.frame, group.pc + 1, go_rows)
+        return returned
+
+    def note_collective(self, threads: np.ndarray) -> None:
+        """Lanes completed a warp collective: it orders their accesses before and after."""
+        self.wave.warp_sync[threads] += 1
+        if self.recorder is not None:
+            self.compiler.record_collective(threads)
+
+    def _record_missing_lanes(self, parts, threads, masks, present) -> None:
+        """A warp-mask event, once per collective and warp, when a mask names lanes of the
+        block that did not take part (they exited, or are elsewhere)."""
+        wave = self.wave
+        warps = wave.warps_of(threads)
+        missing = masks & wave.existing_bits[warps] & ~present
+        for index in np.flatnonzero(missing):
+            warp = int(warps[index])
+            group = next(g for _, g, _, t, _ in parts if threads[index] in t)
+            op = group.frame.function.op_ids[group.pc]
+            key = (op, warp)
+            if key in self.reported_masks:
+                continue
+            self.reported_masks.add(key)
+            self.events.warp_masks.append(WarpMaskEvent(
+                wave.first_block + warp // wave.warps_per_block, warp % wave.warps_per_block, op, int(masks[index]),
+                int(present[index])))
+
+    # ------------------------------------------------------------------ nothing can run
+
+    def release_stuck(self) -> bool:
+        """Nothing is runnable: run a waiting collective with the lanes that came (recording
+        the missing ones); else release blocks stuck at different barriers. False when
+        nothing waits anymore."""
+        if self.collective_waits:
+            group = next(iter(self.collective_waits.values()))
+            self._meet(self.compiler.collective_key(group.frame, group.pc), None, force=True)
+            return True
+        if self.barriers:
+            wave = self.wave
+            stuck = np.flatnonzero(wave.wait_count > 0)
+            self.release_blocks(stuck)
+            return True
+        if self.grid_waits:
+            for group in list(self.grid_waits.values()):
+                self.add(group.frame, group.pc + 1, group.rows)
+            self.grid_waits.clear()
+            self.wave.epoch += 1
+            self.grid_epoch += 1
+            return True
+        return False
+
+    # ------------------------------------------------------------------ faults
+
+    def fault(self, kind: str, op: int, threads: np.ndarray, addresses=None) -> None:
+        if len(threads) == 0:
+            return
+        wave = self.wave
+        self.events.faults.append(Fault(kind, op, wave.first_block + wave.blocks_of(threads), wave.tid_of(threads),
+                                        addresses))
+
+
+def _union(a, b, count: int):
+    """Rows in either set, sorted (None means all `count` rows)."""
+    if a is None or b is None or len(a) + len(b) >= count:
+        return None
+    marked = np.zeros(count, dtype=bool)
+    marked[a] = True
+    marked[b] = True
+    return np.flatnonzero(marked)
+
+
+def execute(program: Program, kernel: KernelInfo | str, launch: Launch) -> Result:
+    """Run `kernel` of `program` with `launch`."""
+    if isinstance(kernel, str):
+        kernel = program.kernel(kernel)
+    return Execution(program, kernel, launch).run()

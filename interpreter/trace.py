@@ -1,0 +1,165 @@
+"""What a launch did: the memory-access trace and the events the interpreter observed.
+
+The trace has one record per thread access, kept as NumPy columns:
+
+    space      1 global, 3 shared, 4 constant, 5 local (memory.py)
+    kind       0 read, 1 write, 2 atomic read-modify-write
+    region     the buffer or global variable (global/constant; 0 for shared and local)
+    offset     byte offset in the region, in the block's shared segment, or in the
+               thread's local stack
+    size       bytes touched
+    block      linear block index in the grid (x fastest)
+    thread     linear thread index in the block (x fastest)
+    op         static instruction (index into Trace.ops)
+    epoch      barrier epoch of the block when the access happened
+    grid_epoch grid-wide barrier epoch (cooperative launches)
+    step       scheduler step: accesses of one dynamic instruction share it
+    active     the warp's lanes executing that step together (bit per lane)
+    warp_sync  how many warp collectives this thread had completed
+    value      the bits written (up to 8 bytes; a hash for wider writes), else 0
+
+Warp and lane are thread // 32 and thread % 32; `coordinates` turns linear indices into
+(x, y, z) for given dimensions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from interpreter.debuginfo import SourceLocation
+
+READ, WRITE, ATOMIC = 0, 1, 2
+KIND_NAMES = {READ: "read", WRITE: "write", ATOMIC: "atomic"}
+COLUMNS = {
+    "space": np.uint8, "kind": np.uint8, "region": np.int32, "offset": np.int64, "size": np.int32,
+    "block": np.int32, "thread": np.int32, "op": np.int32, "epoch": np.int32, "grid_epoch": np.int32,
+    "step": np.int64, "active": np.uint32, "warp_sync": np.int32, "value": np.uint64,
+}
+
+
+@dataclass(frozen=True)
+class OpInfo:
+    """A static instruction that appears in the trace or in an event."""
+
+    function: str
+    index: int
+    opcode: str
+    location: SourceLocation | None
+    text: str
+
+
+@dataclass
+class Fault:
+    """Lanes of one dynamic instruction that faulted: out-of-bounds, misaligned,
+    null-pointer, constant-write, bad-address, division-by-zero, trap, recursion-depth."""
+
+    kind: str
+    op: int
+    blocks: np.ndarray  # linear block index per faulting lane
+    threads: np.ndarray  # linear thread index per faulting lane
+    addresses: np.ndarray | None = None
+
+
+@dataclass
+class BarrierDivergence:
+    """Threads of a block reached barrier `op` while other live threads did not: they
+    exited (`missing_ops` is the ret they left by) or wait at another barrier."""
+
+    block: int
+    op: int
+    epoch: int
+    arrived: np.ndarray  # linear thread indices
+    missing: np.ndarray
+    missing_ops: np.ndarray  # per missing thread: the op where it is (ret or other barrier)
+
+
+@dataclass
+class WarpMaskEvent:
+    """A warp collective whose mask named lanes that never joined it (exited or elsewhere)."""
+
+    block: int
+    warp: int
+    op: int
+    mask: int
+    arrived: int  # bit per lane that took part
+
+
+@dataclass
+class Assertion:
+    """A thread failed an assert() (kind "assert") or violated a kernel assumption
+    (__assume / __requires / llvm.assume: kind "assume", which marks the launch invalid)."""
+
+    kind: str
+    op: int
+    blocks: np.ndarray
+    threads: np.ndarray
+    message: str = ""
+
+
+@dataclass
+class Events:
+    faults: list[Fault] = field(default_factory=list)
+    barrier_divergence: list[BarrierDivergence] = field(default_factory=list)
+    warp_masks: list[WarpMaskEvent] = field(default_factory=list)
+    assertions: list[Assertion] = field(default_factory=list)
+    printf: list[tuple[int, int, str]] = field(default_factory=list)  # (block, thread, text)
+    # warp collectives completed: (step, block per warp, warp in block per warp, lanes per warp)
+    collectives: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list)
+
+    def fault_count(self) -> int:
+        return sum(len(f.threads) for f in self.faults)
+
+
+class TraceRecorder:
+    """Collects trace records in chunks, one chunk per column per instruction executed."""
+
+    def __init__(self):
+        self.chunks: dict[str, list[np.ndarray]] = {name: [] for name in COLUMNS}
+        self.count = 0
+
+    def record(self, **columns) -> None:
+        """Append one record per lane; scalar columns broadcast to the lane count."""
+        count = len(columns["offset"])
+        if count == 0:
+            return
+        for name, dtype in COLUMNS.items():
+            array = np.asarray(columns.get(name, 0)).astype(dtype, copy=False)
+            self.chunks[name].append(np.broadcast_to(array, (count,)) if array.ndim == 0 else array)
+        self.count += count
+
+    def finish(self, ops: list[OpInfo]) -> "Trace":
+        columns = {name: (np.concatenate(chunks) if chunks else np.zeros(0, dtype=COLUMNS[name]))
+                   for name, chunks in self.chunks.items()}
+        return Trace(columns, ops)
+
+
+@dataclass
+class Trace:
+    columns: dict[str, np.ndarray]
+    ops: list[OpInfo]
+
+    def __len__(self) -> int:
+        return len(self.columns["offset"])
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.columns[name]
+
+    @property
+    def warp(self) -> np.ndarray:
+        return self.columns["thread"] // 32
+
+    @property
+    def lane(self) -> np.ndarray:
+        return self.columns["thread"] % 32
+
+
+def coordinates(linear, dims: tuple[int, int, int]) -> np.ndarray:
+    """(x, y, z) of linear indices (x fastest) in a grid or block of shape `dims`; an array
+    of shape (n, 3)."""
+    linear = np.asarray(linear, dtype=np.int64)
+    x = linear % dims[0]
+    y = (linear // dims[0]) % dims[1]
+    z = linear // (dims[0] * dims[1])
+    return np.stack([x, y, z], axis=-1)
