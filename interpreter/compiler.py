@@ -96,7 +96,9 @@ class Compiler:
         reachable = self.program.reachable_functions(execution.kernel.symbol)
         self.uses_grid_sync = any("__simulee_grid_sync" in f.callees for f in reachable)
         self.shared_segment_bytes = self.placement.shared_bytes
-        self.collective_log: list = []
+        self._active_key = None
+        self._active = None
+        self._active_rows = None
 
     # ------------------------------------------------------------------ functions
 
@@ -409,15 +411,29 @@ class Compiler:
     def record(self, frame, rows, threads, blocks, access, size, op_id, kind, data=None) -> None:
         ex, wave = self.ex, self.ex.wave
         lanes = access.lanes
-        lane_threads = threads[lanes]
-        lane_blocks = blocks[lanes]
-        active = collectives.Warps(wave.warps_of(threads), wave.lanes_of(threads)).present()
+        everyone = len(lanes) == len(threads)
+        lane_threads = threads if everyone else threads[lanes]
+        lane_blocks = blocks if everyone else blocks[lanes]
+        active = self.active_masks(frame, rows, threads)
         ex.recorder.record(
             space=access.space, kind=kind, region=access.region, offset=access.offset, size=size,
-            block=wave.first_block + lane_blocks, thread=lane_threads % wave.tpb, op=op_id,
-            epoch=wave.epoch[lane_blocks], grid_epoch=ex.grid_epoch, step=ex.steps, active=active[lanes],
-            warp_sync=wave.warp_sync[lane_threads], value=_value_bits(data[lanes]) if data is not None else 0,
+            block=wave.first_block + lane_blocks, thread=lane_threads - blocks[lanes] * wave.tpb if not everyone
+            else lane_threads - lane_blocks * wave.tpb, op=op_id,
+            epoch=wave.epoch[lane_blocks], grid_epoch=ex.grid_epoch, step=ex.steps,
+            active=active if everyone else active[lanes], warp_sync=wave.warp_sync[lane_threads],
+            value=_value_bits(data if everyone else data[lanes]) if data is not None else 0,
         )
+
+    def active_masks(self, frame, rows, threads):
+        """Per lane, its warp's lanes in the group (the threads executing together); the
+        same for every access of one group's run, so kept until the group changes."""
+        key = (frame.id, id(rows) if rows is not None else None, len(threads))
+        if self._active_key != key:
+            wave = self.ex.wave
+            self._active = collectives.Warps(wave.warps_of(threads), wave.lanes_of(threads)).present()
+            self._active_key = key
+            self._active_rows = rows  # keeps `rows` alive so its id stays unique
+        return self._active
 
     def decode(self, data: np.ndarray, ty: Type):
         """The value of type `ty` in rows of bytes."""

@@ -164,14 +164,22 @@ class Memory:
         that may proceed, the faults of the others, and per memory touched a triple
         (memory array, lane positions in `access.lanes`, flat byte indices)."""
         addresses = np.asarray(addresses, dtype=np.int64)
-        space, region, offset = split(addresses)
         count = len(addresses)
+        high = addresses >> REGION_SHIFT
+        if count and high.min() == high.max():  # one space and region: the usual case
+            bits = int(addresses[0]) & ((1 << 64) - 1)
+            space = np.broadcast_to(np.int64(bits >> SPACE_SHIFT), (count,))
+            region = np.broadcast_to(np.int64((bits >> REGION_SHIFT) & REGION_MASK), (count,))
+            offset = addresses & OFFSET_MASK
+        else:
+            space, region, offset = split(addresses)
         bad = np.zeros(count, dtype=bool)
         kinds = np.zeros(count, dtype=np.int8)  # index into _KINDS
         if align > 1:
-            misaligned = (offset % align) != 0
-            kinds[misaligned] = 3
-            bad |= misaligned
+            misaligned = (offset & (align - 1)) != 0 if align & (align - 1) == 0 else (offset % align) != 0
+            if misaligned.any():
+                kinds[misaligned] = 3
+                bad |= misaligned
         parts = []
         uniform = count and space.min() == space.max()
         spaces = [int(space[0])] if uniform else np.unique(space).tolist()
@@ -187,6 +195,9 @@ class Memory:
             else:  # no space tag: a null (or null-based) pointer; code or garbage otherwise
                 kinds[lanes] = 1 if space_value == 0 else 5
                 bad[lanes] = True
+        if not bad.any():  # no faults: every lane proceeds, in order
+            everyone = np.arange(count)
+            return Access(everyone, space, region, offset), Faults(np.zeros(0, dtype=np.int64)), parts
         good = np.flatnonzero(~bad)
         faulty = np.flatnonzero(bad)
         access = Access(good, space[good], region[good], offset[good])

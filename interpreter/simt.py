@@ -88,6 +88,7 @@ class Wave:
         count = blocks * threads_per_block
         self.count = count
         self.live = np.ones(count, dtype=bool)
+        self.everyone_live = True
         self.exit_epoch = np.full(count, -1, dtype=np.int32)
         self.exit_op = np.full(count, -1, dtype=np.int32)
         self.warp_sync = np.zeros(count, dtype=np.int32)
@@ -163,8 +164,6 @@ class Execution:
         )
 
     def _trace(self):
-        from interpreter.trace import TraceRecorder
-
         return (self.recorder or TraceRecorder()).finish(self.compiler.op_infos)
 
     def run_wave(self, first_block: int, blocks: int) -> None:
@@ -319,6 +318,7 @@ class Execution:
             return
         blocks = wave.blocks_of(threads)
         wave.live[threads] = False
+        wave.everyone_live = False
         wave.exit_epoch[threads] = wave.epoch[blocks]
         wave.exit_op[threads] = op
         np.subtract.at(wave.live_count, blocks, 1)
@@ -343,6 +343,12 @@ class Execution:
         threads = frame.thread_ids(rows)
         wave = self.wave
         self.compiler.note_barrier_value(frame, rows, pc, threads)
+        if not self.barriers and len(threads) == wave.count and wave.everyone_live:
+            # every thread of the wave arrives together and none ever left: all blocks pass
+            self.compiler.barrier_result(frame, rows, pc, threads)
+            wave.epoch += 1
+            self.add(frame, pc + 1, rows)
+            return
         self.park(self.barriers, frame, pc, rows)
         wave.wait_key[threads] = frame.id * (1 << 32) + pc
         blocks = wave.blocks_of(threads)

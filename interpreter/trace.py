@@ -130,29 +130,41 @@ class TraceRecorder:
         self.count += count
 
     def finish(self, ops: list[OpInfo]) -> "Trace":
-        columns = {name: (np.concatenate(chunks) if chunks else np.zeros(0, dtype=COLUMNS[name]))
-                   for name, chunks in self.chunks.items()}
-        return Trace(columns, ops)
+        return Trace(self.chunks, ops, self.count)
 
 
-@dataclass
 class Trace:
-    columns: dict[str, np.ndarray]
-    ops: list[OpInfo]
+    """The columns of the trace; each is joined from its chunks when first read."""
+
+    def __init__(self, chunks: dict[str, list[np.ndarray]], ops: list[OpInfo], count: int):
+        self._chunks = chunks
+        self._columns: dict[str, np.ndarray] = {}
+        self.ops = ops
+        self.count = count
 
     def __len__(self) -> int:
-        return len(self.columns["offset"])
+        return self.count
 
     def __getitem__(self, name: str) -> np.ndarray:
-        return self.columns[name]
+        column = self._columns.get(name)
+        if column is None:
+            chunks = self._chunks[name]
+            column = np.concatenate(chunks) if chunks else np.zeros(0, dtype=COLUMNS[name])
+            self._columns[name] = column
+            self._chunks[name] = []
+        return column
+
+    @property
+    def columns(self) -> dict[str, np.ndarray]:
+        return {name: self[name] for name in COLUMNS}
 
     @property
     def warp(self) -> np.ndarray:
-        return self.columns["thread"] // 32
+        return self["thread"] // 32
 
     @property
     def lane(self) -> np.ndarray:
-        return self.columns["thread"] % 32
+        return self["thread"] % 32
 
 
 def coordinates(linear, dims: tuple[int, int, int]) -> np.ndarray:

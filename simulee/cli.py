@@ -72,6 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="stop after N scheduler steps (an infinite loop becomes a finding)")
     run.add_argument("--printf", action="store_true", help="print what the kernel printed")
     run.add_argument("-o", "--output", metavar="OUT.npz", help="save the final buffers here")
+    run.add_argument("--trace", metavar="TRACE.npz",
+                     help="record every memory access and save the trace's columns here")
     run.set_defaults(run=run_run)
 
     compile_ = commands.add_parser("compile", parents=[compile_options],
@@ -242,7 +244,7 @@ def run_run(args) -> int:
     kernel = select_kernel(program, args.kernel, path)
     values = launch_arguments(kernel, args.arg, args.buffer, args.seed)
     launch = Launch(grid, block, values, shared_bytes=args.shared_bytes, step_limit=args.step_limit, seed=args.seed,
-                    trace=False)
+                    trace=bool(args.trace))
     result = execute(program, kernel, launch)
     if args.printf:
         for _, _, text in result.events.printf:
@@ -256,9 +258,26 @@ def run_run(args) -> int:
             np.savez(args.output, **result.buffers)
         except OSError as error:
             raise SimuleeError(f"cannot write {args.output}: {error.strerror}") from None
+    if args.trace:
+        save_trace(result.trace, args.trace)
     if result.status == "unsupported":
         raise SimuleeError(result.message)
     return EXIT_FINDINGS if findings else EXIT_OK
+
+
+def save_trace(trace, path: str) -> None:
+    """The trace's columns, plus the static instructions they name (op_*), as .npz."""
+    import numpy as np
+
+    locations = [user_location(op.location) for op in trace.ops]
+    try:
+        np.savez(path, **trace.columns,
+                 op_file=np.array([l.file if l else "" for l in locations]),
+                 op_line=np.array([l.line if l else 0 for l in locations], dtype=np.int32),
+                 op_column=np.array([l.column if l else 0 for l in locations], dtype=np.int32),
+                 op_opcode=np.array([op.opcode for op in trace.ops]))
+    except OSError as error:
+        raise SimuleeError(f"cannot write {path}: {error.strerror}") from None
 
 
 def report_events(result, program) -> int:
