@@ -165,5 +165,5 @@ def test_vector_and_odd_width_instructions_from_ir():
     assert final[0] == np.int32(nand)
     assert final[1] == -3  # umax compares unsigned: -3 is 0xfffffffd, the largest
     assert final[2:3].view(np.float32)[0] == lane0.max()
-    assert final[4:6].view(np.int64)[0] == 0  # cmpxchg: lane 0 swapped in 0; the others found 0 and swapped too
+    assert final[4:6].view(np.int64)[0] == 1  # cmpxchg(0 -> tid): lane 0 swaps 0 for 0, lane 1 0 for 1, then no more
 
