@@ -17,9 +17,9 @@ from interpreter.decode import DecodedFunction, Op
 from interpreter.memory import GLOBAL, LOCAL, split, tag
 from interpreter.placement import Placement, UnsupportedConstant
 from interpreter.trace import ATOMIC, READ, WRITE, Assertion, OpInfo
-from interpreter.types import I1, I32, ArrayType, FloatType, IntType, PointerType, StructType, Type, VectorType
+from interpreter.types import I32, ArrayType, FloatType, IntType, PointerType, StructType, Type, VectorType
 from interpreter.values import (
-    UnsupportedValue, bitcast, cast, constant, divide, dtype_of, float_binary, float_compare, from_bytes,
+    UnsupportedValue, cast, constant, divide, dtype_of, float_binary, float_compare, from_bytes,
     integer_binary, integer_compare, take, to_bytes, unsigned, write, zeros,
 )
 
@@ -33,7 +33,8 @@ NO_OPS = ("llvm.lifetime.", "llvm.dbg.", "llvm.nvvm.membar.", "llvm.nvvm.fence."
           "llvm.donothing", "llvm.experimental.noalias.scope.decl", "llvm.invariant.", "llvm.var.annotation",
           "llvm.sideeffect", "llvm.stackrestore", "llvm.nvvm.barrier.cta.arrive", "free", "__simulee_free",
           "llvm.prefetch", "llvm.pseudoprobe", "llvm.nvvm.prefetch.")
-SPECIAL_REGISTERS = ("tid", "ntid", "ctaid", "nctaid")
+LOCAL_LIMIT = 512 * 1024  # bytes of local memory a CUDA thread may have
+COPY_LIMIT = 1 << 26  # a memcpy/memset longer than this per lane is a fault, not an allocation
 
 
 class Unsupported(Exception):
@@ -213,7 +214,7 @@ class Compiler:
         if opcode == "getelementptr":
             return PLAIN, self._getelementptr(function, op), None
         if opcode == "alloca":
-            return PLAIN, self._alloca(function, op), None
+            return PLAIN, self._alloca(function, pc, op), None
         if opcode == "load":
             return PLAIN, self._load(function, pc, op), None
         if opcode == "store":
@@ -329,7 +330,7 @@ class Compiler:
 
         return run
 
-    def _alloca(self, function, op):
+    def _alloca(self, function, pc, op):
         """Space on each calling thread's local stack: the same offset for all threads of a
         frame, since every thread has its own stack."""
         element = op.extra["allocated_type"]
@@ -339,10 +340,17 @@ class Compiler:
         out = self.writer(function, op.result, True)
         memory = self.ex.memory
 
+        op_id = function.op_ids[pc]
+
         def run(frame, rows):
             copies = int(np.max(count(frame, rows))) if count is not None else 1
             start = (frame.local_top + align - 1) // align * align
-            frame.local_top = start + size * max(copies, 1)
+            end = start + size * max(copies, 1)
+            if end > LOCAL_LIMIT:  # more than a thread's local memory: nothing is allocated
+                self.ex.fault("stack-overflow", op_id, frame.thread_ids(rows))
+                out(frame, rows, np.int64(0))
+                return
+            frame.local_top = end
             memory.grow_local(frame.local_top)
             out(frame, rows, np.int64(tag(LOCAL, 0, start)))
 
@@ -958,7 +966,10 @@ class Compiler:
             destination = np.broadcast_to(np.asarray(readers[0](frame, rows), dtype=np.int64), (count,))
             lengths = np.broadcast_to(np.asarray(readers[2](frame, rows)).astype(np.int64), (count,))
             everyone = np.arange(frame.count) if rows is None else rows
-            for length in np.unique(lengths):
+            too_long = lengths > COPY_LIMIT
+            if too_long.any():
+                self.ex.fault("out-of-bounds", op_id, frame.thread_ids(rows)[too_long])
+            for length in np.unique(lengths[~too_long]):
                 if length <= 0:
                     continue
                 chosen = lengths == length
@@ -1012,14 +1023,12 @@ class Compiler:
             buffers = np.broadcast_to(np.asarray(readers[1](frame, rows), dtype=np.int64), (count,)) \
                 if len(readers) > 1 else np.zeros(count, dtype=np.int64)
             wave = self.ex.wave
-            everyone = np.arange(frame.count) if rows is None else rows
             for address in np.unique(formats):
                 text = self.read_string(int(address))
                 conversions, size = printf_format.layout(text)
                 chosen = formats == address
                 data = np.zeros((int(chosen.sum()), 0), np.uint8)
                 if size:
-                    sub_rows = None if chosen.all() and rows is None else everyone[chosen]
                     data = self.ex.memory.read_bytes(self.ex.memory.locate(
                         buffers[chosen], size, 1, wave.blocks_of(threads[chosen]), threads[chosen], False)[2],
                         int(chosen.sum()), size, 1)
@@ -1070,7 +1079,6 @@ class Compiler:
         (clamped) coordinates of the array bound to the texture (zeros when none is)."""
         readers = [self.reader(function, a) for a in op.args]
         op_id = function.op_ids[pc]
-        by_object = callee == "__simulee_texture_object_fetch"
 
         def run(frame, rows):
             count = frame.count if rows is None else len(rows)

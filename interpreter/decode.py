@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from interpreter import irparse as ir
 from interpreter.debuginfo import DebugInfo, SourceLocation
-from interpreter.types import ArrayType, DataLayout, FloatType, IntType, PointerType, StructType, Type, VectorType
+from interpreter.types import ArrayType, DataLayout, IntType, StructType, Type, VectorType
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,6 @@ and whether it uses dynamic (extern) shared memory.
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 
@@ -104,17 +103,21 @@ class Program:
         self.module = module
         self.layout = module.datalayout
         self.debug = DebugInfo(module.metadata)
+        self._functions: dict[str, DecodedFunction] = {}
+        self._globals: dict[str, DecodedGlobal] = {}
         self.kernels = [self._kernel_info(name) for name in _kernel_symbols(module)]
 
-    @functools.cache
     def function(self, name: str) -> DecodedFunction:
-        """The decoded definition of function `name`."""
-        return decode_function(self.module.functions[name], self.layout, self.debug)
+        """The decoded definition of function `name` (decoded once)."""
+        if name not in self._functions:
+            self._functions[name] = decode_function(self.module.functions[name], self.layout, self.debug)
+        return self._functions[name]
 
-    @functools.cache
     def global_variable(self, name: str) -> DecodedGlobal:
-        """The memory image of global variable `name`."""
-        return decode_global(self.module.globals[name], self.layout)
+        """The memory image of global variable `name` (decoded once)."""
+        if name not in self._globals:
+            self._globals[name] = decode_global(self.module.globals[name], self.layout)
+        return self._globals[name]
 
     def kernel(self, name: str) -> KernelInfo:
         """The kernel called `name`: its symbol, qualified name, name without template

@@ -9,7 +9,6 @@ use. Results agree with CUDA's to within the documented ulp errors, not bit for 
 
 from __future__ import annotations
 
-import math
 import re
 
 import numpy as np

@@ -500,7 +500,7 @@ class Execution:
         self.note_collective(met)
         returned = np.zeros(0, dtype=np.int64)
         start = 0
-        for key, group, go, go_rows, part_threads in ready_parts:
+        for key, group, go, go_rows, _ in ready_parts:
             piece = tuple(r[start : start + len(go)] for r in unsorted)
             start += len(go)
             self.compiler.collective_output(group.frame, go_rows, group.pc, piece)

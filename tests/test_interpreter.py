@@ -724,3 +724,20 @@ def test_run_rejects_bad_options_in_one_line(run_cli, extra, message):
 def test_run_needs_a_kernel_name_when_the_file_has_several(run_cli):
     status, _, stderr = run_cli("run", KERNELS / "scan.cu", "--grid", "1", "--block", "32")
     assert status == 2 and "has 2 kernels; choose one with -k (hillis_steele, blelloch)" in stderr
+
+
+def test_absurd_sizes_are_faults_not_crashes():
+    source = """
+#include <string.h>
+__global__ void absurd(char *out, unsigned long long length, int count) {
+  memset(out, 1, length);
+  int local[4];
+  int *huge = (int *)__builtin_alloca(count * sizeof(int));
+  huge[0] = local[0];
+  out[0] = (char)huge[0];
+}
+"""
+    result = run_source(source, "absurd", 1, 2, check_clean=False, out=np.zeros(8, np.int8),
+                        length=np.uint64(1 << 40), count=1 << 28)
+    assert result.status == "ok"
+    assert {f.kind for f in result.events.faults} >= {"out-of-bounds", "stack-overflow"}
