@@ -140,7 +140,6 @@ class Execution:
         self.barriers: dict[tuple[int, int], Group] = {}
         self.collective_waits: dict[tuple[int, int], Group] = {}
         self.grid_waits: dict[tuple[int, int], Group] = {}
-        self.current: Group | None = None
         self.reported_masks: set[tuple[int, int]] = set()
 
     # ------------------------------------------------------------------ running
@@ -215,7 +214,6 @@ class Execution:
         function = frame.function
         kinds, runs = function.kinds, function.runs
         limit = self.launch.step_limit
-        self.current = group
         while True:
             self.steps += 1
             if self.steps > limit:
@@ -228,7 +226,6 @@ class Execution:
                 continue
             if kind == STOP:  # an instruction after which some lanes stop (assert, trap)
                 rows = runs[pc](frame, rows)
-                self.current = Group(frame, pc, rows)
                 if rows is not None and len(rows) == 0:
                     return
                 pc += 1
@@ -254,7 +251,6 @@ class Execution:
                 rows = self.arrive_collective(frame, pc, rows)
                 if rows is not None and len(rows) == 0:
                     return  # waiting for the rest of its warps
-                self.current = Group(frame, pc, rows)
                 pc += 1
                 continue
             if kind == UNREACHABLE:
