@@ -4,10 +4,10 @@
 
 For each launch size (blocks of 256 threads) a fresh process compiles, loads and runs the
 kernel with tracing on and reports thread-instructions per second, trace records and its
-peak memory. Then the whole `simulee run` process is timed on 1,024 x 256 threads with the
-trace recorded; when `oclgrind-kernel` is on PATH (Debian package oclgrind), so is Oclgrind
-(`--data-races --num-threads 1`) on the OpenCL twin in benchmarks/opencl/reduction.cl, and
-the ratio is printed.
+peak memory. Then the whole `simulee check` process (race detection and barrier verdicts) is
+timed on 1,024 x 256 threads; when `oclgrind-kernel` is on PATH (Debian package oclgrind),
+so is Oclgrind (`--data-races --num-threads 1`) on the OpenCL twin in
+benchmarks/opencl/reduction.cl, and the ratio is printed.
 """
 
 from __future__ import annotations
@@ -60,13 +60,11 @@ def timed(command: list[str]) -> float:
 
 
 def whole_process(threads: int) -> float:
-    """Seconds for the whole `simulee run` process (IR cache warm), trace recorded."""
-    with tempfile.TemporaryDirectory() as folder:
-        command = [sys.executable, "-m", "simulee", "run", str(KERNEL), "--grid", str(threads // BLOCK), "--block",
-                   str(BLOCK), "--arg", f"n={threads}", "--buffer", f"in=float32:{threads}:ones",
-                   "--trace", str(Path(folder) / "trace.npz")]
-        timed(command)  # fills the IR cache
-        return min(timed(command) for _ in range(3))
+    """Seconds for the whole `simulee check` process (IR cache warm)."""
+    command = [sys.executable, "-m", "simulee", "check", str(KERNEL), "--grid", str(threads // BLOCK), "--block",
+               str(BLOCK), "--arg", f"n={threads}", "--buffer", f"in=float32:{threads}:ones"]
+    timed(command)  # fills the IR cache
+    return min(timed(command) for _ in range(3))
 
 
 def oclgrind(threads: int) -> float | None:
@@ -99,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{row['peak_mb']:>8.0f}")
     threads = 1024 * BLOCK
     ours = whole_process(threads)
-    print(f"whole process, simulee run with trace, 1,024 x 256 threads: {ours:.2f} s")
+    print(f"whole process, simulee check (races and barrier verdicts), 1,024 x 256 threads: {ours:.2f} s")
     theirs = oclgrind(threads)
     if theirs is None:
         print("oclgrind-kernel not found: no comparison (Debian package oclgrind)")

@@ -144,13 +144,14 @@ class Compiler:
         where = f" at {op.location}" if op.location else ""
         return f"unsupported {reason}{where}: {op.text}"
 
-    def loop_message(self, function: CompiledFunction) -> str:
+    def looping_op(self, function: CompiledFunction) -> int:
+        """The op id of the first located instruction of the block run most often (where
+        threads loop when the step limit is reached), or of the block's first instruction."""
         busiest = int(np.argmax(function.block_visits))
-        decoded = function.decoded
-        block = decoded.blocks[busiest]
-        location = next((op.location for op in decoded.ops[block.start : block.end] if op.location), None)
-        where = f" at {location.outermost()}" if location else f" in block {block.name} of {function.name}"
-        return f"step limit of {self.ex.launch.step_limit} reached: threads still looping{where}"
+        block = function.decoded.blocks[busiest]
+        ops = function.decoded.ops
+        pc = next((pc for pc in range(block.start, block.end) if ops[pc].location), block.start)
+        return function.op_ids[pc]
 
     # ------------------------------------------------------------------ operands
 

@@ -8,6 +8,8 @@ import numpy as np
 
 from interpreter.trace import Events, Trace
 
+DEFAULT_STEP_LIMIT = 200_000  # real kernels need a few thousand steps; this allows long loops
+
 Dim3 = tuple[int, int, int]
 
 
@@ -25,7 +27,7 @@ class Launch:
     block: Dim3
     args: dict[str, object] = field(default_factory=dict)
     shared_bytes: int = 48 * 1024  # dynamic (extern __shared__) memory per block
-    step_limit: int = 2_000_000  # scheduler steps (an instruction run by one group)
+    step_limit: int = DEFAULT_STEP_LIMIT  # scheduler steps (an instruction run by one group)
     recursion_limit: int = 64
     wave_threads: int = 1 << 18  # threads run together; larger grids run in waves of blocks
     seed: int = 0
@@ -73,3 +75,5 @@ class Result:
     thread_instructions: int
     steps: int
     seconds: float
+    regions: list[str] = field(default_factory=list)  # name of every memory region, by number
+    kernel: str = ""

@@ -44,6 +44,7 @@ class ParamInfo:
     address_space: str | None
     pointee: str | None
     size: int
+    by_value: Type | None = None  # the type of a struct passed by value
 
     def to_json(self) -> dict:
         data = {"name": self.name, "type": self.c_type or str(self.ir_type), "kind": self.kind, "ir_type": str(self.ir_type)}
@@ -215,7 +216,7 @@ def _param_info(name: str, param: ir.Param, c_type: CType | None, layout) -> Par
     by_value = param.typed_attribute("byval")
     if by_value is not None:
         return ParamInfo(name, ty, c_type.spelling if c_type else str(by_value), "struct", None, None, None, None,
-                         layout.size(by_value))
+                         layout.size(by_value), by_value)
     try:
         size = layout.size(ty)
     except TypeError:  # opaque or target types have no size

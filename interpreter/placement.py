@@ -19,7 +19,7 @@ from interpreter.decode import Address
 from interpreter.launch import Launch
 from interpreter.loader import KernelInfo, ParamInfo, Program
 from interpreter.memory import CODE, CONSTANT, GLOBAL, SHARED, Memory, tag
-from interpreter.types import PointerType, StructType, Type, VectorType
+from interpreter.types import ArrayType, PointerType, StructType, Type, VectorType
 from interpreter.values import cast, constant, dtype_of, integer_binary
 
 # C types of paged buffers, for reading them back as arrays
@@ -123,7 +123,9 @@ class Placement:
         given = launch.args.get(param.name, launch.args.get(index))
         if param.kind == "struct":
             size = param.size
-            data = bytes(given) if given is not None else bytes(size)
+            if given is None:  # zeros, but every pointer in it gets a buffer of its own
+                return Argument(param, by_value=self._fresh_struct(param, launch, index))
+            data = bytes(given)
             if len(data) != size:
                 raise LaunchError(f"argument {param.name}: {len(data)} bytes given for a {size}-byte struct")
             return Argument(param, by_value=data)
@@ -150,6 +152,27 @@ class Placement:
             return Argument(param, constant(param.ir_type, given))
         except (TypeError, ValueError, OverflowError) as error:
             raise LaunchError(f"argument {param.name}: {error}") from None
+
+    def _fresh_struct(self, param: ParamInfo, launch: Launch, index: int) -> bytes:
+        """A struct argument of zeros whose pointer fields (at any depth, in arrays too)
+        point to buffers that grow on demand, named param.0, param.1, ... in field order."""
+        data = bytearray(param.size)
+        for number, offset in enumerate(self._pointer_offsets(param.by_value, 0)):
+            seed = None if not launch.paged_random else launch.seed * 1000 + index * 64 + number
+            region = self.memory.add_region(f"{param.name}.{number}", GLOBAL, fill_seed=seed)
+            data[offset : offset + 8] = np.int64(self.memory.region_address(region)).tobytes()
+        return bytes(data)
+
+    def _pointer_offsets(self, ty: Type, base: int):
+        if isinstance(ty, PointerType):
+            yield base
+        elif isinstance(ty, StructType):
+            for field, offset in zip(ty.fields, self.layout.field_offsets(ty)):
+                yield from self._pointer_offsets(field, base + offset)
+        elif isinstance(ty, ArrayType) and ty.count <= 1024:
+            stride = self.layout.size(ty.element)
+            for element in range(ty.count):
+                yield from self._pointer_offsets(ty.element, base + element * stride)
 
     def output_buffers(self) -> dict[str, np.ndarray]:
         """The final contents of every pointer argument's buffer, keyed by parameter name:

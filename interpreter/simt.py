@@ -38,7 +38,12 @@ from interpreter.values import write
 
 
 class StepLimit(Exception):
-    """The launch ran out of steps (an infinite loop, or a limit set too low)."""
+    """The launch ran out of steps (an infinite loop, or a limit set too low); `op` is
+    where threads were looping."""
+
+    def __init__(self, op: int):
+        super().__init__(op)
+        self.op = op
 
 
 class Frame:
@@ -90,6 +95,7 @@ class Wave:
         self.live = np.ones(count, dtype=bool)
         self.everyone_live = True
         self.exit_epoch = np.full(count, -1, dtype=np.int32)
+        self.exit_grid_epoch = np.full(count, -1, dtype=np.int32)
         self.exit_op = np.full(count, -1, dtype=np.int32)
         self.warp_sync = np.zeros(count, dtype=np.int32)
         self.wait_key = np.full(count, -1, dtype=np.int64)
@@ -154,12 +160,14 @@ class Execution:
                 for first in range(0, launch.blocks, per_wave):
                     self.run_wave(first, min(per_wave, launch.blocks - first))
         except StepLimit as stop:
-            status, message = "step-limit", str(stop)
+            self.events.looping_op = stop.op
+            status, message = "step-limit", f"step limit of {launch.step_limit} reached: threads still looping"
         except Unsupported as error:
             status, message = "unsupported", str(error)
         return Result(
             status, message, self.compiler.output_buffers(), self._trace(), self.events, launch, launch.threads,
             self.thread_instructions, self.steps, time.perf_counter() - start,
+            [region.name if region else "" for region in self.memory.regions], self.kernel.name,
         )
 
     def _trace(self):
@@ -217,7 +225,7 @@ class Execution:
         while True:
             self.steps += 1
             if self.steps > limit:
-                raise StepLimit(self.compiler.loop_message(function))
+                raise StepLimit(self.compiler.looping_op(function))
             self.thread_instructions += frame.count if rows is None else len(rows)
             kind = kinds[pc]
             if kind == PLAIN:
@@ -316,6 +324,7 @@ class Execution:
         wave.live[threads] = False
         wave.everyone_live = False
         wave.exit_epoch[threads] = wave.epoch[blocks]
+        wave.exit_grid_epoch[threads] = self.grid_epoch
         wave.exit_op[threads] = op
         np.subtract.at(wave.live_count, blocks, 1)
         lanes = wave.lanes_of(threads).astype(np.uint32)
@@ -342,6 +351,8 @@ class Execution:
         if not self.barriers and len(threads) == wave.count and wave.everyone_live:
             # every thread of the wave arrives together and none ever left: all blocks pass
             self.compiler.barrier_result(frame, rows, pc, threads)
+            self.events.barrier_passes.append((frame.function.op_ids[pc], wave.first_block + np.arange(wave.blocks),
+                                               wave.epoch.copy()))
             wave.epoch += 1
             self.add(frame, pc + 1, rows)
             return
@@ -389,6 +400,9 @@ class Execution:
             else:
                 del self.barriers[key]
             go_threads = threads[released]
+            passed = np.unique(wave.blocks_of(go_threads))
+            self.events.barrier_passes.append((group.frame.function.op_ids[group.pc], wave.first_block + passed,
+                                               wave.epoch[passed].copy()))
             wave.wait_key[go_threads] = -1
             np.subtract.at(wave.wait_count, wave.blocks_of(go_threads), 1)
             self.add(group.frame, group.pc + 1, None if len(go) == group.frame.count else go)
@@ -413,7 +427,7 @@ class Execution:
                                  self.barrier_ops(keys[index][missing]))
                 self.events.barrier_divergence.append(BarrierDivergence(
                     wave.first_block + block, int(self.barrier_ops(np.array([key]))[0]), int(wave.epoch[block]),
-                    arrived, missing, where))
+                    arrived, missing, where, exited[index][missing]))
 
     def barrier_ops(self, keys: np.ndarray) -> np.ndarray:
         """The static op ids of barrier wait keys (-1 for threads not waiting)."""
@@ -430,7 +444,30 @@ class Execution:
         waiting = sum(group.count() for group in self.grid_waits.values())
         if waiting == 0 or waiting != int(wave.live.sum()):
             return
-        for group in list(self.grid_waits.values()):
+        self.release_grid_barrier()
+
+    def release_grid_barrier(self) -> None:
+        """Every thread waiting at the grid barrier goes on. If some thread of the grid that
+        was live in this grid epoch is not among them (it exited, or waits at a block
+        barrier), that is a barrier divergence."""
+        wave = self.wave
+        groups = list(self.grid_waits.values())
+        waiting = np.zeros(wave.count, dtype=bool)
+        for group in groups:
+            waiting[group.frame.thread_ids(group.rows)] = True
+        exited = wave.exit_grid_epoch == self.grid_epoch
+        missing = np.flatnonzero(~waiting & (exited | wave.live))
+        if len(missing):
+            first = groups[0]
+            arrived = first.frame.thread_ids(first.rows)
+            block = int(wave.blocks_of(arrived[0]))
+            arrived = arrived[wave.blocks_of(arrived) == block]
+            where = np.where(exited[missing], wave.exit_op[missing], self.barrier_ops(wave.wait_key[missing]))
+            self.events.barrier_divergence.append(BarrierDivergence(
+                wave.first_block + block, first.frame.function.op_ids[first.pc], int(self.grid_epoch),
+                wave.tid_of(arrived), wave.tid_of(missing), where, exited[missing],
+                wave.first_block + wave.blocks_of(missing)))
+        for group in groups:
             self.add(group.frame, group.pc + 1, group.rows)
         self.grid_waits.clear()
         wave.epoch += 1
@@ -552,11 +589,7 @@ class Execution:
             self.release_blocks(stuck)
             return True
         if self.grid_waits:
-            for group in list(self.grid_waits.values()):
-                self.add(group.frame, group.pc + 1, group.rows)
-            self.grid_waits.clear()
-            self.wave.epoch += 1
-            self.grid_epoch += 1
+            self.release_grid_barrier()
             return True
         return False
 

@@ -65,7 +65,8 @@ class Fault:
 @dataclass
 class BarrierDivergence:
     """Threads of a block reached barrier `op` while other live threads did not: they
-    exited (`missing_ops` is the ret they left by) or wait at another barrier."""
+    exited (`missing_ops` is the ret they left by) or wait at another barrier. For a grid
+    barrier the missing threads may be in other blocks (`missing_blocks`)."""
 
     block: int
     op: int
@@ -73,6 +74,8 @@ class BarrierDivergence:
     arrived: np.ndarray  # linear thread indices
     missing: np.ndarray
     missing_ops: np.ndarray  # per missing thread: the op where it is (ret or other barrier)
+    missing_exited: np.ndarray  # per missing thread: it left the kernel (else it waits elsewhere)
+    missing_blocks: np.ndarray | None = None  # per missing thread, for a grid barrier (else `block`)
 
 
 @dataclass
@@ -107,6 +110,10 @@ class Events:
     printf: list[tuple[int, int, str]] = field(default_factory=list)  # (block, thread, text)
     # warp collectives completed: (step, block per warp, warp in block per warp, lanes per warp)
     collectives: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list)
+    # barriers passed: (barrier op, blocks, the epoch each block left); a block stuck at two
+    # barriers at once appears under both
+    barrier_passes: list[tuple[int, np.ndarray, np.ndarray]] = field(default_factory=list)
+    looping_op: int = -1  # where threads were looping when the step limit was reached
 
     def fault_count(self) -> int:
         return sum(len(f.threads) for f in self.faults)

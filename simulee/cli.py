@@ -15,6 +15,7 @@ from pathlib import Path
 
 from simulee import __version__
 from simulee.errors import SimuleeError
+from interpreter.launch import DEFAULT_STEP_LIMIT
 from simulee.frontend import user_location
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -52,29 +53,61 @@ def build_parser() -> argparse.ArgumentParser:
     kernels.add_argument("--format", choices=("text", "json"), default="text")
     kernels.set_defaults(run=run_kernels)
 
-    run = commands.add_parser("run", parents=[compile_options],
+    launch_options = argparse.ArgumentParser(add_help=False)
+    group = launch_options.add_argument_group("launch")
+    group.add_argument("-k", "--kernel", metavar="NAME",
+                       help="the kernel (check: only this one; run, trace: needed when the file has several)")
+    group.add_argument("--grid", metavar="G", help="grid dimensions: 64, 64,2 or 8x8x1")
+    group.add_argument("--block", metavar="B", help="block dimensions: 256, 16,16 or 8x8x4")
+    group.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE", help="a scalar argument")
+    group.add_argument("--buffer", action="append", default=[], metavar="NAME=DTYPE:COUNT[:FILL]|NAME=@FILE.npy",
+                       help="a pointer argument's buffer; FILL is zeros (default), ones, iota or random. Pointers "
+                            "without one get buffers that grow on demand and read as zeros")
+    group.add_argument("--shared-bytes", type=_size, default=48 * 1024, metavar="N",
+                       help="dynamic (extern __shared__) memory per block, default 49152")
+    group.add_argument("--seed", type=int, default=0, help="seed for random buffers")
+    group.add_argument("--step-limit", type=_size, default=DEFAULT_STEP_LIMIT, metavar="N",
+                       help=f"stop a launch after N scheduler steps, default {DEFAULT_STEP_LIMIT:,} (an infinite "
+                            "loop becomes a finding)")
+
+    run = commands.add_parser("run", parents=[compile_options, launch_options],
                               help="run a kernel with a given launch and save its buffers",
                               description="Run every thread of a kernel launch on the CPU. Prints one summary line "
                                           "(threads, thread-instructions, faults, seconds) and the faults found; "
                                           "with -o, saves every pointer argument's final buffer.")
     run.add_argument("path", metavar="FILE")
-    run.add_argument("-k", "--kernel", metavar="NAME", help="the kernel (needed when the file has several)")
-    run.add_argument("--grid", required=True, metavar="G", help="grid dimensions: 64, 64,2 or 8x8x1")
-    run.add_argument("--block", required=True, metavar="B", help="block dimensions: 256, 16,16 or 8x8x4")
-    run.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE", help="a scalar argument")
-    run.add_argument("--buffer", action="append", default=[], metavar="NAME=DTYPE:COUNT[:FILL]|NAME=@FILE.npy",
-                     help="a pointer argument's buffer; FILL is zeros (default), ones, iota or random. "
-                          "Pointers without one get buffers that grow on demand and read as zeros")
-    run.add_argument("--shared-bytes", type=_size, default=48 * 1024, metavar="N",
-                     help="dynamic (extern __shared__) memory per block, default 49152")
-    run.add_argument("--seed", type=int, default=0, help="seed for random buffers")
-    run.add_argument("--step-limit", type=_size, default=2_000_000, metavar="N",
-                     help="stop after N scheduler steps (an infinite loop becomes a finding)")
     run.add_argument("--printf", action="store_true", help="print what the kernel printed")
     run.add_argument("-o", "--output", metavar="OUT.npz", help="save the final buffers here")
     run.add_argument("--trace", metavar="TRACE.npz",
                      help="record every memory access and save the trace's columns here")
     run.set_defaults(run=run_run)
+
+    check = commands.add_parser(
+        "check", parents=[compile_options, launch_options],
+        help="find data races, barrier divergence, redundant barriers and faults",
+        description="Run kernels on launches and report data races, barrier divergence, redundant barriers and "
+                    "faults. Launches: --grid/--block/--arg, one or more --launch, or the default launch: two "
+                    "blocks along each grid axis the kernel reads blockIdx or gridDim of (else one), 64-thread "
+                    "blocks, every integer argument the number of threads along x, every float 1.0, pointers to "
+                    "buffers of zeros that grow on demand. Exit status 0: no errors; 1: errors found; 2: usage, "
+                    "compile or analysis error.")
+    check.add_argument("path", metavar="FILE|DIR")
+    check.add_argument("--launch", action="append", default=[], metavar="GRID/BLOCK[/NAME=VALUE...]",
+                       help="a launch to check (repeatable), e.g. 4/256/n=1000")
+    check.add_argument("--warp-model", choices=("independent", "lockstep"), default="independent",
+                       help="independent (Volta and later, default) or lockstep (pre-Volta) warps")
+    check.add_argument("--format", choices=("text", "json", "csv", "sarif"), default="text")
+    check.add_argument("-o", "--output", metavar="OUT", help="write the report here instead of stdout")
+    check.add_argument("--barriers", action="store_true", help="print every barrier's verdict")
+    check.set_defaults(run=run_check)
+
+    trace = commands.add_parser("trace", parents=[compile_options, launch_options],
+                                help="export the memory-access model of one launch",
+                                description="Run one launch and export its memory-access model: one row per memory "
+                                            "unit tuple (visit order, thread, action, location).")
+    trace.add_argument("path", metavar="FILE")
+    trace.add_argument("-o", "--output", metavar="OUT.csv|OUT.parquet", help="write here instead of CSV on stdout")
+    trace.set_defaults(run=run_trace)
 
     compile_ = commands.add_parser("compile", parents=[compile_options],
                                    help="print the LLVM IR the interpreter runs for a CUDA file",
@@ -131,11 +164,28 @@ def load_program(path: Path, options):
         raise SimuleeError(str(error)) from None
 
 
+def write_output(text: str, output: str | None) -> None:
+    """`text` to the file `output`, or to stdout."""
+    if not output:
+        sys.stdout.write(text)
+        return
+    try:
+        Path(output).write_text(text)
+    except OSError as error:
+        raise SimuleeError(f"cannot write {output}: {error.strerror}") from None
+
+
 def source_files(path: Path) -> list[Path]:
-    """`path` itself, or every .cu file under the folder `path`, in sorted order."""
-    if path.is_dir():
-        return sorted(p for p in path.rglob("*.cu") if p.is_file())
-    return [path]
+    """`path` itself, or every .cu file under the folder `path`, in sorted order; an error
+    when there is no such file or no .cu file under it."""
+    if not path.exists():
+        raise SimuleeError(f"no such file or folder: {path}")
+    if not path.is_dir():
+        return [path]
+    files = sorted(p for p in path.rglob("*.cu") if p.is_file())
+    if not files:
+        raise SimuleeError(f"no .cu files under {path}")
+    return files
 
 
 # ---------------------------------------------------------------------------- kernels
@@ -144,11 +194,7 @@ def source_files(path: Path) -> list[Path]:
 def run_kernels(args) -> int:
     options = compile_options(args)
     path = Path(args.path)
-    if not path.exists():
-        raise SimuleeError(f"no such file or folder: {path}")
     files = source_files(path)
-    if not files:
-        raise SimuleeError(f"no .cu files under {path}")
     listing, errors = [], []
     for file in files:
         try:
@@ -234,12 +280,12 @@ def run_run(args) -> int:
 
     from interpreter.launch import Launch
     from interpreter.simt import execute
-    from simulee.launchspec import launch_arguments, parse_dims
+    from simulee.launchspec import launch_arguments, parse_block, parse_dims
 
     path = Path(args.path)
-    grid, block = parse_dims(args.grid, "grid"), parse_dims(args.block, "block")
-    if block[0] * block[1] * block[2] > 1024:
-        raise SimuleeError(f"--block {args.block}: a block has at most 1024 threads")
+    if not (args.grid and args.block):
+        raise SimuleeError("simulee run needs --grid and --block")
+    grid, block = parse_dims(args.grid, "grid"), parse_block(args.block, "block")
     program = load_program(path, compile_options(args))
     kernel = select_kernel(program, args.kernel, path)
     values = launch_arguments(kernel, args.arg, args.buffer, args.seed)
@@ -250,7 +296,7 @@ def run_run(args) -> int:
         for _, _, text in result.events.printf:
             sys.stdout.write(text)
         sys.stdout.flush()
-    findings = report_events(result, program)
+    findings = report_events(result)
     print(f"simulee: {kernel.name}: {result.threads:,} threads, {result.thread_instructions:,} thread-instructions, "
           f"{result.events.fault_count()} faults, {result.seconds:.2f} s")
     if args.output:
@@ -280,68 +326,139 @@ def save_trace(trace, path: str) -> None:
         raise SimuleeError(f"cannot write {path}: {error.strerror}") from None
 
 
-def report_events(result, program) -> int:
-    """Print what went wrong in a launch, compiler-style; returns how many findings."""
-    from interpreter.trace import coordinates
+def report_events(result) -> int:
+    """Print what went wrong in a launch (faults, failed asserts, barrier divergence, an
+    endless loop), compiler-style; returns how many errors."""
+    from simulee import report
+    from simulee.detect.divergence import find_divergence
+    from simulee.detect.faults import find_faults, invalid_launch
+    from simulee.findings import ERROR
 
-    launch = result.launch
-    ops = result.trace.ops
+    findings = find_faults(result) + find_divergence(result) + invalid_launch(result)
+    sys.stderr.write(report.findings_text(findings))
+    return sum(1 for finding in findings if finding.severity == ERROR)
 
-    def where(op: int) -> str:
-        location = user_location(ops[op].location) if 0 <= op < len(ops) else None
-        return f"{_display(Path(location.file))}:{location.line}:{location.column}" if location else "<unknown>"
 
-    def who(block: int, thread: int) -> str:
-        b = tuple(int(v) for v in coordinates([block], launch.grid)[0])
-        t = tuple(int(v) for v in coordinates([thread], launch.block)[0])
-        return f"block ({b[0]},{b[1]},{b[2]}) thread ({t[0]},{t[1]},{t[2]})"
+# ---------------------------------------------------------------------------- check
 
-    findings = 0
-    grouped: dict[tuple[str, int], list] = {}
-    for fault in result.events.faults:
-        grouped.setdefault((fault.kind, fault.op), []).append(fault)
-    for (kind, op), faults in grouped.items():
-        threads = sum(len(f.threads) for f in faults)
-        first = faults[0]
-        print(f"{where(op)}: error: {kind.replace('-', ' ')} in {threads} thread{'s' if threads > 1 else ''} "
-              f"(first: {who(int(first.blocks[0]), int(first.threads[0]))})", file=sys.stderr)
-        findings += 1
-    for assertion in result.events.assertions:
-        count = len(assertion.threads)
-        first = who(int(assertion.blocks[0]), int(assertion.threads[0]))
-        if assertion.kind == "assert":
-            print(f"{where(assertion.op)}: error: assertion failed in {count} thread{'s' if count > 1 else ''} "
-                  f"(first: {first}): {assertion.message}", file=sys.stderr)
-            findings += 1
+
+def launches_for(kernel, args) -> list:
+    """The launches an analysis command runs: --grid/--block/--arg, the --launch options, or
+    the default launch; whatever they leave out takes its default (see default_launch)."""
+    from simulee.check import default_launch
+    from simulee.launchspec import launch_arguments, parse_block, parse_dims
+
+    options = dict(shared_bytes=args.shared_bytes, step_limit=args.step_limit, seed=args.seed)
+    given = launch_arguments(kernel, args.arg, args.buffer, args.seed, require_scalars=False)
+    launches = []
+    if args.grid or args.block:  # the one not given takes its default
+        launches.append(default_launch(kernel, given, args.grid and parse_dims(args.grid, "grid"),
+                                       args.block and parse_block(args.block, "block"), **options))
+    for text in getattr(args, "launch", []):
+        parts = text.split("/")
+        if len(parts) < 2:
+            raise SimuleeError(f"--launch {text}: expected GRID/BLOCK[/NAME=VALUE...]")
+        extra = launch_arguments(kernel, parts[2:], [], args.seed, require_scalars=False)
+        launches.append(default_launch(kernel, {**given, **extra}, parse_dims(parts[0], "launch grid"),
+                                       parse_block(parts[1], "launch block"), **options))
+    if not launches:
+        launches.append(default_launch(kernel, given, **options))
+    return launches
+
+
+def run_check(args) -> int:
+    import time
+
+    from simulee import report
+    from simulee.check import KernelCheck
+
+    start = time.perf_counter()
+    options = compile_options(args)
+    path = Path(args.path)
+    files = source_files(path)
+    checks = []
+    for file in _progress(files, "checking"):
+        try:
+            program = load_program(file, options)
+        except SimuleeError as error:
+            if not path.is_dir():
+                raise
+            checks.append(KernelCheck("", "", str(file), 0, status="error", error=str(error)))
+            continue
+        kernels = [select_kernel(program, args.kernel, file)] if args.kernel or not path.is_dir() and \
+            len(program.kernels) == 1 else program.kernels
+        if args.kernel is None and not kernels and not path.is_dir():
+            raise SimuleeError(f"{file}: no __global__ kernel found")
+        for kernel in kernels:
+            checks.append(_check_one(program, kernel, launches_for(kernel, args), args.warp_model))
+    errors = sum(1 for check in checks if check.status != "ok")
+    formats = {"text": lambda: report.text(checks, args.barriers, time.perf_counter() - start),
+               "json": lambda: report.json_text(checks),
+               "csv": lambda: report.csv_text(checks, path.resolve().name if path.is_dir() else path.resolve().parent.name),
+               "sarif": lambda: report.sarif_text(checks)}
+    write_output(formats[args.format](), args.output)
+    if any(check.errors() for check in checks):
+        return EXIT_FINDINGS
+    return EXIT_ERROR if errors else EXIT_OK
+
+
+def _check_one(program, kernel, launches, warp_model):
+    """check_kernel, with an internal error recorded against the kernel (so that one kernel
+    cannot stop a folder's check) unless SIMULEE_DEBUG asks for the traceback."""
+    from simulee.check import KernelCheck, check_kernel
+
+    try:
+        return check_kernel(program, kernel, launches, warp_model)
+    except Exception as error:
+        if os.environ.get("SIMULEE_DEBUG"):
+            raise
+        return KernelCheck(kernel.name, kernel.symbol, kernel.file, kernel.line, status="error",
+                           error=f"internal error: {type(error).__name__}: {error}")
+
+
+def _progress(items: list, what: str):
+    """`items`, with a progress bar on a terminal when there are several."""
+    if len(items) < 2 or not sys.stderr.isatty():
+        return items
+    from tqdm import tqdm
+
+    return tqdm(items, desc=what, unit="file", leave=False)
+
+
+# ---------------------------------------------------------------------------- trace
+
+
+def run_trace(args) -> int:
+    from interpreter.simt import execute
+    from simulee.model import build_model
+
+    path = Path(args.path)
+    program = load_program(path, compile_options(args))
+    kernel = select_kernel(program, args.kernel, path)
+    (launch,) = launches_for(kernel, args)
+    result = execute(program, kernel, launch)
+    if result.status == "unsupported":
+        raise SimuleeError(result.message)
+    frame = build_model(result).to_frame()
+    frame["file"] = frame["file"].map(_display_text)
+    if not args.output:
+        frame.to_csv(sys.stdout, index=False)
+        return EXIT_OK
+    try:
+        if args.output.endswith(".parquet"):
+            frame.to_parquet(args.output, index=False)
         else:
-            print(f"{where(assertion.op)}: warning: the launch breaks the kernel's assumption in {count} "
-                  f"thread{'s' if count > 1 else ''} (first: {first})", file=sys.stderr)
-    divergent: dict[int, list] = {}
-    for event in result.events.barrier_divergence:
-        divergent.setdefault(event.op, []).append(event)
-    for op, events in divergent.items():
-        event = events[0]
-        went = ops[int(event.missing_ops[0])] if len(event.missing_ops) and event.missing_ops[0] >= 0 else None
-        fate = f"{'exited' if went is not None and went.opcode in ('ret', 'unreachable', 'call') else 'waited'} at " \
-               f"{where(int(event.missing_ops[0]))}" if went is not None else "did not arrive"
-        print(f"{where(op)}: error: barrier divergence in {len(events)} block{'s' if len(events) > 1 else ''} "
-              f"({who(event.block, int(event.arrived[0]))} arrived; thread {_thread(int(event.missing[0]), launch)} "
-              f"{fate})", file=sys.stderr)
-        findings += 1
-    for event in result.events.warp_masks:
-        print(f"{where(event.op)}: warning: warp {event.warp} of block {event.block}: mask {event.mask:#010x} names "
-              f"lanes that never joined (arrived {event.arrived:#010x})", file=sys.stderr)
-    if result.status == "step-limit":
-        print(f"simulee: error: {result.message}", file=sys.stderr)
-        findings += 1
-    return findings
+            frame.to_csv(args.output, index=False)
+    except OSError as error:
+        raise SimuleeError(f"cannot write {args.output}: {error.strerror}") from None
+    except ImportError as error:
+        raise SimuleeError(f"cannot write Parquet: {error}") from None
+    print(f"simulee: {len(frame):,} unit tuples of {kernel.name} written to {args.output}", file=sys.stderr)
+    return EXIT_OK
 
 
-def _thread(linear: int, launch) -> str:
-    from interpreter.trace import coordinates
-
-    x, y, z = (int(v) for v in coordinates([linear], launch.block)[0])
-    return f"({x},{y},{z})"
+def _display_text(path: str) -> str:
+    return _display(Path(path)) if path else path
 
 
 # ---------------------------------------------------------------------------- compile
@@ -350,12 +467,5 @@ def _thread(linear: int, launch) -> str:
 def run_compile(args) -> int:
     from simulee.frontend import load_ir
 
-    text = load_ir(Path(args.path), compile_options(args))
-    if args.output:
-        try:
-            Path(args.output).write_text(text)
-        except OSError as error:
-            raise SimuleeError(f"cannot write {args.output}: {error.strerror}") from None
-    else:
-        sys.stdout.write(text)
+    write_output(load_ir(Path(args.path), compile_options(args)), args.output)
     return EXIT_OK

@@ -25,6 +25,14 @@ def parse_dims(text: str, what: str) -> tuple[int, int, int]:
     return tuple(dims)
 
 
+def parse_block(text: str, what: str) -> tuple[int, int, int]:
+    """Block dimensions: as parse_dims, at most 1024 threads in all."""
+    block = parse_dims(text, what)
+    if block[0] * block[1] * block[2] > 1024:
+        raise SimuleeError(f"--{what} {text}: a block has at most 1024 threads")
+    return block
+
+
 def parse_assignment(text: str, option: str) -> tuple[str, str]:
     name, equals, value = text.partition("=")
     if not equals or not name.strip() or not value.strip():
@@ -87,9 +95,9 @@ def buffer_value(param, text: str, rng: np.random.Generator) -> np.ndarray:
     raise SimuleeError(f"--buffer {param.name}={text}: cannot fill dtype {dtype} randomly")
 
 
-def launch_arguments(kernel, args: list[str], buffers: list[str], seed: int) -> dict:
-    """Kernel arguments from --arg and --buffer options. Every scalar parameter needs a value;
-    pointers without --buffer get paged buffers."""
+def launch_arguments(kernel, args: list[str], buffers: list[str], seed: int, require_scalars: bool = True) -> dict:
+    """Kernel arguments from --arg and --buffer options. Every scalar parameter needs a value
+    (unless `require_scalars` is False); pointers without --buffer get paged buffers."""
     by_name = {p.name: p for p in kernel.params}
     values: dict[str, object] = {}
     rng = np.random.default_rng(seed)
@@ -104,7 +112,7 @@ def launch_arguments(kernel, args: list[str], buffers: list[str], seed: int) -> 
             raise SimuleeError(f"--buffer {name}: parameter of type {param.c_type or param.ir_type} is not a pointer")
         values[name] = buffer_value(param, value, rng)
     missing = [p.name for p in kernel.params if p.kind in ("integer", "float") and p.name not in values]
-    if missing:
+    if missing and require_scalars:
         raise SimuleeError(f"no value for scalar parameter{'s' if len(missing) > 1 else ''} "
                            f"{', '.join(missing)} of {kernel.name} (use --arg NAME=VALUE)")
     return values

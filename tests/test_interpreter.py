@@ -1,11 +1,15 @@
 """The SIMT interpreter: kernels run on launches, outputs compared with NumPy."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from conftest import KERNELS, program
 from interpreter.launch import Launch
 from interpreter.simt import execute
+from interpreter.trace import READ, WRITE
+from simulee.frontend import user_location
 
 RNG = np.random.default_rng(2024)
 
@@ -174,6 +178,16 @@ def test_struct_by_value_and_float3_members():
     np.testing.assert_allclose(out[:40, 0], 1.75)
     np.testing.assert_allclose(out[:40, 3], 0.25)
     np.testing.assert_array_equal(out[40:], bodies[40:])
+
+
+def test_pointers_inside_a_struct_argument_get_buffers_of_their_own():
+    result = run("struct_param.cu", "gather", 1, 32, args={}, trace=True)
+    trace = result.trace
+    names = [result.regions[r] for r in trace["region"]]
+    written = {name for name, kind in zip(names, trace["kind"]) if kind == WRITE}
+    read = {name for name, kind in zip(names, trace["kind"]) if kind == READ}
+    assert written == {"arrays.2"} and {"arrays.0", "arrays.1"} <= read
+    assert (trace["kind"] == WRITE).sum() == 32
 
 
 def test_vector_types():
@@ -475,8 +489,9 @@ def test_paged_buffers_grow_instead_of_faulting():
 def test_infinite_loop_hits_the_step_limit_and_names_the_loop():
     result = run("faults.cu", "spin_forever", 1, 32, check_clean=False, step_limit=2000,
                  args=dict(flag=np.zeros(1, np.int32)))
-    assert result.status == "step-limit"
-    assert "faults.cu:24" in result.message
+    assert result.status == "step-limit" and result.message == "step limit of 2000 reached: threads still looping"
+    loop = user_location(result.trace.ops[result.events.looping_op].location)
+    assert (Path(loop.file).name, loop.line, loop.column) == ("faults.cu", 24, 10)
 
 
 def test_null_and_misaligned_pointers_are_faults():
@@ -677,8 +692,8 @@ def test_run_reports_faults_and_exits_1(run_cli, tmp_path):
     status, stdout, stderr = run_cli("run", KERNELS / "faults.cu", "-k", "out_of_bounds", "--grid", "1", "--block",
                                      "8", "--arg", "n=5", "--buffer", "data=int32:10")
     assert status == 1
-    assert "faults.cu:17:" in stderr and "error: out of bounds in 3 threads (first: block (0,0,0) thread (5,0,0))" \
-        in stderr
+    assert "faults.cu:17:73: error: out of bounds in 3 threads\n" in stderr
+    assert "witness block (0,0,0) thread (5,0,0)" in stderr
     assert " 3 faults, " in stdout
 
 
@@ -694,10 +709,11 @@ def test_run_prints_printf_and_paged_buffers(run_cli, tmp_path):
 def test_run_divergence_and_step_limit_are_findings(run_cli):
     status, _, stderr = run_cli("run", KERNELS / "barrier_divergence.cu", "-k", "early_return", "--grid", "2",
                                 "--block", "256", "--arg", "n=300")
-    assert status == 1 and "error: barrier divergence in 1 block" in stderr and "exited at" in stderr
+    assert status == 1 and "barrier_divergence.cu:20:3: error: barrier divergence: thread (0,0,0) of block (1,0,0) " \
+        "waits here but thread (44,0,0) exited at line 22:1 (1 block)" in stderr
     status, _, stderr = run_cli("run", KERNELS / "faults.cu", "-k", "spin_forever", "--grid", "1", "--block", "4",
                                 "--step-limit", "500")
-    assert status == 1 and "step limit of 500 reached: threads still looping at" in stderr
+    assert status == 1 and "faults.cu:24:10: error: step limit of 500 reached: threads still looping here" in stderr
 
 
 @pytest.mark.parametrize("extra, message", [

@@ -1,9 +1,12 @@
 // Cooperative groups: the block, a tile of 32 with a tile reduction, a tile of 4, the
-// coalesced group, and a grid-wide sync.
+// coalesced group, and grid-wide syncs.
 // kernel: block_and_tiles(const int *in, int *out)
 //   reads: tid.x tid.y tid.z ctaid.x ntid.x ntid.y ntid.z
 //   shared: 1024
 // kernel: grid_sum(int *data, int *total)
+//   reads: tid.x tid.y tid.z ctaid.x ctaid.y ctaid.z ntid.x ntid.y ntid.z nctaid.x nctaid.y
+//   shared: 0
+// kernel: grid_sum_early_exit(int *data, int *total, int n)
 //   reads: tid.x tid.y tid.z ctaid.x ctaid.y ctaid.z ntid.x ntid.y ntid.z nctaid.x nctaid.y
 //   shared: 0
 #include <cooperative_groups.h>
@@ -29,6 +32,16 @@ __global__ void block_and_tiles(const int *in, int *out) {
 
 __global__ void grid_sum(int *data, int *total) {
   cg::grid_group grid = cg::this_grid();
+  atomicAdd(total, data[grid.thread_rank()]);
+  grid.sync();
+  data[grid.thread_rank()] = *total;
+}
+
+// The grid-wide sum again, but threads past n leave first: the others wait at grid.sync()
+// for threads that are gone (grid barrier divergence) unless n covers the whole grid.
+__global__ void grid_sum_early_exit(int *data, int *total, int n) {
+  cg::grid_group grid = cg::this_grid();
+  if (grid.thread_rank() >= n) return;
   atomicAdd(total, data[grid.thread_rank()]);
   grid.sync();
   data[grid.thread_rank()] = *total;

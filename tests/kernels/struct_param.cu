@@ -1,6 +1,9 @@
-// Structs by value (a kernel parameter of 24 bytes) and by pointer.
+// Structs by value (a kernel parameter of 24 bytes, and one holding pointers) and by pointer.
 // kernel: apply(Params params, Body *bodies)
 //   reads: tid.x ctaid.x ntid.x
+//   shared: 0
+// kernel: gather(Arrays arrays)
+//   reads: tid.x
 //   shared: 0
 
 struct Params {
@@ -24,4 +27,15 @@ __global__ void apply(Params params, Body *bodies) {
     b.velocity.x *= (float)params.damping;
   }
   bodies[i] = b;
+}
+
+// Pointers inside a struct passed by value (a struct of arrays): each gets a buffer of its own.
+struct Arrays {
+  int *keys;
+  float *values[2];
+};
+
+__global__ void gather(Arrays arrays) {
+  int i = threadIdx.x;
+  arrays.values[1][i] = arrays.values[0][arrays.keys[i]];
 }

@@ -1,0 +1,41 @@
+"""Barrier divergence: some threads of a block waited at a barrier while another live
+thread of the block exited or waited at a different barrier (the interpreter records every
+such barrier release). One finding per barrier, with a thread that arrived and one that did
+not, and where that thread went."""
+
+from __future__ import annotations
+
+from interpreter.launch import Result
+from simulee.findings import ERROR, Finding, launch_of, place, where
+
+
+def find_divergence(result: Result) -> list[Finding]:
+    by_barrier: dict[int, list] = {}
+    for event in result.events.barrier_divergence:
+        by_barrier.setdefault(event.op, []).append(event)
+    ops = result.trace.ops
+    findings = []
+    for op, events in by_barrier.items():
+        event = events[0]
+        missing_op = int(event.missing_ops[0]) if len(event.missing_ops) else -1
+        exited = bool(event.missing_exited[0]) if len(event.missing_exited) else False
+        arrived = place(ops, op, "barrier", result, event.block, int(event.arrived[0]))
+        missing_block = int(event.missing_blocks[0]) if event.missing_blocks is not None else event.block
+        missed = place(ops, missing_op, "exit" if exited else "barrier", result, missing_block,
+                       int(event.missing[0])) if len(event.missing) else None
+        if missed is None:
+            fate = "did not arrive"
+        elif missing_op < 0:
+            fate = f"of block ({','.join(map(str, missed.block))}) did not arrive"
+        else:
+            fate = f"{'exited' if exited else 'waited at another barrier'} at {where(missed, arrived)}"
+            if missing_block != event.block:
+                fate = f"of block ({','.join(map(str, missed.block))}) {fate}"
+        blocks = len({e.block for e in events})
+        message = (f"barrier divergence: thread ({','.join(map(str, arrived.thread))}) of block "
+                   f"({','.join(map(str, arrived.block))}) waits here but thread "
+                   f"({','.join(map(str, missed.thread)) if missed else '?'}) {fate}"
+                   f" ({blocks} block{'s' if blocks > 1 else ''})")
+        findings.append(Finding("barrier-divergence", ERROR, result.kernel, message, arrived, missed, launch=launch_of(result),
+                                instances=len(events)))
+    return findings

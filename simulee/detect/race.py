@@ -1,0 +1,313 @@
+"""Data races (DESIGN.md, "Bug semantics").
+
+Two accesses conflict when they touch a common byte of one memory unit, come from different
+threads, at least one writes, and not both are atomic. A conflict is a race when nothing
+orders the two accesses:
+  inter-block  different blocks, same grid epoch (global memory): never ordered;
+  inter-warp   same block and barrier epoch, different warps: never ordered;
+  intra-warp   same warp and epoch: under the independent model (Volta and later) ordered
+               only by a warp collective both lanes took part in between them; under the
+               lockstep model (pre-Volta) a converged warp runs one instruction for all its
+               lanes, loads before stores, so only two writes by one store, or accesses on
+               the two sides of a divergent branch, race.
+
+The first two scopes need no pairwise search: within a partition (unit and epoch), the
+accesses of each instruction are summarized by their lowest and highest agent (block or
+warp), and two instructions race exactly when some agents differ. Intra-warp partitions are
+small and are checked pair by pair. Races are reported once per pair of source locations.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from interpreter.memory import GLOBAL, SHARED
+from simulee.findings import ERROR, WARNING, Finding, launch_of, place, where
+from simulee.model import ATOMIC, READ, WRITE, MemoryAccessModel
+
+INTER_BLOCK, INTER_WARP, INTRA_WARP = 0, 1, 2
+SCOPE_NAMES = ("inter-block", "inter-warp", "intra-warp")
+WARP_MODELS = ("independent", "lockstep")
+INTRA_WARP_LIMIT = 512  # accesses kept per intra-warp partition (earliest first)
+
+
+class Pairs:
+    """Racing access pairs (rows of the model): first and second access, the scope, the
+    partition they met in, and whether both wrote the same value."""
+
+    def __init__(self, first, second, scope, partition, benign):
+        self.first, self.second, self.scope, self.partition, self.benign = first, second, scope, partition, benign
+
+    @staticmethod
+    def empty():
+        nothing = np.zeros(0, dtype=np.int64)
+        return Pairs(nothing, nothing, nothing, nothing, np.zeros(0, dtype=bool))
+
+    @staticmethod
+    def join(parts: list["Pairs"]) -> "Pairs":
+        return Pairs(*(np.concatenate([getattr(p, name) for p in parts])
+                       for name in ("first", "second", "scope", "partition", "benign")))
+
+
+def find_races(model: MemoryAccessModel, warp_model: str = "independent") -> list[Finding]:
+    """Every data race of the modelled launch, one finding per pair of source locations."""
+    return summarize(model, racing_pairs(model, warp_model))
+
+
+def racing_pairs(model: MemoryAccessModel, warp_model: str = "independent", rows=None, epoch=None,
+                 origin=None) -> Pairs:
+    """All racing pairs among `rows` of the model (default: every row). To ask what removing
+    a barrier would do, `epoch` replaces the rows' barrier epochs and `origin` (their epochs
+    before) keeps accesses of different origins apart in the summaries, so that every pair
+    of instructions racing across two origins is found; inter-block races, which no barrier
+    orders, are then left out."""
+    if warp_model not in WARP_MODELS:
+        raise ValueError(f"unknown warp model {warp_model}")
+    c = dict(model.columns)
+    rows = np.arange(len(model)) if rows is None else rows
+    if epoch is not None:
+        c["epoch"] = np.zeros(len(model), dtype=epoch.dtype)
+        c["epoch"][rows] = epoch
+    c["origin"] = np.zeros(len(model), dtype=np.int64)
+    if origin is not None:
+        c["origin"][rows] = origin
+    if len(rows) == 0:
+        return Pairs.empty()
+    rows = _conflicting_units(c, rows)
+    parts = [
+        _summarized(c, rows, ("unit", "block", "grid_epoch", "epoch"), "warp", INTER_WARP),
+        _intra_warp(c, rows, warp_model, model),
+    ]
+    if origin is None:
+        in_global = rows[c["space"][rows] == GLOBAL]
+        parts.insert(0, _summarized(c, in_global, ("unit", "grid_epoch"), "block", INTER_BLOCK))
+    return Pairs.join(parts)
+
+
+def _conflicting_units(c, rows) -> np.ndarray:
+    """The rows (of `rows`, sorted) on units where a conflict is possible: a plain write, or
+    an atomic beside a plain access. (Read-only data and atomic-only counters cannot race.)"""
+    unit, action = c["unit"][rows], c["action"][rows]
+    starts = np.r_[0, np.flatnonzero(unit[1:] != unit[:-1]) + 1]
+    possible = _conflict_possible(action, starts)
+    return rows[np.repeat(possible, np.diff(np.r_[starts, len(rows)]))]
+
+
+def _conflict_possible(action: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    plain_write = np.logical_or.reduceat(action == WRITE, starts)
+    atomic = np.logical_or.reduceat(action == ATOMIC, starts)
+    plain = np.logical_or.reduceat(action != ATOMIC, starts)
+    return plain_write | (atomic & plain)
+
+
+def _partition(c, rows, keys) -> tuple[np.ndarray, np.ndarray]:
+    """Rows sorted by the partition keys, and each row's partition number."""
+    columns = [c[k][rows] for k in keys]
+    rows = rows[_order(columns)]
+    change = np.zeros(len(rows), dtype=bool)
+    for k in keys:
+        values = c[k][rows]
+        change[1:] |= values[1:] != values[:-1]
+    return rows, np.cumsum(change)
+
+
+def _order(columns: list[np.ndarray]) -> np.ndarray:
+    """The order sorting rows by the columns (the first most significant): one sort of a
+    combined key when the ranges fit in 63 bits, else a lexsort."""
+    combined = np.zeros(len(columns[0]), dtype=np.int64)
+    span = 1
+    for column in columns:
+        low = int(column.min()) if len(column) else 0
+        width = (int(column.max()) - low + 1) if len(column) else 1
+        span *= width
+        if span >= 1 << 62:
+            return np.lexsort(tuple(reversed(columns)))
+        combined = combined * width + (column.astype(np.int64) - low)
+    return np.argsort(combined, kind="stable")
+
+
+def _keep_partitions(c, rows, part, agent) -> np.ndarray:
+    """Rows of the partitions with two or more agents where a conflict is possible."""
+    starts = np.r_[0, np.flatnonzero(part[1:] != part[:-1]) + 1]
+    agents = c[agent][rows]
+    several = np.minimum.reduceat(agents, starts) != np.maximum.reduceat(agents, starts)
+    possible = _conflict_possible(c["action"][rows], starts)
+    return (several & possible)[part]  # partitions are numbered 0, 1, ... in row order
+
+
+def _summarized(c, rows, keys, agent, scope) -> Pairs:
+    """Races between different agents of one partition, found from per-instruction
+    summaries (lowest and highest agent) rather than from every pair of accesses."""
+    if len(rows) == 0:
+        return Pairs.empty()
+    rows, part = _partition(c, rows, keys)
+    keep = _keep_partitions(c, rows, part, agent)
+    rows, part = rows[keep], part[keep]
+    if len(rows) == 0:
+        return Pairs.empty()
+    # groups: accesses of one instruction with one mask, action and origin, sorted by agent
+    group_keys = ("op", "mask", "action", "origin")
+    order = _order([part] + [c[k][rows] for k in group_keys] + [c[agent][rows]])
+    rows, part = rows[order], part[order]
+    group_change = np.r_[True, part[1:] != part[:-1]]
+    for k in group_keys:
+        values = c[k][rows]
+        group_change[1:] |= values[1:] != values[:-1]
+    starts = np.flatnonzero(group_change)
+    ends = np.r_[starts[1:], len(rows)] - 1
+    low_row, high_row = rows[starts], rows[ends]
+    low, high = c[agent][low_row], c[agent][high_row]
+    values = c["value"][rows]
+    same_value = (np.minimum.reduceat(values, starts) == np.maximum.reduceat(values, starts))
+    group_part = part[starts]
+    # pairs of groups (i <= j) within a partition
+    part_end = np.r_[np.flatnonzero(group_part[1:] != group_part[:-1]) + 1, len(starts)]
+    end_of = np.repeat(part_end, np.diff(np.r_[0, part_end]))
+    lengths = end_of - np.arange(len(starts))
+    i = np.repeat(np.arange(len(starts)), lengths)
+    j = i + (np.arange(len(i)) - np.repeat(np.cumsum(lengths) - lengths, lengths))
+    action_i, action_j = c["action"][low_row[i]], c["action"][low_row[j]]
+    writes = (action_i != READ) | (action_j != READ)
+    not_both_atomic = ~((action_i == ATOMIC) & (action_j == ATOMIC))
+    overlap = (c["mask"][low_row[i]] & c["mask"][low_row[j]]) != 0
+    differ = np.where(i == j, low[i] != high[i], np.minimum(low[i], low[j]) != np.maximum(high[i], high[j]))
+    race = writes & not_both_atomic & overlap & differ
+    i, j = i[race], j[race]
+    same = i == j
+    use_low_high = same | (low[i] != high[j])
+    first = np.where(use_low_high, low_row[i], high_row[i])
+    second = np.where(use_low_high, high_row[j], low_row[j])
+    both_write = (c["action"][first] != READ) & (c["action"][second] != READ)
+    benign = both_write & same_value[i] & same_value[j] & (c["value"][low_row[i]] == c["value"][low_row[j]])
+    partition = group_part[i] + (scope << 48)
+    return Pairs(first, second, np.full(len(first), scope), partition, benign)
+
+
+def _intra_warp(c, rows, warp_model: str, model: MemoryAccessModel) -> Pairs:
+    """Races between lanes of one warp in one epoch, pair by pair, under the warp model."""
+    keys = ("unit", "block", "grid_epoch", "epoch", "warp")
+    if len(rows) == 0:
+        return Pairs.empty()
+    rows, part = _partition(c, rows, keys)
+    keep = _keep_partitions(c, rows, part, "thread")
+    rows, part = rows[keep], part[keep]
+    if len(rows) == 0:
+        return Pairs.empty()
+    starts = np.r_[0, np.flatnonzero(part[1:] != part[:-1]) + 1]
+    sizes = np.minimum(np.diff(np.r_[starts, len(rows)]), INTRA_WARP_LIMIT)
+    first_of_part = np.repeat(starts, sizes)
+    index = first_of_part + (np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes))
+    rows, part = rows[index], part[index]
+    lengths = np.repeat(sizes, sizes) - (np.arange(len(rows)) - np.repeat(np.cumsum(sizes) - sizes, sizes)) - 1
+    i = np.repeat(np.arange(len(rows)), lengths)
+    j = i + 1 + (np.arange(len(i)) - np.repeat(np.cumsum(lengths) - lengths, lengths))
+    a, b = rows[i], rows[j]
+    action_a, action_b = c["action"][a], c["action"][b]
+    conflict = ((action_a != READ) | (action_b != READ)) & ~((action_a == ATOMIC) & (action_b == ATOMIC)) \
+        & ((c["mask"][a] & c["mask"][b]) != 0) & (c["thread"][a] != c["thread"][b])
+    a, b, pair_part = a[conflict], b[conflict], part[i][conflict]
+    both_write = (c["action"][a] != READ) & (c["action"][b] != READ)
+    same_step = c["step"][a] == c["step"][b]
+    if warp_model == "lockstep":
+        lane_a, lane_b = c["lane"][a].astype(np.uint32), c["lane"][b].astype(np.uint32)
+        apart = (((c["active"][a] >> lane_b) & 1) == 0) & (((c["active"][b] >> lane_a) & 1) == 0)
+        race = np.where(same_step, both_write, apart)
+    else:
+        race = ~_collective_between(c, a, b, model)
+    a, b, pair_part, both_write = a[race], b[race], pair_part[race], both_write[race]
+    benign = both_write & (c["value"][a] == c["value"][b])
+    return Pairs(a, b, np.full(len(a), INTRA_WARP), pair_part + (INTRA_WARP << 48), benign)
+
+
+def _collective_between(c, a, b, model: MemoryAccessModel) -> np.ndarray:
+    """Whether a warp collective that both lanes took part in lies between the accesses."""
+    ordered = np.zeros(len(a), dtype=bool)
+    log = model.result.events.collectives
+    if not log or len(a) == 0:
+        return ordered
+    warps_per_block = (model.result.launch.threads_per_block + 31) // 32
+    steps = np.concatenate([np.full(len(blocks), step) for step, blocks, _, _ in log])
+    warp_ids = np.concatenate([blocks.astype(np.int64) * warps_per_block + warps for _, blocks, warps, _ in log])
+    bits = np.concatenate([lanes for _, _, _, lanes in log]).astype(np.uint32)
+    keys = (warp_ids << 40) | steps
+    order = np.argsort(keys)
+    keys, bits = keys[order], bits[order]
+    warp = c["block"][a].astype(np.int64) * warps_per_block + c["warp"][a]
+    low = np.minimum(c["step"][a], c["step"][b])
+    high = np.maximum(c["step"][a], c["step"][b])
+    left = np.searchsorted(keys, (warp << 40) | low, side="right")
+    right = np.searchsorted(keys, (warp << 40) | high, side="left")
+    lane_a, lane_b = c["lane"][a].astype(np.uint32), c["lane"][b].astype(np.uint32)
+    candidates = np.flatnonzero(right > left)
+    for index in candidates:  # usually the first collective in the range settles it
+        masks = bits[left[index] : right[index]]
+        ordered[index] = bool(np.any(((masks >> lane_a[index]) & 1) & ((masks >> lane_b[index]) & 1)))
+    return ordered
+
+
+def summarize(model: MemoryAccessModel, pairs: Pairs) -> list[Finding]:
+    """One finding per pair of source locations: its widest scope, a witness pair from that
+    scope, how many times (partitions) and at how many units it happened, and whether every
+    instance was two writes of the same value."""
+    if len(pairs.first) == 0:
+        return []
+    c = model.columns
+    ops = model.ops
+    result = model.result
+    first, second = pairs.first.copy(), pairs.second.copy()
+    swap = c["action"][first] == READ  # the writing access comes first
+    first[swap], second[swap] = second[swap], first[swap]
+    # number the source locations of the instructions involved (several ops may share one)
+    op_first, op_second = c["op"][first], c["op"][second]
+    used = np.zeros(len(ops), dtype=bool)
+    used[op_first], used[op_second] = True, True
+    location_ids: dict[tuple, int] = {}
+    location_of = np.zeros(len(ops), dtype=np.int64)
+    for op in np.flatnonzero(used).tolist():
+        p = place(ops, op, "")
+        location_of[op] = location_ids.setdefault((p.file, p.line, p.column), len(location_ids))
+    loc_first, loc_second = location_of[op_first], location_of[op_second]
+    both_write = (c["action"][first] != READ) & (c["action"][second] != READ)
+    flip = both_write & (loc_second < loc_first)  # write-write: one order for both directions
+    first[flip], second[flip] = second[flip], first[flip]
+    loc_first[flip], loc_second[flip] = loc_second[flip], loc_first[flip]
+    pair_key = loc_first.astype(np.int64) * (len(location_ids) + 1) + loc_second
+    present = np.bincount(pair_key) > 0
+    key = (np.cumsum(present) - 1)[pair_key]  # findings numbered 0, 1, ... by location pair
+    findings_count = int(present.sum())
+    instances = _distinct_per_group(key, pairs.partition, findings_count)
+    units = _distinct_per_group(np.r_[key, key], c["unit"][np.r_[first, second]], findings_count)
+    widest = _order([key, pairs.scope])  # per finding, the widest scope first
+    starts = np.r_[0, np.flatnonzero(np.diff(key[widest])) + 1]
+    witnesses = widest[starts]
+    benign = np.logical_and.reduceat(pairs.benign[widest], starts)
+    findings = []
+    launch = launch_of(result)
+    for index, witness in enumerate(witnesses.tolist()):
+        a, b = int(first[witness]), int(second[witness])
+        scope = SCOPE_NAMES[int(pairs.scope[witness])]
+        hazard = "write-write" if both_write[witness] else "read-write"
+        space = "shared" if c["space"][a] == SHARED else "global"
+        all_benign = bool(benign[index])
+        first_place = place(ops, int(c["op"][a]), _ACTIONS[int(c["action"][a])], result, int(c["block"][a]),
+                            int(c["thread"][a]))
+        second_place = place(ops, int(c["op"][b]), _ACTIONS[int(c["action"][b])], result, int(c["block"][b]),
+                             int(c["thread"][b]))
+        message = (f"data race ({hazard}, {space}, {scope}) between this {first_place.access} and the "
+                   f"{second_place.access} at {where(second_place, first_place)}"
+                   + (" (both wrote the same value)" if all_benign else ""))
+        findings.append(Finding("data-race", WARNING if all_benign else ERROR, result.kernel, message,
+                                first_place, second_place, space, hazard, scope, all_benign, launch,
+                                int(instances[index]), int(units[index])))
+    return findings
+
+
+def _distinct_per_group(group: np.ndarray, values: np.ndarray, groups: int) -> np.ndarray:
+    """How many distinct values each group (numbered 0..groups-1) has."""
+    order = _order([group, values])
+    group, values = group[order], values[order]
+    new = np.r_[True, (group[1:] != group[:-1]) | (values[1:] != values[:-1])]
+    return np.bincount(group[new], minlength=groups)
+
+
+_ACTIONS = {READ: "read", WRITE: "write", ATOMIC: "atomic"}

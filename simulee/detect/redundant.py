@@ -1,0 +1,133 @@
+"""Redundant barriers (the paper's Algorithm 5).
+
+A barrier instruction is redundant when, in every launch explored, merging the epochs it
+separates (in every block, every time it was passed) creates no race: no two accesses that
+it kept apart race once it is gone. It is needed when some launch shows such a race (named
+in the verdict), and not covered when no launch passed it. Verdicts are per barrier
+instruction; only redundant ones are findings. A barrier that computes a value
+(__syncthreads_count/and/or) is never a candidate: it cannot simply be removed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from simulee.detect.race import Pairs, racing_pairs, summarize
+from simulee.findings import WARNING, Finding, Place, display, place
+
+# a plain block barrier: no result (a __syncthreads_count/and/or computes a value, so it can
+# never be removed) and not a split arrive
+_BARRIER_CALL = re.compile(r"call void @llvm\.nvvm\.(barrier|bar\.sync)(?![\w.]*\b(red|arrive)\b)")
+
+
+@dataclass
+class BarrierVerdict:
+    kernel: str
+    place: Place
+    verdict: str  # needed, redundant, not-covered
+    passes: int  # times a block passed it, over all launches
+    divergent: bool  # some launch saw it reached by part of a block only
+    race: Finding | None = None  # for needed: the race its removal would cause
+
+    def to_json(self) -> dict:
+        return {"kernel": self.kernel, "file": display(self.place.file), "line": self.place.line,
+                "column": self.place.column, "verdict": self.verdict, "passes": self.passes,
+                "divergent": self.divergent, "race": self.race.to_json() if self.race else None}
+
+
+def barrier_sites(program, kernel_symbol: str) -> list[tuple[str, int]]:
+    """(function, instruction index) of every block barrier the kernel can reach."""
+    sites = []
+    for function in program.reachable_functions(kernel_symbol):
+        for index, op in enumerate(function.ops):
+            if op.opcode == "call" and _BARRIER_CALL.search(op.text):
+                sites.append((function.name, index))
+    return sites
+
+
+def barrier_verdicts(program, kernel, launches, warp_model: str = "independent") -> list[BarrierVerdict]:
+    """Verdicts for every barrier of `kernel` over `launches`, a list of (result, model)."""
+    sites = barrier_sites(program, kernel.symbol)
+    verdicts = []
+    for site in sites:
+        passes, divergent, race = 0, False, None
+        location = None
+        for result, model in launches:
+            op_ids = [i for i, op in enumerate(result.trace.ops) if (op.function, op.index) == site]
+            if not op_ids:
+                continue
+            op = op_ids[0]
+            location = location or place(result.trace.ops, op, "barrier")
+            divergent |= any(event.op == op for event in result.events.barrier_divergence)
+            blocks, epochs = _passes(result, op)
+            passes += len(blocks)
+            if len(blocks) and race is None:
+                race = _race_without(model, blocks, epochs, warp_model)
+        if location is None:
+            location = _static_place(program, site)
+        if passes == 0:
+            verdict = "not-covered"
+        else:
+            verdict = "needed" if race is not None else "redundant"
+        verdicts.append(BarrierVerdict(kernel.name, location, verdict, passes, divergent, race))
+    return verdicts
+
+
+def redundant_findings(verdicts: list[BarrierVerdict], launch: dict | None) -> list[Finding]:
+    return [Finding("redundant-barrier", WARNING, v.kernel,
+                    f"redundant barrier: removing it creates no data race (checked over {v.passes} "
+                    f"block pass{'es' if v.passes != 1 else ''})",
+                    v.place, launch=launch, instances=v.passes)
+            for v in verdicts if v.verdict == "redundant"]
+
+
+def _passes(result, op: int) -> tuple[np.ndarray, np.ndarray]:
+    """Blocks that passed barrier `op`, and the epoch each left, over one launch."""
+    blocks = [b for passed_op, b, _ in result.events.barrier_passes if passed_op == op]
+    epochs = [e for passed_op, _, e in result.events.barrier_passes if passed_op == op]
+    if not blocks:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(blocks).astype(np.int64), np.concatenate(epochs).astype(np.int64)
+
+
+def _race_without(model, blocks: np.ndarray, epochs: np.ndarray, warp_model: str) -> Finding | None:
+    """The first race that appears when the barrier's passes no longer separate epochs: a
+    racing pair whose accesses it kept apart (one in the epoch a block left through it, one
+    in the epoch after, or further along a chain of such passes), or None."""
+    if len(model) == 0:
+        return None
+    epoch = model["epoch"].astype(np.int64)
+    stride = int(max(epochs.max(), epoch.max())) + 2
+    passes = np.unique(blocks * stride + epochs)
+    key = model["block"].astype(np.int64) * stride + epoch
+    # only the rows in an epoch just before or just after a pass can meet anew
+    rows = np.flatnonzero(np.isin(key, passes) | np.isin(key - 1, passes))
+    if len(rows) == 0:
+        return None
+    # a row's epoch drops by the passes its block made before it
+    block_start = model["block"][rows].astype(np.int64) * stride
+    merged = epoch[rows] - (np.searchsorted(passes, key[rows], side="left")
+                            - np.searchsorted(passes, block_start, side="left"))
+    # such races stay within a block: look at one block first, where a needed barrier
+    # usually shows, and at the others only if it shows nothing
+    in_first = model["block"][rows] == model["block"][rows].min()
+    for part in (in_first, ~in_first):
+        pairs = racing_pairs(model, warp_model, rows[part], epoch=merged[part], origin=epoch[rows[part]])
+        apart = epoch[pairs.first] != epoch[pairs.second]
+        if apart.any():
+            fresh = Pairs(pairs.first[apart], pairs.second[apart], pairs.scope[apart], pairs.partition[apart],
+                          pairs.benign[apart])
+            return summarize(model, fresh)[0]
+    return None
+
+
+def _static_place(program, site) -> Place:
+    from simulee.frontend import user_location
+
+    function, index = site
+    location = user_location(program.function(function).ops[index].location)
+    return Place("barrier", location.file if location else "", location.line if location else 0,
+                 location.column if location else 0)

@@ -1,0 +1,125 @@
+"""What the detectors report: a finding, its one or two program points, and the launch
+that shows it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from interpreter.trace import coordinates
+from simulee.frontend import user_location
+
+ERROR, WARNING, NOTE = "error", "warning", "note"
+
+
+@dataclass
+class Place:
+    """One side of a finding: what was done where, and by which thread."""
+
+    access: str  # read, write, atomic, barrier, exit, ...
+    file: str
+    line: int
+    column: int
+    block: tuple[int, int, int] | None = None
+    thread: tuple[int, int, int] | None = None
+
+    def to_json(self) -> dict:
+        data = {"access": self.access, "line": self.line, "column": self.column}
+        data["file"] = display(self.file)
+        data["block"] = list(self.block) if self.block is not None else None
+        data["thread"] = list(self.thread) if self.thread is not None else None
+        return data
+
+
+@dataclass
+class Finding:
+    """A bug (or a note about a barrier). `first` is where it is reported; `second` is the
+    other access of a race, or the thread that did not arrive at a barrier."""
+
+    type: str  # data-race, barrier-divergence, redundant-barrier, out-of-bounds, step-limit, ...
+    severity: str
+    kernel: str
+    message: str
+    first: Place | None = None
+    second: Place | None = None
+    space: str | None = None
+    hazard: str | None = None  # read-write, write-write
+    scope: str | None = None  # inter-block, inter-warp, intra-warp
+    benign: bool | None = None
+    launch: dict | None = None
+    instances: int = 1
+    addresses: int = 0
+    details: dict = field(default_factory=dict)
+
+    @property
+    def file(self) -> str:
+        return self.first.file if self.first else ""
+
+    @property
+    def line(self) -> int:
+        return self.first.line if self.first else 0
+
+    @property
+    def column(self) -> int:
+        return self.first.column if self.first else 0
+
+    def key(self) -> tuple:
+        """Findings with the same key are the same bug (seen in several launches)."""
+        places = tuple((p.file, p.line, p.column) for p in (self.first, self.second) if p is not None)
+        return (self.type, self.kernel, self.space, places)
+
+    def to_json(self) -> dict:
+        return {
+            "type": self.type, "severity": self.severity, "kernel": self.kernel, "file": display(self.file),
+            "line": self.line, "column": self.column, "space": self.space, "hazard": self.hazard,
+            "scope": self.scope, "benign": self.benign,
+            "first": self.first.to_json() if self.first else None,
+            "second": self.second.to_json() if self.second else None,
+            "launch": self.launch, "message": self.message, "instances": self.instances,
+            "addresses": self.addresses, **({"details": self.details} if self.details else {}),
+        }
+
+
+def display(path: str) -> str:
+    """A path relative to the current folder when it lies under it."""
+    if not path:
+        return path
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return path
+
+
+def where(other: Place, here: Place | None) -> str:
+    """How a message names `other` seen from `here`: line:column in the same file, else
+    file:line:column."""
+    if here is not None and other.file == here.file:
+        return f"line {other.line}:{other.column}"
+    return f"{display(other.file)}:{other.line}:{other.column}"
+
+
+def place(ops, op: int, access: str, result=None, block: int | None = None, thread: int | None = None) -> Place:
+    """The Place of static instruction `op` (at the user's line, not inside our headers),
+    with the block and thread (linear indices) turned into coordinates."""
+    location = user_location(ops[op].location) if 0 <= op < len(ops) else None
+    block_xyz = thread_xyz = None
+    if result is not None and block is not None:
+        block_xyz = tuple(int(v) for v in coordinates([block], result.launch.grid)[0])
+    if result is not None and thread is not None:
+        thread_xyz = tuple(int(v) for v in coordinates([thread], result.launch.block)[0])
+    return Place(access, location.file if location else "", location.line if location else 0,
+                 location.column if location else 0, block_xyz, thread_xyz)
+
+
+def launch_of(result) -> dict:
+    """The launch of a result as JSON: dimensions and the scalar arguments."""
+    launch = result.launch
+    arguments = {}
+    for name, value in launch.args.items():
+        if hasattr(value, "shape") and getattr(value, "shape", ()) != ():
+            arguments[name] = f"{value.dtype}[{value.size}]"
+        elif isinstance(value, (bytes, bytearray)):
+            arguments[name] = f"bytes[{len(value)}]"
+        else:
+            arguments[name] = value.item() if hasattr(value, "item") else value
+    return {"grid": list(launch.grid), "block": list(launch.block), "args": arguments}

@@ -1,0 +1,217 @@
+"""Findings as text (like a compiler), JSON, a flat CSV bug table, or SARIF 2.1.0."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from pathlib import Path
+
+from simulee import __version__
+from simulee.findings import ERROR, WARNING, Finding, display, where
+
+CSV_COLUMNS = ("project", "file", "kernel", "type", "severity", "space", "hazard", "scope", "benign", "line",
+               "column", "first_line", "second_line", "grid", "block", "args", "instances", "addresses", "seconds",
+               "message")
+SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+RULES = {
+    "data-race": "Two threads access the same memory without synchronization, at least one writing",
+    "barrier-divergence": "A barrier is reached by some threads of a block but not by all live ones",
+    "redundant-barrier": "A barrier whose removal creates no data race in any launch explored",
+    "out-of-bounds": "An access outside its buffer",
+    "misaligned": "An access at an address not aligned to its size",
+    "null-pointer": "An access through a null pointer",
+    "division-by-zero": "An integer division or remainder by zero",
+    "step-limit": "The launch did not finish within the step limit (an infinite loop?)",
+    "assertion": "A failed assert() in device code",
+    "warp-mask": "A warp collective whose mask names lanes that never took part",
+    "invalid-launch": "The launch breaks an assumption the kernel states",
+}
+
+
+# ---------------------------------------------------------------------------- text
+
+
+def text(checks, show_barriers: bool = False, seconds: float | None = None) -> str:
+    out = io.StringIO()
+    sources: dict[str, list[str]] = {}
+    for check in checks:
+        if check.status != "ok":
+            out.write(f"{display(check.file)}:{check.line}: error: {check.kernel}: {check.error}\n")
+        for finding in check.findings:
+            _text_finding(out, finding, sources)
+        if show_barriers and check.verdicts:
+            out.write(f"barriers of {check.kernel}:\n")
+            for verdict in check.verdicts:
+                at = f"{display(verdict.place.file)}:{verdict.place.line}:{verdict.place.column}"
+                note = f" (removing it: {_race_between(verdict.race, verdict.place)})" if verdict.race else ""
+                flag = ", reached divergently" if verdict.divergent else ""
+                out.write(f"  {at}: {verdict.verdict}, passed {verdict.passes} time{'s' if verdict.passes != 1 else ''}{flag}{note}\n")
+    errors = sum(1 for c in checks for f in c.findings if f.severity == ERROR)
+    warnings = sum(1 for c in checks for f in c.findings if f.severity == WARNING)
+    failed = sum(1 for c in checks if c.status != "ok")
+    files = len({c.file for c in checks})
+    summary = (f"simulee: checked {len(checks)} kernel{'s' if len(checks) != 1 else ''} in {files} "
+               f"file{'s' if files != 1 else ''}: {errors} error{'s' if errors != 1 else ''}, "
+               f"{warnings} warning{'s' if warnings != 1 else ''}")
+    if failed:
+        summary += f", {failed} not checked"
+    if seconds is not None:
+        summary += f" ({seconds:.2f} s)"
+    out.write(summary + "\n")
+    return out.getvalue()
+
+
+def findings_text(findings: list[Finding]) -> str:
+    """Findings compiler-style, without a summary."""
+    out = io.StringIO()
+    sources: dict[str, list[str]] = {}
+    for finding in findings:
+        _text_finding(out, finding, sources)
+    return out.getvalue()
+
+
+def _race_between(race: Finding, barrier) -> str:
+    return (f"data race ({race.hazard}, {race.space}, {race.scope}) between the {race.first.access} at "
+            f"{where(race.first, barrier)} and the {race.second.access} at {where(race.second, barrier)}")
+
+
+def _text_finding(out, finding: Finding, sources: dict[str, list[str]]) -> None:
+    first = finding.first
+    at = f"{display(first.file)}:{first.line}:{first.column}" if first and first.file else finding.kernel
+    out.write(f"{at}: {finding.severity}: {finding.message}\n")
+    if first and first.file and first.line:
+        lines = sources.setdefault(first.file, _read_lines(first.file))
+        if 0 < first.line <= len(lines):
+            source = lines[first.line - 1].rstrip("\n").expandtabs(4)
+            out.write(f"{first.line:6} | {source}\n")
+            out.write(f"{'':6} | {' ' * max(first.column - 1, 0)}^\n")
+    witnesses = []
+    for side in (finding.first, finding.second):
+        if side is not None and side.thread is not None:
+            witnesses.append(f"block ({','.join(map(str, side.block))}) thread ({','.join(map(str, side.thread))})")
+    launch = finding.launch
+    details = []
+    if witnesses:
+        details.append("witness " + " and ".join(witnesses))
+    if finding.instances > 1:
+        details.append(f"{finding.instances} instances" + (f" at {finding.addresses} addresses"
+                                                           if finding.addresses > 1 else ""))
+    if launch:
+        arguments = " ".join(f"{k}={v}" for k, v in launch["args"].items())
+        details.append(f"launch grid ({','.join(map(str, launch['grid']))}) block "
+                       f"({','.join(map(str, launch['block']))})" + (f" {arguments}" if arguments else ""))
+    if details:
+        out.write(f"{'':8}{'; '.join(details)}\n")
+
+
+def _read_lines(path: str) -> list[str]:
+    try:
+        return Path(path).read_text(errors="replace").splitlines()
+    except OSError:
+        return []
+
+
+# ---------------------------------------------------------------------------- JSON
+
+
+def json_document(checks) -> dict:
+    return {"tool": "simulee", "version": __version__, "kernels": [check.to_json() for check in checks]}
+
+
+def json_text(checks) -> str:
+    return json.dumps(json_document(checks), indent=2) + "\n"
+
+
+# ---------------------------------------------------------------------------- CSV
+
+
+def csv_rows(checks, project: str = "") -> list[dict]:
+    """One row per finding, flat columns (CSV_COLUMNS)."""
+    rows = []
+    for check in checks:
+        for finding in check.findings:
+            launch = finding.launch or {}
+            rows.append({
+                "project": project, "file": display(finding.file or check.file), "kernel": finding.kernel,
+                "type": finding.type, "severity": finding.severity, "space": finding.space or "",
+                "hazard": finding.hazard or "", "scope": finding.scope or "",
+                "benign": "" if finding.benign is None else str(finding.benign).lower(),
+                "line": finding.line, "column": finding.column,
+                "first_line": finding.first.line if finding.first else "",
+                "second_line": finding.second.line if finding.second else "",
+                "grid": "x".join(map(str, launch.get("grid", []))), "block": "x".join(map(str, launch.get("block", []))),
+                "args": " ".join(f"{k}={v}" for k, v in launch.get("args", {}).items()),
+                "instances": finding.instances, "addresses": finding.addresses,
+                "seconds": round(check.seconds, 3), "message": finding.message,
+            })
+    return rows
+
+
+def csv_text(checks, project: str = "") -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(csv_rows(checks, project))
+    return out.getvalue()
+
+
+# ---------------------------------------------------------------------------- SARIF
+
+
+def sarif_document(checks) -> dict:
+    """SARIF 2.1.0: one result per finding; the other access (or the thread that missed
+    the barrier) is a related location."""
+    used = sorted({f.type for c in checks for f in c.findings} | {"data-race"})
+    rules = [{"id": rule, "shortDescription": {"text": RULES.get(rule, rule.replace("-", " "))},
+              "defaultConfiguration": {"level": "warning" if rule in ("redundant-barrier", "warp-mask",
+                                                                      "invalid-launch") else "error"}}
+             for rule in used]
+    results = []
+    for check in checks:
+        for finding in check.findings:
+            result = {
+                "ruleId": finding.type,
+                "ruleIndex": used.index(finding.type),
+                "level": finding.severity if finding.severity in ("error", "warning", "note") else "warning",
+                "message": {"text": finding.message},
+                "locations": [_sarif_location(finding.first, finding.kernel)],
+                "properties": {k: v for k, v in {
+                    "kernel": finding.kernel, "space": finding.space, "hazard": finding.hazard,
+                    "scope": finding.scope, "benign": finding.benign, "instances": finding.instances,
+                    "addresses": finding.addresses, "launch": finding.launch}.items() if v is not None},
+            }
+            if finding.second is not None:
+                related = _sarif_location(finding.second, finding.kernel)
+                related["id"] = 1
+                related["message"] = {"text": f"the other {finding.second.access}"}
+                result["relatedLocations"] = [related]
+            results.append(result)
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "simulee", "version": __version__, "rules": rules}},
+            "originalUriBaseIds": {"SRCROOT": {"uri": Path.cwd().as_uri() + "/"}},
+            "results": results,
+        }],
+    }
+
+
+def _sarif_location(place, kernel: str) -> dict:
+    if place is None or not place.file:
+        return {"message": {"text": kernel}}
+    path = display(place.file)
+    artifact = {"uri": Path(path).as_posix()} if not os.path.isabs(path) else {"uri": Path(path).as_uri()}
+    if "uri" in artifact and not os.path.isabs(path):
+        artifact["uriBaseId"] = "SRCROOT"
+    region = {"startLine": max(place.line, 1)}
+    if place.column > 0:
+        region["startColumn"] = place.column
+    return {"physicalLocation": {"artifactLocation": artifact, "region": region},
+            "logicalLocations": [{"name": kernel, "kind": "function"}]}
+
+
+def sarif_text(checks) -> str:
+    return json.dumps(sarif_document(checks), indent=2) + "\n"

@@ -1,0 +1,322 @@
+"""The detectors on kernels with known bugs, each beside its fixed twin, which must be clean."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import KERNELS, program
+from simulee.check import check_kernel, default_launch
+
+INDEPENDENT, LOCKSTEP = "independent", "lockstep"
+
+
+def check(file: str, kernel: str, *launches, warp_model: str = INDEPENDENT, **args):
+    """Check a kernel of tests/kernels on launches (grid, block, args), or on the default
+    launch with `args`."""
+    loaded = program(KERNELS / file)
+    info = loaded.kernel(kernel)
+    built = [default_launch(info, dict(values), grid, block) for grid, block, values in launches]
+    return check_kernel(loaded, info, built or [default_launch(info, args)], warp_model)
+
+
+def line_of(file: str, text: str, kernel: str = "") -> int:
+    """The line of tests/kernels/`file` where `text` first appears (in `kernel` or after)."""
+    lines = (KERNELS / file).read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if f"void {kernel}(" in line) if kernel else 0
+    for number, line in enumerate(lines[start:], start + 1):
+        if text in line:
+            return number
+    raise AssertionError(f"{text!r} not in {file}")
+
+
+def races(result) -> set[tuple]:
+    """(hazard, space, scope, line of the write, line of the other access, benign) per race."""
+    return {(f.hazard, f.space, f.scope, f.first.line, f.second.line, f.benign)
+            for f in result.findings if f.type == "data-race"}
+
+
+def kinds(result) -> list[str]:
+    return sorted(f.type for f in result.findings)
+
+
+def assert_clean(result):
+    assert result.status == "ok", result.error
+    assert result.findings == [], [f.message for f in result.findings]
+
+
+def one_warp(**args):
+    return ((1, 1, 1), (32, 1, 1), args)
+
+
+# ---------------------------------------------------------------------------- the paper's examples
+
+
+def test_block_min_without_barrier_after_the_if_else_is_a_write_write_race():
+    data = np.random.default_rng(1).integers(-100, 100, 128).astype(np.int32)
+    file = "paper_examples.cu"
+    fold = line_of(file, "best[t - s] = min")
+    found = races(check(file, "block_min", ((2, 1, 1), (64, 1, 1), {"in": data})))
+    for arm in (line_of(file, "best[t] = -v"), line_of(file, "best[t] = v")):
+        assert ("write-write", "shared", "inter-warp", arm, fold, False) in found
+        assert ("read-write", "shared", "inter-warp", arm, fold, False) in found
+    assert_clean(check(file, "block_min_fixed", ((2, 1, 1), (64, 1, 1), {"in": data})))
+
+
+def test_private_slots_barrier_is_redundant_and_the_twin_without_it_is_clean():
+    result = check("paper_examples.cu", "private_slots")
+    assert kinds(result) == ["redundant-barrier"]
+    finding = result.findings[0]
+    assert finding.severity == "warning" and finding.line == line_of("paper_examples.cu", "__syncthreads();  // redundant")
+    assert [v.verdict for v in result.verdicts] == ["redundant"]
+    fixed = check("paper_examples.cu", "private_slots_fixed")
+    assert_clean(fixed)
+    assert fixed.verdicts == []
+
+
+def test_barrier_in_a_loop_with_thread_dependent_trips_diverges():
+    trips = np.arange(64, dtype=np.int32) % 3
+    result = check("paper_examples.cu", "loop_trip_barrier", ((1, 1, 1), (64, 1, 1), {"trips": trips}))
+    divergence = [f for f in result.findings if f.type == "barrier-divergence"]
+    assert divergence and all(f.severity == "error" for f in divergence)
+    first = divergence[0]
+    waiting, missing = first.first.thread[0], first.second.thread[0]
+    assert trips[waiting] > trips[missing]  # the thread that left the loop early did not arrive
+    assert first.line == line_of("paper_examples.cu", "int next = cell[", "loop_trip_barrier") + 1  # in the loop
+    assert first.second.access == "exit"  # it left the loop and the kernel
+    fixed = check("paper_examples.cu", "loop_trip_barrier_fixed", ((1, 1, 1), (64, 1, 1), {"trips": trips, "most": 2}))
+    assert_clean(fixed)
+    assert [v.verdict for v in fixed.verdicts] == ["needed", "needed", "needed"]
+
+
+# ---------------------------------------------------------------------------- warps
+
+
+def test_warp_synchronous_tail_races_only_on_independent_warps():
+    file = "warp_races.cu"
+    tail = line_of(file, "s[t] += s[t + offset]")
+    found = races(check(file, "warp_tail", one_warp(), warp_model=INDEPENDENT))
+    assert ("read-write", "shared", "intra-warp", tail, tail, False) in found
+    assert_clean(check(file, "warp_tail", one_warp(), warp_model=LOCKSTEP))
+    for model in (INDEPENDENT, LOCKSTEP):
+        assert_clean(check(file, "warp_tail_fixed", one_warp(), warp_model=model))
+
+
+def test_two_lanes_of_one_store_race_under_both_warp_models():
+    file = "warp_races.cu"
+    store = line_of(file, "half[threadIdx.x / 2] = threadIdx.x")
+    two_warps = ((1, 1, 1), (64, 1, 1), {})
+    for model in (INDEPENDENT, LOCKSTEP):
+        result = check(file, "same_store", two_warps, warp_model=model)
+        assert races(result) == {("write-write", "shared", "intra-warp", store, store, False)}
+        assert result.findings[0].instances == result.findings[0].addresses == 32
+        fixed = check(file, "same_store_fixed", two_warps, warp_model=model)
+        assert_clean(fixed)
+        assert [v.verdict for v in fixed.verdicts] == ["needed"]
+
+
+def test_syncwarp_missing_races_on_independent_warps_and_placed_is_clean():
+    file = "warp_races.cu"
+    write, read = line_of(file, "slot[threadIdx.x] = threadIdx.x * 3"), line_of(file, "out[threadIdx.x] = slot[")
+    found = races(check(file, "syncwarp_missing", one_warp(), warp_model=INDEPENDENT))
+    assert found == {("read-write", "shared", "intra-warp", write, read, False)}
+    assert_clean(check(file, "syncwarp_missing", one_warp(), warp_model=LOCKSTEP))
+    for model in (INDEPENDENT, LOCKSTEP):
+        assert_clean(check(file, "syncwarp_placed", one_warp(), warp_model=model))
+
+
+def test_shuffle_reduction_is_clean():
+    for model in (INDEPENDENT, LOCKSTEP):
+        assert_clean(check("warp_races.cu", "shuffle_sum", one_warp(), warp_model=model))
+
+
+# ---------------------------------------------------------------------------- memory
+
+
+def test_atomic_against_plain_store_is_a_race_and_all_atomic_is_clean():
+    file = "global_races.cu"
+    result = check(file, "atomic_vs_plain")
+    (finding,) = result.findings
+    assert (finding.hazard, finding.space, finding.first.access, finding.second.access) == \
+        ("write-write", "global", "write", "atomic")
+    assert finding.first.line == line_of(file, "counter[0] = 0;") and finding.first.thread == (0, 0, 0)
+    assert finding.second.line == line_of(file, "else atomicAdd(&counter[0], 1);")
+    assert_clean(check(file, "atomic_vs_plain_fixed"))
+
+
+def test_neighbouring_blocks_race_through_global_memory():
+    file = "global_races.cu"
+    result = check(file, "neighbour_blocks", ((2, 1, 1), (64, 1, 1), {"n": 128}))
+    inter_block = [f for f in result.findings if f.scope == "inter-block"]
+    assert inter_block and all(f.space == "global" and f.hazard == "read-write" for f in inter_block)
+    witness = inter_block[0]
+    assert {witness.first.block, witness.second.block} == {(0, 0, 0), (1, 0, 0)}
+    assert {witness.first.thread, witness.second.thread} == {(63, 0, 0), (0, 0, 0)}  # a[64] at the seam
+    assert_clean(check(file, "neighbour_blocks_fixed", ((2, 1, 1), (64, 1, 1), {"n": 128})))
+
+
+def test_transposed_tile_without_its_barrier_races_and_with_it_is_clean():
+    file = "global_races.cu"
+    launch = ((2, 2, 1), (32, 32, 1), {"width": 64})
+    result = check(file, "transpose_no_barrier", launch)
+    write, read = line_of(file, "tile[threadIdx.y][threadIdx.x] = in["), line_of(file, "= tile[threadIdx.x][threadIdx.y]")
+    assert races(result) == {("read-write", "shared", "inter-warp", write, read, False)}
+    (finding,) = result.findings
+    # thread (x, y) reads what thread (y, x) wrote: another warp unless x == y, in each of 4 blocks
+    assert finding.instances == finding.addresses == 4 * (32 * 32 - 32)
+    assert_clean(check(file, "transpose_with_barrier", launch))
+
+
+def test_race_only_in_the_last_partial_block():
+    file = "global_races.cu"
+    assert_clean(check(file, "last_block_only", ((3, 1, 1), (64, 1, 1), {"n": 192})))
+    result = check(file, "last_block_only", ((3, 1, 1), (64, 1, 1), {"n": 150}))
+    (finding,) = result.findings
+    assert (finding.hazard, finding.space, finding.benign) == ("write-write", "global", False)
+    assert finding.first.block == finding.second.block == (2, 0, 0) and finding.addresses == 1
+    assert_clean(check(file, "last_block_only_fixed", ((3, 1, 1), (64, 1, 1), {"n": 150})))
+
+
+def test_broadcast_needs_its_barrier():
+    file = "global_races.cu"
+    clean = check(file, "broadcast")
+    assert_clean(clean)
+    assert [v.verdict for v in clean.verdicts] == ["needed"]
+    kernel = "broadcast_no_barrier"
+    assert races(check(file, kernel)) == {
+        ("read-write", "shared", "inter-warp", line_of(file, "if (threadIdx.x == 0) value = in[0] * 2;", kernel),
+         line_of(file, "out[threadIdx.x] = value;", kernel), False)}
+
+
+def test_same_value_write_write_is_benign():
+    file = "global_races.cu"
+    result = check(file, "same_flag")
+    (finding,) = result.findings
+    assert finding.benign is True and finding.severity == "warning" and finding.hazard == "write-write"
+    assert result.errors() == 0
+    assert_clean(check(file, "same_flag_fixed"))
+
+
+def test_out_of_bounds_store_is_a_finding():
+    file = "global_races.cu"
+    sized = {"data": np.zeros(128, np.int32)}
+    result = check(file, "out_of_bounds_store", ((2, 1, 1), (64, 1, 1), sized))
+    (finding,) = result.findings
+    assert finding.type == "out-of-bounds" and finding.instances == 1
+    assert finding.first.block == (1, 0, 0) and finding.first.thread == (63, 0, 0)
+    assert_clean(check(file, "out_of_bounds_store_fixed", ((2, 1, 1), (64, 1, 1), {**sized, "n": 128})))
+
+
+# ---------------------------------------------------------------------------- barriers
+
+
+def test_one_barrier_needed_and_one_redundant():
+    file = "barrier_verdicts.cu"
+    result = check(file, "one_of_each")
+    needed, redundant = result.verdicts
+    assert (needed.verdict, redundant.verdict) == ("needed", "redundant")
+    assert needed.place.line == line_of(file, "// needed: line 28")
+    assert redundant.place.line == line_of(file, "// redundant: each thread")
+    assert (needed.race.hazard, needed.race.first.line, needed.race.second.line) == \
+        ("read-write", line_of(file, "shared_by_all[t] = in[t];"), line_of(file, "float next = shared_by_all["))
+    assert [(f.type, f.line) for f in result.findings] == [("redundant-barrier", redundant.place.line)]
+    fixed = check(file, "one_of_each_fixed")
+    assert_clean(fixed)
+    assert [v.verdict for v in fixed.verdicts] == ["needed"]
+
+
+def test_early_return_diverges_only_when_n_is_not_a_multiple_of_the_block():
+    file = "barrier_verdicts.cu"
+    result = check(file, "early_exit", ((2, 1, 1), (64, 1, 1), {"n": 100}))
+    (finding,) = result.findings
+    assert finding.type == "barrier-divergence" and finding.line == line_of(file, "__syncthreads();", "early_exit")
+    assert finding.first.block == finding.second.block == (1, 0, 0)
+    assert 100 - 64 <= finding.second.thread[0] and finding.first.thread[0] < 100 - 64
+    assert finding.second.access == "exit"
+    assert_clean(check(file, "early_exit", ((2, 1, 1), (64, 1, 1), {"n": 128})))
+    assert_clean(check(file, "early_exit_fixed", ((2, 1, 1), (64, 1, 1), {"n": 100})))
+
+
+def test_barriers_in_both_arms_of_an_if_diverge():
+    file = "barrier_verdicts.cu"
+    result = check(file, "both_arms")
+    divergence = [f for f in result.findings if f.type == "barrier-divergence"]
+    assert len(divergence) == 2 and all(f.second.access == "barrier" for f in divergence)
+    assert {f.line for f in divergence} == {f.second.line for f in divergence}  # each names the other
+    assert_clean(check(file, "both_arms_fixed"))
+
+
+def test_a_barrier_never_reached_is_not_covered():
+    file = "barrier_verdicts.cu"
+    result = check(file, "early_exit", ((1, 1, 1), (64, 1, 1), {"n": 0}))
+    assert [v.verdict for v in result.verdicts] == ["not-covered"]
+    assert result.findings == []
+
+
+def test_verdicts_merge_launches():
+    """A barrier is redundant only if no launch needs it."""
+    file = "paper_examples.cu"
+    zero, some = np.zeros(64, np.int32), np.full(64, 2, np.int32)
+    quiet = check(file, "loop_trip_barrier_fixed", ((1, 1, 1), (64, 1, 1), {"trips": zero, "most": 2}))
+    assert [v.verdict for v in quiet.verdicts] == ["needed", "redundant", "redundant"]  # nobody writes in the loop
+    both = check(file, "loop_trip_barrier_fixed", ((1, 1, 1), (64, 1, 1), {"trips": zero, "most": 2}),
+                 ((1, 1, 1), (64, 1, 1), {"trips": some, "most": 2}))
+    assert [v.verdict for v in both.verdicts] == ["needed", "needed", "needed"]
+    assert both.findings == []
+
+
+# ---------------------------------------------------------------------------- findings are summarized
+
+
+def test_one_finding_per_pair_of_locations_with_counts():
+    file = "global_races.cu"
+    result = check(file, "neighbour_blocks", ((8, 1, 1), (256, 1, 1), {"n": 2048}))
+    keys = [(f.first.line, f.first.column, f.second.line, f.second.column) for f in result.findings]
+    assert len(keys) == len(set(keys)) <= 4
+    assert sum(f.instances for f in result.findings) > 100  # thousands of dynamic races, a few findings
+
+
+def test_default_launch_shape():
+    loaded = program(KERNELS / "global_races.cu")
+    one_d = default_launch(loaded.kernel("neighbour_blocks"))
+    assert (one_d.grid, one_d.block, one_d.args["n"]) == ((2, 1, 1), (64, 1, 1), 128)
+    two_d = default_launch(loaded.kernel("transpose_no_barrier"))
+    assert (two_d.grid, two_d.block, two_d.args["width"]) == ((2, 2, 1), (16, 4, 1), 32)
+    block_only = default_launch(loaded.kernel("same_flag"))
+    assert block_only.grid == (1, 1, 1)
+    given = default_launch(loaded.kernel("neighbour_blocks"), {"n": 5}, (3, 1, 1), (32, 1, 1))
+    assert (given.grid, given.block, given.args["n"]) == ((3, 1, 1), (32, 1, 1), 5)
+
+
+@pytest.mark.parametrize("model", [INDEPENDENT, LOCKSTEP])
+def test_reduction_is_clean_and_every_barrier_needed(model):
+    result = check("reduction.cu", "reduce_sum", ((4, 1, 1), (256, 1, 1), {"n": 1000}), warp_model=model)
+    assert_clean(result)
+    assert [v.verdict for v in result.verdicts] == ["needed", "needed"]
+
+
+def test_grid_barrier_divergence_when_threads_leave_before_grid_sync():
+    file = "cooperative_groups.cu"
+    result = check(file, "grid_sum_early_exit", ((2, 1, 1), (64, 1, 1), {"n": 100}))
+    (finding,) = result.findings
+    assert finding.type == "barrier-divergence" and finding.line == line_of(file, "grid.sync();", "grid_sum_early_exit")
+    assert finding.second.access == "exit" and finding.second.block == (1, 0, 0) and finding.second.thread[0] >= 36
+    assert_clean(check(file, "grid_sum_early_exit", ((2, 1, 1), (64, 1, 1), {"n": 128})))
+
+
+def test_a_launch_breaking_the_kernels_assumption_reports_only_that():
+    result = check("assumptions.cu", "fixed_block", ((1, 1, 1), (128, 1, 1), {}))
+    (finding,) = result.findings
+    assert (finding.type, finding.severity, finding.line) == ("invalid-launch", "warning", 7)
+    assert_clean(check("assumptions.cu", "fixed_block", ((1, 1, 1), (64, 1, 1), {})))
+
+
+def test_only_common_bytes_conflict():
+    file = "access_widths.cu"
+    assert_clean(check(file, "char_neighbours"))
+    int_store, char_store = line_of(file, "*(int *)c = 0;"), line_of(file, "c[3] = 1;")
+    assert races(check(file, "int_over_char")) == {("write-write", "global", "inter-warp", int_store, char_store, False)}
+    wide, inside = line_of(file, "reinterpret_cast<float4 *>(f)[1]"), line_of(file, "f[6] = 1.0f;")
+    result = check(file, "float4_over_float")
+    assert races(result) == {("write-write", "global", "inter-warp", wide, inside, False)}
+    assert result.findings[0].addresses == 1

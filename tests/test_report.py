@@ -1,0 +1,204 @@
+"""`simulee check` and `simulee trace` from the command line: reports in every format, field
+by field, exit statuses and one-line errors."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import jsonschema
+import pandas as pd
+import pytest
+
+from conftest import KERNELS
+from simulee.report import CSV_COLUMNS
+
+RACES = KERNELS / "global_races.cu"
+SARIF_SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
+
+
+def check(run_cli, *args):
+    return run_cli("check", *args)
+
+
+def test_json_report_field_by_field(run_cli):
+    status, out, _ = check(run_cli, RACES, "-k", "atomic_vs_plain", "--format", "json")
+    assert status == 1
+    document = json.loads(out)
+    assert document["tool"] == "simulee" and document["version"]
+    (kernel,) = document["kernels"]
+    assert kernel["kernel"] == "atomic_vs_plain" and kernel["file"].endswith("tests/kernels/global_races.cu")
+    assert kernel["line"] == 46 and kernel["status"] == "ok" and kernel["error"] is None
+    (launch,) = kernel["launches"]
+    assert (launch["grid"], launch["block"], launch["args"], launch["fitness"]) == ([1, 1, 1], [64, 1, 1], {}, None)
+    (finding,) = kernel["findings"]
+    expected = {"type": "data-race", "severity": "error", "kernel": "atomic_vs_plain", "line": 47, "column": 36,
+                "space": "global", "hazard": "write-write", "scope": "inter-warp", "benign": False,
+                "launch": {"grid": [1, 1, 1], "block": [64, 1, 1], "args": {}}, "instances": 2, "addresses": 1}
+    assert {key: finding[key] for key in expected} == expected
+    assert finding["file"] == kernel["file"]
+    assert finding["first"] == {"access": "write", "line": 47, "column": 36, "file": kernel["file"],
+                                "block": [0, 0, 0], "thread": [0, 0, 0]}
+    second = finding["second"]
+    assert (second["access"], second["line"], second["column"], second["block"]) == ("atomic", 48, 8, [0, 0, 0])
+    assert second["thread"][0] >= 32  # the widest scope: a thread of the other warp
+    assert finding["message"] == "data race (write-write, global, inter-warp) between this write and the atomic at " \
+                                 "line 48:8"
+
+
+def test_csv_report_is_a_flat_bug_table(run_cli):
+    status, out, _ = check(run_cli, RACES, "-k", "neighbour_blocks", "--format", "csv")
+    assert status == 1
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert tuple(rows[0].keys()) == CSV_COLUMNS
+    inter_block = [row for row in rows if row["scope"] == "inter-block"]
+    assert inter_block, rows
+    row = inter_block[0]
+    assert (row["project"], row["kernel"], row["type"], row["severity"], row["space"], row["hazard"]) == \
+        ("kernels", "neighbour_blocks", "data-race", "error", "global", "read-write")
+    assert row["file"].endswith("tests/kernels/global_races.cu") and row["benign"] == "false"
+    assert int(row["line"]) == int(row["first_line"]) and int(row["second_line"]) == 61
+    assert (row["grid"], row["block"], row["args"]) == ("2x1x1", "64x1x1", "n=128")
+    assert int(row["instances"]) >= 1 and int(row["addresses"]) >= 1 and float(row["seconds"]) >= 0
+    assert row["message"].startswith("data race (read-write, global, inter-block)")
+
+
+def test_sarif_report_validates_against_the_official_schema(run_cli):
+    status, out, _ = check(run_cli, RACES, "-k", "atomic_vs_plain", "--format", "sarif")
+    assert status == 1
+    document = json.loads(out)
+    schema = json.loads(SARIF_SCHEMA.read_text())
+    jsonschema.Draft4Validator.check_schema(schema)
+    jsonschema.Draft4Validator(schema).validate(document)
+    (run,) = document["runs"]
+    assert run["tool"]["driver"]["name"] == "simulee"
+    rules = [rule["id"] for rule in run["tool"]["driver"]["rules"]]
+    (result,) = run["results"]
+    assert result["ruleId"] == "data-race" and rules[result["ruleIndex"]] == "data-race"
+    assert result["level"] == "error" and result["message"]["text"].startswith("data race (write-write")
+    location = result["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"].endswith("tests/kernels/global_races.cu")
+    assert location["region"] == {"startLine": 47, "startColumn": 36}
+    (related,) = result["relatedLocations"]
+    assert related["physicalLocation"]["region"] == {"startLine": 48, "startColumn": 8}
+    assert related["message"]["text"] == "the other atomic"
+    assert result["properties"]["scope"] == "inter-warp" and result["properties"]["benign"] is False
+
+
+def test_sarif_with_every_kind_of_finding_validates(run_cli):
+    status, out, _ = check(run_cli, KERNELS / "barrier_verdicts.cu", "--format", "sarif")
+    assert status == 1
+    schema = json.loads(SARIF_SCHEMA.read_text())
+    document = json.loads(out)
+    jsonschema.Draft4Validator(schema).validate(document)
+    rules = {result["ruleId"] for result in document["runs"][0]["results"]}
+    assert rules == {"barrier-divergence", "redundant-barrier"}
+
+
+def test_text_report_reads_like_a_compiler(run_cli):
+    status, out, _ = check(run_cli, RACES, "-k", "atomic_vs_plain")
+    assert status == 1
+    lines = out.splitlines()
+    assert lines[0].endswith("tests/kernels/global_races.cu:47:36: error: data race (write-write, global, inter-warp) "
+                             "between this write and the atomic at line 48:8")
+    assert lines[1] == "    47 |   if (threadIdx.x == 0) counter[0] = 0;"
+    assert lines[2] == "       |                                    ^"
+    assert lines[3].strip().startswith("witness block (0,0,0) thread (0,0,0) and block (0,0,0) thread (")
+    assert lines[3].endswith("launch grid (1,1,1) block (64,1,1)")
+    assert lines[-1].startswith("simulee: checked 1 kernel in 1 file: 1 error, 0 warnings (")
+
+
+def test_barrier_verdicts_on_request(run_cli):
+    status, out, _ = check(run_cli, KERNELS / "barrier_verdicts.cu", "-k", "one_of_each", "--barriers")
+    assert status == 0  # a redundant barrier is a warning
+    assert "barriers of one_of_each:" in out
+    assert "barrier_verdicts.cu:27:3: needed, passed 1 time (removing it: data race (read-write, shared, " \
+           "inter-warp) between the write at line 26:20 and the read at line 28:16)" in out
+    assert "barrier_verdicts.cu:30:3: redundant, passed 1 time" in out
+    _, json_out, _ = check(run_cli, KERNELS / "barrier_verdicts.cu", "-k", "one_of_each", "--format", "json")
+    verdicts = json.loads(json_out)["kernels"][0]["barriers"]
+    assert [(v["line"], v["verdict"]) for v in verdicts] == [(27, "needed"), (30, "redundant")]
+    assert verdicts[0]["race"]["second"]["line"] == 28
+
+
+def test_exit_status_follows_error_findings(run_cli):
+    assert check(run_cli, RACES, "-k", "atomic_vs_plain_fixed")[0] == 0
+    assert check(run_cli, RACES, "-k", "same_flag")[0] == 0  # benign: a warning
+    assert check(run_cli, RACES, "-k", "same_flag", "--format", "json")[0] == 0
+    assert check(run_cli, RACES, "-k", "atomic_vs_plain")[0] == 1
+
+
+def test_warp_model_option(run_cli):
+    tail = ["-k", "warp_tail", "--grid", "1", "--block", "32"]
+    assert check(run_cli, KERNELS / "warp_races.cu", *tail)[0] == 1
+    assert check(run_cli, KERNELS / "warp_races.cu", *tail, "--warp-model", "lockstep")[0] == 0
+
+
+def test_several_launches(run_cli):
+    status, out, _ = check(run_cli, KERNELS / "barrier_verdicts.cu", "-k", "early_exit", "--launch", "2/64/n=128",
+                           "--launch", "2/64/n=100", "--format", "json")
+    assert status == 1
+    kernel = json.loads(out)["kernels"][0]
+    assert [launch["args"] for launch in kernel["launches"]] == [{"n": 128}, {"n": 100}]
+    (finding,) = kernel["findings"]
+    assert finding["type"] == "barrier-divergence" and finding["launch"]["args"] == {"n": 100}
+
+
+def test_report_to_a_file(run_cli, tmp_path):
+    out = tmp_path / "report.csv"
+    status, stdout, _ = check(run_cli, RACES, "-k", "same_flag", "--format", "csv", "-o", out)
+    assert status == 0 and stdout == ""
+    assert list(csv.DictReader(out.open()))[0]["benign"] == "true"
+
+
+def test_a_folder_checks_every_kernel_and_keeps_going_past_a_bad_file(run_cli, tmp_path):
+    (tmp_path / "good.cu").write_text("__global__ void clean(int *a) { a[threadIdx.x] = 1; }\n"
+                                      "__global__ void racy(int *a) { a[0] = threadIdx.x; }\n")
+    (tmp_path / "bad.cu").write_text("__global__ void broken(int *a) { a[threadIdx.x] = ; }\n")
+    status, out, _ = check(run_cli, tmp_path, "--format", "json")
+    assert status == 1
+    kernels = {k["kernel"] or Path(k["file"]).name: k for k in json.loads(out)["kernels"]}
+    assert kernels["clean"]["findings"] == [] and kernels["racy"]["findings"][0]["type"] == "data-race"
+    assert kernels["bad.cu"]["status"] == "error" and "expected expression" in kernels["bad.cu"]["error"]
+    status, _, _ = check(run_cli, tmp_path, "-k", "clean")
+    assert status == 2  # nothing found, but a file could not be checked
+
+
+@pytest.mark.parametrize("args, message", [
+    (["missing.cu"], "no such file or folder: missing.cu"),
+    ([RACES, "-k", "nope"], "kernel 'nope' not found"),
+    ([RACES, "-k", "same_flag", "--launch", "4"], "--launch 4: expected GRID/BLOCK[/NAME=VALUE...]"),
+    ([RACES, "-k", "same_flag", "--launch", "1/2048"], "a block has at most 1024 threads"),
+    ([RACES, "-k", "neighbour_blocks", "--launch", "1/32/m=3"], "neighbour_blocks has no parameter 'm'"),
+    ([RACES, "-k", "neighbour_blocks", "--grid", "0"], "--grid 0: dimensions must be at least 1"),
+    ([KERNELS.parent / "errors" / "syntax_error.cu"], "error:"),
+])
+def test_bad_input_is_one_line_and_exit_2(run_cli, args, message):
+    status, out, err = check(run_cli, *args)
+    assert status == 2 and out == ""
+    assert message in err and err.startswith("simulee: error: ")
+
+
+def test_unknown_warp_model_is_a_usage_error(run_cli):
+    status, _, err = check(run_cli, RACES, "--warp-model", "sometimes")
+    assert status == 2 and "invalid choice" in err
+
+
+def test_trace_exports_the_memory_access_model(run_cli, tmp_path):
+    status, out, _ = run_cli("trace", RACES, "-k", "broadcast", "--grid", "1", "--block", "64")
+    assert status == 0
+    frame = pd.read_csv(io.StringIO(out))
+    assert list(frame.columns) == ["unit", "space", "memory", "offset", "visit_order", "block_x", "block_y", "block_z",
+                                   "thread_x", "thread_y", "thread_z", "warp", "lane", "action", "file", "line",
+                                   "column", "value"]
+    shared = frame[frame.space == "shared"]
+    # thread 0 writes the broadcast value in visit order 0; all 64 threads read it in visit order 1
+    assert shared[shared.action == "write"][["thread_x", "visit_order"]].values.tolist() == [[0, 0]]
+    reads = shared[shared.action == "read"]
+    assert len(reads) == 64 and set(reads.visit_order) == {1} and reads.unit.nunique() == 1
+    parquet = tmp_path / "model.parquet"
+    status, _, err = run_cli("trace", RACES, "-k", "broadcast", "--grid", "1", "--block", "64", "-o", parquet)
+    assert status == 0 and "unit tuples of broadcast written to" in err
+    pd.testing.assert_frame_equal(pd.read_parquet(parquet), frame, check_dtype=False)
