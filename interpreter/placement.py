@@ -91,6 +91,8 @@ class Placement:
                 space = CONSTANT if variable.addrspace == CONSTANT else GLOBAL
                 bound = launch.args.get(name)  # an array the caller binds to a global (a texture, say)
                 data = image.data if image.data is not None else np.zeros(image.size, dtype=np.uint8)
+                if space == GLOBAL and not image.relocations and not any(data):
+                    data = self._fresh_pointers(name, image.type, data, launch)
                 region = self.memory.add_region(name, space, data, read_only=space == CONSTANT)
                 self.regions[name] = region
                 self.addresses[name] = self.memory.region_address(region)
@@ -124,7 +126,8 @@ class Placement:
         if param.kind == "struct":
             size = param.size
             if given is None:  # zeros, but every pointer in it gets a buffer of its own
-                return Argument(param, by_value=self._fresh_struct(param, launch, index))
+                return Argument(param, by_value=self._fresh_pointers(param.name, param.by_value, bytes(size), launch,
+                                                                     index * 64))
             data = bytes(given)
             if len(data) != size:
                 raise LaunchError(f"argument {param.name}: {len(data)} bytes given for a {size}-byte struct")
@@ -153,13 +156,14 @@ class Placement:
         except (TypeError, ValueError, OverflowError) as error:
             raise LaunchError(f"argument {param.name}: {error}") from None
 
-    def _fresh_struct(self, param: ParamInfo, launch: Launch, index: int) -> bytes:
-        """A struct argument of zeros whose pointer fields (at any depth, in arrays too)
-        point to buffers that grow on demand, named param.0, param.1, ... in field order."""
-        data = bytearray(param.size)
-        for number, offset in enumerate(self._pointer_offsets(param.by_value, 0)):
-            seed = None if not launch.paged_random else launch.seed * 1000 + index * 64 + number
-            region = self.memory.add_region(f"{param.name}.{number}", GLOBAL, fill_seed=seed)
+    def _fresh_pointers(self, name: str, ty: Type, data, launch: Launch, seed_base: int = 0) -> bytes:
+        """`data` (zeros, of type `ty`) with every pointer in it (at any depth, in arrays
+        too) pointing to a buffer of its own that grows on demand, as if the host had set
+        it: name.0, name.1, ... in field order."""
+        data = bytearray(data)
+        for number, offset in enumerate(self._pointer_offsets(ty, 0)):
+            seed = None if not launch.paged_random else launch.seed * 1000 + seed_base + number
+            region = self.memory.add_region(f"{name}.{number}", GLOBAL, fill_seed=seed)
             data[offset : offset + 8] = np.int64(self.memory.region_address(region)).tobytes()
         return bytes(data)
 

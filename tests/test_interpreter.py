@@ -190,6 +190,13 @@ def test_pointers_inside_a_struct_argument_get_buffers_of_their_own():
     assert (trace["kind"] == WRITE).sum() == 32
 
 
+def test_a_zero_global_pointer_gets_a_buffer_as_if_the_host_had_set_it():
+    result = run("struct_param.cu", "through_global", 1, 32, args={}, trace=True)
+    read = {result.regions[r] for r, kind in zip(result.trace["region"], result.trace["kind"]) if kind == READ}
+    assert "table.0" in read
+    np.testing.assert_array_equal(result.buffers["out"], np.ones(32, np.float32))
+
+
 def test_vector_types():
     f4 = RNG.random((64, 4), dtype=np.float32)
     i2 = RNG.integers(-100, 100, (64, 2)).astype(np.int32)

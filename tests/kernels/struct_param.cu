@@ -5,6 +5,9 @@
 // kernel: gather(Arrays arrays)
 //   reads: tid.x
 //   shared: 0
+// kernel: through_global(float *out)
+//   reads: tid.x
+//   shared: 0
 
 struct Params {
   float dt;
@@ -39,3 +42,8 @@ __global__ void gather(Arrays arrays) {
   int i = threadIdx.x;
   arrays.values[1][i] = arrays.values[0][arrays.keys[i]];
 }
+
+// A global pointer the host would set (cudaMemcpyToSymbol): it gets a buffer of its own too.
+__device__ float *table;
+
+__global__ void through_global(float *out) { out[threadIdx.x] = table[threadIdx.x] + 1.0f; }
