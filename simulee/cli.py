@@ -13,9 +13,10 @@ import os
 import sys
 from pathlib import Path
 
+from interpreter.launch import DEFAULT_STEP_LIMIT
 from simulee import __version__
 from simulee.errors import SimuleeError
-from interpreter.launch import DEFAULT_STEP_LIMIT
+from simulee.findings import display
 from simulee.frontend import user_location
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -202,7 +203,7 @@ def run_kernels(args) -> int:
         except SimuleeError as error:
             if not path.is_dir():
                 raise
-            errors.append({"file": _display(file), "error": str(error)})
+            errors.append({"file": display(str(file)), "error": str(error)})
             continue
         if not program.kernels and not path.is_dir():
             raise SimuleeError(f"{file}: no __global__ kernel found")
@@ -211,7 +212,7 @@ def run_kernels(args) -> int:
         document = {
             "tool": "simulee",
             "version": __version__,
-            "kernels": [dict(kernel.to_json(), file=_display(Path(kernel.file))) for _, kernel in listing],
+            "kernels": [dict(kernel.to_json(), file=display(kernel.file)) for _, kernel in listing],
             "errors": errors,
         }
         print(json.dumps(document, indent=2))
@@ -227,7 +228,7 @@ def run_kernels(args) -> int:
 
 
 def _kernel_line(file: Path, kernel) -> str:
-    location = f"{_display(Path(kernel.file)) if kernel.file else _display(file)}:{kernel.line}"
+    location = f"{display(kernel.file) if kernel.file else display(str(file))}:{kernel.line}"
     details = []
     if kernel.builtins:
         details.append("reads " + " ".join(
@@ -237,14 +238,6 @@ def _kernel_line(file: Path, kernel) -> str:
         details.append(shared + (" + dynamic" if kernel.dynamic_shared and kernel.shared_bytes else
                                  " dynamic" if kernel.dynamic_shared else ""))
     return f"{location}: {kernel.declaration()}" + (f"\n    {'; '.join(details)}" if details else "")
-
-
-def _display(path: Path) -> str:
-    """`path` relative to the current folder when it lies under it."""
-    try:
-        return str(path.resolve().relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
 
 
 # ---------------------------------------------------------------------------- run
@@ -440,7 +433,6 @@ def run_trace(args) -> int:
     if result.status == "unsupported":
         raise SimuleeError(result.message)
     frame = build_model(result).to_frame()
-    frame["file"] = frame["file"].map(_display_text)
     if not args.output:
         frame.to_csv(sys.stdout, index=False)
         return EXIT_OK
@@ -455,10 +447,6 @@ def run_trace(args) -> int:
         raise SimuleeError(f"cannot write Parquet: {error}") from None
     print(f"simulee: {len(frame):,} unit tuples of {kernel.name} written to {args.output}", file=sys.stderr)
     return EXIT_OK
-
-
-def _display_text(path: str) -> str:
-    return _display(Path(path)) if path else path
 
 
 # ---------------------------------------------------------------------------- compile

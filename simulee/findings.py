@@ -101,14 +101,20 @@ def where(other: Place, here: Place | None) -> str:
 def place(ops, op: int, access: str, result=None, block: int | None = None, thread: int | None = None) -> Place:
     """The Place of static instruction `op` (at the user's line, not inside our headers),
     with the block and thread (linear indices) turned into coordinates."""
-    location = user_location(ops[op].location) if 0 <= op < len(ops) else None
+    location = ops[op].location if 0 <= op < len(ops) else None
     block_xyz = thread_xyz = None
     if result is not None and block is not None:
         block_xyz = tuple(int(v) for v in coordinates([block], result.launch.grid)[0])
     if result is not None and thread is not None:
         thread_xyz = tuple(int(v) for v in coordinates([thread], result.launch.block)[0])
+    return place_at(location, access, block_xyz, thread_xyz)
+
+
+def place_at(location, access: str, block=None, thread=None) -> Place:
+    """The Place of a debug location, at the user's line (not inside our headers)."""
+    location = user_location(location)
     return Place(access, location.file if location else "", location.line if location else 0,
-                 location.column if location else 0, block_xyz, thread_xyz)
+                 location.column if location else 0, block, thread)
 
 
 def launch_of(result) -> dict:

@@ -62,38 +62,35 @@ class MemoryAccessModel:
     def ops(self):
         return self.result.trace.ops
 
-    @property
-    def units(self) -> int:
-        return int(self.columns["unit"][-1]) + 1 if len(self) else 0
-
-    def unit_starts(self) -> np.ndarray:
-        """Row where each unit's tuples begin (plus the end)."""
-        unit = self.columns["unit"]
-        return np.r_[0, np.flatnonzero(unit[1:] != unit[:-1]) + 1, len(unit)]
-
     def to_frame(self):
-        """The model as a pandas DataFrame, one row per unit tuple, for inspection."""
+        """The model as a pandas DataFrame, one row per unit tuple, for inspection (file
+        paths relative to the current folder where they lie under it)."""
         import pandas as pd
+
+        from simulee.findings import display
 
         launch = self.result.launch
         c = self.columns
-        names = self.result.regions
+        shared = c["space"] == SHARED
         threads = coordinates(c["thread"], launch.block)
         blocks = coordinates(c["block"], launch.grid)
         locations = [op.location.outermost() if op.location else None for op in self.ops]
+        files = np.array([display(l.file) if l else "" for l in locations], dtype=object)
+        lines = np.array([l.line if l else 0 for l in locations], dtype=np.int64)
+        columns = np.array([l.column if l else 0 for l in locations], dtype=np.int64)
+        names = np.array(self.result.regions, dtype=object)
+        actions = np.array([KIND_NAMES[k] for k in sorted(KIND_NAMES)], dtype=object)
         return pd.DataFrame({
             "unit": c["unit"],
-            "space": np.where(c["space"] == SHARED, "shared", "global"),
-            "memory": [("shared" if space == SHARED else names[owner]) for space, owner in zip(c["space"], c["owner"])],
+            "space": np.where(shared, "shared", "global"),
+            "memory": np.where(shared, "shared", names[np.where(shared, 0, c["owner"])]),
             "offset": c["word"] * UNIT_BYTES + _lowest_byte(c["mask"]),
             "visit_order": c["epoch"],
             "block_x": blocks[:, 0], "block_y": blocks[:, 1], "block_z": blocks[:, 2],
             "thread_x": threads[:, 0], "thread_y": threads[:, 1], "thread_z": threads[:, 2],
             "warp": c["warp"], "lane": c["lane"],
-            "action": [KIND_NAMES[a] for a in c["action"]],
-            "file": [locations[op].file if locations[op] else "" for op in c["op"]],
-            "line": [locations[op].line if locations[op] else 0 for op in c["op"]],
-            "column": [locations[op].column if locations[op] else 0 for op in c["op"]],
+            "action": actions[c["action"]],
+            "file": files[c["op"]], "line": lines[c["op"]], "column": columns[c["op"]],
             "value": c["value"],
         })
 
@@ -160,4 +157,4 @@ def _lowest_byte(mask: np.ndarray) -> np.ndarray:
     return lowest
 
 
-__all__ = ["MemoryAccessModel", "build_model", "READ", "WRITE", "ATOMIC", "UNIT_BYTES"]
+__all__ = ["MemoryAccessModel", "build_model", "READ", "WRITE", "ATOMIC", "KIND_NAMES", "UNIT_BYTES"]

@@ -23,7 +23,7 @@ import numpy as np
 
 from interpreter.memory import GLOBAL, SHARED
 from simulee.findings import ERROR, WARNING, Finding, launch_of, place, where
-from simulee.model import ATOMIC, READ, WRITE, MemoryAccessModel
+from simulee.model import ATOMIC, KIND_NAMES, READ, WRITE, MemoryAccessModel
 
 INTER_BLOCK, INTER_WARP, INTRA_WARP = 0, 1, 2
 SCOPE_NAMES = ("inter-block", "inter-warp", "intra-warp")
@@ -289,9 +289,9 @@ def summarize(model: MemoryAccessModel, pairs: Pairs) -> list[Finding]:
         hazard = "write-write" if both_write[witness] else "read-write"
         space = "shared" if c["space"][a] == SHARED else "global"
         all_benign = bool(benign[index])
-        first_place = place(ops, int(c["op"][a]), _ACTIONS[int(c["action"][a])], result, int(c["block"][a]),
+        first_place = place(ops, int(c["op"][a]), KIND_NAMES[int(c["action"][a])], result, int(c["block"][a]),
                             int(c["thread"][a]))
-        second_place = place(ops, int(c["op"][b]), _ACTIONS[int(c["action"][b])], result, int(c["block"][b]),
+        second_place = place(ops, int(c["op"][b]), KIND_NAMES[int(c["action"][b])], result, int(c["block"][b]),
                              int(c["thread"][b]))
         message = (f"data race ({hazard}, {space}, {scope}) between this {first_place.access} and the "
                    f"{second_place.access} at {where(second_place, first_place)}"
@@ -309,5 +309,3 @@ def _distinct_per_group(group: np.ndarray, values: np.ndarray, groups: int) -> n
     new = np.r_[True, (group[1:] != group[:-1]) | (values[1:] != values[:-1])]
     return np.bincount(group[new], minlength=groups)
 
-
-_ACTIONS = {READ: "read", WRITE: "write", ATOMIC: "atomic"}

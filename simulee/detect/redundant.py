@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from simulee.detect.race import Pairs, racing_pairs, summarize
-from simulee.findings import WARNING, Finding, Place, display, place
+from simulee.findings import WARNING, Finding, Place, display, place, place_at
 
 # a plain block barrier: no result (a __syncthreads_count/and/or computes a value, so it can
 # never be removed) and not a split arrive
@@ -125,9 +125,5 @@ def _race_without(model, blocks: np.ndarray, epochs: np.ndarray, warp_model: str
 
 
 def _static_place(program, site) -> Place:
-    from simulee.frontend import user_location
-
     function, index = site
-    location = user_location(program.function(function).ops[index].location)
-    return Place("barrier", location.file if location else "", location.line if location else 0,
-                 location.column if location else 0)
+    return place_at(program.function(function).ops[index].location, "barrier")
