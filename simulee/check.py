@@ -110,13 +110,17 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch],
 
 
 def _merge(found: dict[tuple, Finding], finding: Finding) -> None:
-    """The same finding from another launch adds its instances; the first witness stays."""
+    """The same finding from another launch adds its instances. The first witness stays,
+    unless only the new one is not benign: then the race is not benign, and the new launch
+    (its witness, severity and message) shows it."""
     key = finding.key()
     existing = found.get(key)
     if existing is None:
         found[key] = finding
         return
-    existing.instances += finding.instances
-    existing.addresses = max(existing.addresses, finding.addresses)
-    if existing.benign is not None and finding.benign is not None:
-        existing.benign = existing.benign and finding.benign
+    finding.instances += existing.instances
+    finding.addresses = max(existing.addresses, finding.addresses)
+    if not (existing.benign and finding.benign is False):
+        existing.instances, existing.addresses = finding.instances, finding.addresses
+        return
+    found[key] = finding

@@ -68,13 +68,14 @@ class MemoryAccessModel:
         import pandas as pd
 
         from simulee.findings import display
+        from simulee.frontend import user_location
 
         launch = self.result.launch
         c = self.columns
         shared = c["space"] == SHARED
         threads = coordinates(c["thread"], launch.block)
         blocks = coordinates(c["block"], launch.grid)
-        locations = [op.location.outermost() if op.location else None for op in self.ops]
+        locations = [user_location(op.location) for op in self.ops]  # as findings name them
         files = np.array([display(l.file) if l else "" for l in locations], dtype=object)
         lines = np.array([l.line if l else 0 for l in locations], dtype=np.int64)
         columns = np.array([l.column if l else 0 for l in locations], dtype=np.int64)

@@ -320,3 +320,12 @@ def test_only_common_bytes_conflict():
     result = check(file, "float4_over_float")
     assert races(result) == {("write-write", "global", "inter-warp", wide, inside, False)}
     assert result.findings[0].addresses == 1
+
+
+def test_a_race_benign_in_one_launch_but_not_another_is_an_error():
+    same, different = ((1, 1, 1), (64, 1, 1), {"k": 64}), ((1, 1, 1), (64, 1, 1), {"k": 1})
+    assert [f.benign for f in check("merged_findings.cu", "quotient_flag", same).findings] == [True]
+    for launches in ((same, different), (different, same)):
+        (finding,) = check("merged_findings.cu", "quotient_flag", *launches).findings
+        assert (finding.benign, finding.severity, finding.launch["args"]) == (False, "error", {"k": 1})
+        assert "same value" not in finding.message

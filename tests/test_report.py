@@ -16,6 +16,7 @@ from conftest import KERNELS
 from simulee.report import CSV_COLUMNS
 
 RACES = KERNELS / "global_races.cu"
+HELPER = KERNELS / "merged_findings.cu"
 SARIF_SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
 
 
@@ -202,3 +203,16 @@ def test_trace_exports_the_memory_access_model(run_cli, tmp_path):
     status, _, err = run_cli("trace", RACES, "-k", "broadcast", "--grid", "1", "--block", "64", "-o", parquet)
     assert status == 0 and "unit tuples of broadcast written to" in err
     pd.testing.assert_frame_equal(pd.read_parquet(parquet), frame, check_dtype=False)
+
+
+def test_trace_and_findings_name_the_same_line_inside_a_device_function(run_cli):
+    status, out, _ = run_cli("check", HELPER, "-k", "store_in_helper", "--format", "json")
+    (finding,) = json.loads(out)["kernels"][0]["findings"]
+    status, out, _ = run_cli("trace", HELPER, "-k", "store_in_helper")
+    frame = pd.read_csv(io.StringIO(out))
+    assert set(frame[frame.action == "write"].line) == {finding["line"]} == {line_of_store()}
+
+
+def line_of_store() -> int:
+    lines = HELPER.read_text().splitlines()
+    return next(number for number, line in enumerate(lines, 1) if "*where = value;" in line)
