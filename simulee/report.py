@@ -203,9 +203,10 @@ def _sarif_location(place, kernel: str) -> dict:
     if place is None or not place.file:
         return {"message": {"text": kernel}}
     path = display(place.file)
-    artifact = {"uri": Path(path).as_posix()} if not os.path.isabs(path) else {"uri": Path(path).as_uri()}
-    if "uri" in artifact and not os.path.isabs(path):
-        artifact["uriBaseId"] = "SRCROOT"
+    if os.path.isabs(path):  # outside the current folder
+        artifact = {"uri": Path(path).as_uri()}
+    else:
+        artifact = {"uri": Path(path).as_posix(), "uriBaseId": "SRCROOT"}
     region = {"startLine": max(place.line, 1)}
     if place.column > 0:
         region["startColumn"] = place.column
