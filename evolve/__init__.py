@@ -1,2 +1,2 @@
-"""Evolutionary input generation: proposes launch configurations and arguments that make
-threads collide, scored by the fitness of their memory-access traces."""
+"""Evolutionary input generation: searches launch dimensions and scalar arguments for
+launches in which threads collide on memory. Knows nothing of bug classes."""

@@ -80,6 +80,10 @@ class CompiledFunction:
         self.rank = [0] * count
         for rank, pc in enumerate(order):
             self.rank[pc] = rank
+        self.uses: dict[int, list[tuple[str, int]]] = {}  # slot -> (opcode, operand position) of each use
+        for op in decoded.ops:
+            for position, slot in enumerate(op.args):
+                self.uses.setdefault(slot, []).append((op.opcode, position))
 
 
 class Compiler:
@@ -213,7 +217,7 @@ class Compiler:
             read, out = self.reader(function, op.args[0]), self.writer(function, op.result, False)
             return PLAIN, lambda frame, rows: out(frame, rows, read(frame, rows)), None
         if opcode == "getelementptr":
-            return PLAIN, self._getelementptr(function, op), None
+            return PLAIN, self._getelementptr(function, pc, op), None
         if opcode == "alloca":
             return PLAIN, self._alloca(function, pc, op), None
         if opcode == "load":
@@ -295,16 +299,21 @@ class Compiler:
 
         return run
 
-    def _getelementptr(self, function, op):
-        """Pointer plus the byte offset of the indexed element; constant parts folded."""
+    def _getelementptr(self, function, pc, op):
+        """Pointer plus the byte offset of the indexed element; constant parts folded. A
+        variable index into an array dimension outside [0, count) is an out-of-bounds fault
+        (C forbids s[i][j] with j past its row even when the address stays inside s); the
+        index may equal count when the pointer is not dereferenced (one past the end)."""
         base = self.reader(function, op.args[0])
         out = self.writer(function, op.result, True)
         source = op.extra["source_type"]
         constant_offset = 0
-        variable = []  # (reader, scale)
+        variable = []  # (reader, scale, highest valid index or -1 for none)
         current = source
+        past_end = 0 if self._dereferenced(function, op.result) else 1
         for position, slot in enumerate(op.args[1:]):
             index_constant = function.constants.get(slot)
+            bound = -1
             if position == 0:
                 scale = self.layout.size(source)
             elif isinstance(current, StructType):
@@ -313,23 +322,45 @@ class Compiler:
                 current = current.fields[field]
                 continue
             else:
+                if current.count > 1:  # [0 x T] and [1 x T] are flexible trailing arrays
+                    bound = current.count - 1 + past_end
                 current = current.element
                 scale = self.layout.size(current)
             if index_constant is not None and not isinstance(index_constant, tuple):
                 constant_offset += int(np.asarray(index_constant)) * scale
             else:
-                variable.append((self.reader(function, slot), scale))
+                variable.append((self.reader(function, slot), scale, bound))
         if isinstance(op.type, VectorType):
             raise Unsupported("getelementptr producing a vector of pointers")
         offset = np.int64(constant_offset)
+        op_id = function.op_ids[pc]
 
         def run(frame, rows):
             address = np.add(base(frame, rows), offset, dtype=np.int64)
-            for read, scale in variable:
-                address = address + np.asarray(read(frame, rows)).astype(np.int64) * np.int64(scale)
+            for read, scale, bound in variable:
+                index = np.asarray(read(frame, rows)).astype(np.int64)
+                if bound >= 0:
+                    outside = (index < 0) | (index > bound)
+                    if outside.any():
+                        lanes = np.flatnonzero(np.broadcast_to(outside, (frame.count if rows is None else len(rows),)))
+                        self.ex.fault("out-of-bounds", op_id, frame.thread_ids(rows)[lanes])
+                address = address + index * np.int64(scale)
             out(frame, rows, address)
 
         return run
+
+    def _dereferenced(self, function, slot: int) -> bool:
+        """Whether every use of pointer `slot` is the address of a load, store or atomic, or
+        the base of another getelementptr."""
+        if slot < 0:
+            return False
+        uses = function.uses.get(slot)
+        if uses is None:
+            return False
+        return all(opcode in ("load", "getelementptr") and position == 0
+                   or opcode == "store" and position == 1
+                   or opcode in ("atomicrmw", "cmpxchg") and position == 0
+                   for opcode, position in uses)
 
     def _alloca(self, function, pc, op):
         """Space on each calling thread's local stack: the same offset for all threads of a
@@ -970,6 +1001,7 @@ class Compiler:
             too_long = lengths > COPY_LIMIT
             if too_long.any():
                 self.ex.fault("out-of-bounds", op_id, frame.thread_ids(rows)[too_long])
+            self.ex.thread_instructions += int(np.maximum(lengths[~too_long], 0).sum()) // 4  # the work: words moved
             for length in np.unique(lengths[~too_long]):
                 if length <= 0:
                     continue

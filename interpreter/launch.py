@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from interpreter.memory import DEFAULT_GROWTH_LIMIT
 from interpreter.trace import Events, Trace
 
 DEFAULT_STEP_LIMIT = 200_000  # real kernels need a few thousand steps; this allows long loops
@@ -19,7 +20,7 @@ class Launch:
 
     `args` maps parameter names to values: a number for a scalar parameter; for a pointer a
     NumPy array (the buffer, whose size is enforced) or None (a paged buffer that grows on
-    first touch and reads as zeros, or as seeded random bytes with `paged_random`). Pointer
+    first touch and reads as zeros, or as seeded small random words with `paged_random`). Pointer
     parameters missing from `args` get paged buffers; struct parameters passed by value may
     be given as a bytes-like object, else they are zero."""
 
@@ -28,11 +29,14 @@ class Launch:
     args: dict[str, object] = field(default_factory=dict)
     shared_bytes: int = 48 * 1024  # dynamic (extern __shared__) memory per block
     step_limit: int = DEFAULT_STEP_LIMIT  # scheduler steps (an instruction run by one group)
+    work_limit: float = float("inf")  # thread-instructions; beyond, the launch stops as at the step limit
     recursion_limit: int = 64
     wave_threads: int = 1 << 18  # threads run together; larger grids run in waves of blocks
     seed: int = 0
     paged_random: bool = False
     trace: bool = True
+    growth_limit: int = DEFAULT_GROWTH_LIMIT  # bytes a paged buffer may grow to; beyond is out of bounds
+    sample: tuple[int, ...] | None = None  # run only these linear block indices (all for grid.sync kernels)
 
     def __post_init__(self):
         self.grid = _dim3(self.grid)

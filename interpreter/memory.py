@@ -49,7 +49,7 @@ def split(addresses) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 @dataclass
 class Region:
     """A buffer of global or constant memory. `size` is enforced when given; a paged region
-    (size None) grows on first touch, filled by `fill` (zeros, or seeded random bytes)."""
+    (size None) grows on first touch, filled with zeros or, given `fill_seed`, random_words."""
 
     name: str
     space: int
@@ -59,6 +59,7 @@ class Region:
     fill_seed: int | None = None
     touched: int = 0  # one past the highest byte accessed
     growth_limit: int = DEFAULT_GROWTH_LIMIT
+    filled: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))  # per FILL_CHUNK: has its content
 
     @property
     def paged(self) -> bool:
@@ -67,21 +68,40 @@ class Region:
     def limit(self) -> int:
         return self.size if self.size is not None else self.growth_limit
 
-    def ensure(self, end: int) -> None:
-        """Make a paged region hold at least `end` bytes."""
-        if end <= len(self.data):
-            return
-        capacity = max(end, 2 * len(self.data), PAGE)
-        capacity = (capacity + PAGE - 1) // PAGE * PAGE
-        grown = np.empty(capacity, dtype=np.uint8)
-        grown[: len(self.data)] = self.data
-        fresh = grown[len(self.data) :]
-        if self.fill_seed is None:
-            fresh[:] = 0
-        else:  # fresh pages get bytes determined by the seed and their position
-            rng = np.random.default_rng([self.fill_seed, len(self.data)])
-            fresh[:] = rng.integers(0, 256, size=len(fresh), dtype=np.uint8)
-        self.data = grown
+    def ensure(self, end: int, offsets: np.ndarray | None = None, size: int = 1) -> None:
+        """Make a paged region hold at least `end` bytes. A randomly filled region fills a
+        chunk when an access first touches it (`offsets`, `size`), so that a sparse walk
+        over a large range costs only the chunks it touches."""
+        if end > len(self.data):
+            capacity = max(end, 2 * len(self.data), PAGE)
+            capacity = (capacity + PAGE - 1) // PAGE * PAGE
+            grown = np.zeros(capacity, dtype=np.uint8)
+            grown[: len(self.data)] = self.data
+            self.data = grown
+        if self.fill_seed is not None and offsets is not None:
+            if len(self.filled) < len(self.data) // FILL_CHUNK:
+                self.filled = np.concatenate([self.filled, np.zeros(len(self.data) // FILL_CHUNK - len(self.filled), bool)])
+            chunks = np.union1d(offsets // FILL_CHUNK, (offsets + size - 1) // FILL_CHUNK)
+            fresh = chunks[~self.filled[chunks]]
+            if len(fresh):
+                words = (fresh[:, None] * (FILL_CHUNK // 4) + np.arange(FILL_CHUNK // 4)).ravel()
+                self.data.view("<u4")[words] = random_words(self.fill_seed, words)
+                self.filled[fresh] = True
+
+
+FILL_CHUNK = 256  # bytes of a random region filled at once
+
+
+def random_words(seed: int, words: np.ndarray) -> np.ndarray:
+    """The 32-bit words at word indices `words` of a buffer randomly filled with `seed`:
+    drawn from [0, 64) (a splitmix64 hash of seed and index), small enough to serve as
+    indices, loop bounds or counts, and finite when read as floats."""
+    with np.errstate(over="ignore"):
+        x = words.astype(np.uint64) + np.uint64(seed & (2**64 - 1)) * np.uint64(0x9E3779B97F4A7C15)
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        x = x ^ (x >> np.uint64(31))
+    return (x >> np.uint64(58)).astype(np.uint32)
 
 
 @dataclass
@@ -126,6 +146,8 @@ class Memory:
             capacity = max(16, (size + 15) // 16 * 16)
             buffer = np.zeros(capacity, dtype=np.uint8)
             buffer[: len(raw)] = raw
+        elif fill_seed is not None:
+            buffer = np.zeros(0, dtype=np.uint8)  # every byte comes from random_words
         else:
             buffer = np.zeros(max(16, ((size or 0) + 15) // 16 * 16), dtype=np.uint8)
         region = Region(name, space, buffer, size, read_only, fill_seed, growth_limit=self.growth_limit)
@@ -236,7 +258,7 @@ class Memory:
             if len(selected):
                 end = int(ends.max())
                 if target.paged:
-                    target.ensure(end)
+                    target.ensure(end, offset[selected], size)
                 target.touched = max(target.touched, end)
                 parts.append((target, selected, offset[selected]))
 

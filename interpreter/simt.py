@@ -131,7 +131,7 @@ class Execution:
         self.program = program
         self.kernel = kernel
         self.launch = launch
-        self.memory = Memory()
+        self.memory = Memory(launch.growth_limit)
         self.events = Events()
         self.recorder = TraceRecorder() if launch.trace else None
         self.steps = 0
@@ -154,14 +154,15 @@ class Execution:
         launch = self.launch
         start = time.perf_counter()
         status, message = "ok", ""
-        per_wave = launch.blocks if self.compiler.uses_grid_sync else max(1, launch.wave_threads // launch.threads_per_block)
         try:
             with np.errstate(all="ignore"):
-                for first in range(0, launch.blocks, per_wave):
-                    self.run_wave(first, min(per_wave, launch.blocks - first))
+                for first, blocks in self.waves():
+                    self.run_wave(first, blocks)
         except StepLimit as stop:
             self.events.looping_op = stop.op
-            status, message = "step-limit", f"step limit of {launch.step_limit} reached: threads still looping"
+            status = "step-limit"
+            message = f"step limit of {launch.step_limit} reached: threads still looping" if self.steps > \
+                launch.step_limit else f"work limit of {launch.work_limit} thread-instructions reached"
         except Unsupported as error:
             status, message = "unsupported", str(error)
         return Result(
@@ -169,6 +170,23 @@ class Execution:
             self.thread_instructions, self.steps, time.perf_counter() - start,
             [region.name if region else "" for region in self.memory.regions], self.kernel.name,
         )
+
+    def waves(self) -> list[tuple[int, int]]:
+        """(first block, block count) of each wave: runs of consecutive blocks (of the
+        sample, if any) of at most wave_threads threads; one wave for grid.sync kernels."""
+        launch = self.launch
+        if self.compiler.uses_grid_sync:
+            return [(0, launch.blocks)]
+        blocks = sorted({b for b in launch.sample if 0 <= b < launch.blocks}) if launch.sample else \
+            range(launch.blocks)
+        per_wave = max(1, launch.wave_threads // launch.threads_per_block)
+        waves: list[tuple[int, int]] = []
+        for block in blocks:
+            if waves and waves[-1][0] + waves[-1][1] == block and waves[-1][1] < per_wave:
+                waves[-1] = (waves[-1][0], waves[-1][1] + 1)
+            else:
+                waves.append((block, 1))
+        return waves
 
     def _trace(self):
         return (self.recorder or TraceRecorder()).finish(self.compiler.op_infos)
@@ -221,12 +239,12 @@ class Execution:
         frame, pc, rows = group.frame, group.pc, group.rows
         function = frame.function
         kinds, runs = function.kinds, function.runs
-        limit = self.launch.step_limit
+        limit, work_limit = self.launch.step_limit, self.launch.work_limit
         while True:
             self.steps += 1
-            if self.steps > limit:
-                raise StepLimit(self.compiler.looping_op(function))
             self.thread_instructions += frame.count if rows is None else len(rows)
+            if self.steps > limit or self.thread_instructions > work_limit:
+                raise StepLimit(self.compiler.looping_op(function))
             kind = kinds[pc]
             if kind == PLAIN:
                 runs[pc](frame, rows)
@@ -239,7 +257,9 @@ class Execution:
                 pc += 1
                 continue
             if kind == BRANCH or kind == SWITCH:
-                for target, target_rows in runs[pc](frame, rows):
+                edges = runs[pc](frame, rows)
+                self.cover(function.name, pc, frame, edges)
+                for target, target_rows in edges:
                     self.enter(frame, function.op_block[pc], target, target_rows)
                 return
             if kind == RETURN:
@@ -268,6 +288,22 @@ class Execution:
             if kind == UNSUPPORTED:
                 raise Unsupported(self.compiler.unsupported_message(function, pc))
             raise AssertionError(f"unknown op kind {kind}")
+
+    def cover(self, function: str, pc: int, frame: Frame, edges) -> None:
+        """Record the branch's edges taken, and whether the threads of one block (code -1)
+        or of one warp (code -2) went different ways."""
+        coverage = self.events.coverage
+        for target, _ in edges:
+            coverage.add((function, pc, target))
+        if len(edges) < 2:
+            return
+        sides = [frame.thread_ids(rows) for _, rows in edges]
+        threads = np.concatenate(sides)
+        labels = np.repeat(np.arange(len(sides)), [len(side) for side in sides])
+        for code, units in ((-1, self.wave.blocks_of(threads)), (-2, self.wave.warps_of(threads))):
+            pairs = np.unique(units * len(sides) + labels)
+            if len(np.unique(pairs // len(sides))) < len(pairs):
+                coverage.add((function, pc, code))
 
     def enter(self, frame: Frame, source_block: int, target_block: int, rows) -> None:
         """Threads of `frame` branch from one block to another: the target's phis take their

@@ -114,6 +114,9 @@ class Events:
     # barriers at once appears under both
     barrier_passes: list[tuple[int, np.ndarray, np.ndarray]] = field(default_factory=list)
     looping_op: int = -1  # where threads were looping when the step limit was reached
+    # branches taken: (function, pc, target block), or code -1 / -2 when the threads of one
+    # block / one warp went different ways
+    coverage: set[tuple[str, int, int]] = field(default_factory=set)
 
     def fault_count(self) -> int:
         return sum(len(f.threads) for f in self.faults)
@@ -127,13 +130,17 @@ class TraceRecorder:
         self.count = 0
 
     def record(self, **columns) -> None:
-        """Append one record per lane; scalar columns broadcast to the lane count."""
+        """Append one record per lane; a scalar column holds for every lane (kept as
+        (value, count) until the column is joined)."""
         count = len(columns["offset"])
         if count == 0:
             return
         for name, dtype in COLUMNS.items():
-            array = np.asarray(columns.get(name, 0)).astype(dtype, copy=False)
-            self.chunks[name].append(np.broadcast_to(array, (count,)) if array.ndim == 0 else array)
+            value = columns.get(name, 0)
+            if type(value) is np.ndarray and value.ndim:
+                self.chunks[name].append(value.astype(dtype, copy=False))
+            else:
+                self.chunks[name].append((value, count))
         self.count += count
 
     def finish(self, ops: list[OpInfo]) -> "Trace":
@@ -155,8 +162,10 @@ class Trace:
     def __getitem__(self, name: str) -> np.ndarray:
         column = self._columns.get(name)
         if column is None:
-            chunks = self._chunks[name]
-            column = np.concatenate(chunks) if chunks else np.zeros(0, dtype=COLUMNS[name])
+            dtype = COLUMNS[name]
+            chunks = [chunk if type(chunk) is np.ndarray else np.full(chunk[1], np.asarray(chunk[0]).astype(dtype))
+                      for chunk in self._chunks[name]]
+            column = np.concatenate(chunks).astype(dtype, copy=False) if chunks else np.zeros(0, dtype=dtype)
             self._columns[name] = column
             self._chunks[name] = []
         return column

@@ -7,14 +7,16 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from evolve.contract import Contract
 from interpreter.launch import Launch, Result
-from interpreter.loader import KernelInfo, Program
+from interpreter.loader import INDEX_REGISTER, KernelInfo, Program
 from interpreter.simt import execute
 from simulee.detect.divergence import find_divergence
 from simulee.detect.faults import find_faults, invalid_launch
 from simulee.detect.race import find_races
 from simulee.detect.redundant import BarrierVerdict, barrier_verdicts, redundant_findings
 from simulee.findings import ERROR, Finding, display, launch_of
+from simulee.frontend import BUILTIN_VARIABLES, INCLUDE_DIR, user_location
 from simulee.model import build_model
 
 DEFAULT_THREADS_PER_BLOCK = 64
@@ -35,6 +37,8 @@ class KernelCheck:
     launches: list[dict] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     verdicts: list[BarrierVerdict] = field(default_factory=list)
+    assumptions: list[dict] = field(default_factory=list)  # the launch contract inferred: bound, file, line
+    search: dict | None = None  # what the input search did (search_summary)
     seconds: float = 0.0
 
     def errors(self) -> int:
@@ -44,18 +48,40 @@ class KernelCheck:
         return {"kernel": self.kernel, "file": display(self.file), "line": self.line, "status": self.status,
                 "error": self.error or None, "launches": self.launches,
                 "findings": [f.to_json() for f in self.findings],
-                "barriers": [v.to_json() for v in self.verdicts]}
+                "barriers": [v.to_json() for v in self.verdicts], "assumptions": self.assumptions,
+                **({"search": self.search} if self.search is not None else {})}
 
 
-def default_launch(kernel: KernelInfo, args: dict | None = None, grid=None, block=None, **options) -> Launch:
+def indices_read(program: Program, kernel: KernelInfo) -> tuple[str, ...]:
+    """The index registers (tid.x, ctaid.y, ...) the kernel's own code reads. Reads inside
+    Simulee's headers (cuRAND, cooperative groups linearizing the thread index) do not
+    say how the kernel is meant to be launched."""
+    include, variables = str(INCLUDE_DIR), str(BUILTIN_VARIABLES)
+    read = set()
+    for function in program.reachable_functions(kernel.symbol):
+        for op in function.ops:
+            match = op.opcode == "call" and INDEX_REGISTER.match(op.extra.get("callee") or "")
+            if not match:
+                continue
+            # where threadIdx (a variable of builtin_vars.h) was read: the user's code or a header
+            reader = next((place for place in op.location.chain() if place.file != variables), None) \
+                if op.location else None
+            if reader is None or not reader.file.startswith(include):
+                read.add(f"{match.group(1)}.{match.group(2)}")
+    return tuple(b for b in kernel.builtins if b in read)
+
+
+def default_launch(kernel: KernelInfo, args: dict | None = None, grid=None, block=None, reads=None,
+                   **options) -> Launch:
     """A launch with defaults for whatever is not given. Grid: two blocks along each axis
     the kernel reads blockIdx or gridDim of (one block if it reads neither: more would only
     repeat it). Block: 64 threads (two warps) shaped by the thread-index axes it reads
     (64x1x1, 16x4x1 or 16x4x2). Every integer scalar is the number of threads along x (a
     size n covers every thread of a 1-D launch; a width, height or depth spans the x
     extent), every float 1.0. Pointers get buffers that grow on demand and read as zeros.
-    `args` overrides any of these."""
-    reads = set(kernel.builtins)
+    `args` overrides any of these. `reads` (default: every index register the kernel
+    reads) are the index registers that shape the launch."""
+    reads = set(kernel.builtins if reads is None else reads)
     if block is None:
         if "tid.z" in reads:
             block = (16, 4, 2)
@@ -75,22 +101,32 @@ def default_launch(kernel: KernelInfo, args: dict | None = None, grid=None, bloc
     return Launch(tuple(grid), tuple(block), values, **options)
 
 
-def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch],
-                 warp_model: str = "independent") -> KernelCheck:
+def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], warp_model: str = "independent",
+                 contract: Contract | None = None, fitness: list | None = None) -> KernelCheck:
     """Run every launch and report everything found. A launch that breaks an assumption the
     kernel states (__assume, __requires) reports only that: the kernel promises nothing
-    there."""
+    there. With a `contract` (inferred by the search), launches that break it (as learned
+    from all of them) are skipped as invalid. `fitness` gives each launch's search fitness."""
     start = time.perf_counter()
     check = KernelCheck(kernel.name, kernel.symbol, kernel.file, kernel.line)
-    merged: dict[tuple, Finding] = {}
-    explored: list[tuple[Result, object]] = []
-    for launch in launches:
+    results: list[Result] = []
+    for number, launch in enumerate(launches):
         result = execute(program, kernel, launch)
-        check.launches.append(dict(launch_of(result), fitness=None, status=result.status,
-                                   seconds=round(result.seconds, 4)))
+        score = fitness[number] if fitness else None
+        check.launches.append(dict(launch_of(result), fitness=score.to_json() if score else None,
+                                   status=result.status, seconds=round(result.seconds, 4)))
         if result.status == "unsupported":
             check.status, check.error = "unsupported", result.message
             break
+        if contract is not None:
+            contract.learn(result)
+        results.append(result)
+    merged: dict[tuple, Finding] = {}
+    explored: list[tuple[Result, object]] = []
+    for result, entry in zip(results, check.launches):
+        if contract is not None and not contract.allows(result.launch.block):
+            entry["status"] = "invalid"
+            continue
         broken = invalid_launch(result)
         if broken:  # outside the kernel's preconditions: nothing it does there is a bug
             for finding in broken:
@@ -104,9 +140,63 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch],
         check.verdicts = barrier_verdicts(program, kernel, explored, warp_model)
         for finding in redundant_findings(check.verdicts, launch_of(explored[0][0])):
             _merge(merged, finding)
+    if contract is not None:
+        check.assumptions = [_assumption(bound) for bound in contract.bounds.values()]
     check.findings = sorted(merged.values(), key=lambda f: (f.file, f.line, f.column, f.type, f.message))
     check.seconds = time.perf_counter() - start
     return check
+
+
+@dataclass
+class SearchOptions:
+    """How `explore` searches (see evolve.search)."""
+
+    population: int = 10
+    generations: int = 10
+    launches: int = 3  # the best distinct launches checked in full
+    max_blocks: int = 32
+    seed: int = 0
+
+
+def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str], options: SearchOptions,
+            warp_model: str = "independent", progress=None) -> KernelCheck:
+    """Search launches of `kernel` around `base` (changing what `fixed` does not name:
+    "grid", "block", parameter names), then check the best ones the search found and
+    `base` itself in full. Without anything to search, check `base` alone."""
+    from evolve.search import search
+    from evolve.space import SearchSpace
+    from evolve.taint import relevant_parameters
+
+    space = SearchSpace.of(kernel, base, relevant_parameters(program, kernel), fixed, options.max_blocks,
+                           indices_read(program, kernel))
+    if not space.genes:
+        return check_kernel(program, kernel, [base], warp_model)
+    found = search(program, space, options.population, options.generations, options.launches, options.seed,
+                   progress)
+    launches = [candidate.launch for candidate in found.best] + [base]
+    check = check_kernel(program, kernel, launches, warp_model, found.contract,
+                         [candidate.fitness for candidate in found.best] + [None])
+    check.search = search_summary(space, found, options)
+    return check
+
+
+def search_summary(space, found, options: SearchOptions) -> dict:
+    """The search as JSON: its settings, the parameters it varied (and where they flow),
+    those it kept fixed, and each generation's best."""
+    searched = {gene.name for gene in space.genes}
+    return {"seed": options.seed, "population": options.population, "generations": len(found.history),
+            "evaluations": found.evaluations, "stopped": found.stopped, "seconds": round(found.seconds, 3),
+            "genes": [gene.name for gene in space.genes],
+            "relevant": {name: uses for name, uses in space.relevant.items()},
+            "fixed": {p.name: space.base.args[p.name] for p in space.kernel.params
+                      if p.kind in ("integer", "float") and p.name not in searched},
+            "history": found.history}
+
+
+def _assumption(bound) -> dict:
+    location = user_location(bound.location)
+    return {"bound": bound.text(), "file": display(location.file) if location else None,
+            "line": location.line if location else None}
 
 
 def _merge(found: dict[tuple, Finding], finding: Finding) -> None:

@@ -100,6 +100,18 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--format", choices=("text", "json", "csv", "sarif"), default="text")
     check.add_argument("-o", "--output", metavar="OUT", help="write the report here instead of stdout")
     check.add_argument("--barriers", action="store_true", help="print every barrier's verdict")
+    group = check.add_argument_group("input search (when no --launch is given)")
+    group.add_argument("--population", type=_positive, default=10, metavar="P", help="launches per generation, default 10")
+    group.add_argument("--generations", type=_size, default=10, metavar="N", help="generations at most, default 10")
+    group.add_argument("--launches", type=_positive, default=3, metavar="K",
+                       help="how many of the best distinct launches found are checked in full, default 3")
+    group.add_argument("--max-blocks", type=_positive, default=32, metavar="N",
+                       help="the most blocks a searched grid may have, default 32")
+    group.add_argument("--no-search", action="store_true",
+                       help="check only the default launch (with whatever --grid/--block/--arg give)")
+    check.add_argument("-v", "--verbose", action="store_true",
+                       help="show each search generation's best launch and the launches checked")
+    check.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     check.set_defaults(run=run_check)
 
     trace = commands.add_parser("trace", parents=[compile_options, launch_options],
@@ -253,6 +265,13 @@ def _size(text: str) -> int:
     return value
 
 
+def _positive(text: str) -> int:
+    value = _size(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError(f"'{text}' must be at least 1")
+    return value
+
+
 def select_kernel(program, name: str | None, path: Path):
     """The kernel `name`, or the file's only kernel when no name is given."""
     if name is not None:
@@ -335,13 +354,14 @@ def report_events(result) -> int:
 # ---------------------------------------------------------------------------- check
 
 
-def launches_for(kernel, args) -> list:
+def launches_for(kernel, args, reads=None) -> list:
     """The launches an analysis command runs: --grid/--block/--arg, the --launch options, or
-    the default launch; whatever they leave out takes its default (see default_launch)."""
+    the default launch; whatever they leave out takes its default (see default_launch,
+    shaped by the index registers `reads`)."""
     from simulee.check import default_launch
     from simulee.launchspec import launch_arguments, parse_block, parse_dims
 
-    options = dict(shared_bytes=args.shared_bytes, step_limit=args.step_limit, seed=args.seed)
+    options = dict(shared_bytes=args.shared_bytes, step_limit=args.step_limit, seed=args.seed, reads=reads)
     given = launch_arguments(kernel, args.arg, args.buffer, args.seed, require_scalars=False)
     launches = []
     if args.grid or args.block:  # the one not given takes its default
@@ -370,22 +390,32 @@ def run_check(args) -> int:
     path = Path(args.path)
     files = source_files(path)
     checks = []
-    for file in _progress(files, "checking"):
+    bar = _progress(len(files), "checking", args.quiet)
+    for file in files:
         try:
             program = load_program(file, options)
         except SimuleeError as error:
             if not path.is_dir():
                 raise
             checks.append(KernelCheck("", "", str(file), 0, status="error", error=str(error)))
+            _advance(bar)
             continue
         kernels = [select_kernel(program, args.kernel, file)] if args.kernel or not path.is_dir() and \
             len(program.kernels) == 1 else program.kernels
         if args.kernel is None and not kernels and not path.is_dir():
             raise SimuleeError(f"{file}: no __global__ kernel found")
         for kernel in kernels:
-            checks.append(_check_one(program, kernel, launches_for(kernel, args), args.warp_model))
+            progress = None
+            if bar is not None:
+                bar.set_postfix_str(kernel.name[:40])
+                progress = (lambda name: lambda generation: bar.set_postfix_str(
+                    f"{name} generation {generation}/{args.generations}"))(kernel.name[:40])
+            checks.append(_check_one(program, kernel, args, progress))
+        _advance(bar)
+    if bar is not None:
+        bar.close()
     errors = sum(1 for check in checks if check.status != "ok")
-    formats = {"text": lambda: report.text(checks, args.barriers, time.perf_counter() - start),
+    formats = {"text": lambda: report.text(checks, args.barriers, time.perf_counter() - start, args.verbose),
                "json": lambda: report.json_text(checks),
                "csv": lambda: report.csv_text(checks, path.resolve().name if path.is_dir() else path.resolve().parent.name),
                "sarif": lambda: report.sarif_text(checks)}
@@ -395,13 +425,23 @@ def run_check(args) -> int:
     return EXIT_ERROR if errors else EXIT_OK
 
 
-def _check_one(program, kernel, launches, warp_model):
-    """check_kernel, with an internal error recorded against the kernel (so that one kernel
-    cannot stop a folder's check) unless SIMULEE_DEBUG asks for the traceback."""
-    from simulee.check import KernelCheck, check_kernel
+def _check_one(program, kernel, args, progress=None):
+    """Check one kernel on the --launch launches, on the default launch (--no-search), or
+    on the launches the input search finds around what --grid/--block/--arg/--buffer fix.
+    An internal error is recorded against the kernel (so that one kernel cannot stop a
+    folder's check) unless SIMULEE_DEBUG asks for the traceback."""
+    from simulee.check import KernelCheck, SearchOptions, check_kernel, explore, indices_read
 
     try:
-        return check_kernel(program, kernel, launches, warp_model)
+        launches = launches_for(kernel, args, indices_read(program, kernel))
+        if args.launch or args.no_search:
+            return check_kernel(program, kernel, launches, args.warp_model)
+        fixed = {name for name in ("grid", "block") if getattr(args, name)}
+        fixed |= {text.partition("=")[0].strip() for text in args.arg + args.buffer}
+        search = SearchOptions(args.population, args.generations, args.launches, args.max_blocks, args.seed)
+        return explore(program, kernel, launches[0], fixed, search, args.warp_model, progress)
+    except SimuleeError:
+        raise
     except Exception as error:
         if os.environ.get("SIMULEE_DEBUG"):
             raise
@@ -409,13 +449,18 @@ def _check_one(program, kernel, launches, warp_model):
                            error=f"internal error: {type(error).__name__}: {error}")
 
 
-def _progress(items: list, what: str):
-    """`items`, with a progress bar on a terminal when there are several."""
-    if len(items) < 2 or not sys.stderr.isatty():
-        return items
+def _progress(total: int, what: str, quiet: bool):
+    """A progress bar over `total` files on a terminal (None when quiet or not a terminal)."""
+    if quiet or not sys.stderr.isatty():
+        return None
     from tqdm import tqdm
 
-    return tqdm(items, desc=what, unit="file", leave=False)
+    return tqdm(total=total, desc=what, unit="file", leave=False)
+
+
+def _advance(bar) -> None:
+    if bar is not None:
+        bar.update(1)
 
 
 # ---------------------------------------------------------------------------- trace

@@ -28,6 +28,7 @@ from simulee.errors import CompileError, SimuleeError
 SOURCE_SUFFIXES = (".cu", ".cuh")
 IR_SUFFIXES = (".ll", ".bc")
 INCLUDE_DIR = Path(__file__).resolve().parent / "include"
+BUILTIN_VARIABLES = INCLUDE_DIR / "simulee" / "builtin_vars.h"  # threadIdx, blockIdx, blockDim, gridDim
 PRELUDE = INCLUDE_DIR / "simulee_prelude.h"
 GPUVERIFY_ANNOTATIONS = INCLUDE_DIR / "gpuverify_annotations.h"
 GPU_ARCH = "sm_70"

@@ -33,12 +33,18 @@ RULES = {
 # ---------------------------------------------------------------------------- text
 
 
-def text(checks, show_barriers: bool = False, seconds: float | None = None) -> str:
+def text(checks, show_barriers: bool = False, seconds: float | None = None, verbose: bool = False) -> str:
     out = io.StringIO()
     sources: dict[str, list[str]] = {}
     for check in checks:
         if check.status != "ok":
             out.write(f"{display(check.file)}:{check.line}: error: {check.kernel}: {check.error}\n")
+        if verbose and check.search:
+            _text_search(out, check)
+        for assumption in check.assumptions:
+            reason = f" (beyond it, line {assumption['line']} indexes past a fixed-size array)" if assumption["line"] else ""
+            out.write(f"{display(check.file)}:{check.line}: note: {check.kernel} assumes {assumption['bound']}{reason}; "
+                      "launches beyond it were not checked\n")
         for finding in check.findings:
             _text_finding(out, finding, sources)
         if show_barriers and check.verdicts:
@@ -61,6 +67,27 @@ def text(checks, show_barriers: bool = False, seconds: float | None = None) -> s
         summary += f" ({seconds:.2f} s)"
     out.write(summary + "\n")
     return out.getvalue()
+
+
+def _text_search(out, check) -> None:
+    """The search's generations and the launches checked in full."""
+    search = check.search
+    varied = ", ".join(search["genes"])
+    out.write(f"{check.kernel}: searched {varied} (seed {search['seed']}): {search['evaluations']} launches in "
+              f"{search['generations']} generations, {search['seconds']:.2f} s, stopped: {search['stopped']}\n")
+    for record in search["history"]:
+        best = record["best"]
+        fitness = f"F={best['F']:.4f} R={best['R']}" if best else "no valid launch"
+        out.write(f"  generation {record['generation']:2}: {fitness}  {_launch_text(record['launch'])}\n")
+    for launch in check.launches:
+        fitness = f"F={launch['fitness']['F']:.4f} R={launch['fitness']['R']}" if launch["fitness"] else "default launch"
+        out.write(f"  checked: {_launch_text(launch)} ({fitness}; {launch['status']})\n")
+
+
+def _launch_text(launch: dict) -> str:
+    arguments = " ".join(f"{k}={v}" for k, v in launch["args"].items())
+    return (f"grid ({','.join(map(str, launch['grid']))}) block ({','.join(map(str, launch['block']))})"
+            + (f" {arguments}" if arguments else ""))
 
 
 def findings_text(findings: list[Finding]) -> str:
@@ -99,9 +126,7 @@ def _text_finding(out, finding: Finding, sources: dict[str, list[str]]) -> None:
         details.append(f"{finding.instances} instances" + (f" at {finding.addresses} addresses"
                                                            if finding.addresses > 1 else ""))
     if launch:
-        arguments = " ".join(f"{k}={v}" for k, v in launch["args"].items())
-        details.append(f"launch grid ({','.join(map(str, launch['grid']))}) block "
-                       f"({','.join(map(str, launch['block']))})" + (f" {arguments}" if arguments else ""))
+        details.append("launch " + _launch_text(launch))
     if details:
         out.write(f"{'':8}{'; '.join(details)}\n")
 

@@ -64,6 +64,14 @@ def program(path: Path, gpuverify_annotations: bool = False):
     return load_module(load_ir(path, options), str(path))
 
 
+def written(folder: Path, name: str, source: str, kernel: str):
+    """(program, kernel info) of CUDA `source` written to folder/name."""
+    path = folder / name
+    path.write_text(source)
+    loaded = program(path)
+    return loaded, loaded.kernel(kernel)
+
+
 def kernel_ops(path: Path, name: str | None = None):
     """The decoded ops of a test file's kernel (its only kernel when `name` is None)."""
     loaded = program(path)

@@ -21,7 +21,8 @@ SARIF_SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
 
 
 def check(run_cli, *args):
-    return run_cli("check", *args)
+    """`simulee check` on the default launch only: these tests are about the reports."""
+    return run_cli("check", "--no-search", *args)
 
 
 def test_json_report_field_by_field(run_cli):

@@ -4,19 +4,25 @@ and warp collectives whose masks name lanes that never joined."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from interpreter.launch import Result
 from simulee.findings import ERROR, WARNING, Finding, launch_of, place
+from simulee.frontend import user_location
 
 
 def find_faults(result: Result) -> list[Finding]:
     ops = result.trace.ops
     launch = launch_of(result)
     findings = []
-    by_site: dict[tuple[str, int], list] = {}
-    for fault in result.events.faults:
-        by_site.setdefault((fault.kind, fault.op), []).append(fault)
-    for (kind, op), faults in by_site.items():
-        threads = sum(len(f.threads) for f in faults)
+    by_site: dict[tuple, list] = {}
+    for fault in result.events.faults:  # one finding per kind and source line (an index and its access)
+        location = user_location(ops[fault.op].location) if 0 <= fault.op < len(ops) else None
+        site = (location.file, location.line) if location else fault.op
+        by_site.setdefault((fault.kind, site), []).append(fault)
+    for (kind, _), faults in by_site.items():
+        op = faults[0].op
+        threads = len(np.unique(np.concatenate([f.blocks.astype(np.int64) << 32 | f.threads for f in faults])))
         first = place(ops, op, ops[op].opcode if 0 <= op < len(ops) else "", result, int(faults[0].blocks[0]),
                       int(faults[0].threads[0]))
         message = f"{kind.replace('-', ' ')} in {threads} thread{'s' if threads > 1 else ''}"

@@ -1,0 +1,266 @@
+"""The evolutionary search for conflict-dense launches (the paper's Algorithm 1), on DEAP.
+
+A population of genomes (launches) starts from the base launch and random ones. Every
+generation each parent makes a Gaussian and a Cauchy child (mutation.py); parents and
+children compete and the best `population` survive ((mu + lambda) selection), ranked by
+fitness (F, then R). The search stops after `generations` generations or once the best F
+is acceptable, or once the best F has not improved for STAGNATION generations. Fitness
+runs execute a sample of blocks (the first two and the last) on buffers of seeded random
+content within small limits. A launch is invalid, and ranks last, when it breaks the
+kernel's stated assumptions, hits a limit, would be too much work to check in full, or
+breaks the launch contract learned from its faults (contract.py)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from deap import base, creator, tools
+
+from evolve.contract import Contract
+from evolve.fitness import ACCEPTABLE, WEIGHTS, WORST, Fitness, measure
+from evolve.mutation import cauchy_child, gaussian_child, initial_steps
+from evolve.space import MAX_THREADS_PER_BLOCK, SearchSpace
+from interpreter.launch import Launch, Result
+from interpreter.loader import Program
+from interpreter.simt import execute
+
+SEARCH_STEP_LIMIT = 3_000  # scheduler steps per fitness run; most kernels need far fewer
+PROBE_SIZE = 1024  # integer arguments of a contract probe are at least this
+SEARCH_GROWTH_LIMIT = 1 << 24  # bytes a buffer may grow to in a fitness run
+SEARCH_WORK_LIMIT = 500_000  # thread-instructions per fitness run
+DETECTION_WORK_LIMIT = 5_000_000  # launches whose full run would take more are not chosen
+STAGNATION = 3  # generations without a better F: the search has converged
+
+if not hasattr(creator, "LaunchFitness"):
+    creator.create("LaunchFitness", base.Fitness, weights=WEIGHTS)
+    creator.create("Genome", list, fitness=creator.LaunchFitness, steps=list)
+
+
+@dataclass
+class Candidate:
+    """A launch the search ran, and its fitness."""
+
+    launch: Launch
+    fitness: Fitness
+
+
+@dataclass
+class SearchResult:
+    """`best`: the launches to check in full (_Runs.choose). `history`: per generation the
+    evaluations so far and the best genome. `stopped`: acceptable (F < 0.3), converged (no
+    better F for STAGNATION generations), generations (all ran) or unsupported (the
+    kernel cannot be run: `message` says why)."""
+
+    best: list[Candidate]
+    contract: Contract
+    history: list[dict] = field(default_factory=list)
+    evaluations: int = 0
+    seconds: float = 0.0
+    stopped: str = "generations"
+    message: str = ""
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def search(program: Program, space: SearchSpace, population: int = 10, generations: int = 10, keep: int = 3,
+           seed: int = 0, progress=None) -> SearchResult:
+    """Search `space` for launches of its kernel; `progress(generation)` is called after
+    each generation. The same seed gives the same result."""
+    start = time.perf_counter()
+    rng = np.random.default_rng(seed)
+    runs = _Runs(program, space, seed)
+    toolbox = base.Toolbox()
+    toolbox.register("evaluate", runs.evaluate)
+    toolbox.register("gaussian", gaussian_child, space.genes, rng=rng)
+    toolbox.register("cauchy", cauchy_child, space.genes, rng=rng)
+    toolbox.register("select", tools.selBest)
+
+    genomes = [space.genome(space.base)] + [space.random_genome(rng) for _ in range(max(population - 1, 0))]
+    people = [_individual(values, initial_steps(space.genes, values)) for values in genomes]
+    result = SearchResult([], runs.contract)
+    try:
+        _assess(toolbox, people)
+        best, since = toolbox.select(people, 1)[0].fitness.values[0], 0  # the best F so far
+        for generation in range(1, generations + 1):
+            if best < ACCEPTABLE:
+                result.stopped = "acceptable"
+                break
+            if since >= STAGNATION:
+                result.stopped = "converged"
+                break
+            children = []
+            for parent in people:
+                for make in (toolbox.gaussian, toolbox.cauchy):
+                    values, steps = make(list(parent), parent.steps)
+                    children.append(_individual(space.repair(values), steps))
+            _assess(toolbox, children)
+            _assess(toolbox, people)  # parents judged before the contract last tightened
+            people = toolbox.select(people + children, population)
+            result.history.append(_record(space, generation, len(runs.scores), people[0]))
+            best, since = (people[0].fitness.values[0], 0) if people[0].fitness.values[0] < best else (best, since + 1)
+            if progress:
+                progress(generation)
+    except _Unsupported as error:
+        result.stopped, result.message = "unsupported", str(error)
+    result.evaluations = len(runs.scores)
+    result.best = runs.choose(keep)
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+class _Runs:
+    """The launches the search ran: fitness and branch coverage per genome, and the
+    launch contract learned from them."""
+
+    def __init__(self, program: Program, space: SearchSpace, seed: int):
+        self.program, self.space, self.seed = program, space, seed
+        self.contract = Contract()
+        self.settled: set[tuple[str, int]] = set()  # bounds a probe at the bound itself confirmed
+        self.scores: dict[tuple, Fitness] = {}
+        self.behaviour: dict[tuple, frozenset] = {}
+
+    def allows(self, values: list) -> bool:
+        return self.contract.allows(self.space.launch(values).block)
+
+    def evaluate(self, values: list) -> tuple[float, float]:
+        """DEAP's fitness values of a genome (WORST once the contract excludes it)."""
+        key = tuple(values)
+        if key not in self.scores:
+            self.scores[key], self.behaviour[key] = self.run(values)
+        if not self.allows(values):
+            self.scores[key] = WORST
+        return self.scores[key].F, self.scores[key].R
+
+    def run(self, values: list) -> tuple[Fitness, frozenset]:
+        """Fitness and coverage of a sampled run on random content."""
+        if not self.allows(values):
+            return WORST, frozenset()
+        launch = self.fitness_run(values)
+        result = self.execute(launch)
+        if not self.allows(values) or result.status != "ok" or \
+                any(a.kind == "assume" for a in result.events.assertions):
+            return WORST, frozenset()
+        ran = len(set(launch.sample)) if launch.sample else launch.blocks
+        if result.thread_instructions * launch.blocks / ran > DETECTION_WORK_LIMIT:  # too big to check in full
+            return WORST, frozenset()
+        return measure(result.trace), frozenset(result.events.coverage)
+
+    def execute(self, launch: Launch) -> Result:
+        """Run `launch`, learn the contract from it, and settle any bound it changed."""
+        result = execute(self.program, self.space.kernel, launch)
+        if result.status == "unsupported":
+            raise _Unsupported(result.message)
+        if self.contract.learn(result):
+            self.settle(self.space.genome(launch))
+        return result
+
+    def settle(self, values: list) -> None:
+        """Check each new bound with a probe at the bound itself (the genome with that
+        block axis at the limit and raised sizes, as probe): a fault there tightens it
+        further. One launch's faults bound an axis by the loosest of them (contract.py),
+        which a launch at that size confirms or refutes."""
+        while True:
+            pending = [b for b in self.contract.bounds.values() if (b.axis, b.limit) not in self.settled]
+            if not pending:
+                return
+            bound = pending[0]
+            self.settled.add((bound.axis, bound.limit))
+            at_bound = self.at_limit(values, bound.axis)
+            if at_bound is not None:
+                self.contract.learn(execute(self.program, self.space.kernel, self.fitness_run(self.raised(at_bound))))
+
+    def at_limit(self, values: list, axis: str) -> list | None:
+        """`values` with block axis `axis` at its bound and the other block axes within
+        theirs (and the block within 1,024 threads); None when the axis is not searched."""
+        genes = self.space.genes
+        names = [g.name for g in genes]
+        if f"block.{axis}" not in names:
+            return None
+        probe = list(values)
+        for index, gene in enumerate(genes):
+            if gene.name.startswith("block.") and gene.name[-1] in self.contract.bounds:
+                probe[index] = self.contract.bounds[gene.name[-1]].limit if gene.name[-1] == axis else \
+                    min(probe[index], self.contract.bounds[gene.name[-1]].limit)
+        if np.prod(self.space.launch(probe).block) > MAX_THREADS_PER_BLOCK:
+            probe = [1 if g.name.startswith("block.") and g.name != f"block.{axis}" else v for g, v in zip(genes, probe)]
+        return probe
+
+    def raised(self, values: list) -> list:
+        """Every searched integer argument raised to at least PROBE_SIZE, so that size
+        guards (i < n) let every thread reach its accesses."""
+        return [max(v, PROBE_SIZE) if g.integer and not g.dimension and g.high >= PROBE_SIZE else v
+                for g, v in zip(self.space.genes, values)]
+
+    def probe(self, values: list) -> bool:
+        """Run the genome with raised sizes and learn from its faults; True when it still
+        keeps the contract. (A guard can hide an index past a fixed-size array for the
+        small sizes the search favours.)"""
+        self.execute(self.fitness_run(self.raised(values)))
+        return self.allows(values)
+
+    def fitness_run(self, values: list) -> Launch:
+        """The genome's launch as the search runs it: the first two blocks and the last, on
+        seeded random content, within the search's limits of steps, work and buffer growth."""
+        launch = self.space.launch(values)
+        return self.space.launch(values, sample=(0, 1, launch.blocks - 1) if launch.blocks > 3 else None,
+                                 step_limit=min(launch.step_limit, SEARCH_STEP_LIMIT), work_limit=SEARCH_WORK_LIMIT,
+                                 growth_limit=SEARCH_GROWTH_LIMIT, paged_random=True, seed=self.seed)
+
+    def choose(self, keep: int) -> list[Candidate]:
+        """The launches to check in full: the `keep` best valid ones, then up to `keep` more
+        that reach branch behaviour the chosen ones do not (an edge taken, a block or warp
+        split), the most new behaviour first. Each is first confirmed by a probe."""
+        ranked = sorted(((fitness, key) for key, fitness in self.scores.items() if fitness != WORST),
+                        key=lambda item: (item[0].rank(), item[1]))
+        chosen: list[tuple[Fitness, tuple]] = []
+
+        def admit(fitness: Fitness, key: tuple) -> bool:
+            if self.allows(list(key)) and self.probe(list(key)):
+                chosen.append((fitness, key))
+                return True
+            self.behaviour[key] = frozenset()  # breaks the contract: never offered again
+            return False
+
+        for fitness, key in ranked:
+            if len(chosen) == keep:
+                break
+            admit(fitness, key)
+        added = 0
+        while added < keep:
+            covered = frozenset().union(*(self.behaviour[key] for _, key in chosen))
+            novel = [(len(self.behaviour[key] - covered), -order, fitness, key)
+                     for order, (fitness, key) in enumerate(ranked) if self.behaviour[key] - covered]
+            if not novel:
+                break
+            *_, fitness, key = max(novel, key=lambda item: item[:2])
+            added += admit(fitness, key)
+        return [Candidate(self.space.launch(list(key), paged_random=True, seed=self.seed), fitness)
+                for fitness, key in chosen if self.allows(list(key))]  # a later probe may have tightened it
+
+
+def _individual(values: list, steps: list[float]):
+    person = creator.Genome(values)
+    person.steps = steps
+    return person
+
+
+def _assess(toolbox, people: list) -> None:
+    for person in people:
+        person.fitness.values = toolbox.evaluate(list(person))
+
+
+def _record(space: SearchSpace, generation: int, evaluations: int, best) -> dict:
+    F, R = best.fitness.values
+    return {"generation": generation, "evaluations": evaluations,
+            "best": Fitness(F, R).to_json() if np.isfinite(F) else None, "launch": describe(space, list(best))}
+
+
+def describe(space: SearchSpace, values: list) -> dict:
+    """A genome as grid, block and the searched arguments."""
+    launch = space.launch(values)
+    return {"grid": list(launch.grid), "block": list(launch.block),
+            "args": {g.name: v for g, v in zip(space.genes, values) if not g.dimension}}

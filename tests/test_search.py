@@ -1,0 +1,183 @@
+"""The input search: with no launch given, it finds the launches that show each bug, keeps
+fixed kernels clean, infers the launch contracts kernels imply, and is reproducible."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import KERNELS, program, written
+from evolve.search import search
+from evolve.space import SearchSpace
+from evolve.taint import relevant_parameters
+from simulee.check import SearchOptions, check_kernel, default_launch, explore
+
+SEEDS = (1, 2, 3)
+TARGETS = "search_targets.cu"
+BUGS = {  # kernel -> the finding the search must reach (type, hazard)
+    "quotient_write": ("data-race", "write-write"),
+    "warp_slots": ("data-race", "write-write"),
+    "block_flag": ("data-race", "write-write"),
+    "early_exit": ("barrier-divergence", None),
+    "diagonal": ("data-race", "write-write"),
+    "strided_runs": ("data-race", "write-write"),
+}
+CLEAN = [("reduction.cu", "reduce_sum"), ("histogram.cu", "histogram256"), ("warp_reduce.cu", "warp_sum"),
+         ("matmul.cu", "matmul"), ("transpose.cu", "transpose")]
+SYNC_BUGS = ("data-race", "barrier-divergence")
+
+
+def searched(file: str, kernel: str, seed: int):
+    """The search's result on a kernel with nothing fixed, and the space it searched."""
+    loaded = program(KERNELS / file)
+    info = loaded.kernel(kernel)
+    space = SearchSpace.of(info, default_launch(info), relevant_parameters(loaded, info), set())
+    return search(loaded, space, seed=seed), space
+
+
+def found_by_search(file: str, kernel: str, seed: int) -> set[tuple]:
+    """(type, hazard) of what the launches the search chose show, without the default
+    launch: what the search itself contributes."""
+    loaded = program(KERNELS / file)
+    result, _ = searched(file, kernel, seed)
+    assert result.best, "the search found no valid launch"
+    check = check_kernel(loaded, loaded.kernel(kernel), [c.launch for c in result.best], contract=result.contract)
+    return {(f.type, f.hazard) for f in check.findings}
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("kernel", sorted(BUGS))
+def test_search_finds_the_launch_that_shows_the_bug(kernel, seed):
+    assert BUGS[kernel] in found_by_search(TARGETS, kernel, seed)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("kernel", sorted(BUGS))
+def test_fixed_twin_stays_clean_whatever_the_search_tries(kernel, seed):
+    loaded = program(KERNELS / TARGETS)
+    info = loaded.kernel(f"{kernel}_fixed")
+    check = explore(loaded, info, default_launch(info), set(), SearchOptions(seed=seed))
+    assert [f for f in check.findings if f.type in SYNC_BUGS] == []
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("file, kernel", CLEAN)
+def test_clean_kernels_stay_clean_for_every_seed(file, kernel, seed):
+    loaded = program(KERNELS / file)
+    info = loaded.kernel(kernel)
+    check = explore(loaded, info, default_launch(info), set(), SearchOptions(seed=seed))
+    assert [f.message for f in check.findings if f.type in SYNC_BUGS] == []
+    assert len(check.launches) >= 2 and all(entry["status"] in ("ok", "invalid") for entry in check.launches)
+
+
+@pytest.mark.parametrize("file, kernel, bounds", [
+    ("reduction.cu", "reduce_sum", ["blockDim.x <= 256"]),
+    ("matmul.cu", "matmul", ["blockDim.x <= 16", "blockDim.y <= 16"]),
+    ("transpose.cu", "transpose", ["blockDim.x <= 32", "blockDim.y <= 8"]),
+])
+def test_shared_arrays_imply_a_launch_contract(file, kernel, bounds):
+    loaded = program(KERNELS / file)
+    info = loaded.kernel(kernel)
+    check = explore(loaded, info, default_launch(info), set(), SearchOptions(seed=1))
+    assert sorted(a["bound"] for a in check.assumptions) == bounds
+    assert all(a["line"] and a["file"].endswith(file) for a in check.assumptions)
+    for entry in check.launches:  # every launch checked keeps the contract
+        assert entry["status"] == "invalid" or all(
+            entry["block"]["xyz".index(b[9])] <= int(b.split("<= ")[1]) for b in bounds)
+
+
+def test_a_fault_that_valid_launches_also_show_stays_a_finding(tmp_path):
+    source = ("__global__ void shift(int *out) {\n  __shared__ int s[64];\n  s[threadIdx.x] = 1;\n"
+              "  __syncthreads();\n  out[threadIdx.x] = s[0] + s[threadIdx.x + 64 - blockDim.x];\n}\n")
+    loaded, info = written(tmp_path, "off_by_one.cu", source, "shift")
+    check = explore(loaded, info, default_launch(info, block=(64, 1, 1)), {"block"}, SearchOptions(seed=1))
+    assert check.search is None  # nothing left to search: the given launch alone
+    assert [f.type for f in check.findings] == []
+    source = source.replace("s[0] + s[threadIdx.x + 64 - blockDim.x]", "s[threadIdx.x - 1]")
+    loaded, info = written(tmp_path, "off_by_one_everywhere.cu", source, "shift")
+    check = explore(loaded, info, default_launch(info), set(), SearchOptions(seed=1))
+    assert "out-of-bounds" in [f.type for f in check.findings]  # thread 0 reads s[-1] in every launch
+    assert [a["bound"] for a in check.assumptions] == ["blockDim.x <= 64"]
+
+
+def test_only_relevant_scalars_are_searched():
+    loaded = program(KERNELS / "relevance.cu")
+    info = loaded.kernel("mixed")
+    assert relevant_parameters(loaded, info) == {
+        "d": ["address"], "n": ["branch"], "stride": ["address", "branch"], "scale": ["address"],
+        "stored": ["address"]}
+    space = SearchSpace.of(info, default_launch(info), relevant_parameters(loaded, info), {"n"})
+    assert [g.name for g in space.genes] == ["block.x", "d", "stride", "scale", "stored"]
+
+
+def test_same_seed_same_report(run_cli):
+    def report(seed):
+        status, out, _ = run_cli("check", KERNELS / TARGETS, "-k", "strided_runs", "--seed", str(seed),
+                                 "--format", "json")
+        document = json.loads(out)
+        for kernel in document["kernels"]:
+            kernel["search"]["seconds"] = 0
+            for entry in kernel["launches"]:
+                entry["seconds"] = 0
+        return status, document
+
+    first, again, other = report(2), report(2), report(3)
+    assert first == again
+    assert first[0] == 1 and first[1] != other[1]
+
+
+def test_json_shows_the_search(run_cli):
+    status, out, _ = run_cli("check", KERNELS / TARGETS, "-k", "early_exit", "--seed", "1", "--format", "json")
+    assert status == 1
+    kernel = json.loads(out)["kernels"][0]
+    search_json = kernel["search"]
+    assert search_json["seed"] == 1 and search_json["population"] == 10
+    assert search_json["genes"] == ["grid.x", "block.x", "n"]
+    assert search_json["relevant"] == {"n": ["branch"]}
+    assert search_json["fixed"] == {}
+    assert 1 <= len(search_json["history"]) <= 10
+    for record in search_json["history"]:
+        assert set(record) == {"generation", "evaluations", "best", "launch"}
+        assert set(record["launch"]) == {"grid", "block", "args"}
+    assert search_json["stopped"] in ("acceptable", "converged", "generations")
+    searched_launches = [entry for entry in kernel["launches"] if entry["fitness"] is not None]
+    assert searched_launches and all(0 < entry["fitness"]["F"] <= 1 for entry in searched_launches)
+    assert kernel["launches"][-1]["fitness"] is None  # the default launch comes last
+    divergence = next(f for f in kernel["findings"] if f["type"] == "barrier-divergence")
+    assert divergence["launch"]["args"]["n"] % divergence["launch"]["block"][0] != 0
+
+
+def test_verbose_text_shows_generations_and_launches(run_cli):
+    status, out, _ = run_cli("check", KERNELS / "reduction.cu", "--seed", "1", "-v", "-q")
+    assert status == 0
+    assert "reduce_sum: searched grid.x, block.x, n (seed 1):" in out
+    assert "  generation  1: F=" in out
+    assert "(default launch; ok)" in out
+    assert "reduction.cu:8: note: reduce_sum assumes blockDim.x <= 256 (beyond it, line 12 indexes past a " \
+           "fixed-size array); launches beyond it were not checked" in out
+
+
+def test_given_values_are_held_fixed(run_cli):
+    status, out, _ = run_cli("check", KERNELS / TARGETS, "-k", "strided_runs", "--block", "32", "--arg",
+                             "stride=8", "--format", "json")
+    kernel = json.loads(out)["kernels"][0]
+    assert status == 0 and kernel["search"] is None if "search" in kernel else status == 0
+    assert [entry["block"] for entry in kernel["launches"]] == [[32, 1, 1]]
+    status, out, _ = run_cli("check", KERNELS / TARGETS, "-k", "strided_runs", "--block", "32", "--format", "json")
+    kernel = json.loads(out)["kernels"][0]
+    assert status == 1 and kernel["search"]["genes"] == ["stride"]
+    assert {tuple(entry["block"]) for entry in kernel["launches"]} == {(32, 1, 1)}
+
+
+def test_no_search_and_explicit_launches_do_not_search(run_cli):
+    for options in (["--no-search"], ["--launch", "1/64/stride=8"]):
+        status, out, _ = run_cli("check", KERNELS / TARGETS, "-k", "strided_runs", *options, "--format", "json")
+        kernel = json.loads(out)["kernels"][0]
+        assert status == 0 and "search" not in kernel and len(kernel["launches"]) == 1
+
+
+@pytest.mark.parametrize("option", ["--population=0", "--launches=-1", "--generations=x", "--max-blocks=0"])
+def test_malformed_search_options_are_usage_errors(run_cli, option):
+    status, _, err = run_cli("check", KERNELS / TARGETS, option)
+    assert status == 2 and err.count("\n") == 1 and "error:" in err
