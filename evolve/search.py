@@ -208,7 +208,7 @@ class _Runs:
         launch = self.space.launch(values)
         return self.space.launch(values, sample=(0, 1, launch.blocks - 1) if launch.blocks > 3 else None,
                                  step_limit=min(launch.step_limit, SEARCH_STEP_LIMIT), work_limit=SEARCH_WORK_LIMIT,
-                                 growth_limit=SEARCH_GROWTH_LIMIT, paged_random=True, seed=self.seed)
+                                 growth_limit=SEARCH_GROWTH_LIMIT, paged_random=True, seed=self.seed, coverage=True)
 
     def choose(self, keep: int) -> list[Candidate]:
         """The launches to check in full: the `keep` best valid ones, then up to `keep` more

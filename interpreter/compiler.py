@@ -352,12 +352,8 @@ class Compiler:
     def _dereferenced(self, function, slot: int) -> bool:
         """Whether every use of pointer `slot` is the address of a load, store or atomic, or
         the base of another getelementptr."""
-        if slot < 0:
-            return False
         uses = function.uses.get(slot)
-        if uses is None:
-            return False
-        return all(opcode in ("load", "getelementptr") and position == 0
+        return bool(uses) and all(opcode in ("load", "getelementptr") and position == 0
                    or opcode == "store" and position == 1
                    or opcode in ("atomicrmw", "cmpxchg") and position == 0
                    for opcode, position in uses)

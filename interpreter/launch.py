@@ -35,6 +35,7 @@ class Launch:
     seed: int = 0
     paged_random: bool = False
     trace: bool = True
+    coverage: bool = False  # record branch coverage in Events.coverage (the search's runs)
     growth_limit: int = DEFAULT_GROWTH_LIMIT  # bytes a paged buffer may grow to; beyond is out of bounds
     sample: tuple[int, ...] | None = None  # run only these linear block indices (all for grid.sync kernels)
 

@@ -258,7 +258,8 @@ class Execution:
                 continue
             if kind == BRANCH or kind == SWITCH:
                 edges = runs[pc](frame, rows)
-                self.cover(function.name, pc, frame, edges)
+                if self.launch.coverage:
+                    self.cover(function.name, pc, frame, edges)
                 for target, target_rows in edges:
                     self.enter(frame, function.op_block[pc], target, target_rows)
                 return

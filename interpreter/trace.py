@@ -114,8 +114,8 @@ class Events:
     # barriers at once appears under both
     barrier_passes: list[tuple[int, np.ndarray, np.ndarray]] = field(default_factory=list)
     looping_op: int = -1  # where threads were looping when the step limit was reached
-    # branches taken: (function, pc, target block), or code -1 / -2 when the threads of one
-    # block / one warp went different ways
+    # with Launch.coverage, branches taken: (function, pc, target block), or code -1 / -2
+    # when the threads of one block / one warp went different ways
     coverage: set[tuple[str, int, int]] = field(default_factory=set)
 
     def fault_count(self) -> int:

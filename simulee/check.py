@@ -159,16 +159,17 @@ class SearchOptions:
 
 
 def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str], options: SearchOptions,
-            warp_model: str = "independent", progress=None) -> KernelCheck:
+            warp_model: str = "independent", progress=None, reads: tuple[str, ...] | None = None) -> KernelCheck:
     """Search launches of `kernel` around `base` (changing what `fixed` does not name:
     "grid", "block", parameter names), then check the best ones the search found and
-    `base` itself in full. Without anything to search, check `base` alone."""
+    `base` itself in full. Without anything to search, check `base` alone. `reads` are
+    the index registers the kernel's own code reads (default: indices_read)."""
     from evolve.search import search
     from evolve.space import SearchSpace
     from evolve.taint import relevant_parameters
 
-    space = SearchSpace.of(kernel, base, relevant_parameters(program, kernel), fixed, options.max_blocks,
-                           indices_read(program, kernel))
+    reads = indices_read(program, kernel) if reads is None else reads
+    space = SearchSpace.of(kernel, base, relevant_parameters(program, kernel), fixed, options.max_blocks, reads)
     if not space.genes:
         return check_kernel(program, kernel, [base], warp_model)
     found = search(program, space, options.population, options.generations, options.launches, options.seed,
@@ -187,7 +188,7 @@ def search_summary(space, found, options: SearchOptions) -> dict:
     return {"seed": options.seed, "population": options.population, "generations": len(found.history),
             "evaluations": found.evaluations, "stopped": found.stopped, "seconds": round(found.seconds, 3),
             "genes": [gene.name for gene in space.genes],
-            "relevant": {name: uses for name, uses in space.relevant.items()},
+            "relevant": dict(space.relevant),
             "fixed": {p.name: space.base.args[p.name] for p in space.kernel.params
                       if p.kind in ("integer", "float") and p.name not in searched},
             "history": found.history}

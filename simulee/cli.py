@@ -188,6 +188,18 @@ def write_output(text: str, output: str | None) -> None:
         raise SimuleeError(f"cannot write {output}: {error.strerror}") from None
 
 
+def each_program(path: Path, files: list[Path], options):
+    """(file, program, None) per file, or (file, None, error) for a file of a folder that
+    fails to load, so the folder's check goes on; a lone file's error is raised."""
+    for file in files:
+        try:
+            yield file, load_program(file, options), None
+        except SimuleeError as error:
+            if not path.is_dir():
+                raise
+            yield file, None, str(error)
+
+
 def source_files(path: Path) -> list[Path]:
     """`path` itself, or every .cu file under the folder `path`, in sorted order; an error
     when there is no such file or no .cu file under it."""
@@ -209,13 +221,9 @@ def run_kernels(args) -> int:
     path = Path(args.path)
     files = source_files(path)
     listing, errors = [], []
-    for file in files:
-        try:
-            program = load_program(file, options)
-        except SimuleeError as error:
-            if not path.is_dir():
-                raise
-            errors.append({"file": display(str(file)), "error": str(error)})
+    for file, program, error in each_program(path, files, options):
+        if error:
+            errors.append({"file": display(str(file)), "error": error})
             continue
         if not program.kernels and not path.is_dir():
             raise SimuleeError(f"{file}: no __global__ kernel found")
@@ -391,29 +399,21 @@ def run_check(args) -> int:
     files = source_files(path)
     checks = []
     bar = _progress(len(files), "checking", args.quiet)
-    for file in files:
-        try:
-            program = load_program(file, options)
-        except SimuleeError as error:
-            if not path.is_dir():
-                raise
-            checks.append(KernelCheck("", "", str(file), 0, status="error", error=str(error)))
-            _advance(bar)
+    for file, program, error in each_program(path, files, options):
+        bar.update(1)
+        if error:
+            checks.append(KernelCheck("", "", str(file), 0, status="error", error=error))
             continue
         kernels = [select_kernel(program, args.kernel, file)] if args.kernel or not path.is_dir() and \
             len(program.kernels) == 1 else program.kernels
         if args.kernel is None and not kernels and not path.is_dir():
             raise SimuleeError(f"{file}: no __global__ kernel found")
         for kernel in kernels:
-            progress = None
-            if bar is not None:
-                bar.set_postfix_str(kernel.name[:40])
-                progress = (lambda name: lambda generation: bar.set_postfix_str(
-                    f"{name} generation {generation}/{args.generations}"))(kernel.name[:40])
-            checks.append(_check_one(program, kernel, args, progress))
-        _advance(bar)
-    if bar is not None:
-        bar.close()
+            name = kernel.name[:40]
+            bar.set_postfix_str(name)
+            checks.append(_check_one(program, kernel, args, lambda generation, name=name: bar.set_postfix_str(
+                f"{name} generation {generation}/{args.generations}")))
+    bar.close()
     errors = sum(1 for check in checks if check.status != "ok")
     formats = {"text": lambda: report.text(checks, args.barriers, time.perf_counter() - start, args.verbose),
                "json": lambda: report.json_text(checks),
@@ -433,13 +433,14 @@ def _check_one(program, kernel, args, progress=None):
     from simulee.check import KernelCheck, SearchOptions, check_kernel, explore, indices_read
 
     try:
-        launches = launches_for(kernel, args, indices_read(program, kernel))
+        reads = indices_read(program, kernel)
+        launches = launches_for(kernel, args, reads)
         if args.launch or args.no_search:
             return check_kernel(program, kernel, launches, args.warp_model)
         fixed = {name for name in ("grid", "block") if getattr(args, name)}
         fixed |= {text.partition("=")[0].strip() for text in args.arg + args.buffer}
         search = SearchOptions(args.population, args.generations, args.launches, args.max_blocks, args.seed)
-        return explore(program, kernel, launches[0], fixed, search, args.warp_model, progress)
+        return explore(program, kernel, launches[0], fixed, search, args.warp_model, progress, reads)
     except SimuleeError:
         raise
     except Exception as error:
@@ -450,17 +451,11 @@ def _check_one(program, kernel, args, progress=None):
 
 
 def _progress(total: int, what: str, quiet: bool):
-    """A progress bar over `total` files on a terminal (None when quiet or not a terminal)."""
-    if quiet or not sys.stderr.isatty():
-        return None
+    """A progress bar over `total` files on stderr, drawn only on a terminal and not quiet
+    (otherwise every call on it does nothing)."""
     from tqdm import tqdm
 
-    return tqdm(total=total, desc=what, unit="file", leave=False)
-
-
-def _advance(bar) -> None:
-    if bar is not None:
-        bar.update(1)
+    return tqdm(total=total, desc=what, unit="file", leave=False, disable=quiet or not sys.stderr.isatty())
 
 
 # ---------------------------------------------------------------------------- trace

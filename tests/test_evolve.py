@@ -189,8 +189,8 @@ def test_sampled_launch_runs_only_those_blocks():
 def test_coverage_records_edges_and_splits():
     loaded = program(KERNELS / "search_targets.cu")
     info = loaded.kernel("early_exit")
-    whole = execute(loaded, info, default_launch(info, {"n": 128}, grid=(2, 1, 1), block=(64, 1, 1)))
-    split = execute(loaded, info, default_launch(info, {"n": 100}, grid=(2, 1, 1), block=(64, 1, 1)))
+    whole = execute(loaded, info, default_launch(info, {"n": 128}, grid=(2, 1, 1), block=(64, 1, 1), coverage=True))
+    split = execute(loaded, info, default_launch(info, {"n": 100}, grid=(2, 1, 1), block=(64, 1, 1), coverage=True))
     codes = lambda result: {code for _, _, code in result.events.coverage if code < 0}
     assert codes(whole) == set() and codes(split) == {-1, -2}
     assert len(split.events.coverage) > len(whole.events.coverage)
