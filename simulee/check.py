@@ -49,7 +49,7 @@ class KernelCheck:
                 "error": self.error or None, "launches": self.launches,
                 "findings": [f.to_json() for f in self.findings],
                 "barriers": [v.to_json() for v in self.verdicts], "assumptions": self.assumptions,
-                **({"search": self.search} if self.search is not None else {})}
+                "seconds": round(self.seconds, 3), **({"search": self.search} if self.search is not None else {})}
 
 
 def indices_read(program: Program, kernel: KernelInfo) -> tuple[str, ...]:
@@ -163,11 +163,13 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
     """Search launches of `kernel` around `base` (changing what `fixed` does not name:
     "grid", "block", parameter names), then check the best ones the search found and
     `base` itself in full. Without anything to search, check `base` alone. `reads` are
-    the index registers the kernel's own code reads (default: indices_read)."""
+    the index registers the kernel's own code reads (default: indices_read). The check's
+    seconds count the search too."""
     from evolve.search import search
     from evolve.space import SearchSpace
     from evolve.taint import relevant_parameters
 
+    start = time.perf_counter()
     reads = indices_read(program, kernel) if reads is None else reads
     space = SearchSpace.of(kernel, base, relevant_parameters(program, kernel), fixed, options.max_blocks, reads)
     if not space.genes:
@@ -178,6 +180,7 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
     check = check_kernel(program, kernel, launches, warp_model, found.contract,
                          [candidate.fitness for candidate in found.best] + [None])
     check.search = search_summary(space, found, options)
+    check.seconds = time.perf_counter() - start
     return check
 
 

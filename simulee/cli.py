@@ -17,7 +17,7 @@ from interpreter.launch import DEFAULT_STEP_LIMIT
 from simulee import __version__
 from simulee.errors import SimuleeError
 from simulee.findings import display
-from simulee.frontend import user_location
+from simulee.frontend import load_program, user_location
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 BUILTIN_NAMES = {"tid": "threadIdx", "ctaid": "blockIdx", "ntid": "blockDim", "nctaid": "gridDim"}
@@ -64,14 +64,26 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--buffer", action="append", default=[], metavar="NAME=DTYPE:COUNT[:FILL]|NAME=@FILE.npy",
                        help="a pointer argument's buffer; FILL is zeros (default), ones, iota or random. Pointers "
                             "without one get buffers that grow on demand and read as zeros")
+    execution_options = argparse.ArgumentParser(add_help=False)
+    group = execution_options.add_argument_group("execution")
     group.add_argument("--shared-bytes", type=_size, default=48 * 1024, metavar="N",
                        help="dynamic (extern __shared__) memory per block, default 49152")
-    group.add_argument("--seed", type=int, default=0, help="seed for random buffers")
+    group.add_argument("--seed", type=int, default=0, help="seed for random buffers (and the input search)")
     group.add_argument("--step-limit", type=_size, default=DEFAULT_STEP_LIMIT, metavar="N",
                        help=f"stop a launch after N scheduler steps, default {DEFAULT_STEP_LIMIT:,} (an infinite "
                             "loop becomes a finding)")
+    search_options = argparse.ArgumentParser(add_help=False)
+    search_options.add_argument("--warp-model", choices=("independent", "lockstep"), default="independent",
+                                help="independent (Volta and later, default) or lockstep (pre-Volta) warps")
+    group = search_options.add_argument_group("input search (when no launch is given)")
+    group.add_argument("--population", type=_positive, default=10, metavar="P", help="launches per generation, default 10")
+    group.add_argument("--generations", type=_size, default=10, metavar="N", help="generations at most, default 10")
+    group.add_argument("--launches", type=_positive, default=3, metavar="K",
+                       help="how many of the best distinct launches found are checked in full, default 3")
+    group.add_argument("--max-blocks", type=_positive, default=32, metavar="N",
+                       help="the most blocks a searched grid may have, default 32")
 
-    run = commands.add_parser("run", parents=[compile_options, launch_options],
+    run = commands.add_parser("run", parents=[compile_options, launch_options, execution_options],
                               help="run a kernel with a given launch and save its buffers",
                               description="Run every thread of a kernel launch on the CPU. Prints one summary line "
                                           "(threads, thread-instructions, faults, seconds) and the faults found; "
@@ -84,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(run=run_run)
 
     check = commands.add_parser(
-        "check", parents=[compile_options, launch_options],
+        "check", parents=[compile_options, launch_options, execution_options, search_options],
         help="find data races, barrier divergence, redundant barriers and faults",
         description="Run kernels on launches and report data races, barrier divergence, redundant barriers and "
                     "faults. Launches: --grid/--block/--arg, one or more --launch, or the default launch: two "
@@ -95,26 +107,58 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("path", metavar="FILE|DIR")
     check.add_argument("--launch", action="append", default=[], metavar="GRID/BLOCK[/NAME=VALUE...]",
                        help="a launch to check (repeatable), e.g. 4/256/n=1000")
-    check.add_argument("--warp-model", choices=("independent", "lockstep"), default="independent",
-                       help="independent (Volta and later, default) or lockstep (pre-Volta) warps")
     check.add_argument("--format", choices=("text", "json", "csv", "sarif"), default="text")
     check.add_argument("-o", "--output", metavar="OUT", help="write the report here instead of stdout")
     check.add_argument("--barriers", action="store_true", help="print every barrier's verdict")
-    group = check.add_argument_group("input search (when no --launch is given)")
-    group.add_argument("--population", type=_positive, default=10, metavar="P", help="launches per generation, default 10")
-    group.add_argument("--generations", type=_size, default=10, metavar="N", help="generations at most, default 10")
-    group.add_argument("--launches", type=_positive, default=3, metavar="K",
-                       help="how many of the best distinct launches found are checked in full, default 3")
-    group.add_argument("--max-blocks", type=_positive, default=32, metavar="N",
-                       help="the most blocks a searched grid may have, default 32")
-    group.add_argument("--no-search", action="store_true",
+    check.add_argument("--no-search", action="store_true",
                        help="check only the default launch (with whatever --grid/--block/--arg give)")
     check.add_argument("-v", "--verbose", action="store_true",
                        help="show each search generation's best launch and the launches checked")
     check.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     check.set_defaults(run=run_check)
 
-    trace = commands.add_parser("trace", parents=[compile_options, launch_options],
+    scan_options = argparse.ArgumentParser(add_help=False)
+    group = scan_options.add_argument_group("scan")
+    group.add_argument("-o", "--output", metavar="DIR", help="the output folder, default results/NAME/ (NAME: the "
+                                                              "repository's folder name, or the file's name)")
+    group.add_argument("--jobs", type=_positive, default=os.cpu_count() or 1, metavar="N",
+                       help="worker processes (Dask: LocalCluster workers), default all cores")
+    group.add_argument("--scheduler", metavar="tcp://HOST:PORT|local",
+                       help="run the kernels on a Dask cluster: its scheduler's address, or local for a LocalCluster")
+    group.add_argument("--resume", action="store_true",
+                       help="keep the results already in the output folder and check only the rest")
+    group.add_argument("--kernel-timeout", type=_seconds, default=120.0, metavar="SECONDS",
+                       help="give up on a kernel (or a file's compilation) after this long, default 120")
+    group.add_argument("--memory-limit", type=_bytes, default=4 << 30, metavar="SIZE",
+                       help="address space per worker process, e.g. 4G (default) or 512M; 0 for no cap")
+    group.add_argument("--include", action="append", default=[], metavar="GLOB",
+                       help="scan only .cu files matching GLOB (a relative path or a folder name; repeatable)")
+    group.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                       help="skip files and folders matching GLOB, besides build*/, third_party/, vendor/, .git/ "
+                            "(repeatable)")
+    group.add_argument("--project", metavar="NAME", help="the project column of the tables, default NAME")
+    group.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    scan = commands.add_parser(
+        "scan", parents=[compile_options, execution_options, search_options, scan_options],
+        help="check every kernel of a repository into CSV bug tables",
+        description="Check every kernel of every .cu file under REPO with the input search, each in a worker "
+                    "process with a timeout and a memory cap, and write bugs.csv, kernels.csv, files.csv, "
+                    "barriers.csv, report.sarif and summary.md to the output folder as kernels finish. Include "
+                    "paths: -I, each file's folder, the repository's include/ and src/ folders and the folders of "
+                    "the headers its files include. Exit status 0: no errors found; 1: errors found; 2: usage error.")
+    scan.add_argument("path", metavar="REPO")
+    scan.set_defaults(run=run_scan)
+    audit = commands.add_parser(
+        "audit-barriers", parents=[compile_options, execution_options, search_options, scan_options],
+        help="every __syncthreads() of a file or repository: needed, redundant, not-covered or divergent",
+        description="Scan a file or repository like `simulee scan` and print every barrier's verdict over the "
+                    "launches explored: needed (with the race its removal would cause), redundant, not-covered "
+                    "(no launch reached it) or divergent (reached by part of a block). Also writes barriers.csv. "
+                    "Exit status 1 when a barrier is divergent.")
+    audit.add_argument("path", metavar="FILE|REPO")
+    audit.set_defaults(run=run_audit)
+
+    trace = commands.add_parser("trace", parents=[compile_options, launch_options, execution_options],
                                 help="export the memory-access model of one launch",
                                 description="Run one launch and export its memory-access model: one row per memory "
                                             "unit tuple (visit order, thread, action, location).")
@@ -163,18 +207,6 @@ def compile_options(args):
         if not Path(directory).is_dir():
             raise SimuleeError(f"-I {directory}: no such folder")
     return CompileOptions(tuple(args.include_dirs), tuple(args.defines), args.clang, args.gpuverify_annotations)
-
-
-def load_program(path: Path, options):
-    """Compile (or read) and load one file; SimuleeError on any problem with it."""
-    from interpreter.loader import LoadError, load_module
-    from simulee.frontend import load_ir
-
-    text = load_ir(path, options)
-    try:
-        return load_module(text, str(path))
-    except LoadError as error:
-        raise SimuleeError(str(error)) from None
 
 
 def write_output(text: str, output: str | None) -> None:
@@ -278,6 +310,29 @@ def _positive(text: str) -> int:
     if value == 0:
         raise argparse.ArgumentTypeError(f"'{text}' must be at least 1")
     return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number of seconds") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"'{text}' must be more than 0")
+    return value
+
+
+def _bytes(text: str) -> int:
+    """A size in bytes: 4096, 512K, 64M, 4G (binary multiples)."""
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+    number, unit = (text[:-1], units[text[-1].upper()]) if text and text[-1].upper() in units else (text, 1)
+    try:
+        value = float(number) * unit
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a size (e.g. 4G, 512M)") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"'{text}' must not be negative")
+    return int(value)
 
 
 def select_kernel(program, name: str | None, path: Path):
@@ -456,6 +511,64 @@ def _progress(total: int, what: str, quiet: bool):
     from tqdm import tqdm
 
     return tqdm(total=total, desc=what, unit="file", leave=False, disable=quiet or not sys.stderr.isatty())
+
+
+# ---------------------------------------------------------------------------- scan
+
+
+def run_scan(args) -> int:
+    from simulee.findings import ERROR
+
+    ledger = _scan(args)
+    sys.stdout.write(ledger.summary())
+    print(f"simulee: tables in {display(str(ledger.folder))}/ (bugs.csv, kernels.csv, files.csv, barriers.csv, "
+          "report.sarif, summary.md)", file=sys.stderr)
+    errors = any(f["severity"] == ERROR for check in ledger.checks() for f in check["findings"])
+    return EXIT_FINDINGS if errors else EXIT_OK
+
+
+def run_audit(args) -> int:
+    from simulee.scan import VERDICTS, verdict
+
+    ledger = _scan(args)
+    rows = [(f"{barrier['file']}:{barrier['line']}:{barrier['column']}", barrier["kernel"], verdict(barrier),
+             str(barrier["passes"]), (barrier["race"] or {}).get("message", ""))
+            for check in ledger.checks() for barrier in check["barriers"]]
+    header = ("barrier", "kernel", "verdict", "passes", "removing it")
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(4)]
+    for row in [header, *rows]:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[4])
+    counts = {name: sum(1 for row in rows if row[2] == name) for name in VERDICTS}
+    unchecked = sum(1 for check in ledger.checks() if check["status"] != "ok")
+    uncompiled = [record for record in ledger.files.values() if record["status"] != "ok"]
+    for record in uncompiled:
+        print(f"simulee: error: {record['error']}", file=sys.stderr)
+    print(f"simulee: {len(rows)} barriers: " + ", ".join(f"{n} {name}" for name, n in counts.items())
+          + (f"; {unchecked} kernels not checked (see kernels.csv)" if unchecked else "")
+          + (f"; {len(uncompiled)} files not compiled" if uncompiled else "")
+          + f"; barriers.csv in {display(str(ledger.folder))}/", file=sys.stderr)
+    return EXIT_FINDINGS if counts["divergent"] else EXIT_OK
+
+
+def _scan(args):
+    """Run the scan the options describe and return its ledger."""
+    from simulee.scan import ScanOptions, scan
+    from simulee.tasks import Settings
+    from simulee.workers import Limits
+
+    path = Path(args.path)
+    if not path.exists():
+        raise SimuleeError(f"no such file or folder: {path}")
+    name = path.resolve().name if path.is_dir() else path.stem
+    root, include = (path, tuple(args.include)) if path.is_dir() else (path.parent, (path.name,))
+    if args.scheduler and args.scheduler != "local" and not args.scheduler.startswith(("tcp://", "tls://", "inproc://")):
+        raise SimuleeError(f"--scheduler {args.scheduler}: expected tcp://HOST:PORT or local")
+    settings = Settings(args.population, args.generations, args.launches, args.max_blocks, args.seed,
+                        args.warp_model, args.step_limit, args.shared_bytes)
+    options = ScanOptions(root, Path(args.output or Path("results") / name), args.project or name,
+                          compile_options(args), settings, Limits(args.kernel_timeout, args.memory_limit), args.jobs,
+                          args.scheduler, include, tuple(args.exclude), args.resume, args.quiet)
+    return scan(options)
 
 
 # ---------------------------------------------------------------------------- trace

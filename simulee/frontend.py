@@ -106,6 +106,18 @@ def load_ir(path: str | Path, options: CompileOptions = CompileOptions()) -> str
     raise SimuleeError(f"{path}: not a CUDA source (.cu, .cuh) or LLVM IR file (.ll, .bc)")
 
 
+def load_program(path: str | Path, options: CompileOptions = CompileOptions()):
+    """Compile (or read) and load one file into the interpreter's Program; SimuleeError on
+    any problem with it."""
+    from interpreter.loader import LoadError, load_module
+
+    text = load_ir(path, options)
+    try:
+        return load_module(text, str(path))
+    except LoadError as error:
+        raise SimuleeError(str(error)) from None
+
+
 def read_ir_file(path: Path) -> str:
     """The text of an .ll file, or of a .bc file disassembled by llvmlite."""
     if path.suffix.lower() == ".ll":

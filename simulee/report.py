@@ -152,92 +152,97 @@ def json_text(checks) -> str:
 # ---------------------------------------------------------------------------- CSV
 
 
-def csv_rows(checks, project: str = "") -> list[dict]:
-    """One row per finding, flat columns (CSV_COLUMNS)."""
+def csv_rows(records: list[dict], project: str = "") -> list[dict]:
+    """One row per finding of the kernel records (KernelCheck.to_json), flat columns
+    (CSV_COLUMNS)."""
     rows = []
-    for check in checks:
-        for finding in check.findings:
-            launch = finding.launch or {}
+    for record in records:
+        for finding in record["findings"]:
+            launch = finding["launch"] or {}
+            first, second = finding["first"] or {}, finding["second"] or {}
             rows.append({
-                "project": project, "file": display(finding.file or check.file), "kernel": finding.kernel,
-                "type": finding.type, "severity": finding.severity, "space": finding.space or "",
-                "hazard": finding.hazard or "", "scope": finding.scope or "",
-                "benign": "" if finding.benign is None else str(finding.benign).lower(),
-                "line": finding.line, "column": finding.column,
-                "first_line": finding.first.line if finding.first else "",
-                "second_line": finding.second.line if finding.second else "",
+                "project": project, "file": finding["file"] or record["file"], "kernel": finding["kernel"],
+                "type": finding["type"], "severity": finding["severity"], "space": finding["space"] or "",
+                "hazard": finding["hazard"] or "", "scope": finding["scope"] or "",
+                "benign": "" if finding["benign"] is None else str(finding["benign"]).lower(),
+                "line": finding["line"], "column": finding["column"],
+                "first_line": first.get("line", ""), "second_line": second.get("line", ""),
                 "grid": "x".join(map(str, launch.get("grid", []))), "block": "x".join(map(str, launch.get("block", []))),
                 "args": " ".join(f"{k}={v}" for k, v in launch.get("args", {}).items()),
-                "instances": finding.instances, "addresses": finding.addresses,
-                "seconds": round(check.seconds, 3), "message": finding.message,
+                "instances": finding["instances"], "addresses": finding["addresses"],
+                "seconds": record["seconds"], "message": finding["message"],
             })
     return rows
 
 
 def csv_text(checks, project: str = "") -> str:
+    return table_text(csv_rows([check.to_json() for check in checks], project), CSV_COLUMNS)
+
+
+def table_text(rows: list[dict], columns) -> str:
+    """Rows as CSV text with a header."""
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
-    writer.writerows(csv_rows(checks, project))
+    writer.writerows(rows)
     return out.getvalue()
 
 
 # ---------------------------------------------------------------------------- SARIF
 
 
-def sarif_document(checks) -> dict:
-    """SARIF 2.1.0: one result per finding; the other access (or the thread that missed
-    the barrier) is a related location."""
-    used = sorted({f.type for c in checks for f in c.findings} | {"data-race"})
+def sarif_document(records: list[dict], root: Path | None = None) -> dict:
+    """SARIF 2.1.0 of the kernel records (KernelCheck.to_json): one result per finding;
+    the other access (or the thread that missed the barrier) is a related location.
+    Relative file names are relative to `root` (default: the current folder)."""
+    findings = [finding for record in records for finding in record["findings"]]
+    used = sorted({f["type"] for f in findings} | {"data-race"})
     rules = [{"id": rule, "shortDescription": {"text": RULES.get(rule, rule.replace("-", " "))},
               "defaultConfiguration": {"level": "warning" if rule in ("redundant-barrier", "warp-mask",
                                                                       "invalid-launch") else "error"}}
              for rule in used]
     results = []
-    for check in checks:
-        for finding in check.findings:
-            result = {
-                "ruleId": finding.type,
-                "ruleIndex": used.index(finding.type),
-                "level": finding.severity if finding.severity in ("error", "warning", "note") else "warning",
-                "message": {"text": finding.message},
-                "locations": [_sarif_location(finding.first, finding.kernel)],
-                "properties": {k: v for k, v in {
-                    "kernel": finding.kernel, "space": finding.space, "hazard": finding.hazard,
-                    "scope": finding.scope, "benign": finding.benign, "instances": finding.instances,
-                    "addresses": finding.addresses, "launch": finding.launch}.items() if v is not None},
-            }
-            if finding.second is not None:
-                related = _sarif_location(finding.second, finding.kernel)
-                related["id"] = 1
-                related["message"] = {"text": f"the other {finding.second.access}"}
-                result["relatedLocations"] = [related]
-            results.append(result)
+    for finding in findings:
+        result = {
+            "ruleId": finding["type"],
+            "ruleIndex": used.index(finding["type"]),
+            "level": finding["severity"] if finding["severity"] in ("error", "warning", "note") else "warning",
+            "message": {"text": finding["message"]},
+            "locations": [_sarif_location(finding["first"], finding["kernel"])],
+            "properties": {key: finding[key] for key in ("kernel", "space", "hazard", "scope", "benign", "instances",
+                                                         "addresses", "launch") if finding[key] is not None},
+        }
+        if finding["second"] is not None:
+            related = _sarif_location(finding["second"], finding["kernel"])
+            related["id"] = 1
+            related["message"] = {"text": f"the other {finding['second']['access']}"}
+            result["relatedLocations"] = [related]
+        results.append(result)
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": {"name": "simulee", "version": __version__, "rules": rules}},
-            "originalUriBaseIds": {"SRCROOT": {"uri": Path.cwd().as_uri() + "/"}},
+            "originalUriBaseIds": {"SRCROOT": {"uri": (root or Path.cwd()).resolve().as_uri() + "/"}},
             "results": results,
         }],
     }
 
 
-def _sarif_location(place, kernel: str) -> dict:
-    if place is None or not place.file:
+def _sarif_location(place: dict | None, kernel: str) -> dict:
+    if not place or not place["file"]:
         return {"message": {"text": kernel}}
-    path = display(place.file)
-    if os.path.isabs(path):  # outside the current folder
+    path = place["file"]
+    if os.path.isabs(path):  # outside the root folder
         artifact = {"uri": Path(path).as_uri()}
     else:
         artifact = {"uri": Path(path).as_posix(), "uriBaseId": "SRCROOT"}
-    region = {"startLine": max(place.line, 1)}
-    if place.column > 0:
-        region["startColumn"] = place.column
+    region = {"startLine": max(place["line"], 1)}
+    if place["column"] > 0:
+        region["startColumn"] = place["column"]
     return {"physicalLocation": {"artifactLocation": artifact, "region": region},
             "logicalLocations": [{"name": kernel, "kind": "function"}]}
 
 
 def sarif_text(checks) -> str:
-    return json.dumps(sarif_document(checks), indent=2) + "\n"
+    return json.dumps(sarif_document([check.to_json() for check in checks]), indent=2) + "\n"

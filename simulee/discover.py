@@ -1,0 +1,77 @@
+"""What a repository scan checks: the CUDA sources under a folder, and the include paths
+that compile them (the repository's own include folders, found as its sources use them)."""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from pathlib import Path, PurePosixPath
+
+SKIPPED = ("build*", "third_party", "vendor", ".git")  # folders a scan skips unless told otherwise
+HEADER_SUFFIXES = (".h", ".cuh", ".hpp", ".hh", ".hxx", ".inl", ".inc")
+CONVENTIONAL = ("include", "src")  # folders that are on a project's include path by convention
+_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.MULTILINE)
+
+
+def sources(root: Path, include: tuple[str, ...] = (), exclude: tuple[str, ...] = ()) -> list[Path]:
+    """Every .cu file under `root`, sorted, outside the SKIPPED folders and the `exclude`
+    globs; with `include` globs, only the files matching one of them. A glob matches a
+    path relative to `root` (`src/*/old_*.cu`) or any one of its folder names (`tests`)."""
+    found = []
+    for path in sorted(root.rglob("*.cu")):
+        relative = PurePosixPath(path.relative_to(root).as_posix())
+        if not path.is_file() or _matches(relative, SKIPPED + tuple(exclude), folders_only=True):
+            continue
+        if _matches(relative, tuple(exclude)):
+            continue
+        if include and not _matches(relative, tuple(include)):
+            continue
+        found.append(path)
+    return found
+
+
+def _matches(relative: PurePosixPath, globs: tuple[str, ...], folders_only: bool = False) -> bool:
+    names = relative.parts[:-1] if folders_only else relative.parts
+    return any(fnmatch.fnmatchcase(name, glob) for glob in globs for name in names) or \
+        (not folders_only and any(fnmatch.fnmatchcase(str(relative), glob) for glob in globs))
+
+
+def include_dirs(root: Path, files: list[Path]) -> tuple[str, ...]:
+    """The repository's include folders: every `include/` and `src/` folder, and every
+    folder D such that a source (or a header it reaches) includes "P" where D/P is a
+    header of the repository and P is not next to the file that includes it. Absolute
+    paths, conventional folders first, each list sorted."""
+    headers = [path for path in root.rglob("*") if path.suffix in HEADER_SUFFIXES and path.is_file()
+               and not _matches(PurePosixPath(path.relative_to(root).as_posix()), SKIPPED, folders_only=True)]
+    by_tail: dict[str, list[Path]] = {}
+    for header in headers:
+        parts = header.relative_to(root).parts
+        for start in range(len(parts)):
+            by_tail.setdefault("/".join(parts[start:]), []).append(header)
+    conventional = sorted({str(path) for path in root.rglob("*") if path.is_dir() and path.name in CONVENTIONAL
+                           and not _matches(PurePosixPath(path.relative_to(root).as_posix()), SKIPPED)})
+    found: set[str] = set()
+    seen: set[Path] = set()
+    pending = list(files)
+    while pending:
+        including = pending.pop()
+        if including in seen:
+            continue
+        seen.add(including)
+        for name in _included_names(including):
+            if (including.parent / name).is_file():
+                pending.append((including.parent / name).resolve())
+                continue
+            for header in by_tail.get(PurePosixPath(name).as_posix().removeprefix("./"), ()):
+                depth = len(PurePosixPath(name).parts)
+                found.add(str(header.parents[depth - 1]))
+                pending.append(header.resolve())
+    return tuple(conventional) + tuple(sorted(found - set(conventional)))
+
+
+def _included_names(path: Path) -> list[str]:
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return []
+    return [name for name in _INCLUDE.findall(text) if ".." not in PurePosixPath(name).parts]

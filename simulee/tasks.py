@@ -1,0 +1,118 @@
+"""The units of work of a repository scan, run in worker processes: compile a source and
+list its kernels; check one kernel on the launches the input search finds. Each returns a
+record, a JSON-ready dict for the scan's ledger, naming files relative to the repository."""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from simulee.errors import CompileError, SimuleeError
+from simulee.frontend import CompileOptions, load_program
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How every kernel of a scan is checked: the input search and the launch options of
+    `simulee check` with no launch given."""
+
+    population: int = 10
+    generations: int = 10
+    launches: int = 3
+    max_blocks: int = 32
+    seed: int = 0
+    warp_model: str = "independent"
+    step_limit: int = 200_000
+    shared_bytes: int = 48 * 1024
+
+
+@dataclass(frozen=True)
+class FileTask:
+    """Compile `file` (relative to the repository `root`, whose content hash is `sha256`)
+    and list its kernels. `fingerprint` tells the scan settings its records hold for."""
+
+    root: str
+    file: str
+    sha256: str
+    fingerprint: str
+    options: CompileOptions
+
+    def record(self, status: str, error: str = "", kernels: list | None = None) -> dict:
+        return {"record": "file", "file": self.file, "sha256": self.sha256, "fingerprint": self.fingerprint,
+                "status": status, "error": error, "kernels": kernels or []}
+
+    def failed(self, status: str, message: str) -> dict:
+        return self.record(status, message)
+
+
+@dataclass(frozen=True)
+class KernelTask:
+    """Check the kernel `kernel` (defined at `line`) of a listed file."""
+
+    source: FileTask
+    kernel: str
+    line: int
+    settings: Settings
+
+    def record(self, check: dict) -> dict:
+        return {"record": "kernel", "file": self.source.file, "sha256": self.source.sha256,
+                "fingerprint": self.source.fingerprint, "kernel": self.kernel, "check": check}
+
+    def failed(self, status: str, message: str) -> dict:
+        from simulee.check import KernelCheck
+
+        check = KernelCheck(self.kernel, "", str(Path(self.source.root, self.source.file)), self.line,
+                            status=status, error=message)
+        return self.record(_relative(check.to_json(), self.source.root))
+
+
+def list_kernels(task: FileTask) -> dict:
+    """The file's record: ok with its kernels' names and lines, or compile-error with the
+    compiler's first error."""
+    try:
+        program = _program(task)
+    except SimuleeError as error:  # named relative to the repository, as the tables name files
+        message = str(error).replace(str(Path(task.root)) + os.sep, "")
+        return task.record("compile-error" if isinstance(error, CompileError) else "error", message)
+    return task.record("ok", kernels=[[kernel.name, kernel.line] for kernel in program.kernels])
+
+
+def check_kernel(task: KernelTask) -> dict:
+    """The kernel's record: its check (KernelCheck.to_json) over the launches the input
+    search finds from the default launch."""
+    from simulee.check import SearchOptions, default_launch, explore, indices_read
+
+    settings = task.settings
+    try:
+        program = _program(task.source)
+        kernel = program.kernel(task.kernel)
+    except (SimuleeError, KeyError) as error:
+        return task.failed("error", str(error))
+    reads = indices_read(program, kernel)
+    base = default_launch(kernel, reads=reads, shared_bytes=settings.shared_bytes, step_limit=settings.step_limit,
+                          seed=settings.seed)
+    search = SearchOptions(settings.population, settings.generations, settings.launches, settings.max_blocks,
+                           settings.seed)
+    check = explore(program, kernel, base, set(), search, settings.warp_model, None, reads)
+    return task.record(_relative(check.to_json(), task.source.root))
+
+
+@functools.lru_cache(maxsize=4)
+def _program(task: FileTask):
+    """The loaded program of a file (kept for the next kernels of the same file)."""
+    return load_program(Path(task.root, task.file), task.options)
+
+
+def _relative(value, root: str):
+    """`value` (JSON) with every "file" made relative to `root` when it lies under it."""
+    if isinstance(value, list):
+        return [_relative(item, root) for item in value]
+    if not isinstance(value, dict):
+        return value
+    result = {key: _relative(item, root) for key, item in value.items()}
+    if isinstance(result.get("file"), str) and result["file"]:
+        path = Path(result["file"]).resolve()
+        result["file"] = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+    return result

@@ -1,0 +1,283 @@
+"""`simulee scan` and `simulee audit-barriers` on the small repository tests/repo: what a
+scan records, resuming (after a finished scan and after a killed one), the Dask path, the
+limits on a worker, and which files and include paths a scan finds."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import TESTS
+
+REPO = TESTS / "repo"
+FAST = ("--jobs", "2", "--step-limit", "20000", "-q")  # an endless loop stops early
+pytestmark = pytest.mark.xdist_group("scan")  # one worker runs them all, sharing the full scan
+
+# (file, kernel, type, line): everything a scan of tests/repo must find, and nothing else
+EXPECTED_FINDINGS = {
+    ("src/barriers/phases.cu", "phases", "redundant-barrier", 13),
+    ("src/barriers/phases.cu", "phases", "barrier-divergence", 19),
+    ("src/barriers/phases.cu", "phases", "redundant-barrier", 19),  # removing it also ends the divergence
+    ("src/faults/divide.cu", "divide", "division-by-zero", 5),
+    ("src/global/neighbours.cu", "add_right", "data-race", 6),
+    ("src/loops/spin.cu", "spin", "step-limit", 5),
+    ("src/stencil/smooth.cu", "smooth", "data-race", 10),
+    ("src/templates/pairs.cu", "pairs<float>", "data-race", 6),
+    ("src/templates/pairs.cu", "pairs<int>", "data-race", 6),
+}
+KERNELS = {("src/barriers/phases.cu", "phases"), ("src/faults/divide.cu", "divide"),
+           ("src/global/neighbours.cu", "add_right"), ("src/loops/spin.cu", "spin"),
+           ("src/stencil/smooth.cu", "smooth"), ("src/stencil/smooth.cu", "smooth_fixed"),
+           ("src/templates/pairs.cu", "pairs<float>"), ("src/templates/pairs.cu", "pairs<int>")}
+
+
+def scan(*args, check: bool = True) -> subprocess.CompletedProcess:
+    """`simulee scan` in a process of its own, as a user runs it."""
+    result = subprocess.run([sys.executable, "-m", "simulee", "scan", *map(str, args)], capture_output=True,
+                            text=True, timeout=600)
+    if check:
+        assert result.returncode in (0, 1), result.stderr
+    return result
+
+
+def rows(folder: Path, table: str, ignore=("seconds",)) -> list[dict]:
+    """A table's rows without the columns that differ between runs of the same scan."""
+    with open(folder / table, newline="") as stream:
+        return [{k: v for k, v in row.items() if k not in ignore} for row in csv.DictReader(stream)]
+
+
+@pytest.fixture(scope="module")
+def full(tmp_path_factory) -> Path:
+    """The output folder of one uninterrupted scan of tests/repo."""
+    folder = tmp_path_factory.mktemp("scan") / "full"
+    result = scan(REPO, "-o", folder, *FAST)
+    assert result.returncode == 1  # errors were found
+    assert "# Simulee scan: repo" in result.stdout
+    return folder
+
+
+def test_a_scan_records_every_file_kernel_and_finding(full):
+    files = {row["file"]: row for row in rows(full, "files.csv")}
+    assert set(files) == {"src/barriers/phases.cu", "src/broken.cu", "src/faults/divide.cu",
+                          "src/global/neighbours.cu", "src/loops/spin.cu", "src/stencil/smooth.cu",
+                          "src/templates/pairs.cu"}  # build/ and third_party/ skipped
+    assert files["src/broken.cu"]["status"] == "compile-error"
+    assert files["src/broken.cu"]["error"] == ("src/broken.cu:2:57: error: use of undeclared identifier "
+                                               "'missing_value'")
+    assert files["src/templates/pairs.cu"]["kernels"] == "2"
+    assert files["src/stencil/smooth.cu"]["status"] == "ok"  # its header came from include/
+
+    kernels = rows(full, "kernels.csv")
+    assert {(row["file"], row["kernel"]) for row in kernels} == KERNELS
+    assert all(row["status"] == "ok" and int(row["launches"]) > 1 for row in kernels)
+    findings = {(row["file"], row["kernel"]): int(row["findings"]) for row in kernels}
+    assert findings[("src/stencil/smooth.cu", "smooth_fixed")] == 0
+
+    bugs = rows(full, "bugs.csv")
+    assert {(row["file"], row["kernel"], row["type"], int(row["line"])) for row in bugs} == EXPECTED_FINDINGS
+    race = next(row for row in bugs if row["kernel"] == "smooth")
+    assert (race["project"], race["space"], race["hazard"], race["second_line"]) == ("repo", "shared", "read-write", "11")
+    assert all(row["grid"] and row["block"] for row in bugs)  # every finding names its launch
+
+    summary = (full / "summary.md").read_text()
+    assert "7 files (1 not compiled), 8 kernels (8 ok), 9 findings (7 errors, 2 warnings)" in summary
+    assert "| data-race | error | 4 | 4 | 3 |" in summary
+    assert "| src/broken.cu | compile-error |" in summary
+
+
+def test_the_sarif_report_holds_every_finding_relative_to_the_repository(full):
+    jsonschema = pytest.importorskip("jsonschema")
+    document = json.loads((full / "report.sarif").read_text())
+    jsonschema.validate(document, json.loads((TESTS / "data" / "sarif-schema-2.1.0.json").read_text()))
+    run = document["runs"][0]
+    assert run["originalUriBaseIds"]["SRCROOT"]["uri"] == REPO.as_uri() + "/"
+    assert {(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], r["ruleId"],
+             r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in run["results"]} == \
+        {(file, kind, line) for file, _, kind, line in EXPECTED_FINDINGS}
+
+
+def test_a_resumed_scan_of_a_finished_one_checks_nothing(full, tmp_path):
+    folder = tmp_path / "again"
+    shutil.copytree(full, folder)
+    result = scan(REPO, "-o", folder, "--resume", *FAST)
+    assert "8 kernels from an earlier run" in result.stdout
+    # the very records of the first scan, seconds included: no kernel was checked again
+    assert rows(folder, "kernels.csv", ignore=()) == rows(full, "kernels.csv", ignore=())
+    assert (folder / "bugs.csv").read_text() == (full / "bugs.csv").read_text()
+
+
+def test_a_killed_scan_resumes_to_the_same_bug_table(full, tmp_path):
+    folder = tmp_path / "killed"
+    process = subprocess.Popen([sys.executable, "-m", "simulee", "scan", REPO, "-o", folder, *FAST[2:],
+                                "--jobs", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+    deadline = time.monotonic() + 300
+    while _kernel_records(folder) < 2 and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert process.poll() is None, "the scan ended before it could be killed"
+    os.killpg(process.pid, signal.SIGKILL)  # the scan and its workers
+    process.wait()
+    done = _kernel_records(folder)
+    assert 2 <= done < len(KERNELS)
+
+    result = scan(REPO, "-o", folder, "--resume", *FAST)
+    assert f"{done} kernels from an earlier run" in result.stdout
+    assert rows(folder, "bugs.csv") == rows(full, "bugs.csv")
+    assert rows(folder, "kernels.csv") == rows(full, "kernels.csv")
+    assert rows(folder, "files.csv") == rows(full, "files.csv")
+
+
+def _kernel_records(folder: Path) -> int:
+    try:
+        lines = (folder / "scan.jsonl").read_text().splitlines(keepends=True)
+    except OSError:
+        return 0
+    return sum(1 for line in lines if line.endswith("\n") and '"record": "kernel"' in line)
+
+
+def test_a_dask_cluster_gives_the_same_rows_as_the_process_pool(full, tmp_path):
+    pytest.importorskip("distributed")
+    folder = tmp_path / "dask"
+    result = scan(REPO, "-o", folder, "--scheduler", "local", *FAST)
+    assert result.returncode == 1
+    for table in ("bugs.csv", "kernels.csv", "files.csv", "barriers.csv"):
+        assert rows(folder, table) == rows(full, table), table
+
+
+def test_a_kernel_past_its_timeout_is_recorded_and_the_scan_goes_on(tmp_path):
+    folder = tmp_path / "timeout"
+    result = scan(REPO, "-o", folder, "--include", "src/loops/*", "--include", "divide.cu",
+                  "--step-limit", "1000000000", "--kernel-timeout", "3", "--jobs", "2", "-q")
+    kernels = {row["kernel"]: row for row in rows(folder, "kernels.csv")}
+    assert kernels["spin"]["status"] == "timeout"
+    assert kernels["spin"]["error"] == "no result after 3 s (--kernel-timeout)"
+    assert kernels["divide"]["status"] == "ok" and kernels["divide"]["errors"] == "1"
+    assert "| src/loops/spin.cu | spin | timeout |" in result.stdout
+    assert result.returncode == 1  # the division by zero
+
+
+def test_audit_barriers_gives_each_barrier_its_verdict(tmp_path):
+    folder = tmp_path / "audit"
+    result = subprocess.run([sys.executable, "-m", "simulee", "audit-barriers", REPO / "src" / "barriers" / "phases.cu",
+                             "-o", folder, *FAST], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 1, result.stderr  # a divergent barrier
+    verdicts = {int(row["line"]): row for row in rows(folder, "barriers.csv")}
+    assert {line: row["verdict"] for line, row in verdicts.items()} == \
+        {11: "needed", 13: "redundant", 16: "not-covered", 19: "divergent"}
+    assert (verdicts[11]["race_first_line"], verdicts[11]["race_second_line"]) == ("10", "12")
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["barrier", "kernel", "verdict", "passes", "removing", "it"]
+    assert any(line.startswith("phases.cu:11:3") and " needed " in line and "data race (read-write, shared" in line
+               for line in lines)
+    assert "4 barriers: 1 needed, 1 redundant, 1 not-covered, 1 divergent" in result.stderr
+
+
+def test_the_fixed_kernel_needs_its_barrier(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "simulee", "audit-barriers", REPO, "--include", "stencil",
+                             "-o", tmp_path / "smooth", *FAST], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    (row,) = rows(tmp_path / "smooth", "barriers.csv")
+    assert (row["kernel"], row["line"], row["verdict"]) == ("smooth_fixed", "20", "needed")
+
+
+def test_an_audit_names_the_files_it_could_not_compile(tmp_path):
+    # alone, the stencil folder lacks the repository's include/ folder
+    result = subprocess.run([sys.executable, "-m", "simulee", "audit-barriers", REPO / "src" / "stencil",
+                             "-o", tmp_path / "alone", *FAST], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0
+    assert "simulee: error: smooth.cu:4:10: fatal error: 'fakelib/tile.cuh' file not found" in result.stderr
+    assert "0 barriers: 0 needed, 0 redundant, 0 not-covered, 0 divergent; 1 files not compiled" in result.stderr
+
+
+# ---------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("args, message", [
+    (["scan", "no/such/repo"], "no such file or folder: no/such/repo"),
+    (["scan", str(TESTS / "data")], "no .cu files to scan under"),
+    (["scan", str(REPO), "--scheduler", "somewhere:8786"], "expected tcp://HOST:PORT or local"),
+    (["scan", str(REPO), "--memory-limit", "lots"], "'lots' is not a size"),
+    (["scan", str(REPO), "--kernel-timeout", "0"], "must be more than 0"),
+])
+def test_bad_scan_options_are_one_line_errors(run_cli, args, message):
+    status, out, err = run_cli(*args)
+    assert status == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------------------- discovery
+
+
+def test_discovery_skips_build_and_vendored_folders_and_follows_globs():
+    from simulee.discover import sources
+
+    every = {p.relative_to(REPO).as_posix() for p in sources(REPO)}
+    assert "src/broken.cu" in every and not any(p.startswith(("build/", "third_party/")) for p in every)
+    assert {p.relative_to(REPO).as_posix() for p in sources(REPO, include=("src/templates/*", "divide.cu"))} == \
+        {"src/templates/pairs.cu", "src/faults/divide.cu"}
+    assert not any("stencil" in p.as_posix() or p.name == "broken.cu"
+                   for p in sources(REPO, exclude=("stencil", "src/broken.cu")))
+
+
+def test_include_paths_are_the_folders_sources_include_from(tmp_path):
+    from simulee.discover import include_dirs
+
+    (tmp_path / "third" / "lib" / "nested").mkdir(parents=True)
+    (tmp_path / "third" / "lib" / "nested" / "util.cuh").write_text('#include "nested/more.cuh"\n')
+    (tmp_path / "third" / "lib" / "nested" / "more.cuh").write_text("")
+    (tmp_path / "app").mkdir()
+    source = tmp_path / "app" / "main.cu"
+    source.write_text('#include "nested/util.cuh"\n#include <cstdio>\n')
+    assert include_dirs(tmp_path, [source]) == (str(tmp_path / "third" / "lib"),)
+    assert include_dirs(REPO, [REPO / "src" / "stencil" / "smooth.cu"]) == (str(REPO / "include"), str(REPO / "src"))
+
+
+# ---------------------------------------------------------------------------- workers
+
+
+class Job:
+    """A task for the worker pool: `function(job)` returns {"ok": value}."""
+
+    def __init__(self, value=0):
+        self.value = value
+
+    def failed(self, status: str, message: str) -> dict:
+        return {"status": status, "message": message}
+
+
+def echo(job: Job) -> dict:
+    return {"ok": job.value}
+
+
+def die(job: Job) -> dict:
+    os._exit(3)
+
+
+def hog(job: Job) -> dict:
+    return {"ok": len(bytearray(job.value))}
+
+
+def sleep(job: Job) -> dict:
+    time.sleep(job.value)
+    return {"ok": True}
+
+
+def test_a_worker_that_dies_times_out_or_runs_out_of_memory_ends_in_a_record():
+    from simulee.workers import Limits, Pool
+
+    with Pool(2, Limits(seconds=2, memory=1 << 30)) as pool:
+        futures = [pool.submit(die, Job()), pool.submit(hog, Job(2 << 30)), pool.submit(sleep, Job(60)),
+                   pool.submit(echo, Job(7))]
+        died, hogged, slept, echoed = [future.result(timeout=120) for future in futures]
+    assert died == {"status": "crashed", "message": "the worker process died (exit code 3)"}
+    assert hogged == {"status": "out-of-memory", "message": "more than 1024 MiB (--memory-limit)"}
+    assert slept == {"status": "timeout", "message": "no result after 2 s (--kernel-timeout)"}
+    assert echoed == {"ok": 7}  # the pool goes on after all that
