@@ -58,48 +58,62 @@ class ScanOptions:
 def scan(options: ScanOptions) -> Ledger:
     """Check every kernel under options.root; the ledger holds every record."""
     start = time.perf_counter()
+    tasks = file_tasks(options)
+    with Pool(options.jobs, options.limits, options.scheduler) as pool:  # first: a scheduler may be unreachable
+        ledger = Ledger(options.output, options.project, options.root.resolve(), tasks, options.resume)
+        try:
+            _run(pool, ledger, tasks, options.settings, options.quiet)
+        except KeyboardInterrupt:
+            raise SimuleeError(f"interrupted; what finished is in {options.output} (go on with --resume)") from None
+    ledger.finish(time.perf_counter() - start)
+    return ledger
+
+
+def file_tasks(options: ScanOptions) -> list[FileTask]:
+    """A task per source to scan, compiled with the user's options, the file's folder and
+    the repository's include folders."""
     root = options.root.resolve()
     files = sources(root, options.include, options.exclude) if root.is_dir() else []
     if not files:
         raise SimuleeError(f"no .cu files to scan under {options.root}")
     fingerprint = digest(json.dumps([__version__, asdict(options.settings), asdict(options.compile)]).encode())[:16]
-    shared_includes = include_dirs(root, files)
-    tasks = [FileTask(str(root), file.relative_to(root).as_posix(), file_digest(file) or "", fingerprint,
-                      replace(options.compile, include_dirs=options.compile.include_dirs + (str(file.parent),)
-                              + shared_includes))
-             for file in files]
-    ledger = Ledger(options.output, options.project, root, tasks, options.resume)
+    shared = include_dirs(root, files)
+    return [FileTask(str(root), file.relative_to(root).as_posix(), file_digest(file) or "", fingerprint,
+                     replace(options.compile, include_dirs=options.compile.include_dirs + (str(file.parent),) + shared))
+            for file in files]
+
+
+def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, quiet: bool) -> None:
+    """List the files the ledger has not, check the kernels it has not, and keep every
+    record as it comes."""
     by_file = {task.file: task for task in tasks}
-    with Pool(options.jobs, options.limits, options.scheduler) as pool, \
-            _progress(ledger, options.quiet, pool) as bar:
-        pending = {}
+    bar = _progress(ledger, quiet, pool)
+    pending = set()
 
-        def submit_kernels(task: FileTask, kernels: list) -> None:
-            for name, line in kernels:
-                if not ledger.has_kernel(task, name):
-                    pending[pool.submit(check_kernel, KernelTask(task, name, line, options.settings))] = name
-                    bar.total += 1
-            bar.refresh()
+    def submit_kernels(task: FileTask, kernels: list) -> None:
+        for name, line in kernels:
+            if not ledger.has_kernel(task, name):
+                pending.add(pool.submit(check_kernel, KernelTask(task, name, line, settings)))
+                bar.total += 1
+        bar.refresh()
 
-        for task in tasks:
-            listed = ledger.file(task)
-            if listed is None:
-                pending[pool.submit(list_kernels, task)] = task.file
+    for task in tasks:
+        listed = ledger.file(task)
+        if listed is None:
+            pending.add(pool.submit(list_kernels, task))
+        else:
+            submit_kernels(task, listed["kernels"])
+    while pending:
+        done, pending = wait(pending, return_when=FIRST_COMPLETED)
+        for future in done:
+            record = future.result()
+            ledger.add(record)
+            if record["record"] == "file":
+                submit_kernels(by_file[record["file"]], record["kernels"])
             else:
-                submit_kernels(task, listed["kernels"])
-        while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                del pending[future]
-                record = future.result()
-                ledger.add(record)
-                if record["record"] == "file":
-                    submit_kernels(by_file[record["file"]], record["kernels"])
-                else:
-                    bar.update(1)
-                    bar.set_postfix(findings=ledger.finding_count(), refresh=False)
-    ledger.finish(time.perf_counter() - start)
-    return ledger
+                bar.set_postfix(findings=ledger.finding_count(), refresh=False)
+                bar.update(1)
+    bar.close()
 
 
 def _progress(ledger: Ledger, quiet: bool, pool: Pool):

@@ -73,9 +73,9 @@ def list_kernels(task: FileTask) -> dict:
     compiler's first error."""
     try:
         program = _program(task)
-    except SimuleeError as error:  # named relative to the repository, as the tables name files
-        message = str(error).replace(str(Path(task.root)) + os.sep, "")
-        return task.record("compile-error" if isinstance(error, CompileError) else "error", message)
+    except SimuleeError as error:
+        return task.record("compile-error" if isinstance(error, CompileError) else "error",
+                           _relative(str(error), task.root))
     return task.record("ok", kernels=[[kernel.name, kernel.line] for kernel in program.kernels])
 
 
@@ -106,13 +106,19 @@ def _program(task: FileTask):
 
 
 def _relative(value, root: str):
-    """`value` (JSON) with every "file" made relative to `root` when it lies under it."""
+    """`value` (JSON) with every "file" made relative to `root` when it lies under it, and
+    the root's path dropped from messages."""
     if isinstance(value, list):
         return [_relative(item, root) for item in value]
+    if isinstance(value, str):
+        return value.replace(str(Path(root)) + os.sep, "")
     if not isinstance(value, dict):
         return value
-    result = {key: _relative(item, root) for key, item in value.items()}
-    if isinstance(result.get("file"), str) and result["file"]:
-        path = Path(result["file"]).resolve()
-        result["file"] = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+    result = {}
+    for key, item in value.items():
+        if key == "file" and isinstance(item, str) and item:
+            path = Path(item).resolve()
+            result[key] = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+        else:
+            result[key] = _relative(item, root)
     return result
