@@ -121,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     group = scan_options.add_argument_group("scan")
     group.add_argument("-o", "--output", metavar="DIR", help="the output folder, default results/NAME/ (NAME: the "
                                                               "repository's folder name, or the file's name)")
-    group.add_argument("--jobs", type=_positive, default=os.cpu_count() or 1, metavar="N",
+    group.add_argument("--jobs", type=_positive, default=len(os.sched_getaffinity(0)), metavar="N",
                        help="worker processes (Dask: LocalCluster workers), default all cores")
     group.add_argument("--scheduler", metavar="tcp://HOST:PORT|local",
                        help="run the kernels on a Dask cluster: its scheduler's address, or local for a LocalCluster")
