@@ -560,14 +560,13 @@ def _scan(args):
     if not path.exists():
         raise SimuleeError(f"no such file or folder: {path}")
     name = path.resolve().name if path.is_dir() else path.stem
-    root, include = (path, tuple(args.include)) if path.is_dir() else (path.parent, (path.name,))
     if args.scheduler and args.scheduler != "local" and not args.scheduler.startswith(("tcp://", "tls://", "inproc://")):
         raise SimuleeError(f"--scheduler {args.scheduler}: expected tcp://HOST:PORT or local")
     settings = Settings(args.population, args.generations, args.launches, args.max_blocks, args.seed,
                         args.warp_model, args.step_limit, args.shared_bytes)
-    options = ScanOptions(root, Path(args.output or Path("results") / name), args.project or name,
+    options = ScanOptions(path, Path(args.output or Path("results") / name), args.project or name,
                           compile_options(args), settings, Limits(args.kernel_timeout, args.memory_limit), args.jobs,
-                          args.scheduler, include, tuple(args.exclude), args.resume, args.quiet)
+                          args.scheduler, tuple(args.include), tuple(args.exclude), args.resume, args.quiet)
     return scan(options)
 
 

@@ -41,7 +41,7 @@ VERDICTS = ("needed", "redundant", "not-covered", "divergent")
 
 @dataclass
 class ScanOptions:
-    root: Path
+    target: Path  # a repository, or one file of it
     output: Path
     project: str
     compile: CompileOptions = CompileOptions()  # the user's -I, -D, --clang
@@ -54,13 +54,19 @@ class ScanOptions:
     resume: bool = False
     quiet: bool = False
 
+    @property
+    def root(self) -> Path:
+        """The folder files are named relative to: the target, or the target file's folder."""
+        target = self.target.resolve()
+        return target if target.is_dir() else target.parent
+
 
 def scan(options: ScanOptions) -> Ledger:
-    """Check every kernel under options.root; the ledger holds every record."""
+    """Check every kernel of options.target; the ledger holds every record."""
     start = time.perf_counter()
     tasks = file_tasks(options)
     with Pool(options.jobs, options.limits, options.scheduler) as pool:  # first: a scheduler may be unreachable
-        ledger = Ledger(options.output, options.project, options.root.resolve(), tasks, options.resume)
+        ledger = Ledger(options.output, options.project, options.root, tasks, options.resume)
         try:
             _run(pool, ledger, tasks, options.settings, options.quiet)
         except KeyboardInterrupt:
@@ -72,10 +78,10 @@ def scan(options: ScanOptions) -> Ledger:
 def file_tasks(options: ScanOptions) -> list[FileTask]:
     """A task per source to scan, compiled with the user's options, the file's folder and
     the repository's include folders."""
-    root = options.root.resolve()
-    files = sources(root, options.include, options.exclude) if root.is_dir() else []
+    root = options.root
+    files = sources(root, options.include, options.exclude) if options.target.is_dir() else [options.target.resolve()]
     if not files:
-        raise SimuleeError(f"no .cu files to scan under {options.root}")
+        raise SimuleeError(f"no .cu files to scan under {options.target}")
     fingerprint = digest(json.dumps([__version__, asdict(options.settings), asdict(options.compile)]).encode())[:16]
     shared = include_dirs(root, files)
     return [FileTask(str(root), file.relative_to(root).as_posix(), file_digest(file) or "", fingerprint,
@@ -207,11 +213,11 @@ class Ledger:
         uncompiled = [r for r in self.files.values() if r["status"] != "ok"]
         errors = sum(1 for f in findings if f["severity"] == "error")
         lines = [f"# Simulee scan: {self.project}", "",
-                 f"{len(self.files)} files ({len(uncompiled)} not compiled), {len(checks)} kernels "
-                 f"({', '.join(f'{n} {s}' for s, n in sorted(statuses.items()))}), {len(findings)} findings "
-                 f"({errors} errors, {len(findings) - errors} warnings); "
-                 f"{self.seconds:.1f} s" + (f", {self.resumed} kernels from an earlier run" if self.resumed else ""),
-                 ""]
+                 f"{_count(len(self.files), 'file')} ({len(uncompiled)} not compiled), "
+                 f"{_count(len(checks), 'kernel')} ({', '.join(f'{n} {s}' for s, n in sorted(statuses.items()))}), "
+                 f"{_count(len(findings), 'finding')} ({_count(errors, 'error')}, "
+                 f"{_count(len(findings) - errors, 'warning')}); {self.seconds:.1f} s"
+                 + (f", {_count(self.resumed, 'kernel')} from an earlier run" if self.resumed else ""), ""]
         by_type = Counter((f["type"], f["severity"]) for f in findings)
         lines += _markdown(("type", "severity", "findings", "kernels", "files"),
                            [(kind, severity, count,
@@ -292,6 +298,10 @@ def verdict(barrier: dict) -> str:
     """A barrier's verdict in an audit: divergent when some launch reached it with part
     of a block only, else needed, redundant or not-covered."""
     return "divergent" if barrier["divergent"] else barrier["verdict"]
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _markdown(header: tuple, rows: list[tuple], title: str) -> list[str]:
