@@ -17,9 +17,9 @@ $(VENV)/.installed-test: $(VENV)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
-# The main job: scan the bundled kernels into results/kernels/ (exit status 1 only means bugs were found).
+# The main job: scan the benchmark kernels into results/kernels/ (exit status 1 only means bugs were found).
 run: $(VENV)/.installed
-	$(BIN)/simulee scan tests/kernels -o results/kernels; test $$? -le 1
+	$(BIN)/simulee scan benchmarks/kernels -o results/kernels; test $$? -le 1
 
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
