@@ -20,11 +20,9 @@ def sources(root: Path, include: tuple[str, ...] = (), exclude: tuple[str, ...] 
     found = []
     for path in sorted(root.rglob("*.cu")):
         relative = PurePosixPath(path.relative_to(root).as_posix())
-        if not path.is_file() or _matches(relative, SKIPPED + tuple(exclude), folders_only=True):
+        if not path.is_file() or _matches(relative, SKIPPED, folders_only=True) or _matches(relative, exclude):
             continue
-        if _matches(relative, tuple(exclude)):
-            continue
-        if include and not _matches(relative, tuple(include)):
+        if include and not _matches(relative, include):
             continue
         found.append(path)
     return found

@@ -179,11 +179,12 @@ def csv_text(checks, project: str = "") -> str:
     return table_text(csv_rows([check.to_json() for check in checks], project), CSV_COLUMNS)
 
 
-def table_text(rows: list[dict], columns) -> str:
-    """Rows as CSV text with a header."""
+def table_text(rows: list[dict], columns, header: bool = True) -> str:
+    """Rows as CSV text, after a header line unless told otherwise (to append to a table)."""
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
-    writer.writeheader()
+    if header:
+        writer.writeheader()
     writer.writerows(rows)
     return out.getvalue()
 

@@ -16,6 +16,7 @@ point loses nothing it finished.
 from __future__ import annotations
 
 import json
+import sys
 import time
 from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, wait
@@ -125,8 +126,6 @@ def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, 
 def _progress(ledger: Ledger, quiet: bool, pool: Pool):
     """A progress bar over kernels on stderr (drawn only on a terminal), its total growing
     as files are listed."""
-    import sys
-
     from tqdm import tqdm
 
     bar = tqdm(total=0, desc=f"scanning ({pool.describe()})", unit="kernel", leave=False,
@@ -167,7 +166,7 @@ class Ledger:
             ledger.write(json.dumps(record) + "\n")
         for name, rows in self._rows([record]).items():
             with open(self.folder / name, "a", newline="") as table:
-                table.write(report.table_text(rows, _COLUMNS[name]).partition("\n")[2])
+                table.write(report.table_text(rows, _COLUMNS[name], header=False))
 
     def finding_count(self) -> int:
         return sum(len(record["check"]["findings"]) for record in self.kernels.values())
@@ -202,7 +201,7 @@ class Ledger:
                            "error": r["error"], "sha256": r["sha256"]} for r in files],
             "kernels.csv": [_kernel_row(r, project) for r in records if r["record"] == "kernel"],
             "bugs.csv": report.csv_rows(checks, project),
-            "barriers.csv": [_barrier_row(barrier, check, project) for check in checks for barrier in check["barriers"]],
+            "barriers.csv": [_barrier_row(barrier, project) for check in checks for barrier in check["barriers"]],
         }
 
     def summary(self) -> str:
@@ -286,7 +285,7 @@ def _kernel_row(record: dict, project: str) -> dict:
             "error": check["error"] or "", "sha256": record["sha256"]}
 
 
-def _barrier_row(barrier: dict, check: dict, project: str) -> dict:
+def _barrier_row(barrier: dict, project: str) -> dict:
     race = barrier["race"] or {}
     return {"project": project, "file": barrier["file"], "kernel": barrier["kernel"], "line": barrier["line"],
             "column": barrier["column"], "verdict": verdict(barrier), "passes": barrier["passes"],
