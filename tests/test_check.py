@@ -246,6 +246,23 @@ def test_barriers_in_both_arms_of_an_if_diverge():
     assert_clean(check(file, "both_arms_fixed"))
 
 
+def test_the_barrier_inside_the_branch_diverges_not_the_one_all_threads_reach():
+    file = "barrier_verdicts.cu"
+    result = check(file, "branch_then_uniform", ((1, 1, 1), (64, 1, 1), {}))
+    (finding,) = result.findings
+    assert finding.type == "barrier-divergence" and finding.line == line_of(file, "// divergent: only the first warp")
+    assert finding.second.access == "barrier" and finding.second.line == line_of(file, "// every thread reaches this one")
+    assert [v.divergent for v in result.verdicts] == [True, False]
+    assert_clean(check(file, "branch_then_uniform_fixed", ((1, 1, 1), (64, 1, 1), {})))
+
+
+def test_of_two_barriers_back_to_back_the_first_is_redundant_and_the_second_needed():
+    file = "barrier_verdicts.cu"
+    result = check(file, "back_to_back", ((1, 1, 1), (64, 1, 1), {}))
+    assert [v.verdict for v in result.verdicts] == ["redundant", "needed"]
+    assert [(f.type, f.line) for f in result.findings] == [("redundant-barrier", line_of(file, "// first of two"))]
+
+
 def test_a_barrier_never_reached_is_not_covered():
     file = "barrier_verdicts.cu"
     result = check(file, "early_exit", ((1, 1, 1), (64, 1, 1), {"n": 0}))

@@ -1,21 +1,24 @@
 """Barrier divergence: some threads of a block waited at a barrier while another live
 thread of the block exited or waited at a different barrier (the interpreter records every
-such barrier release). One finding per barrier, with a thread that arrived and one that did
-not, and where that thread went."""
+such barrier release). One finding per divergent barrier, with a thread that arrived and one
+that did not, and where that thread went. When the threads of a block split between two
+barriers, the one every thread of the block reaches in the end is where the others waited,
+not where they diverged: it is reported only if no barrier of the split is divergent."""
 
 from __future__ import annotations
+
+import math
+
+import numpy as np
 
 from interpreter.launch import Result
 from simulee.findings import ERROR, Finding, launch_of, place, where
 
 
 def find_divergence(result: Result) -> list[Finding]:
-    by_barrier: dict[int, list] = {}
-    for event in result.events.barrier_divergence:
-        by_barrier.setdefault(event.op, []).append(event)
     ops = result.trace.ops
     findings = []
-    for op, events in by_barrier.items():
+    for op, events in divergent_barriers(result).items():
         event = events[0]
         missing_op = int(event.missing_ops[0]) if len(event.missing_ops) else -1
         exited = bool(event.missing_exited[0]) if len(event.missing_exited) else False
@@ -39,3 +42,24 @@ def find_divergence(result: Result) -> list[Finding]:
         findings.append(Finding("barrier-divergence", ERROR, result.kernel, message, arrived, missed, launch=launch_of(result),
                                 instances=len(events)))
     return findings
+
+
+def divergent_barriers(result: Result) -> dict[int, list]:
+    """The divergent barrier ops of a launch, each with its divergent releases."""
+    by_barrier: dict[int, list] = {}
+    for event in result.events.barrier_divergence:
+        by_barrier.setdefault(event.op, []).append(event)
+    divergent = {op: events for op, events in by_barrier.items() if not _reached_by_all(events, result)}
+    return divergent or by_barrier
+
+
+def _reached_by_all(events: list, result: Result) -> bool:
+    """Whether, in every block where a block barrier's release was divergent, each thread of
+    the block arrived at it in one of those releases."""
+    if any(event.missing_blocks is not None for event in events):
+        return False
+    threads = math.prod(result.launch.block)
+    arrived: dict[int, set] = {}
+    for event in events:
+        arrived.setdefault(event.block, set()).update(np.asarray(event.arrived).tolist())
+    return all(len(ids) == threads for ids in arrived.values())

@@ -2,7 +2,9 @@
 
 A barrier instruction is redundant when, in every launch explored, merging the epochs it
 separates (in every block, every time it was passed) creates no race: no two accesses that
-it kept apart race once it is gone. It is needed when some launch shows such a race (named
+it kept apart race once it is gone. Barriers are judged in program order with those already
+found redundant gone too, so all the redundant ones can be removed together (of two
+barriers back to back, the first is redundant and the second needed). It is needed when some launch shows such a race (named
 in the verdict), and not covered when no launch passed it. Verdicts are per barrier
 instruction; only redundant ones are findings. A barrier that computes a value
 (__syncthreads_count/and/or) is never a candidate: it cannot simply be removed.
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from simulee.detect.divergence import divergent_barriers
 from simulee.detect.race import Pairs, racing_pairs, summarize
 from simulee.findings import WARNING, Finding, Place, display, place, place_at
 
@@ -52,26 +55,34 @@ def barrier_verdicts(program, kernel, launches, warp_model: str = "independent")
     """Verdicts for every barrier of `kernel` over `launches`, a list of (result, model)."""
     sites = barrier_sites(program, kernel.symbol)
     verdicts = []
+    removed: list[list] = [[] for _ in launches]  # per launch: passes of the barriers found redundant
     for site in sites:
         passes, divergent, race = 0, False, None
         location = None
-        for result, model in launches:
+        own: list = [None] * len(launches)
+        for number, (result, model) in enumerate(launches):
             op_ids = [i for i, op in enumerate(result.trace.ops) if (op.function, op.index) == site]
             if not op_ids:
                 continue
             op = op_ids[0]
             location = location or place(result.trace.ops, op, "barrier")
-            divergent |= any(event.op == op for event in result.events.barrier_divergence)
-            blocks, epochs = _passes(result, op)
+            divergent |= op in divergent_barriers(result)
+            own[number] = blocks, epochs = _passes(result, op)
             passes += len(blocks)
             if len(blocks) and race is None:
-                race = _race_without(model, blocks, epochs, warp_model)
+                gone = removed[number] + [own[number]]
+                race = _race_without(model, np.concatenate([b for b, _ in gone]),
+                                     np.concatenate([e for _, e in gone]), warp_model)
         if location is None:
             location = _static_place(program, site)
         if passes == 0:
             verdict = "not-covered"
         else:
             verdict = "needed" if race is not None else "redundant"
+        if verdict == "redundant":
+            for number, taken in enumerate(own):
+                if taken is not None:
+                    removed[number].append(taken)
         verdicts.append(BarrierVerdict(kernel.name, location, verdict, passes, divergent, race))
     return verdicts
 

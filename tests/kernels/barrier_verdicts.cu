@@ -1,6 +1,8 @@
 // Barriers to judge: one needed and one redundant in the same kernel; an early return that
 // is divergent only when n is not a multiple of the block size; barriers in both arms of an
-// if/else on threadIdx. Each with its fixed twin.
+// if/else on threadIdx; a barrier inside a branch followed by one every thread reaches;
+// two barriers back to back. Each with its fixed twin (back_to_back is its own: one of its
+// two barriers is needed).
 // kernel: one_of_each(const float *in, float *out)
 //   reads: tid.x ntid.x
 //   shared: 2048
@@ -18,6 +20,15 @@
 //   shared: 256
 // kernel: both_arms_fixed(int *data)
 //   reads: tid.x
+//   shared: 256
+// kernel: branch_then_uniform(int *data)
+//   reads: tid.x
+//   shared: 256
+// kernel: branch_then_uniform_fixed(int *data)
+//   reads: tid.x
+//   shared: 256
+// kernel: back_to_back(int *data)
+//   reads: tid.x ntid.x
 //   shared: 256
 
 __global__ void one_of_each(const float *in, float *out) {
@@ -82,4 +93,32 @@ __global__ void both_arms_fixed(int *data) {
     cell[threadIdx.x] = 2;
   __syncthreads();
   data[threadIdx.x] = cell[(threadIdx.x + 1) % 64];
+}
+
+__global__ void branch_then_uniform(int *data) {
+  __shared__ int cell[64];
+  cell[threadIdx.x] = threadIdx.x;
+  if (threadIdx.x < 32) {
+    __syncthreads();  // divergent: only the first warp waits here
+    cell[threadIdx.x] += cell[threadIdx.x + 32];
+  }
+  __syncthreads();  // every thread reaches this one
+  data[threadIdx.x] = cell[threadIdx.x ^ 1];
+}
+
+__global__ void branch_then_uniform_fixed(int *data) {
+  __shared__ int cell[64];
+  cell[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  if (threadIdx.x < 32) cell[threadIdx.x] += cell[threadIdx.x + 32];
+  __syncthreads();
+  data[threadIdx.x] = cell[threadIdx.x ^ 1];
+}
+
+__global__ void back_to_back(int *data) {
+  __shared__ int cell[64];
+  cell[threadIdx.x] = data[threadIdx.x];
+  __syncthreads();  // first of two: redundant while the second stays
+  __syncthreads();  // second: needed once the first is gone
+  data[threadIdx.x] = cell[(threadIdx.x + 1) % blockDim.x];
 }
