@@ -1,19 +1,30 @@
-"""Interpreter throughput on a shared-memory tree reduction (tests/kernels/reduction.cu).
+"""Interpreter throughput on five kernels, and Simulee against Oclgrind on the same launches.
 
-    python -m benchmarks.throughput [--sizes 4096,262144,1048576]
+    python -m benchmarks.throughput [--sizes 4096,65536,262144] [--kernels reduction,scan,...]
+                                    [-o results/throughput.csv]
 
-For each launch size (blocks of 256 threads) a fresh process compiles, loads and runs the
-kernel with tracing on and reports thread-instructions per second, trace records and its
-peak memory. Then the whole `simulee check` process (race detection and barrier verdicts) is
-timed on 1,024 x 256 threads; when `oclgrind-kernel` is on PATH (Debian package oclgrind),
-so is Oclgrind (`--data-races --num-threads 1`) on the OpenCL twin in
-benchmarks/opencl/reduction.cl, and the ratio is printed.
+Kernels: a shared-memory tree reduction, a block-wide scan, a tiled transpose, a histogram
+with shared and global atomics (every byte 1: all atomics hit one bin) and a tiled matrix
+multiply (k = 64), each with its OpenCL twin in benchmarks/opencl/. For each kernel and
+launch size (threads launched):
+
+- a fresh process compiles, loads and runs the kernel with tracing on and reports
+  thread-instructions per second, trace records and its peak memory (the results are
+  checked against the expected output);
+- the whole `simulee check` process (race detection and barrier verdicts) is timed on that
+  launch, IR cache warm;
+- when `oclgrind-kernel` is on PATH (Debian package oclgrind), so is Oclgrind
+  (`--data-races --num-threads 1`) on the OpenCL twin with the same launch, and the ratio.
+
+Rows go to the output CSV and are printed as they finish.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
+import math
 import os
 import resource
 import shutil
@@ -21,16 +32,104 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
-KERNEL = ROOT / "tests" / "kernels" / "reduction.cu"
-OPENCL = ROOT / "benchmarks" / "opencl" / "reduction.cl"
-BLOCK = 256
+OPENCL = ROOT / "benchmarks" / "opencl"
+TESTS = ROOT / "tests" / "kernels"
+COLUMNS = ["kernel", "threads", "thread_instructions", "seconds", "thread_instructions_per_second",
+           "trace_records", "peak_mb", "check_seconds", "oclgrind_seconds", "oclgrind_ratio"]
+DTYPES = {"float32": "float", "int32": "int", "uint32": "uint", "uint8": "uchar"}
 
 
-def measure(threads: int) -> dict:
-    """Run the reduction on `threads` threads in this process; report what it cost."""
+@dataclass(frozen=True)
+class Buffer:
+    name: str
+    dtype: str
+    count: int
+    fill: str = "zeros"  # zeros or ones
+
+
+@dataclass(frozen=True)
+class Scalar:
+    name: str
+    value: int
+
+
+@dataclass(frozen=True)
+class Shape:
+    """One launch of a workload: dimensions, arguments in parameter order, and a check of
+    the output buffers."""
+
+    grid: tuple
+    block: tuple
+    args: tuple
+    expect: Callable
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    source: Path
+    kernel: str
+    opencl: Path
+    shape: Callable[[int], Shape]  # threads launched -> the launch
+
+
+def reduction(threads: int) -> Shape:
+    blocks = threads // 256
+    return Shape((blocks, 1, 1), (256, 1, 1),
+                 (Buffer("in", "float32", threads, "ones"), Buffer("out", "float32", blocks), Scalar("n", threads)),
+                 lambda out: (out["out"] == 256).all())
+
+
+def scan(threads: int) -> Shape:
+    import numpy as np
+
+    blocks = threads // 256
+    return Shape((blocks, 1, 1), (256, 1, 1),
+                 (Buffer("in", "float32", threads, "ones"), Buffer("out", "float32", threads),
+                  Buffer("block_sums", "float32", blocks), Scalar("n", threads)),
+                 lambda out: (out["out"] == np.arange(threads) % 256 + 1).all())
+
+
+def transpose(threads: int) -> Shape:
+    side = 2 * math.isqrt(threads)  # 32x8 threads move a 32x32 tile
+    return Shape((side // 32, side // 32, 1), (32, 8, 1),
+                 (Buffer("out", "float32", side * side), Buffer("in", "float32", side * side, "ones"),
+                  Scalar("width", side), Scalar("height", side)),
+                 lambda out: (out["out"] == 1).all())
+
+
+def histogram(threads: int) -> Shape:
+    n = 4 * threads
+    return Shape((threads // 256, 1, 1), (256, 1, 1),
+                 (Buffer("data", "uint8", n, "ones"), Buffer("bins", "uint32", 256), Scalar("n", n)),
+                 lambda out: out["bins"][1] == n and out["bins"].sum() == n)
+
+
+def matmul(threads: int) -> Shape:
+    side, k = math.isqrt(threads), 64
+    return Shape((side // 16, side // 16, 1), (16, 16, 1),
+                 (Buffer("a", "float32", side * k, "ones"), Buffer("b", "float32", k * side, "ones"),
+                  Buffer("c", "float32", side * side), Scalar("m", side), Scalar("k", k), Scalar("n", side)),
+                 lambda out: (out["c"] == k).all())
+
+
+WORKLOADS = {w.name: w for w in (
+    Workload("reduction", TESTS / "reduction.cu", "reduce_sum", OPENCL / "reduction.cl", reduction),
+    Workload("scan", ROOT / "benchmarks" / "kernels" / "arrayfire" / "scan_nonfinal_kernel.cu",
+             "scan_nonfinal_kernel_fixed", OPENCL / "scan.cl", scan),
+    Workload("transpose", TESTS / "transpose.cu", "transpose", OPENCL / "transpose.cl", transpose),
+    Workload("histogram", TESTS / "histogram.cu", "histogram256", OPENCL / "histogram.cl", histogram),
+    Workload("matmul", TESTS / "matmul.cu", "matmul", OPENCL / "matmul.cl", matmul),
+)}
+
+
+def measure(workload: Workload, threads: int) -> dict:
+    """Run one launch in this process with tracing on; report what it cost."""
     import numpy as np
 
     from interpreter.launch import Launch
@@ -38,19 +137,14 @@ def measure(threads: int) -> dict:
     from interpreter.simt import execute
     from simulee.frontend import load_ir
 
-    program = load_module(load_ir(KERNEL))
-    blocks = threads // BLOCK
-    values = np.ones(threads, dtype=np.float32)
-    launch = Launch(blocks, BLOCK, {"in": values, "out": np.zeros(blocks, np.float32), "n": threads})
-    result = execute(program, "reduce_sum", launch)
-    assert result.status == "ok" and (result.buffers["out"] == BLOCK).all(), result.message
-    return {
-        "threads": threads,
-        "thread_instructions": result.thread_instructions,
-        "seconds": result.seconds,
-        "trace_records": len(result.trace),
-        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-    }
+    shape = workload.shape(threads)
+    program = load_module(load_ir(workload.source))
+    args = {a.name: (np.full(a.count, a.fill == "ones", dtype=a.dtype) if isinstance(a, Buffer) else a.value)
+            for a in shape.args}
+    result = execute(program, workload.kernel, Launch(shape.grid, shape.block, args))
+    assert result.status == "ok" and shape.expect(result.buffers), result.message
+    return {"thread_instructions": result.thread_instructions, "seconds": result.seconds,
+            "trace_records": len(result.trace), "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
 def timed(command: list[str]) -> float:
@@ -59,51 +153,87 @@ def timed(command: list[str]) -> float:
     return time.perf_counter() - start
 
 
-def whole_process(threads: int) -> float:
-    """Seconds for the whole `simulee check` process (IR cache warm)."""
-    command = [sys.executable, "-m", "simulee", "check", str(KERNEL), "--grid", str(threads // BLOCK), "--block",
-               str(BLOCK), "--arg", f"n={threads}", "--buffer", f"in=float32:{threads}:ones"]
+def whole_process(workload: Workload, threads: int) -> float:
+    """Seconds for the whole `simulee check` process on the launch (IR cache warm)."""
+    shape = workload.shape(threads)
+    command = [sys.executable, "-m", "simulee", "check", str(workload.source), "-k", workload.kernel, "-q",
+               "--grid", ",".join(map(str, shape.grid)), "--block", ",".join(map(str, shape.block))]
+    for a in shape.args:
+        command += ["--buffer", f"{a.name}={a.dtype}:{a.count}:{a.fill}"] if isinstance(a, Buffer) \
+            else ["--arg", f"{a.name}={a.value}"]
     timed(command)  # fills the IR cache
-    return min(timed(command) for _ in range(3))
+    return timed(command)
 
 
-def oclgrind(threads: int) -> float | None:
+def oclgrind(workload: Workload, threads: int) -> float | None:
+    """Seconds for `oclgrind-kernel --data-races` on the OpenCL twin, or None without it."""
     if shutil.which("oclgrind-kernel") is None:
         return None
+    shape = workload.shape(threads)
+    lines = [str(workload.opencl), workload.kernel,
+             " ".join(str(g * b) for g, b in zip(shape.grid, shape.block)), " ".join(map(str, shape.block))]
+    for a in shape.args:
+        if isinstance(a, Buffer):
+            size = a.count * {"uint8": 1}.get(a.dtype, 4)
+            lines.append(f"<size={size} fill={int(a.fill == 'ones')} {DTYPES[a.dtype]}>")
+        else:
+            lines += ["<size=4 int>", str(a.value)]
     with tempfile.TemporaryDirectory() as folder:
-        sim = Path(folder) / "reduction.sim"
-        sim.write_text(f"{OPENCL}\nreduce_sum\n{threads} 1 1\n{BLOCK} 1 1\n"
-                       f"<size={4 * threads} fill=1 float>\n<size={4 * threads // BLOCK} fill=0 float>\n"
-                       f"<size=4 int>\n{threads}\n")
-        return min(timed(["oclgrind-kernel", "--data-races", "--num-threads", "1", str(sim)]) for _ in range(2))
+        sim = Path(folder) / f"{workload.name}.sim"
+        sim.write_text("\n".join(lines) + "\n")
+        return timed(["oclgrind-kernel", "--data-races", "--num-threads", "1", str(sim)])
+
+
+def row(workload: Workload, threads: int) -> dict:
+    output = subprocess.run([sys.executable, "-m", "benchmarks.throughput", "--one", workload.name, str(threads)],
+                            cwd=ROOT, capture_output=True, text=True, env=dict(os.environ))
+    if output.returncode != 0:
+        raise SystemExit(f"error: {workload.name} at {threads} threads: {output.stderr.strip().splitlines()[-1]}")
+    measured = json.loads(output.stdout)
+    check, theirs = whole_process(workload, threads), oclgrind(workload, threads)
+    return {"kernel": workload.name, "threads": threads, **measured,
+            "thread_instructions_per_second": round(measured["thread_instructions"] / measured["seconds"]),
+            "seconds": round(measured["seconds"], 3), "peak_mb": round(measured["peak_mb"]),
+            "check_seconds": round(check, 2), "oclgrind_seconds": None if theirs is None else round(theirs, 2),
+            "oclgrind_ratio": None if theirs is None else round(theirs / check, 1)}
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", default="4096,262144,1048576")
-    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # internal: measure one size here
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.throughput", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="4096,65536,262144", help="threads launched, comma-separated")
+    parser.add_argument("--kernels", default=",".join(WORKLOADS), help="which of: " + ", ".join(WORKLOADS))
+    parser.add_argument("-o", "--output", type=Path, default=ROOT / "results" / "throughput.csv")
+    parser.add_argument("--one", nargs=2, help=argparse.SUPPRESS)  # internal: measure one launch here
     args = parser.parse_args(argv)
     if args.one:
-        print(json.dumps(measure(args.one)))
+        print(json.dumps(measure(WORKLOADS[args.one[0]], int(args.one[1]))))
         return 0
-    print(f"{'threads':>10} {'thread-instr':>14} {'seconds':>8} {'M thread-instr/s':>17} {'trace records':>14} "
-          f"{'peak MB':>8}")
-    for size in (int(s) for s in args.sizes.split(",")):
-        output = subprocess.run([sys.executable, "-m", "benchmarks.throughput", "--one", str(size)], cwd=ROOT,
-                                capture_output=True, text=True, env=dict(os.environ), check=True).stdout
-        row = json.loads(output)
-        print(f"{row['threads']:>10,} {row['thread_instructions']:>14,} {row['seconds']:>8.2f} "
-              f"{row['thread_instructions'] / row['seconds'] / 1e6:>17.1f} {row['trace_records']:>14,} "
-              f"{row['peak_mb']:>8.0f}")
-    threads = 1024 * BLOCK
-    ours = whole_process(threads)
-    print(f"whole process, simulee check (races and barrier verdicts), 1,024 x 256 threads: {ours:.2f} s")
-    theirs = oclgrind(threads)
-    if theirs is None:
-        print("oclgrind-kernel not found: no comparison (Debian package oclgrind)")
-    else:
-        print(f"oclgrind-kernel --data-races --num-threads 1, same launch: {theirs:.2f} s; "
-              f"simulee is {theirs / ours:.1f}x faster")
+    try:
+        sizes = [int(s) for s in args.sizes.split(",")]
+    except ValueError:
+        parser.error(f"--sizes {args.sizes}: expected comma-separated thread counts")
+    unknown = [k for k in args.kernels.split(",") if k not in WORKLOADS]
+    if unknown or any(s < 256 or s % 256 or math.isqrt(s) ** 2 != s for s in sizes):
+        parser.error(f"unknown kernel {unknown[0]}" if unknown else
+                     "--sizes: each a square number of threads and a multiple of 256 (4096, 65536, 262144, ...)")
+    if shutil.which("oclgrind-kernel") is None:
+        print("oclgrind-kernel not found: no comparison (Debian package oclgrind)", file=sys.stderr)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    print(f"{'kernel':<10} {'threads':>9} {'thread-instr':>13} {'seconds':>8} {'M instr/s':>9} {'peak MB':>8} "
+          f"{'check s':>8} {'oclgrind s':>10} {'ratio':>6}")
+    with open(args.output, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, COLUMNS)
+        writer.writeheader()
+        for name in args.kernels.split(","):
+            for threads in sizes:
+                r = row(WORKLOADS[name], threads)
+                writer.writerow(r)
+                handle.flush()
+                print(f"{r['kernel']:<10} {r['threads']:>9,} {r['thread_instructions']:>13,} {r['seconds']:>8.2f} "
+                      f"{r['thread_instructions_per_second'] / 1e6:>9.1f} {r['peak_mb']:>8} {r['check_seconds']:>8.2f} "
+                      f"{r['oclgrind_seconds'] if r['oclgrind_seconds'] is not None else '-':>10} "
+                      f"{r['oclgrind_ratio'] if r['oclgrind_ratio'] is not None else '-':>6}", flush=True)
     return 0
 
 
