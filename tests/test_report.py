@@ -116,13 +116,13 @@ def test_barrier_verdicts_on_request(run_cli):
     status, out, _ = check(run_cli, KERNELS / "barrier_verdicts.cu", "-k", "one_of_each", "--barriers")
     assert status == 0  # a redundant barrier is a warning
     assert "barriers of one_of_each:" in out
-    assert "barrier_verdicts.cu:27:3: needed, passed 1 time (removing it: data race (read-write, shared, " \
-           "inter-warp) between the write at line 26:20 and the read at line 28:16)" in out
-    assert "barrier_verdicts.cu:30:3: redundant, passed 1 time" in out
+    assert "barrier_verdicts.cu:38:3: needed, passed 1 time (removing it: data race (read-write, shared, " \
+           "inter-warp) between the write at line 37:20 and the read at line 39:16)" in out
+    assert "barrier_verdicts.cu:41:3: redundant, passed 1 time" in out
     _, json_out, _ = check(run_cli, KERNELS / "barrier_verdicts.cu", "-k", "one_of_each", "--format", "json")
     verdicts = json.loads(json_out)["kernels"][0]["barriers"]
-    assert [(v["line"], v["verdict"]) for v in verdicts] == [(27, "needed"), (30, "redundant")]
-    assert verdicts[0]["race"]["second"]["line"] == 28
+    assert [(v["line"], v["verdict"]) for v in verdicts] == [(38, "needed"), (41, "redundant")]
+    assert verdicts[0]["race"]["second"]["line"] == 39
 
 
 def test_exit_status_follows_error_findings(run_cli):
