@@ -4,10 +4,10 @@ header expects when checked with no launch given, and its fixed twin shows none.
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 
+from benchmarks.table import Reconstruction
 from conftest import ROOT
 
 BENCHMARKS = ROOT / "benchmarks" / "kernels"
@@ -15,10 +15,8 @@ BENCHMARKS = ROOT / "benchmarks" / "kernels"
 
 def expected(path) -> tuple[set, set]:
     """(kernel, type, line, other line or None) a file's header expects, and its fixed twins."""
-    text = path.read_text()
-    findings = {(kernel, kind, int(line), int(other) if other else None)
-                for kernel, kind, line, other in re.findall(r"^// expect: (\S+) (\S+) (\d+)(?:/(\d+))?$", text, re.M)}
-    return findings, set(re.findall(r"^// fixed: (\S+)$", text, re.M))
+    reconstruction = Reconstruction.read(path)
+    return {(e.kernel, e.type, e.line, e.other) for e in reconstruction.expected}, set(reconstruction.fixed)
 
 
 @pytest.mark.parametrize("path", sorted(BENCHMARKS.rglob("*.cu")), ids=lambda p: p.relative_to(BENCHMARKS).as_posix())

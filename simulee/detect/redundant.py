@@ -56,6 +56,7 @@ def barrier_verdicts(program, kernel, launches, warp_model: str = "independent")
     sites = barrier_sites(program, kernel.symbol)
     verdicts = []
     removed: list[list] = [[] for _ in launches]  # per launch: passes of the barriers found redundant
+    divergent_ops = [divergent_barriers(result) for result, _ in launches]
     for site in sites:
         passes, divergent, race = 0, False, None
         location = None
@@ -66,7 +67,7 @@ def barrier_verdicts(program, kernel, launches, warp_model: str = "independent")
                 continue
             op = op_ids[0]
             location = location or place(result.trace.ops, op, "barrier")
-            divergent |= op in divergent_barriers(result)
+            divergent |= op in divergent_ops[number]
             own[number] = blocks, epochs = _passes(result, op)
             passes += len(blocks)
             if len(blocks) and race is None:
