@@ -1,6 +1,6 @@
 """The Simulee paper's bug tables, measured on our reconstructions (benchmarks/kernels).
 
-    python -m benchmarks.table [FILE ...] [-o results] [--jobs N]
+    python -m benchmarks.table [FILE ...] [-o DIR | --update-results] [--jobs N]
 
 Runs `simulee check FILE --format json` (no launch given: the input search picks them) on
 every reconstruction, or on the FILEs given, and compares the findings with each file's
@@ -13,7 +13,8 @@ kernel and bug type:
 other line when the header names one); `false_findings` counts findings of that type on
 the kernel that the header does not expect plus every one on its fixed twin; `seconds` is
 the check of the buggy kernel and its twin, search included. Writes tableN.csv per paper
-table to the output folder and prints Markdown tables with totals beside the paper's own.
+table to the output folder (results/local/, or with --update-results the committed
+results/) and prints Markdown tables with totals beside the paper's own.
 """
 
 from __future__ import annotations
@@ -133,9 +134,14 @@ def markdown(number: str, table: list[dict]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.table", description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*", type=Path, help="reconstructions to check (default: all)")
-    parser.add_argument("-o", "--output", type=Path, default=ROOT / "results", help="folder for tableN.csv")
+    parser.add_argument("-o", "--output", type=Path, help="folder for tableN.csv (default results/local/)")
+    parser.add_argument("--update-results", action="store_true",
+                        help="write the committed results/table2.csv and table3.csv (run on all the kernels)")
     parser.add_argument("--jobs", type=int, default=2, help="checks run at once (default 2)")
     args = parser.parse_args(argv)
+    if args.update_results and (args.files or args.output):
+        fail("--update-results writes results/ from every reconstruction: give neither FILEs nor -o")
+    output = args.output or ROOT / "results" / ("" if args.update_results else "local")
     files = args.files or sorted(KERNELS.rglob("*.cu"))
     missing = [str(f) for f in files if not f.is_file()]
     if missing:
@@ -149,13 +155,14 @@ def main(argv: list[str] | None = None) -> int:
     tables: dict[str, list[dict]] = {}
     for reconstruction, kernels in zip(reconstructions, results):
         tables.setdefault(reconstruction.table, []).extend(rows(reconstruction, kernels))
-    args.output.mkdir(parents=True, exist_ok=True)
+    output.mkdir(parents=True, exist_ok=True)
     for number, table in sorted(tables.items()):
-        with open(args.output / f"table{number}.csv", "w", newline="") as handle:
+        with open(output / f"table{number}.csv", "w", newline="") as handle:
             writer = csv.DictWriter(handle, COLUMNS)
             writer.writeheader()
             writer.writerows(table)
         print(markdown(number, table))
+    print(f"tables in {output}/", file=sys.stderr)
     return 0
 
 

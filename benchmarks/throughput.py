@@ -1,7 +1,7 @@
 """Interpreter throughput on five kernels, and Simulee against Oclgrind on the same launches.
 
     python -m benchmarks.throughput [--sizes 4096,65536,262144] [--kernels reduction,scan,...]
-                                    [-o results/throughput.csv]
+                                    [-o OUT.csv | --update-results]
 
 Kernels: a shared-memory tree reduction, a block-wide scan, a tiled transpose, a histogram
 with shared and global atomics (every byte 1: all atomics hit one bin) and a tiled matrix
@@ -16,7 +16,8 @@ launch size (threads launched):
 - when `oclgrind-kernel` is on PATH (Debian package oclgrind), so is Oclgrind
   (`--data-races --num-threads 1`) on the OpenCL twin with the same launch, and the ratio.
 
-Rows go to the output CSV and are printed as they finish.
+Rows go to the output CSV (results/local/throughput.csv, or with --update-results the
+committed results/throughput.csv) and are printed as they finish.
 """
 
 from __future__ import annotations
@@ -198,14 +199,23 @@ def row(workload: Workload, threads: int) -> dict:
             "oclgrind_ratio": None if theirs is None else round(theirs / check, 1)}
 
 
+SIZES = "4096,65536,262144"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.throughput", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", default="4096,65536,262144", help="threads launched, comma-separated")
+    parser.add_argument("--sizes", default=SIZES, help="threads launched, comma-separated")
     parser.add_argument("--kernels", default=",".join(WORKLOADS), help="which of: " + ", ".join(WORKLOADS))
-    parser.add_argument("-o", "--output", type=Path, default=ROOT / "results" / "throughput.csv")
+    parser.add_argument("-o", "--output", type=Path, help="the CSV to write (default results/local/throughput.csv)")
+    parser.add_argument("--update-results", action="store_true",
+                        help="write the committed results/throughput.csv (every kernel at every default size)")
     parser.add_argument("--one", nargs=2, help=argparse.SUPPRESS)  # internal: measure one launch here
     args = parser.parse_args(argv)
+    if args.update_results and (args.output or args.sizes != SIZES or args.kernels != ",".join(WORKLOADS)):
+        parser.error("--update-results measures every kernel at every default size into results/: give no -o, "
+                     "--sizes or --kernels")
+    output = args.output or ROOT / "results" / ("" if args.update_results else "local") / "throughput.csv"
     if args.one:
         print(json.dumps(measure(WORKLOADS[args.one[0]], int(args.one[1]))))
         return 0
@@ -219,10 +229,10 @@ def main(argv: list[str] | None = None) -> int:
                      "--sizes: each a square number of threads and a multiple of 256 (4096, 65536, 262144, ...)")
     if shutil.which("oclgrind-kernel") is None:
         print("oclgrind-kernel not found: no comparison (Debian package oclgrind)", file=sys.stderr)
-    args.output.parent.mkdir(parents=True, exist_ok=True)
+    output.parent.mkdir(parents=True, exist_ok=True)
     print(f"{'kernel':<10} {'threads':>9} {'thread-instr':>13} {'seconds':>8} {'M instr/s':>9} {'peak MB':>8} "
           f"{'check s':>8} {'oclgrind s':>10} {'ratio':>6}")
-    with open(args.output, "w", newline="") as handle:
+    with open(output, "w", newline="") as handle:
         writer = csv.DictWriter(handle, COLUMNS)
         writer.writeheader()
         for name in args.kernels.split(","):
@@ -234,6 +244,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"{r['thread_instructions_per_second'] / 1e6:>9.1f} {r['peak_mb']:>8} {r['check_seconds']:>8.2f} "
                       f"{r['oclgrind_seconds'] if r['oclgrind_seconds'] is not None else '-':>10} "
                       f"{r['oclgrind_ratio'] if r['oclgrind_ratio'] is not None else '-':>6}", flush=True)
+    print(f"rows in {output}", file=sys.stderr)
     return 0
 
 

@@ -21,8 +21,8 @@ from deap import base, creator, tools
 from evolve.contract import Contract
 from evolve.fitness import ACCEPTABLE, WEIGHTS, WORST, Fitness, measure
 from evolve.mutation import cauchy_child, gaussian_child, initial_steps
-from evolve.space import MAX_THREADS_PER_BLOCK, SearchSpace
-from interpreter.launch import Launch, Result
+from evolve.space import SearchSpace
+from interpreter.launch import MAX_THREADS_PER_BLOCK, Launch, Result
 from interpreter.loader import Program
 from interpreter.simt import execute
 
@@ -30,7 +30,8 @@ SEARCH_STEP_LIMIT = 3_000  # scheduler steps per fitness run; most kernels need 
 PROBE_SIZE = 1024  # integer arguments of a contract probe are at least this
 SEARCH_GROWTH_LIMIT = 1 << 24  # bytes a buffer may grow to in a fitness run
 SEARCH_WORK_LIMIT = 500_000  # thread-instructions per fitness run
-DETECTION_WORK_LIMIT = 5_000_000  # launches whose full run would take more are not chosen
+DETECTION_WORK_LIMIT = 5_000_000  # launches whose detection run would take more are not chosen
+DETECTION_THREADS = 1 << 20  # a detection run of a larger launch runs sampled blocks, this many threads
 STAGNATION = 3  # generations without a better F: the search has converged
 
 if not hasattr(creator, "LaunchFitness"):
@@ -50,8 +51,8 @@ class Candidate:
 class SearchResult:
     """`best`: the launches to check in full (_Runs.choose). `history`: per generation the
     evaluations so far and the best genome. `stopped`: acceptable (F < 0.3), converged (no
-    better F for STAGNATION generations), generations (all ran) or unsupported (the
-    kernel cannot be run: `message` says why)."""
+    better F for STAGNATION generations), generations (all ran), time (the deadline
+    passed) or unsupported (the kernel cannot be run: `message` says why)."""
 
     best: list[Candidate]
     contract: Contract
@@ -67,12 +68,13 @@ class _Unsupported(Exception):
 
 
 def search(program: Program, space: SearchSpace, population: int = 10, generations: int = 10, keep: int = 3,
-           seed: int = 0, progress=None) -> SearchResult:
-    """Search `space` for launches of its kernel; `progress(generation)` is called after
-    each generation. The same seed gives the same result."""
+           seed: int = 0, progress=None, deadline: float = float("inf")) -> SearchResult:
+    """Search `space` for launches of its kernel; `progress(text)` is told each
+    generation. The same seed gives the same result (unless the search runs out of time:
+    it stops at `deadline`, a time.perf_counter())."""
     start = time.perf_counter()
     rng = np.random.default_rng(seed)
-    runs = _Runs(program, space, seed)
+    runs = _Runs(program, space, seed, deadline)
     toolbox = base.Toolbox()
     toolbox.register("evaluate", runs.evaluate)
     toolbox.register("gaussian", gaussian_child, space.genes, rng=rng)
@@ -92,6 +94,9 @@ def search(program: Program, space: SearchSpace, population: int = 10, generatio
             if since >= STAGNATION:
                 result.stopped = "converged"
                 break
+            if time.perf_counter() >= deadline:
+                result.stopped = "time"
+                break
             children = []
             for parent in people:
                 for make in (toolbox.gaussian, toolbox.cauchy):
@@ -103,7 +108,7 @@ def search(program: Program, space: SearchSpace, population: int = 10, generatio
             result.history.append(_record(space, generation, len(runs.scores), people[0]))
             best, since = (people[0].fitness.values[0], 0) if people[0].fitness.values[0] < best else (best, since + 1)
             if progress:
-                progress(generation)
+                progress(f"generation {generation}/{generations}")
     except _Unsupported as error:
         result.stopped, result.message = "unsupported", str(error)
     result.evaluations = len(runs.scores)
@@ -116,8 +121,8 @@ class _Runs:
     """The launches the search ran: fitness and branch coverage per genome, and the
     launch contract learned from them."""
 
-    def __init__(self, program: Program, space: SearchSpace, seed: int):
-        self.program, self.space, self.seed = program, space, seed
+    def __init__(self, program: Program, space: SearchSpace, seed: int, deadline: float = float("inf")):
+        self.program, self.space, self.seed, self.deadline = program, space, seed, deadline
         self.contract = Contract()
         self.settled: set[tuple[str, int]] = set()  # bounds a probe at the bound itself confirmed
         self.scores: dict[tuple, Fitness] = {}
@@ -145,7 +150,8 @@ class _Runs:
                 any(a.kind == "assume" for a in result.events.assertions):
             return WORST, frozenset()
         ran = len(set(launch.sample)) if launch.sample else launch.blocks
-        if result.thread_instructions * launch.blocks / ran > DETECTION_WORK_LIMIT:  # too big to check in full
+        checked = min(launch.blocks, max(1, DETECTION_THREADS // launch.threads_per_block))
+        if result.thread_instructions * checked / ran > DETECTION_WORK_LIMIT:  # too big to check
             return WORST, frozenset()
         return measure(result.trace), frozenset(result.events.coverage)
 
@@ -206,9 +212,11 @@ class _Runs:
         """The genome's launch as the search runs it: the first two blocks and the last, on
         seeded random content, within the search's limits of steps, work and buffer growth."""
         launch = self.space.launch(values)
+        steps = SEARCH_STEP_LIMIT if launch.step_limit is None else min(launch.step_limit, SEARCH_STEP_LIMIT)
         return self.space.launch(values, sample=(0, 1, launch.blocks - 1) if launch.blocks > 3 else None,
-                                 step_limit=min(launch.step_limit, SEARCH_STEP_LIMIT), work_limit=SEARCH_WORK_LIMIT,
-                                 growth_limit=SEARCH_GROWTH_LIMIT, paged_random=True, seed=self.seed, coverage=True)
+                                 step_limit=steps, work_limit=SEARCH_WORK_LIMIT, growth_limit=SEARCH_GROWTH_LIMIT,
+                                 paged_random=True, seed=self.seed, coverage=True,
+                                 time_limit=max(self.deadline - time.perf_counter(), 0.0))
 
     def choose(self, keep: int) -> list[Candidate]:
         """The launches to check in full: the `keep` best valid ones, then up to `keep` more

@@ -10,10 +10,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from interpreter.launch import Launch
+from interpreter.launch import BLOCK_LIMITS, GRID_LIMITS, MAX_THREADS_PER_BLOCK, Launch
 from interpreter.loader import KernelInfo
 
-MAX_THREADS_PER_BLOCK = 1024
 INTEGER_CEILING = 1 << 16  # the largest integer argument the search tries
 INITIAL_INTEGER_CEILING = 4096  # initial integers are drawn log-uniformly up to this
 FLOAT_RANGE = (-64.0, 64.0)
@@ -53,10 +52,10 @@ class SearchSpace:
         ("grid", "block" or a parameter name)."""
         reads = set(kernel.builtins if reads is None else reads)
         genes = []
-        for what, registers, ceiling in (("grid", ("ctaid", "nctaid"), max_blocks),
-                                         ("block", ("tid", "ntid"), MAX_THREADS_PER_BLOCK)):
+        for what, registers, ceilings in (("grid", ("ctaid", "nctaid"), [min(max_blocks, g) for g in GRID_LIMITS]),
+                                          ("block", ("tid", "ntid"), BLOCK_LIMITS)):
             if what not in fixed:
-                genes += [Gene(f"{what}.{axis}", 1, ceiling) for axis in "xyz"
+                genes += [Gene(f"{what}.{axis}", 1, ceiling) for axis, ceiling in zip("xyz", ceilings)
                           if any(f"{register}.{axis}" in reads for register in registers)]
         for param in kernel.params:
             if param.name in relevant and param.name not in fixed:
@@ -75,16 +74,16 @@ class SearchSpace:
 
     def repair(self, values: list[float]) -> list[float]:
         """Round integers, clamp every gene to its range, and halve the largest searched
-        axis of a block of over 1,024 threads or a grid of over max_blocks blocks."""
+        axis of a block of over 1,024 threads or a searched grid of over max_blocks blocks
+        (a grid the user gave keeps its size)."""
         values = [min(max(int(round(v)) if g.integer else float(v), g.low), g.high) if math.isfinite(v) else g.low
                   for g, v in zip(self.genes, values)]
         for what, limit in (("block", MAX_THREADS_PER_BLOCK), ("grid", self.max_blocks)):
-            while True:
-                dims = self._dims(values, what)
-                if dims[0] * dims[1] * dims[2] <= limit:
-                    break
-                searched = [i for i, g in enumerate(self.genes) if g.name.startswith(what + ".")]
+            searched = [i for i, g in enumerate(self.genes) if g.name.startswith(what + ".")]
+            while searched and math.prod(self._dims(values, what)) > limit:
                 largest = max(searched, key=lambda i: values[i])
+                if values[largest] == 1:
+                    break  # the axes not searched alone exceed the limit
                 values[largest] = max(1, values[largest] // 2)
         return values
 

@@ -14,6 +14,8 @@ import numpy as np
 from interpreter import atomics, collectives, mathlib
 from interpreter import printf as printf_format
 from interpreter.decode import DecodedFunction, Op
+from interpreter.heap import Heap
+from interpreter.loops import innermost_loop, loop_line_pc
 from interpreter.memory import GLOBAL, LOCAL, split, tag
 from interpreter.placement import Placement, UnsupportedConstant
 from interpreter.trace import ATOMIC, READ, WRITE, Assertion, OpInfo
@@ -31,7 +33,7 @@ CASTS = {"trunc", "zext", "sext", "fptrunc", "fpext", "fptoui", "fptosi", "uitof
          "ptrtoaddr", "inttoptr", "bitcast", "addrspacecast"}
 NO_OPS = ("llvm.lifetime.", "llvm.dbg.", "llvm.nvvm.membar.", "llvm.nvvm.fence.", "llvm.nvvm.nanosleep",
           "llvm.donothing", "llvm.experimental.noalias.scope.decl", "llvm.invariant.", "llvm.var.annotation",
-          "llvm.sideeffect", "llvm.stackrestore", "llvm.nvvm.barrier.cta.arrive", "free", "__simulee_free",
+          "llvm.sideeffect", "llvm.stackrestore", "llvm.nvvm.barrier.cta.arrive",
           "llvm.prefetch", "llvm.pseudoprobe", "llvm.nvvm.prefetch.")
 LOCAL_LIMIT = 512 * 1024  # bytes of local memory a CUDA thread may have
 COPY_LIMIT = 1 << 26  # a memcpy/memset longer than this per lane is a fault, not an allocation
@@ -96,8 +98,7 @@ class Compiler:
         self.placement = Placement(self.program, execution.kernel, execution.launch, execution.memory)
         self.functions: dict[str, CompiledFunction] = {}
         self.op_infos: list[OpInfo] = []
-        self.heap_region: int | None = None
-        self.heap_top = 0
+        self._heap: Heap | None = None
         reachable = self.program.reachable_functions(execution.kernel.symbol)
         self.uses_grid_sync = any("__simulee_grid_sync" in f.callees for f in reachable)
         self.shared_segment_bytes = self.placement.shared_bytes
@@ -142,20 +143,36 @@ class Compiler:
             function.kinds[pc], function.runs[pc], function.info[pc] = kind, run, info
         return function
 
+    def static_stack_bytes(self) -> int:
+        """Local memory per thread that the kernel's fixed-size allocas take at most (each
+        function it may call counted once)."""
+        total = 0
+        for decoded in self.program.reachable_functions(self.ex.kernel.symbol):
+            for op in decoded.ops:
+                if op.opcode == "alloca":
+                    try:
+                        total += self.layout.size(op.extra["allocated_type"])
+                    except (TypeError, KeyError):
+                        continue
+        return min(total, LOCAL_LIMIT)
+
     def unsupported_message(self, function: CompiledFunction, pc: int) -> str:
         op = function.decoded.ops[pc]
         reason = function.info[pc] or op.extra.get("reason") or f"instruction '{op.opcode}'"
         where = f" at {op.location}" if op.location else ""
         return f"unsupported {reason}{where}: {op.text}"
 
-    def looping_op(self, function: CompiledFunction) -> int:
-        """The op id of the first located instruction of the block run most often (where
-        threads loop when the step limit is reached), or of the block's first instruction."""
+    def looping_op(self, function: CompiledFunction) -> tuple[int, bool]:
+        """Where threads of `function` were running when a limit stopped the launch: the
+        op id naming the loop around the block run most often (its condition, on the
+        `for`/`while` line) and True; else the kernel's first instruction with a source
+        line and False (the launch ran out before its blocks did, in no loop)."""
         busiest = int(np.argmax(function.block_visits))
-        block = function.decoded.blocks[busiest]
-        ops = function.decoded.ops
-        pc = next((pc for pc in range(block.start, block.end) if ops[pc].location), block.start)
-        return function.op_ids[pc]
+        if innermost_loop(function.decoded, busiest) is not None:
+            return function.op_ids[loop_line_pc(function.decoded, busiest)], True
+        root = self.ex.root_function
+        located = [pc for pc, op in enumerate(root.decoded.ops) if op.location is not None and op.location.line > 0]
+        return root.op_ids[located[0] if located else 0], False
 
     # ------------------------------------------------------------------ operands
 
@@ -219,7 +236,7 @@ class Compiler:
         if opcode == "getelementptr":
             return PLAIN, self._getelementptr(function, pc, op), None
         if opcode == "alloca":
-            return PLAIN, self._alloca(function, pc, op), None
+            return STOP, self._alloca(function, pc, op), None
         if opcode == "load":
             return PLAIN, self._load(function, pc, op), None
         if opcode == "store":
@@ -360,7 +377,8 @@ class Compiler:
 
     def _alloca(self, function, pc, op):
         """Space on each calling thread's local stack: the same offset for all threads of a
-        frame, since every thread has its own stack."""
+        frame, since every thread has its own stack. Past LOCAL_LIMIT bytes the stack
+        overflows: a fault that stops the threads, as it ends a kernel on a GPU."""
         element = op.extra["allocated_type"]
         size = self.layout.size(element)
         align = max(op.extra.get("align") or 1, self.layout.align(element), 8)
@@ -374,13 +392,14 @@ class Compiler:
             copies = int(np.max(count(frame, rows))) if count is not None else 1
             start = (frame.local_top + align - 1) // align * align
             end = start + size * max(copies, 1)
-            if end > LOCAL_LIMIT:  # more than a thread's local memory: nothing is allocated
-                self.ex.fault("stack-overflow", op_id, frame.thread_ids(rows))
-                out(frame, rows, np.int64(0))
-                return
+            if end > LOCAL_LIMIT:  # more than a thread's local memory
+                self.ex.stack_overflow(frame, rows, op_id, f"{end:,} bytes of local memory per thread, more than "
+                                                          f"the {LOCAL_LIMIT:,} a CUDA thread may have")
+                return np.zeros(0, dtype=np.int64)
             frame.local_top = end
             memory.grow_local(frame.local_top)
             out(frame, rows, np.int64(tag(LOCAL, 0, start)))
+            return rows
 
         return run
 
@@ -569,7 +588,8 @@ class Compiler:
             finals[order] = final[segment]
             data = np.zeros((count, size), dtype=np.uint8)
             data[lanes] = self.encode(finals.view(dtype) if finals.dtype != dtype else finals, ty, len(lanes))
-            ex.memory.write_bytes(resolved, data, size, align)
+            if final.tobytes() != initial.tobytes():  # a failed compare-and-swap changes nothing
+                ex.memory.write_bytes(resolved, data, size, align)
             if ex.recorder is not None:
                 self.record(frame, rows, threads, blocks, access, size, op_id, ATOMIC,
                             self.encode(operand, ty, count))
@@ -780,6 +800,8 @@ class Compiler:
             return PLAIN, self._memory_intrinsic(function, pc, op, callee), None
         if callee in ("malloc", "__simulee_malloc"):
             return PLAIN, self._malloc(function, op), None
+        if callee in ("free", "__simulee_free"):
+            return PLAIN, self._free(function, pc, op), None
         if callee in ("vprintf", "printf"):
             return PLAIN, self._printf(function, pc, op, callee), None
         if callee in ("__assert_fail", "__assertfail"):
@@ -1018,18 +1040,33 @@ class Compiler:
     def _malloc(self, function, op):
         size = self.reader(function, op.args[0])
         out = self.writer(function, op.result, True)
-        memory = self.ex.memory
 
         def run(frame, rows):
             count = frame.count if rows is None else len(rows)
-            if self.heap_region is None:
-                self.heap_region = memory.add_region("device heap", GLOBAL)
-            sizes = (np.broadcast_to(np.asarray(size(frame, rows)).astype(np.int64), (count,)) + 15) // 16 * 16
-            starts = self.heap_top + np.cumsum(sizes) - sizes
-            self.heap_top += int(sizes.sum())
-            out(frame, rows, memory.region_address(self.heap_region) + starts)
+            out(frame, rows, self.heap().malloc(np.broadcast_to(np.asarray(size(frame, rows)).astype(np.int64),
+                                                                (count,))))
 
         return run
+
+    def _free(self, function, pc, op):
+        pointer = self.reader(function, op.args[0])
+        op_id = function.op_ids[pc]
+
+        def run(frame, rows):
+            count = frame.count if rows is None else len(rows)
+            addresses = np.broadcast_to(np.asarray(pointer(frame, rows), dtype=np.int64), (count,))
+            invalid, double = self.heap().free(addresses)
+            threads = frame.thread_ids(rows)
+            self.ex.fault("invalid-free", op_id, threads[invalid], addresses[invalid])
+            self.ex.fault("double-free", op_id, threads[double], addresses[double])
+
+        return run
+
+    def heap(self) -> Heap:
+        """The device heap, made on the first malloc or free."""
+        if self._heap is None:
+            self._heap = Heap(self.ex.memory, self.ex.launch.heap_bytes)
+        return self._heap
 
     def read_string(self, address: int, limit: int = 4096) -> str:
         """The NUL-terminated string at a device address (global or constant memory)."""

@@ -5,7 +5,7 @@ of a function's parameters."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from interpreter.irparse import MetadataIndex
 
@@ -18,6 +18,7 @@ class SourceLocation:
     line: int
     column: int
     inlined_at: "SourceLocation | None" = None
+    function: str = field(default="", compare=False)  # the source function the point is in
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.column}"
@@ -79,7 +80,19 @@ class DebugInfo:
             fields.get("line", 0) or 0,
             fields.get("column", 0) or 0,
             self.location(inlined[1]) if isinstance(inlined, tuple) else None,
+            self.scope_function(fields.get("scope")),
         )
+
+    def scope_function(self, scope) -> str:
+        """The name of the function (subprogram) a scope lies in, or ""."""
+        seen = 0
+        while isinstance(scope, tuple) and seen < 100:
+            seen += 1
+            kind, fields = self.metadata.node(scope[1])
+            if kind == "DISubprogram":
+                return fields.get("name", "") or ""
+            scope = fields.get("scope")
+        return ""
 
     def scope_file(self, scope) -> str:
         """The file of a scope (subprogram, lexical block, ...), following enclosing scopes."""
@@ -213,4 +226,4 @@ def _pointer_spelling(base: CType | None) -> str:
     if base.kind == "array":
         element, _, dims = base.spelling.partition(" [")
         return f"{element} (*)[{dims}"
-    return f"{base.spelling} *"
+    return f"{base.spelling}*" if base.kind == "pointer" else f"{base.spelling} *"

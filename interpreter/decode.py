@@ -127,6 +127,7 @@ def decode_function(function: ir.Function, layout: DataLayout, debug: DebugInfo)
                 callees.add(op.extra["callee"])
         terminator = ops[-1] if len(ops) > start else None
         infos.append(BlockInfo(block.name, start, len(ops), _successors(terminator)))
+    _locate_allocas(ops)
     predecessors: list[list[int]] = [[] for _ in infos]
     for number, info in enumerate(infos):
         for successor in info.successors:
@@ -168,6 +169,18 @@ def _decode_instruction(instruction, block, slots, slot_of, block_index, debug) 
         block,
         instruction.text,
     )
+
+
+def _locate_allocas(ops: list[Op]) -> None:
+    """An alloca that inlining moved to the entry block has no source location: it takes
+    the location of the variable's lifetime start (its declaration in the source)."""
+    missing = {op.result: pc for pc, op in enumerate(ops) if op.opcode == "alloca" and op.location is None}
+    for op in ops:
+        if missing and op.opcode == "call" and (op.extra.get("callee") or "").startswith("llvm.lifetime.start") \
+                and op.location is not None:
+            pc = missing.pop(op.args[-1], None)
+            if pc is not None:
+                ops[pc].location = op.location
 
 
 def _successors(terminator: Op | None) -> tuple[int, ...]:

@@ -6,12 +6,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from interpreter.heap import DEFAULT_HEAP_BYTES
 from interpreter.memory import DEFAULT_GROWTH_LIMIT
 from interpreter.trace import Events, Trace
 
-DEFAULT_STEP_LIMIT = 200_000  # real kernels need a few thousand steps; this allows long loops
+DEFAULT_STEP_LIMIT = 200_000  # scheduler steps per wave beyond what the kernel's loop bounds need (steps.py)
 
 Dim3 = tuple[int, int, int]
+# CUDA's launch limits (compute capability 3.0 and later)
+GRID_LIMITS = (2**31 - 1, 65_535, 65_535)
+BLOCK_LIMITS = (1024, 1024, 64)
+MAX_THREADS_PER_BLOCK = 1024
 
 
 @dataclass
@@ -28,13 +33,16 @@ class Launch:
     block: Dim3
     args: dict[str, object] = field(default_factory=dict)
     shared_bytes: int = 48 * 1024  # dynamic (extern __shared__) memory per block
-    step_limit: int = DEFAULT_STEP_LIMIT  # scheduler steps (an instruction run by one group)
+    step_limit: int | None = None  # scheduler steps (an instruction run by one group); None: as loops.step_budget
     work_limit: float = float("inf")  # thread-instructions; beyond, the launch stops as at the step limit
+    time_limit: float = float("inf")  # seconds; beyond, the launch stops
     recursion_limit: int = 64
+    heap_bytes: int = DEFAULT_HEAP_BYTES  # the device heap in-kernel malloc allocates from
     wave_threads: int = 1 << 18  # threads run together; larger grids run in waves of blocks
     seed: int = 0
     paged_random: bool = False
     trace: bool = True
+    trace_limit: float = float("inf")  # trace records kept at most; later accesses are counted, not kept
     coverage: bool = False  # record branch coverage in Events.coverage (the search's runs)
     growth_limit: int = DEFAULT_GROWTH_LIMIT  # bytes a paged buffer may grow to; beyond is out of bounds
     sample: tuple[int, ...] | None = None  # run only these linear block indices (all for grid.sync kernels)
@@ -42,6 +50,9 @@ class Launch:
     def __post_init__(self):
         self.grid = _dim3(self.grid)
         self.block = _dim3(self.block)
+        problem = launch_problem(self.grid, self.block)
+        if problem:
+            raise ValueError(problem)
 
     @property
     def threads_per_block(self) -> int:
@@ -56,6 +67,17 @@ class Launch:
         return self.blocks * self.threads_per_block
 
 
+def launch_problem(grid: Dim3, block: Dim3) -> str | None:
+    """Why CUDA would refuse a launch of these dimensions, or None when it would not."""
+    for what, dims, limits in (("grid", grid, GRID_LIMITS), ("block", block, BLOCK_LIMITS)):
+        for axis, size, limit in zip("xyz", dims, limits):
+            if size > limit:
+                return f"{what} {axis} is at most {limit:,} in CUDA, not {size:,}"
+    if block[0] * block[1] * block[2] > MAX_THREADS_PER_BLOCK:
+        return f"a block has at most {MAX_THREADS_PER_BLOCK} threads in CUDA, not {block[0] * block[1] * block[2]:,}"
+    return None
+
+
 def _dim3(value) -> Dim3:
     if isinstance(value, int):
         value = (value,)
@@ -67,8 +89,10 @@ def _dim3(value) -> Dim3:
 
 @dataclass
 class Result:
-    """What a launch did. `status` is "ok", "step-limit" (stopped: `message` names the loop),
-    "unsupported" (stopped at something the interpreter cannot execute) or "error"."""
+    """What a launch did. `status` is "ok"; "step-limit", "time-limit" or "infinite-loop"
+    (stopped early: `message` says why, `events.looping_op` where threads were looping);
+    or "unsupported" (stopped at something the interpreter cannot execute). `threads`
+    counts the threads of the blocks that ran (a sample of the grid, or until the stop)."""
 
     status: str
     message: str
@@ -82,3 +106,6 @@ class Result:
     seconds: float
     regions: list[str] = field(default_factory=list)  # name of every memory region, by number
     kernel: str = ""
+    step_limit: int = 0  # the step limit in force
+    blocks_run: int = 0  # blocks that ran to their end (or the stop)
+    blocks_total: int = 0  # blocks the launch was to run (the sample's, if any)

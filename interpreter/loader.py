@@ -45,6 +45,8 @@ class ParamInfo:
     pointee: str | None
     size: int
     by_value: Type | None = None  # the type of a struct passed by value
+    pointee_kind: str | None = None  # what a pointer points to, as C sees it: integer, float, bool, struct, ...
+    pointee_bits: int | None = None
 
     def to_json(self) -> dict:
         data = {"name": self.name, "type": self.c_type or str(self.ir_type), "kind": self.kind, "ir_type": str(self.ir_type)}
@@ -122,9 +124,14 @@ class Program:
 
     def kernel(self, name: str) -> KernelInfo:
         """The kernel called `name`: its symbol, qualified name, name without template
-        arguments, or signature. Raises KeyError with the choices when it is not unique."""
+        arguments, or signature, spaced as the user likes (`f<float,2>` is `f<float, 2>`).
+        Raises KeyError with the choices when it is not unique."""
         for attribute in ("symbol", "name", "signature"):
             found = [k for k in self.kernels if getattr(k, attribute) == name]
+            if len(found) == 1:
+                return found[0]
+        for attribute in ("name", "signature"):
+            found = [k for k in self.kernels if _unspaced(getattr(k, attribute)) == _unspaced(name)]
             if len(found) == 1:
                 return found[0]
         found = [k for k in self.kernels if k.base_name == name or _strip_templates(k.name) == name]
@@ -223,9 +230,10 @@ def _param_info(name: str, param: ir.Param, c_type: CType | None, layout) -> Par
         size = 0
     if isinstance(ty, PointerType):
         space = "global" if ty.addrspace == 0 else ADDRESS_SPACES.get(ty.addrspace, str(ty.addrspace))
-        pointee = c_type.pointee.spelling if c_type and c_type.pointee else None
+        target = c_type.pointee if c_type else None
         return ParamInfo(name, ty, c_type.spelling if c_type else None, "pointer", layout.size(ty) * 8, None, space,
-                         pointee, size)
+                         target.spelling if target else None, size, pointee_kind=target.kind if target else None,
+                         pointee_bits=target.bits if target else None)
     if isinstance(ty, IntType):
         signed = c_type.signed if c_type and c_type.kind in ("integer", "bool", "enum") else None
         return ParamInfo(name, ty, c_type.spelling if c_type else None, "integer", ty.bits, signed, None, None, size)
@@ -297,6 +305,15 @@ def qualified_name(signature: str) -> str:
         elif char == " " and depth == 0:
             start = index + 1
     return head[start:]
+
+
+def _unspaced(name: str) -> str:
+    """`name` without the spaces C++ does not need (those between two words stay)."""
+    return re.sub(r"\s+", lambda m: " " if _word(name, m.start() - 1) and _word(name, m.end()) else "", name.strip())
+
+
+def _word(text: str, index: int) -> bool:
+    return 0 <= index < len(text) and (text[index].isalnum() or text[index] == "_")
 
 
 def _strip_templates(name: str) -> str:

@@ -27,8 +27,8 @@ PAGE = 1 << 16
 DEFAULT_GROWTH_LIMIT = 1 << 30  # a paged buffer grows to at most this many bytes
 
 # fault kinds
-NULL_POINTER, OUT_OF_BOUNDS, MISALIGNED, CONSTANT_WRITE, BAD_ADDRESS = (
-    "null-pointer", "out-of-bounds", "misaligned", "constant-write", "bad-address")
+NULL_POINTER, OUT_OF_BOUNDS, MISALIGNED, CONSTANT_WRITE, BAD_ADDRESS, USE_AFTER_FREE = (
+    "null-pointer", "out-of-bounds", "misaligned", "constant-write", "bad-address", "use-after-free")
 
 
 def tag(space: int, region: int, offset: int) -> int:
@@ -60,6 +60,7 @@ class Region:
     touched: int = 0  # one past the highest byte accessed
     growth_limit: int = DEFAULT_GROWTH_LIMIT
     filled: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))  # per FILL_CHUNK: has its content
+    guard: object = None  # (offsets, size) -> per access 0 or a FAULT_CODES code (the heap's allocations)
 
     @property
     def paged(self) -> bool:
@@ -133,6 +134,7 @@ class Memory:
         self.local = np.zeros(0, dtype=np.uint8)
         self.local_bytes = 0
         self.local_threads = 0
+        self.version = 0  # counts the stores (a loop that stores nothing sees the same memory)
 
     # -- setting up
 
@@ -255,6 +257,12 @@ class Memory:
                 kinds[selected[outside]] = 2
                 bad[selected[outside]] = True
                 selected, ends = selected[~outside], ends[~outside]
+            if target.guard is not None and len(selected):
+                codes = target.guard(offset[selected], size)
+                refused = codes > 0
+                kinds[selected[refused]] = codes[refused]
+                bad[selected[refused]] = True
+                selected, ends = selected[~refused], ends[~refused]
             if len(selected):
                 end = int(ends.max())
                 if target.paged:
@@ -285,6 +293,7 @@ class Memory:
         """Store `data_rows` (count, size) for the resolved lanes; the last lane wins where
         several write the same bytes."""
         word, words = _word(size, align)
+        self.version += 1
         for memory, positions, flat in resolved:
             rows = np.ascontiguousarray(data_rows[positions]).view(word).reshape(len(flat), words)
             memory.data.view(word)[(flat // word.itemsize)[:, None] + np.arange(words)] = rows
@@ -299,7 +308,8 @@ def _word(size: int, align: int) -> tuple[np.dtype, int]:
     return np.dtype(np.uint8), size
 
 
-_KINDS = (None, NULL_POINTER, OUT_OF_BOUNDS, MISALIGNED, CONSTANT_WRITE, BAD_ADDRESS)
+_KINDS = (None, NULL_POINTER, OUT_OF_BOUNDS, MISALIGNED, CONSTANT_WRITE, BAD_ADDRESS, USE_AFTER_FREE)
+FAULT_CODES = {kind: code for code, kind in enumerate(_KINDS) if kind}
 
 
 class _Segment:

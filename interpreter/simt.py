@@ -31,19 +31,29 @@ from interpreter.compiler import (
     Compiler, Unsupported,
 )
 from interpreter.launch import Launch, Result
-from interpreter.loader import KernelInfo, Program
+from interpreter.loops import step_budget
+from interpreter.loader import KernelInfo, Program, demangle
 from interpreter.memory import Memory
 from interpreter.trace import BarrierDivergence, Events, Fault, TraceRecorder, WarpMaskEvent
 from interpreter.values import write
 
 
-class StepLimit(Exception):
-    """The launch ran out of steps (an infinite loop, or a limit set too low); `op` is
-    where threads were looping."""
+class Stop(Exception):
+    """The launch stops early: `status` step-limit (steps or work ran out: an endless
+    loop, or a limit set too low), time-limit, or infinite-loop (threads came back to a
+    loop with their registers and all memory unchanged, and nothing else could run).
+    `where` is (op, in a loop): where threads were running (Compiler.looping_op)."""
 
-    def __init__(self, op: int):
-        super().__init__(op)
-        self.op = op
+    def __init__(self, status: str, where: tuple[int, bool], message: str):
+        super().__init__(message)
+        self.status, self.message = status, message
+        self.op, self.in_loop = where
+
+
+LOCAL_MEMORY_BUDGET = 1 << 28  # bytes of local (stack) memory of a wave: big stacks make smaller waves
+FAULT_SAMPLE = 4096  # threads kept per faulting instruction and kind
+SPIN_INTERVAL = 4096  # scheduler steps between two looks at whether a loop spins without end
+TIME_CHECK_MASK = 1023  # the clock is read every 1,024 steps
 
 
 class Frame:
@@ -133,7 +143,7 @@ class Execution:
         self.launch = launch
         self.memory = Memory(launch.growth_limit)
         self.events = Events()
-        self.recorder = TraceRecorder() if launch.trace else None
+        self.recorder = TraceRecorder(launch.trace_limit) if launch.trace else None
         self.steps = 0
         self.thread_instructions = 0
         self.grid_epoch = 0
@@ -147,46 +157,80 @@ class Execution:
         self.collective_waits: dict[tuple[int, int], Group] = {}
         self.grid_waits: dict[tuple[int, int], Group] = {}
         self.reported_masks: set[tuple[int, int]] = set()
+        self.blocks_run = 0
+        self.deadline = float("inf")
+        self.spin = None  # a loop being watched: (frame, target, rows, memory version, registers)
+        self.spin_check_at = None  # set once the step limit is known
+        stack = self.compiler.static_stack_bytes()
+        wave_threads = min(launch.wave_threads, LOCAL_MEMORY_BUDGET // stack) if stack else launch.wave_threads
+        self.blocks_per_wave = max(1, wave_threads // launch.threads_per_block)
+        waves, self.wave_blocks = self._wave_counts()
+        self.step_limit = launch.step_limit if launch.step_limit is not None else \
+            step_budget(program.reachable_functions(kernel.symbol), [p.name for p in kernel.params], launch) * waves
+        self.spin_check_at = min(SPIN_INTERVAL, self.step_limit // 4)
 
     # ------------------------------------------------------------------ running
 
-    def run(self) -> Result:
+    def run(self, progress=None) -> Result:
+        """Run every wave; `progress(blocks done, blocks in all)` is called after each.
+        `blocks_run` counts the blocks of every wave started."""
         launch = self.launch
         start = time.perf_counter()
+        self.deadline = start + launch.time_limit
         status, message = "ok", ""
         try:
             with np.errstate(all="ignore"):
                 for first, blocks in self.waves():
+                    self.blocks_run += blocks
                     self.run_wave(first, blocks)
-        except StepLimit as stop:
-            self.events.looping_op = stop.op
-            status = "step-limit"
-            message = f"step limit of {launch.step_limit} reached: threads still looping" if self.steps > \
-                launch.step_limit else f"work limit of {launch.work_limit} thread-instructions reached"
+                    if progress is not None:
+                        progress(self.blocks_run, self.wave_blocks)
+        except Stop as stop:
+            self.events.looping_op, self.events.in_loop = stop.op, stop.in_loop
+            status, message = stop.status, stop.message
         except Unsupported as error:
             status, message = "unsupported", str(error)
+        except MemoryError:
+            status, message = "out-of-memory", "the launch needs more memory than this machine can give"
         return Result(
-            status, message, self.compiler.output_buffers(), self._trace(), self.events, launch, launch.threads,
-            self.thread_instructions, self.steps, time.perf_counter() - start,
-            [region.name if region else "" for region in self.memory.regions], self.kernel.name,
+            status, message, self.compiler.output_buffers(), self._trace(), self.events, launch,
+            self.blocks_run * launch.threads_per_block, self.thread_instructions, self.steps,
+            time.perf_counter() - start, [region.name if region else "" for region in self.memory.regions],
+            self.kernel.name, self.step_limit, self.blocks_run, self.wave_blocks,
         )
 
-    def waves(self) -> list[tuple[int, int]]:
-        """(first block, block count) of each wave: runs of consecutive blocks (of the
-        sample, if any) of at most wave_threads threads; one wave for grid.sync kernels."""
+    def waves(self):
+        """(first block, block count) of each wave, lazily: runs of consecutive blocks (of
+        the sample, if any) of at most wave_threads threads; one wave for grid.sync kernels."""
         launch = self.launch
         if self.compiler.uses_grid_sync:
-            return [(0, launch.blocks)]
-        blocks = sorted({b for b in launch.sample if 0 <= b < launch.blocks}) if launch.sample else \
-            range(launch.blocks)
-        per_wave = max(1, launch.wave_threads // launch.threads_per_block)
-        waves: list[tuple[int, int]] = []
-        for block in blocks:
-            if waves and waves[-1][0] + waves[-1][1] == block and waves[-1][1] < per_wave:
-                waves[-1] = (waves[-1][0], waves[-1][1] + 1)
-            else:
-                waves.append((block, 1))
-        return waves
+            yield 0, launch.blocks
+            return
+        per_wave = self.blocks_per_wave
+        if launch.sample is None:
+            for first in range(0, launch.blocks, per_wave):
+                yield first, min(per_wave, launch.blocks - first)
+            return
+        run: tuple[int, int] | None = None
+        for block in sorted({b for b in launch.sample if 0 <= b < launch.blocks}):
+            if run is not None and run[0] + run[1] == block and run[1] < per_wave:
+                run = (run[0], run[1] + 1)
+                continue
+            if run is not None:
+                yield run
+            run = (block, 1)
+        if run is not None:
+            yield run
+
+    def _wave_counts(self) -> tuple[int, int]:
+        """(waves, blocks) the launch runs."""
+        launch = self.launch
+        if self.compiler.uses_grid_sync:
+            return 1, launch.blocks
+        if launch.sample is None:
+            return -(-launch.blocks // self.blocks_per_wave), launch.blocks
+        runs = list(self.waves())
+        return len(runs), sum(count for _, count in runs)
 
     def _trace(self):
         return (self.recorder or TraceRecorder()).finish(self.compiler.op_infos)
@@ -239,12 +283,15 @@ class Execution:
         frame, pc, rows = group.frame, group.pc, group.rows
         function = frame.function
         kinds, runs = function.kinds, function.runs
-        limit, work_limit = self.launch.step_limit, self.launch.work_limit
+        limit, work_limit = self.step_limit, self.launch.work_limit
         while True:
             self.steps += 1
             self.thread_instructions += frame.count if rows is None else len(rows)
             if self.steps > limit or self.thread_instructions > work_limit:
-                raise StepLimit(self.compiler.looping_op(function))
+                self.stop_limit(function)
+            if self.steps & TIME_CHECK_MASK == 0 and time.perf_counter() > self.deadline:
+                raise Stop("time-limit", self.compiler.looping_op(function),
+                           f"ran out of its {self.launch.time_limit:.3g} s")
             kind = kinds[pc]
             if kind == PLAIN:
                 runs[pc](frame, rows)
@@ -260,6 +307,8 @@ class Execution:
                 edges = runs[pc](frame, rows)
                 if self.launch.coverage:
                     self.cover(function.name, pc, frame, edges)
+                if self.spin is not None or self.steps >= self.spin_check_at:
+                    self.watch_spin(frame, pc, rows, edges)
                 for target, target_rows in edges:
                     self.enter(frame, function.op_block[pc], target, target_rows)
                 return
@@ -289,6 +338,36 @@ class Execution:
             if kind == UNSUPPORTED:
                 raise Unsupported(self.compiler.unsupported_message(function, pc))
             raise AssertionError(f"unknown op kind {kind}")
+
+    def stop_limit(self, function) -> None:
+        """The step or work limit ran out while `function` ran."""
+        if self.steps > self.step_limit:
+            raise Stop("step-limit", self.compiler.looping_op(function),
+                       f"stopped at its step limit of {self.step_limit:,} scheduler steps")
+        raise Stop("step-limit", self.compiler.looping_op(function),
+                   f"stopped at its work limit of {self.launch.work_limit:,.0f} thread-instructions")
+
+    def watch_spin(self, frame: Frame, pc: int, rows, edges) -> None:
+        """Every SPIN_INTERVAL steps, note the state of a group taking a loop's back edge;
+        when the same group takes it next with its registers and all memory unchanged,
+        while no other thread can run and no later wave waits, its loop never ends."""
+        function = frame.function
+        if len(edges) != 1:
+            return
+        target, target_rows = edges[0]
+        if function.rank[function.block_first[target]] > function.rank[pc]:
+            return  # not a back edge
+        key = (frame.id, target, None if rows is None else rows.tobytes())
+        state = (self.memory.version, _register_bytes(frame, rows))
+        watched, self.spin = self.spin, None
+        if watched is None:
+            self.spin = (key, state)
+            return
+        self.spin_check_at = self.steps + SPIN_INTERVAL
+        if watched == (key, state) and not self.runnable and self.blocks_run == self.wave_blocks:
+            raise Stop("infinite-loop", self.compiler.looping_op(function),
+                       "threads came back to this loop with their registers and all memory unchanged, and no other "
+                       "thread can run")
 
     def cover(self, function: str, pc: int, frame: Frame, edges) -> None:
         """Record the branch's edges taken, and whether the threads of one block (code -1)
@@ -328,15 +407,22 @@ class Execution:
         caller_rows = np.arange(frame.count) if rows is None else rows
         depth = frame.depth + 1
         if depth > self.launch.recursion_limit:
-            self.fault("recursion-depth", frame.function.op_ids[pc], threads)
-            self.compiler.write_call_result(frame, rows, pc, None)
-            self.add(frame, pc + 1, rows)
+            self.stack_overflow(frame, rows, frame.function.op_ids[pc],
+                                f"calls nested more than {self.launch.recursion_limit} deep")
             return
         callee_frame = Frame(callee, threads, frame, caller_rows, pc, frame.key + (frame.function.rank[pc],), depth,
                              frame.local_top)
         for slot, ty, value in zip(callee.params, callee.param_types, arguments):
             callee_frame.regs[slot] = write(None, None, value, ty, callee_frame.count)
         self.add(callee_frame, 0, None)
+
+    def stack_overflow(self, frame: Frame, rows, op: int, detail: str) -> None:
+        """The stacks of rows of `frame` overflow at `op`: a fault, and the threads stop."""
+        threads = frame.thread_ids(rows)
+        location = self.compiler.op_infos[op].location
+        function = location.function if location is not None and location.function else demangle(frame.function.name)
+        self.fault("stack-overflow", op, threads, detail=f"{function} needs {detail}")
+        self.exit_threads(threads, op)
 
     def finish_call(self, frame: Frame, rows, pc: int) -> None:
         """`ret` by rows of `frame`: back to the caller, or out of the kernel."""
@@ -632,12 +718,44 @@ class Execution:
 
     # ------------------------------------------------------------------ faults
 
-    def fault(self, kind: str, op: int, threads: np.ndarray, addresses=None) -> None:
+    def fault(self, kind: str, op: int, threads: np.ndarray, addresses=None, detail: str = "") -> None:
+        """Lanes `threads` (of the wave) fault at `op`. Of a fault that repeats at one op,
+        only FAULT_SAMPLE threads are kept (and the count of the rest), so that a fault in
+        every block of a huge launch takes bounded memory."""
         if len(threads) == 0:
             return
         wave = self.wave
+        counts = self.events.fault_counts
+        kept = min(counts.get((kind, op), 0), FAULT_SAMPLE)
+        counts[(kind, op)] = counts.get((kind, op), 0) + len(threads)
+        if kept >= FAULT_SAMPLE:
+            return
+        if kept + len(threads) > FAULT_SAMPLE:
+            threads = threads[: FAULT_SAMPLE - kept]
+            addresses = addresses[: FAULT_SAMPLE - kept] if addresses is not None else None
         self.events.faults.append(Fault(kind, op, wave.first_block + wave.blocks_of(threads), wave.tid_of(threads),
-                                        addresses))
+                                        addresses, detail))
+
+
+def _register_bytes(frame: Frame, rows) -> bytes:
+    """The registers of rows `rows` of `frame`, as bytes (to compare two moments)."""
+    parts = []
+
+    def add(value) -> None:
+        if value is None:
+            parts.append(b"-")
+        elif isinstance(value, tuple):
+            for member in value:
+                add(member)
+        else:
+            array = np.asarray(value)
+            if rows is not None and array.ndim and array.shape[0] == frame.count:
+                array = array[rows]
+            parts.append(array.tobytes())
+
+    for register in frame.regs:
+        add(register)
+    return b"".join(parts)
 
 
 def _union(a, b, count: int):
@@ -650,8 +768,9 @@ def _union(a, b, count: int):
     return np.flatnonzero(marked)
 
 
-def execute(program: Program, kernel: KernelInfo | str, launch: Launch) -> Result:
-    """Run `kernel` of `program` with `launch`."""
+def execute(program: Program, kernel: KernelInfo | str, launch: Launch, progress=None) -> Result:
+    """Run `kernel` of `program` with `launch`; `progress(blocks done, blocks in all)`
+    is called after each wave of blocks."""
     if isinstance(kernel, str):
         kernel = program.kernel(kernel)
-    return Execution(program, kernel, launch).run()
+    return Execution(program, kernel, launch).run(progress)

@@ -34,7 +34,7 @@ READ, WRITE, ATOMIC = 0, 1, 2
 KIND_NAMES = {READ: "read", WRITE: "write", ATOMIC: "atomic"}
 COLUMNS = {
     "space": np.uint8, "kind": np.uint8, "region": np.int32, "offset": np.int64, "size": np.int32,
-    "block": np.int32, "thread": np.int32, "op": np.int32, "epoch": np.int32, "grid_epoch": np.int32,
+    "block": np.int64, "thread": np.int32, "op": np.int32, "epoch": np.int32, "grid_epoch": np.int32,
     "step": np.int64, "active": np.uint32, "warp_sync": np.int32, "value": np.uint64,
 }
 
@@ -60,6 +60,7 @@ class Fault:
     blocks: np.ndarray  # linear block index per faulting lane
     threads: np.ndarray  # linear thread index per faulting lane
     addresses: np.ndarray | None = None
+    detail: str = ""  # what went wrong, when the kind alone does not say
 
 
 @dataclass
@@ -113,27 +114,36 @@ class Events:
     # barriers passed: (barrier op, blocks, the epoch each block left); a block stuck at two
     # barriers at once appears under both
     barrier_passes: list[tuple[int, np.ndarray, np.ndarray]] = field(default_factory=list)
-    looping_op: int = -1  # where threads were looping when the step limit was reached
+    looping_op: int = -1  # where threads were running when a limit stopped the launch
+    in_loop: bool = True  # ... in a loop (else the launch ran out before its blocks did)
+    # faulting threads per (kind, op); `faults` keeps only the first of them (simt.FAULT_SAMPLE)
+    fault_counts: dict[tuple[str, int], int] = field(default_factory=dict)
     # with Launch.coverage, branches taken: (function, pc, target block), or code -1 / -2
     # when the threads of one block / one warp went different ways
     coverage: set[tuple[str, int, int]] = field(default_factory=set)
 
     def fault_count(self) -> int:
-        return sum(len(f.threads) for f in self.faults)
+        return sum(self.fault_counts.values())
 
 
 class TraceRecorder:
-    """Collects trace records in chunks, one chunk per column per instruction executed."""
+    """Collects trace records in chunks, one chunk per column per instruction executed;
+    at most `limit` records (later ones are counted in `dropped`, not kept)."""
 
-    def __init__(self):
+    def __init__(self, limit: float = float("inf")):
         self.chunks: dict[str, list[np.ndarray]] = {name: [] for name in COLUMNS}
         self.count = 0
+        self.limit = limit
+        self.dropped = 0
 
     def record(self, **columns) -> None:
         """Append one record per lane; a scalar column holds for every lane (kept as
         (value, count) until the column is joined)."""
         count = len(columns["offset"])
         if count == 0:
+            return
+        if self.count + count > self.limit:
+            self.dropped += count
             return
         for name, dtype in COLUMNS.items():
             value = columns.get(name, 0)
@@ -144,13 +154,15 @@ class TraceRecorder:
         self.count += count
 
     def finish(self, ops: list[OpInfo]) -> "Trace":
-        return Trace(self.chunks, ops, self.count)
+        return Trace(self.chunks, ops, self.count, self.dropped)
 
 
 class Trace:
-    """The columns of the trace; each is joined from its chunks when first read."""
+    """The columns of the trace; each is joined from its chunks when first read.
+    `dropped` counts the accesses past the recorder's limit, which it does not hold."""
 
-    def __init__(self, chunks: dict[str, list[np.ndarray]], ops: list[OpInfo], count: int):
+    def __init__(self, chunks: dict[str, list[np.ndarray]], ops: list[OpInfo], count: int, dropped: int = 0):
+        self.dropped = dropped
         self._chunks = chunks
         self._columns: dict[str, np.ndarray] = {}
         self.ops = ops

@@ -5,9 +5,10 @@ over all the launches together."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from evolve.contract import Contract
+from evolve.search import DETECTION_THREADS
 from interpreter.launch import Launch, Result
 from interpreter.loader import INDEX_REGISTER, KernelInfo, Program
 from interpreter.simt import execute
@@ -21,6 +22,9 @@ from simulee.model import build_model
 
 DEFAULT_THREADS_PER_BLOCK = 64
 DEFAULT_BLOCKS_PER_AXIS = 2
+FULL_CHECK_THREADS = DETECTION_THREADS  # larger launches are checked on sampled runs of blocks
+SAMPLED_RUNS = 4  # runs of consecutive blocks a sampled launch checks: its start, its end and between
+TRACE_LIMIT = 1 << 23  # accesses a checked launch keeps in its trace
 
 
 @dataclass
@@ -39,6 +43,7 @@ class KernelCheck:
     verdicts: list[BarrierVerdict] = field(default_factory=list)
     assumptions: list[dict] = field(default_factory=list)  # the launch contract inferred: bound, file, line
     search: dict | None = None  # what the input search did (search_summary)
+    notes: list[str] = field(default_factory=list)  # what was not checked as asked, and why
     seconds: float = 0.0
 
     def errors(self) -> int:
@@ -49,7 +54,7 @@ class KernelCheck:
                 "error": self.error or None, "launches": self.launches,
                 "findings": [f.to_json() for f in self.findings],
                 "barriers": [v.to_json() for v in self.verdicts], "assumptions": self.assumptions,
-                "seconds": round(self.seconds, 3), **({"search": self.search} if self.search is not None else {})}
+                "notes": self.notes, "seconds": round(self.seconds, 3), **({"search": self.search} if self.search is not None else {})}
 
 
 def indices_read(program: Program, kernel: KernelInfo) -> tuple[str, ...]:
@@ -78,7 +83,8 @@ def default_launch(kernel: KernelInfo, args: dict | None = None, grid=None, bloc
     repeat it). Block: 64 threads (two warps) shaped by the thread-index axes it reads
     (64x1x1, 16x4x1 or 16x4x2). Every integer scalar is the number of threads along x (a
     size n covers every thread of a 1-D launch; a width, height or depth spans the x
-    extent), every float 1.0. Pointers get buffers that grow on demand and read as zeros.
+    extent; at most the largest value of its type), every float 1.0. Pointers get buffers
+    that grow on demand and read as zeros.
     `args` overrides any of these. `reads` (default: every index register the kernel
     reads) are the index registers that shape the launch."""
     reads = set(kernel.builtins if reads is None else reads)
@@ -94,29 +100,50 @@ def default_launch(kernel: KernelInfo, args: dict | None = None, grid=None, bloc
     values: dict[str, object] = {}
     for param in kernel.params:
         if param.kind == "integer":
-            values[param.name] = grid[0] * block[0]
+            values[param.name] = min(grid[0] * block[0], integer_maximum(param))
         elif param.kind == "float":
             values[param.name] = 1.0
     values.update(args or {})
     return Launch(tuple(grid), tuple(block), values, **options)
 
 
+def integer_maximum(param) -> int:
+    """The largest value of an integer parameter's C type (1 for bool)."""
+    bits = param.bits or 32
+    if bits == 1 or param.c_type == "bool":
+        return 1
+    return (1 << (bits - 1)) - 1 if param.signed is not False else (1 << bits) - 1
+
+
 def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], warp_model: str = "independent",
-                 contract: Contract | None = None, fitness: list | None = None) -> KernelCheck:
+                 contract: Contract | None = None, fitness: list | None = None,
+                 deadline: float = float("inf"), progress=None) -> KernelCheck:
     """Run every launch and report everything found. A launch that breaks an assumption the
     kernel states (__assume, __requires) reports only that: the kernel promises nothing
     there. With a `contract` (inferred by the search), launches that break it (as learned
-    from all of them) are skipped as invalid. `fitness` gives each launch's search fitness."""
+    from all of them) are skipped as invalid. `fitness` gives each launch's search fitness.
+    Launches of more than FULL_CHECK_THREADS threads run on sampled blocks; none runs past
+    `deadline` (time.perf_counter()); `progress(text)` follows the waves of each launch."""
     start = time.perf_counter()
     check = KernelCheck(kernel.name, kernel.symbol, kernel.file, kernel.line)
     results: list[Result] = []
     for number, launch in enumerate(launches):
-        result = execute(program, kernel, launch)
+        if time.perf_counter() >= deadline:
+            check.notes.append(f"{len(launches) - number} of {len(launches)} launches not checked: out of time")
+            break
+        launch, note = detection_launch(launch, deadline)
+        if note:
+            check.notes.append(note)
+        result = execute(program, kernel, launch, progress and (
+            lambda done, total, n=number: progress(f"launch {n + 1}/{len(launches)}: {done:,}/{total:,} blocks")))
         score = fitness[number] if fitness else None
         check.launches.append(dict(launch_of(result), fitness=score.to_json() if score else None,
                                    status=result.status, seconds=round(result.seconds, 4)))
-        if result.status == "unsupported":
-            check.status, check.error = "unsupported", result.message
+        if result.trace.dropped:
+            check.notes.append(f"launch {_launch_text(launch)}: only its first {len(result.trace):,} accesses were "
+                               f"checked for races ({result.trace.dropped:,} more)")
+        if result.status in ("unsupported", "out-of-memory"):
+            check.status, check.error = result.status, result.message
             break
         if contract is not None:
             contract.learn(result)
@@ -147,6 +174,29 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
     return check
 
 
+def detection_launch(launch: Launch, deadline: float = float("inf")) -> tuple[Launch, str]:
+    """`launch` as a check runs it, and a note when that is not all of it: at most
+    FULL_CHECK_THREADS threads (else SAMPLED_RUNS runs of consecutive blocks from its
+    start to its end), a trace of at most TRACE_LIMIT accesses, no time past `deadline`."""
+    options = dict(trace_limit=min(launch.trace_limit, TRACE_LIMIT))
+    if deadline < float("inf"):
+        options["time_limit"] = min(launch.time_limit, max(deadline - time.perf_counter(), 0.0))
+    if launch.threads <= FULL_CHECK_THREADS or launch.sample is not None:
+        return replace(launch, **options), ""
+    per_run = max(1, FULL_CHECK_THREADS // launch.threads_per_block // SAMPLED_RUNS)
+    firsts = sorted({min(launch.blocks - per_run, (launch.blocks - per_run) * k // (SAMPLED_RUNS - 1))
+                     for k in range(SAMPLED_RUNS)})
+    sample = tuple(block for first in firsts for block in range(first, first + per_run))
+    runs = ", ".join(f"{first:,}-{first + per_run - 1:,}" for first in firsts)
+    note = (f"launch {_launch_text(launch)} has {launch.threads:,} threads, too many to check in full: checked "
+            f"{len(sample):,} of its {launch.blocks:,} blocks (linear block indices {runs})")
+    return replace(launch, sample=sample, **options), note
+
+
+def _launch_text(launch: Launch) -> str:
+    return f"grid ({','.join(map(str, launch.grid))}) block ({','.join(map(str, launch.block))})"
+
+
 @dataclass
 class SearchOptions:
     """How `explore` searches (see evolve.search)."""
@@ -156,6 +206,7 @@ class SearchOptions:
     launches: int = 3  # the best distinct launches checked in full
     max_blocks: int = 32
     seed: int = 0
+    max_seconds: float = float("inf")  # for the search and the checks together
 
 
 def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str], options: SearchOptions,
@@ -164,21 +215,23 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
     "grid", "block", parameter names), then check the best ones the search found and
     `base` itself in full. Without anything to search, check `base` alone. `reads` are
     the index registers the kernel's own code reads (default: indices_read). The check's
-    seconds count the search too."""
+    seconds count the search too; both together stop at options.max_seconds.
+    `progress(text)` is told what is being done."""
     from evolve.search import search
     from evolve.space import SearchSpace
     from evolve.taint import relevant_parameters
 
     start = time.perf_counter()
+    deadline = start + options.max_seconds
     reads = indices_read(program, kernel) if reads is None else reads
     space = SearchSpace.of(kernel, base, relevant_parameters(program, kernel), fixed, options.max_blocks, reads)
     if not space.genes:
-        return check_kernel(program, kernel, [base], warp_model)
+        return check_kernel(program, kernel, [base], warp_model, deadline=deadline, progress=progress)
     found = search(program, space, options.population, options.generations, options.launches, options.seed,
-                   progress)
+                   progress, deadline)
     launches = [candidate.launch for candidate in found.best] + [base]
     check = check_kernel(program, kernel, launches, warp_model, found.contract,
-                         [candidate.fitness for candidate in found.best] + [None])
+                         [candidate.fitness for candidate in found.best] + [None], deadline, progress)
     check.search = search_summary(space, found, options)
     check.seconds = time.perf_counter() - start
     return check

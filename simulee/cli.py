@@ -1,8 +1,9 @@
 """The `simulee` command line.
 
-Exit status: 0 when nothing was found, 1 when findings were reported, 2 for bad input
-(missing file, compile error, unknown kernel, malformed option) or an analysis error.
-Every error is one line on stderr; SIMULEE_DEBUG=1 adds the traceback of internal errors.
+Exit status: 0 when nothing was found, 1 when error findings were reported, 2 for bad
+input (missing file, compile error, unknown kernel, malformed option) or an analysis
+error, 130 when interrupted. Every error is one line on stderr, `simulee: error: ...`;
+-v adds every compiler diagnostic, SIMULEE_DEBUG=1 the traceback of an internal error.
 """
 
 from __future__ import annotations
@@ -13,13 +14,14 @@ import os
 import sys
 from pathlib import Path
 
+from interpreter.heap import DEFAULT_HEAP_BYTES
 from interpreter.launch import DEFAULT_STEP_LIMIT
 from simulee import __version__
-from simulee.errors import SimuleeError
+from simulee.errors import CompileError, SimuleeError
 from simulee.findings import display
 from simulee.frontend import load_program, user_location
 
-EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 BUILTIN_NAMES = {"tid": "threadIdx", "ctaid": "blockIdx", "ntid": "blockDim", "nctaid": "gridDim"}
 
 
@@ -27,7 +29,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse that reports a usage error as one line and exit status 2."""
 
     def error(self, message: str):
-        self.exit(EXIT_ERROR, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        self.exit(EXIT_ERROR, f"simulee: error: {message} (see {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,6 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="compile with this clang instead of ziglang's (also $SIMULEE_CLANG)")
     group.add_argument("--gpuverify-annotations", action="store_true",
                        help="accept GPUVerify's annotations (__requires, __invariant, ...)")
+    group.add_argument("-v", "--verbose", action="store_true",
+                       help="print every compiler diagnostic of a file that does not compile (check: also each "
+                            "search generation's best launch and the launches checked)")
 
     parser = _Parser(prog="simulee", description="Find CUDA synchronization bugs without a GPU.")
     parser.add_argument("--version", action="version", version=f"simulee {__version__}")
@@ -54,24 +59,40 @@ def build_parser() -> argparse.ArgumentParser:
     kernels.add_argument("--format", choices=("text", "json"), default="text")
     kernels.set_defaults(run=run_kernels)
 
-    launch_options = argparse.ArgumentParser(add_help=False)
-    group = launch_options.add_argument_group("launch")
-    group.add_argument("-k", "--kernel", metavar="NAME",
-                       help="the kernel (check: only this one; run, trace: needed when the file has several)")
-    group.add_argument("--grid", metavar="G", help="grid dimensions: 64, 64,2 or 8x8x1")
-    group.add_argument("--block", metavar="B", help="block dimensions: 256, 16,16 or 8x8x4")
-    group.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE", help="a scalar argument")
-    group.add_argument("--buffer", action="append", default=[], metavar="NAME=DTYPE:COUNT[:FILL]|NAME=@FILE.npy",
-                       help="a pointer argument's buffer; FILL is zeros (default), ones, iota or random. Pointers "
-                            "without one get buffers that grow on demand and read as zeros")
+    def launch_options(required: bool) -> argparse.ArgumentParser:
+        options = argparse.ArgumentParser(add_help=False)
+        group = options.add_argument_group("launch")
+        group.add_argument("-k", "--kernel", metavar="NAME",
+                           help="the kernel (check: only this one; run, trace: needed when the file has several)")
+        group.add_argument("--grid", metavar="G", required=required,
+                           help="grid dimensions: 64, 64,2 or 8x8x1 (x up to 2147483647, y and z up to 65535)")
+        group.add_argument("--block", metavar="B", required=required,
+                           help="block dimensions: 256, 16,16 or 8x8x4 (x and y up to 1024, z up to 64, 1024 threads "
+                                "in all)")
+        group.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
+                           help="a scalar argument (once per parameter)")
+        group.add_argument("--buffer", action="append", default=[], metavar="NAME=DTYPE:COUNT[:FILL]|NAME=@FILE.npy",
+                           help="a pointer argument's buffer; FILL is zeros (default), ones, iota or random. Pointers "
+                                "without one get buffers that grow on demand and read as zeros")
+        group.add_argument("--buffer-cast", action="store_true",
+                           help="convert --buffer data to the type the parameter points to (else a mismatch is an "
+                                "error)")
+        return options
+
     execution_options = argparse.ArgumentParser(add_help=False)
     group = execution_options.add_argument_group("execution")
-    group.add_argument("--shared-bytes", type=_size, default=48 * 1024, metavar="N",
-                       help="dynamic (extern __shared__) memory per block, default 49152")
-    group.add_argument("--seed", type=int, default=0, help="seed for random buffers (and the input search)")
-    group.add_argument("--step-limit", type=_size, default=DEFAULT_STEP_LIMIT, metavar="N",
-                       help=f"stop a launch after N scheduler steps, default {DEFAULT_STEP_LIMIT:,} (an infinite "
-                            "loop becomes a finding)")
+    group.add_argument("--shared-bytes", type=_shared_bytes, default=48 * 1024, metavar="N",
+                       help="dynamic (extern __shared__) memory per block, default 49152, at most 232448 (227 KiB, "
+                            "the most a CUDA block may have)")
+    group.add_argument("--seed", type=_size, default=0, help="seed for random buffers (and the input search), 0 or more")
+    group.add_argument("--step-limit", type=_positive, metavar="N",
+                       help=f"stop a launch after N scheduler steps; default {DEFAULT_STEP_LIMIT:,} per wave of "
+                            "blocks plus what the kernel's loop bounds need")
+    group.add_argument("--max-seconds", type=_seconds, metavar="S",
+                       help="stop a launch (check: a kernel's search and checks) after S seconds; default no limit "
+                            "(scan: the kernel timeout)")
+    group.add_argument("--heap-bytes", type=_heap_bytes, default=DEFAULT_HEAP_BYTES, metavar="SIZE",
+                       help="the device heap in-kernel malloc allocates from, default 8M as on CUDA")
     search_options = argparse.ArgumentParser(add_help=False)
     search_options.add_argument("--warp-model", choices=("independent", "lockstep"), default="independent",
                                 help="independent (Volta and later, default) or lockstep (pre-Volta) warps")
@@ -83,7 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--max-blocks", type=_positive, default=32, metavar="N",
                        help="the most blocks a searched grid may have, default 32")
 
-    run = commands.add_parser("run", parents=[compile_options, launch_options, execution_options],
+    run = commands.add_parser("run", parents=[compile_options, launch_options(True), execution_options],
                               help="run a kernel with a given launch and save its buffers",
                               description="Run every thread of a kernel launch on the CPU. Prints one summary line "
                                           "(threads, thread-instructions, faults, seconds) and the faults found; "
@@ -93,10 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("-o", "--output", metavar="OUT.npz", help="save the final buffers here")
     run.add_argument("--trace", metavar="TRACE.npz",
                      help="record every memory access and save the trace's columns here")
+    run.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     run.set_defaults(run=run_run)
 
     check = commands.add_parser(
-        "check", parents=[compile_options, launch_options, execution_options, search_options],
+        "check", parents=[compile_options, launch_options(False), execution_options, search_options],
         help="find data races, barrier divergence, redundant barriers and faults",
         description="Run kernels on launches and report data races, barrier divergence, redundant barriers and "
                     "faults. Launches: --grid/--block/--arg, one or more --launch, or the default launch: two "
@@ -112,8 +134,6 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--barriers", action="store_true", help="print every barrier's verdict")
     check.add_argument("--no-search", action="store_true",
                        help="check only the default launch (with whatever --grid/--block/--arg give)")
-    check.add_argument("-v", "--verbose", action="store_true",
-                       help="show each search generation's best launch and the launches checked")
     check.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     check.set_defaults(run=run_check)
 
@@ -158,7 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("path", metavar="FILE|REPO")
     audit.set_defaults(run=run_audit)
 
-    trace = commands.add_parser("trace", parents=[compile_options, launch_options, execution_options],
+    trace = commands.add_parser("trace", parents=[compile_options, launch_options(False), execution_options],
                                 help="export the memory-access model of one launch",
                                 description="Run one launch and export its memory-access model: one row per memory "
                                             "unit tuple (visit order, thread, action, location).")
@@ -180,10 +200,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.run(args)
+    except CompileError as error:
+        if args.verbose:
+            sys.stderr.write(error.diagnostics)
+        return _fail(str(error))
     except SimuleeError as error:
         return _fail(str(error))
-    except KeyboardInterrupt:
-        return _fail("interrupted")
+    except KeyboardInterrupt as interrupt:
+        print("simulee: interrupted" + (f"; {interrupt}" if str(interrupt) else ""), file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
     except Exception as error:  # an internal error: one line, the traceback on request
@@ -214,21 +239,36 @@ def write_output(text: str, output: str | None) -> None:
     if not output:
         sys.stdout.write(text)
         return
+    with open_output(output, "w") as handle:
+        handle.write(text)
+
+
+def open_output(output: str, mode: str):
+    """The file `output` opened for writing, exactly under that name; a one-line error
+    naming the folder that is missing, or why it cannot be written."""
+    folder = Path(output).parent
+    if not folder.is_dir():
+        raise SimuleeError(f"cannot write {output}: no such folder {folder}")
     try:
-        Path(output).write_text(text)
+        return open(output, mode)
     except OSError as error:
         raise SimuleeError(f"cannot write {output}: {error.strerror}") from None
 
 
-def each_program(path: Path, files: list[Path], options):
+def each_program(path: Path, files: list[Path], options, verbose: bool = False, announce=None):
     """(file, program, None) per file, or (file, None, error) for a file of a folder that
-    fails to load, so the folder's check goes on; a lone file's error is raised."""
+    fails to load (its diagnostics printed when `verbose`), so the folder's check goes
+    on; a lone file's error is raised. `announce(file)` is called before each loads."""
     for file in files:
+        if announce is not None:
+            announce(file)
         try:
             yield file, load_program(file, options), None
         except SimuleeError as error:
             if not path.is_dir():
                 raise
+            if verbose and isinstance(error, CompileError):
+                sys.stderr.write(error.diagnostics)
             yield file, None, str(error)
 
 
@@ -253,7 +293,7 @@ def run_kernels(args) -> int:
     path = Path(args.path)
     files = source_files(path)
     listing, errors = [], []
-    for file, program, error in each_program(path, files, options):
+    for file, program, error in each_program(path, files, options, args.verbose):
         if error:
             errors.append({"file": display(str(file)), "error": error})
             continue
@@ -335,6 +375,25 @@ def _bytes(text: str) -> int:
     return int(value)
 
 
+MAX_SHARED_BYTES = 227 * 1024  # shared memory per block, the most any CUDA GPU gives (with opt-in)
+
+
+def _shared_bytes(text: str) -> int:
+    value = _size(text)
+    if value > MAX_SHARED_BYTES:
+        raise argparse.ArgumentTypeError(f"'{text}' is more than the {MAX_SHARED_BYTES} bytes a CUDA block may have")
+    return value
+
+
+def _heap_bytes(text: str) -> int:
+    from simulee.launchspec import available_memory
+
+    value = _bytes(text)
+    if not 0 < value <= available_memory():
+        raise argparse.ArgumentTypeError(f"'{text}' must be more than 0 and at most the memory available")
+    return value
+
+
 def select_kernel(program, name: str | None, path: Path):
     """The kernel `name`, or the file's only kernel when no name is given."""
     if name is not None:
@@ -353,37 +412,36 @@ def select_kernel(program, name: str | None, path: Path):
 def run_run(args) -> int:
     import numpy as np
 
-    from interpreter.launch import Launch
     from interpreter.simt import execute
-    from simulee.launchspec import launch_arguments, parse_block, parse_dims
 
     path = Path(args.path)
-    if not (args.grid and args.block):
-        raise SimuleeError("simulee run needs --grid and --block")
-    grid, block = parse_dims(args.grid, "grid"), parse_block(args.block, "block")
     program = load_program(path, compile_options(args))
     kernel = select_kernel(program, args.kernel, path)
-    values = launch_arguments(kernel, args.arg, args.buffer, args.seed)
-    launch = Launch(grid, block, values, shared_bytes=args.shared_bytes, step_limit=args.step_limit, seed=args.seed,
-                    trace=bool(args.trace))
-    result = execute(program, kernel, launch)
+    (launch,) = launches_for(kernel, args, require_scalars=True, trace=bool(args.trace))
+    launch.trace_limit = RUN_TRACE_LIMIT
+    with _Progress(args.quiet, "running", "block") as bar:
+        result = execute(program, kernel, launch, bar.blocks)
     if args.printf:
         for _, _, text in result.events.printf:
             sys.stdout.write(text)
         sys.stdout.flush()
     findings = report_events(result)
     print(f"simulee: {kernel.name}: {result.threads:,} threads, {result.thread_instructions:,} thread-instructions, "
-          f"{result.events.fault_count()} faults, {result.seconds:.2f} s")
+          f"{result.events.fault_count():,} faults, {result.seconds:.2f} s")
     if args.output:
-        try:
-            np.savez(args.output, **result.buffers)
-        except OSError as error:
-            raise SimuleeError(f"cannot write {args.output}: {error.strerror}") from None
+        with open_output(args.output, "wb") as handle:
+            np.savez(handle, **result.buffers)
     if args.trace:
         save_trace(result.trace, args.trace)
-    if result.status == "unsupported":
+        if result.trace.dropped:
+            print(f"simulee: note: the trace holds the first {len(result.trace):,} accesses only "
+                  f"({result.trace.dropped:,} more were not kept)", file=sys.stderr)
+    if result.status in ("unsupported", "out-of-memory"):
         raise SimuleeError(result.message)
     return EXIT_FINDINGS if findings else EXIT_OK
+
+
+RUN_TRACE_LIMIT = 1 << 25  # accesses `run --trace` keeps (about 2 GB)
 
 
 def save_trace(trace, path: str) -> None:
@@ -391,19 +449,17 @@ def save_trace(trace, path: str) -> None:
     import numpy as np
 
     locations = [user_location(op.location) for op in trace.ops]
-    try:
-        np.savez(path, **trace.columns,
+    with open_output(path, "wb") as handle:
+        np.savez(handle, **trace.columns,
                  op_file=np.array([l.file if l else "" for l in locations]),
                  op_line=np.array([l.line if l else 0 for l in locations], dtype=np.int32),
                  op_column=np.array([l.column if l else 0 for l in locations], dtype=np.int32),
                  op_opcode=np.array([op.opcode for op in trace.ops]))
-    except OSError as error:
-        raise SimuleeError(f"cannot write {path}: {error.strerror}") from None
 
 
 def report_events(result) -> int:
-    """Print what went wrong in a launch (faults, failed asserts, barrier divergence, an
-    endless loop), compiler-style; returns how many errors."""
+    """Print what went wrong in a launch (faults, failed asserts, barrier divergence, a
+    loop that did not end), compiler-style; returns how many errors."""
     from simulee import report
     from simulee.detect.divergence import find_divergence
     from simulee.detect.faults import find_faults, invalid_launch
@@ -417,24 +473,33 @@ def report_events(result) -> int:
 # ---------------------------------------------------------------------------- check
 
 
-def launches_for(kernel, args, reads=None) -> list:
-    """The launches an analysis command runs: --grid/--block/--arg, the --launch options, or
-    the default launch; whatever they leave out takes its default (see default_launch,
-    shaped by the index registers `reads`)."""
+def launches_for(kernel, args, reads=None, require_scalars: bool = False, trace: bool = True,
+                 timed: bool = True) -> list:
+    """The launches a command runs: --grid/--block/--arg, the --launch options, or the
+    default launch; whatever they leave out takes its default (see default_launch, shaped
+    by the index registers `reads`). With `require_scalars`, every scalar must be given;
+    `timed` launches stop after --max-seconds."""
     from simulee.check import default_launch
     from simulee.launchspec import launch_arguments, parse_block, parse_dims
 
-    options = dict(shared_bytes=args.shared_bytes, step_limit=args.step_limit, seed=args.seed, reads=reads)
-    given = launch_arguments(kernel, args.arg, args.buffer, args.seed, require_scalars=False)
+    options = dict(shared_bytes=args.shared_bytes, step_limit=args.step_limit, seed=args.seed, reads=reads,
+                   heap_bytes=args.heap_bytes, trace=trace)
+    if args.max_seconds is not None and timed:
+        options["time_limit"] = args.max_seconds
+    grid = args.grid and parse_dims(args.grid, "grid")
+    block = args.block and parse_block(args.block, "block")
+    given = launch_arguments(kernel, args.arg, args.buffer, args.seed, require_scalars, args.buffer_cast)
     launches = []
-    if args.grid or args.block:  # the one not given takes its default
-        launches.append(default_launch(kernel, given, args.grid and parse_dims(args.grid, "grid"),
-                                       args.block and parse_block(args.block, "block"), **options))
+    if grid or block:  # the one not given takes its default
+        launches.append(default_launch(kernel, given, grid, block, **options))
     for text in getattr(args, "launch", []):
         parts = text.split("/")
         if len(parts) < 2:
             raise SimuleeError(f"--launch {text}: expected GRID/BLOCK[/NAME=VALUE...]")
         extra = launch_arguments(kernel, parts[2:], [], args.seed, require_scalars=False)
+        overlap = sorted(set(extra) & set(given))
+        if overlap:
+            raise SimuleeError(f"--launch {text}: {overlap[0]} is also given by --arg")
         launches.append(default_launch(kernel, {**given, **extra}, parse_dims(parts[0], "launch grid"),
                                        parse_block(parts[1], "launch block"), **options))
     if not launches:
@@ -446,38 +511,44 @@ def run_check(args) -> int:
     import time
 
     from simulee import report
-    from simulee.check import KernelCheck
 
     start = time.perf_counter()
     options = compile_options(args)
     path = Path(args.path)
     files = source_files(path)
-    checks = []
-    bar = _progress(len(files), "checking", args.quiet)
-    for file, program, error in each_program(path, files, options):
-        bar.update(1)
-        if error:
-            checks.append(KernelCheck("", "", str(file), 0, status="error", error=error))
-            continue
-        kernels = [select_kernel(program, args.kernel, file)] if args.kernel or not path.is_dir() and \
-            len(program.kernels) == 1 else program.kernels
-        if args.kernel is None and not kernels and not path.is_dir():
-            raise SimuleeError(f"{file}: no __global__ kernel found")
-        for kernel in kernels:
-            name = kernel.name[:40]
-            bar.set_postfix_str(name)
-            checks.append(_check_one(program, kernel, args, lambda generation, name=name: bar.set_postfix_str(
-                f"{name} generation {generation}/{args.generations}")))
-    bar.close()
-    errors = sum(1 for check in checks if check.status != "ok")
-    formats = {"text": lambda: report.text(checks, args.barriers, time.perf_counter() - start, args.verbose),
-               "json": lambda: report.json_text(checks),
+    checks, unreadable = [], []
+    with _Progress(args.quiet, "checking", "kernel") as bar:
+        loading = each_program(path, files, options, args.verbose, lambda file: bar.start(f"compiling {file.name}"))
+        for number, (file, program, error) in enumerate(loading):
+            bar.final = number == len(files) - 1
+            if error:
+                unreadable.append({"file": display(str(file)), "error": error})
+                print(f"simulee: error: {error}", file=sys.stderr)
+                continue
+            kernels = [select_kernel(program, args.kernel, file)] if args.kernel or not path.is_dir() and \
+                len(program.kernels) == 1 else program.kernels
+            if args.kernel is None and not kernels and not path.is_dir():
+                raise SimuleeError(f"{file}: no __global__ kernel found")
+            bar.grow(len(kernels))
+            for kernel in kernels:
+                bar.start(kernel.name)
+                checks.append(_check_one(program, kernel, args, bar.status))
+                bar.update(1)
+    failed = sum(1 for check in checks if check.status != "ok")
+    seconds = time.perf_counter() - start
+    formats = {"text": lambda: report.text(checks, args.barriers, seconds, args.verbose, len(unreadable)),
+               "json": lambda: report.json_text(checks, unreadable),
                "csv": lambda: report.csv_text(checks, path.resolve().name if path.is_dir() else path.resolve().parent.name),
-               "sarif": lambda: report.sarif_text(checks)}
+               "sarif": lambda: report.sarif_text(checks, unreadable)}
     write_output(formats[args.format](), args.output)
+    if args.format != "text":  # the text report says it among the findings; the others only hold it
+        for check in checks:
+            if check.status != "ok":
+                print(f"simulee: error: {display(check.file)}:{check.line}: {check.kernel}: {check.error}",
+                      file=sys.stderr)
     if any(check.errors() for check in checks):
         return EXIT_FINDINGS
-    return EXIT_ERROR if errors else EXIT_OK
+    return EXIT_ERROR if failed or unreadable else EXIT_OK
 
 
 def _check_one(program, kernel, args, progress=None):
@@ -485,16 +556,21 @@ def _check_one(program, kernel, args, progress=None):
     on the launches the input search finds around what --grid/--block/--arg/--buffer fix.
     An internal error is recorded against the kernel (so that one kernel cannot stop a
     folder's check) unless SIMULEE_DEBUG asks for the traceback."""
+    import time
+
     from simulee.check import KernelCheck, SearchOptions, check_kernel, explore, indices_read
 
     try:
         reads = indices_read(program, kernel)
-        launches = launches_for(kernel, args, reads)
+        launches = launches_for(kernel, args, reads, timed=False)  # the time is the kernel's, not each launch's
+        max_seconds = args.max_seconds if args.max_seconds is not None else float("inf")
         if args.launch or args.no_search:
-            return check_kernel(program, kernel, launches, args.warp_model)
+            return check_kernel(program, kernel, launches, args.warp_model,
+                                deadline=time.perf_counter() + max_seconds, progress=progress)
         fixed = {name for name in ("grid", "block") if getattr(args, name)}
         fixed |= {text.partition("=")[0].strip() for text in args.arg + args.buffer}
-        search = SearchOptions(args.population, args.generations, args.launches, args.max_blocks, args.seed)
+        search = SearchOptions(args.population, args.generations, args.launches, args.max_blocks, args.seed,
+                               max_seconds)
         return explore(program, kernel, launches[0], fixed, search, args.warp_model, progress, reads)
     except SimuleeError:
         raise
@@ -505,12 +581,52 @@ def _check_one(program, kernel, args, progress=None):
                            error=f"internal error: {type(error).__name__}: {error}")
 
 
-def _progress(total: int, what: str, quiet: bool):
-    """A progress bar over `total` files on stderr, drawn only on a terminal and not quiet
-    (otherwise every call on it does nothing)."""
-    from tqdm import tqdm
+class _Progress:
+    """A progress bar on stderr, drawn only on a terminal and when not quiet (otherwise
+    every call on it does nothing). Its total grows as work is found; the remaining time
+    is shown once the total is final (`final`) and some of the work is done."""
 
-    return tqdm(total=total, desc=what, unit="file", leave=False, disable=quiet or not sys.stderr.isatty())
+    def __init__(self, quiet: bool, what: str, unit: str, total: int = 0):
+        from tqdm import tqdm
+
+        self.final = False
+        self.bar = tqdm(total=total, desc=what, unit=unit, leave=False, disable=quiet or not sys.stderr.isatty(),
+                        bar_format=_NO_ETA)
+        self.what = what
+
+    def __enter__(self) -> "_Progress":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.bar.close()
+
+    def grow(self, count: int) -> None:
+        self.bar.total += count
+        self.bar.refresh()
+
+    def start(self, name: str) -> None:
+        """Work on `name` begins."""
+        self.bar.set_description_str(name[:60] if name.startswith("compiling ") else f"{self.what} {name[:40]}",
+                                     refresh=False)
+        self.status("")
+
+    def status(self, text: str) -> None:
+        self.bar.set_postfix_str(text)
+
+    def update(self, count: int) -> None:
+        if self.final and self.bar.n + count > 0:
+            self.bar.bar_format = None
+        self.bar.update(count)
+
+    def blocks(self, done: int, total: int) -> None:
+        """A launch's progress over its blocks (only drawn when it has several waves)."""
+        if done < total or self.bar.total:
+            self.bar.total = total
+            self.final = True
+            self.update(done - self.bar.n)
+
+
+_NO_ETA = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]"
 
 
 # ---------------------------------------------------------------------------- scan
@@ -524,7 +640,20 @@ def run_scan(args) -> int:
     print(f"simulee: tables in {display(str(ledger.folder))}/ (bugs.csv, kernels.csv, files.csv, barriers.csv, "
           "report.sarif, summary.md)", file=sys.stderr)
     errors = any(f["severity"] == ERROR for check in ledger.checks() for f in check["findings"])
-    return EXIT_FINDINGS if errors else EXIT_OK
+    return EXIT_FINDINGS if errors else _scan_status(ledger)
+
+
+def _scan_status(ledger) -> int:
+    """EXIT_ERROR, with a one-line reason, when no file compiled or no kernel was checked."""
+    files, checks = list(ledger.files.values()), ledger.checks()
+    compiled = sum(1 for record in files if record["status"] == "ok")
+    checked = sum(1 for check in checks if check["status"] == "ok")
+    if files and not compiled:
+        return _fail(f"none of the {len(files)} files compiled (files.csv says why)")
+    if not checked:
+        return _fail(f"no kernel could be checked: {len(checks)} kernels in {compiled} compiled files"
+                     + (" (kernels.csv says why)" if checks else ""))
+    return EXIT_OK
 
 
 def run_audit(args) -> int:
@@ -547,12 +676,14 @@ def run_audit(args) -> int:
           + (f"; {unchecked} kernels not checked (see kernels.csv)" if unchecked else "")
           + (f"; {len(uncompiled)} files not compiled" if uncompiled else "")
           + f"; barriers.csv in {display(str(ledger.folder))}/", file=sys.stderr)
-    return EXIT_FINDINGS if counts["divergent"] else EXIT_OK
+    return EXIT_FINDINGS if counts["divergent"] else _scan_status(ledger)
 
 
 def _scan(args):
     """Run the scan the options describe and return its ledger."""
-    from simulee.scan import ScanOptions, scan
+    from dataclasses import replace
+
+    from simulee.scan import ScanOptions, default_output, scan
     from simulee.tasks import Settings
     from simulee.workers import Limits
 
@@ -562,10 +693,14 @@ def _scan(args):
     name = path.resolve().name if path.is_dir() else path.stem
     if args.scheduler and args.scheduler != "local" and not args.scheduler.startswith(("tcp://", "tls://", "inproc://")):
         raise SimuleeError(f"--scheduler {args.scheduler}: expected tcp://HOST:PORT or local")
+    # a kernel's work (and a compiler) stops in time to report before its worker is stopped
+    within = args.kernel_timeout - min(max(1.0, 0.1 * args.kernel_timeout), 0.5 * args.kernel_timeout)
     settings = Settings(args.population, args.generations, args.launches, args.max_blocks, args.seed,
-                        args.warp_model, args.step_limit, args.shared_bytes)
-    options = ScanOptions(path, Path(args.output or Path("results") / name), args.project or name,
-                          compile_options(args), settings, Limits(args.kernel_timeout, args.memory_limit), args.jobs,
+                        args.warp_model, args.step_limit, args.shared_bytes, min(args.max_seconds or within, within),
+                        args.heap_bytes)
+    compiling = replace(compile_options(args), timeout=within)
+    options = ScanOptions(path, Path(args.output) if args.output else default_output(path), args.project or name,
+                          compiling, settings, Limits(args.kernel_timeout, args.memory_limit), args.jobs,
                           args.scheduler, tuple(args.include), tuple(args.exclude), args.resume, args.quiet)
     return scan(options)
 
@@ -575,28 +710,31 @@ def _scan(args):
 
 def run_trace(args) -> int:
     from interpreter.simt import execute
+    from simulee.check import detection_launch
     from simulee.model import build_model
 
     path = Path(args.path)
     program = load_program(path, compile_options(args))
     kernel = select_kernel(program, args.kernel, path)
     (launch,) = launches_for(kernel, args)
+    launch, note = detection_launch(launch)
+    if note:
+        print(f"simulee: note: {note}", file=sys.stderr)
     result = execute(program, kernel, launch)
-    if result.status == "unsupported":
+    if result.status in ("unsupported", "out-of-memory"):
         raise SimuleeError(result.message)
     frame = build_model(result).to_frame()
     if not args.output:
         frame.to_csv(sys.stdout, index=False)
         return EXIT_OK
-    try:
-        if args.output.endswith(".parquet"):
-            frame.to_parquet(args.output, index=False)
-        else:
-            frame.to_csv(args.output, index=False)
-    except OSError as error:
-        raise SimuleeError(f"cannot write {args.output}: {error.strerror}") from None
-    except ImportError as error:
-        raise SimuleeError(f"cannot write Parquet: {error}") from None
+    with open_output(args.output, "wb") as handle:
+        try:
+            if args.output.endswith(".parquet"):
+                frame.to_parquet(handle, index=False)
+            else:
+                frame.to_csv(handle, index=False)
+        except ImportError as error:
+            raise SimuleeError(f"cannot write Parquet: {error}") from None
     print(f"simulee: {len(frame):,} unit tuples of {kernel.name} written to {args.output}", file=sys.stderr)
     return EXIT_OK
 

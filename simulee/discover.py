@@ -1,9 +1,13 @@
 """What a repository scan checks: the CUDA sources under a folder, and the include paths
-that compile them (the repository's own include folders, found as its sources use them)."""
+that compile them (the repository's own include folders, found as its sources use them).
+Nothing outside the folder is read: links that lead out of it are not followed (a source
+that is such a link is still listed, for the scan to refuse), and folders that are links
+are not entered."""
 
 from __future__ import annotations
 
 import fnmatch
+import os
 import re
 from pathlib import Path, PurePosixPath
 
@@ -39,7 +43,8 @@ def include_dirs(root: Path, files: list[Path]) -> tuple[str, ...]:
     folder D such that a source (or a header it reaches) includes "P" where D/P is a
     header of the repository and P is not next to the file that includes it. Absolute
     paths, conventional folders first, each list sorted."""
-    headers = [path for path in root.rglob("*") if path.suffix in HEADER_SUFFIXES and path.is_file()
+    headers = [path for path in root.rglob("*") if path.suffix in HEADER_SUFFIXES and inside(path, root)
+               and path.is_file()
                and not _matches(PurePosixPath(path.relative_to(root).as_posix()), SKIPPED, folders_only=True)]
     by_tail: dict[str, list[Path]] = {}
     for header in headers:
@@ -53,18 +58,24 @@ def include_dirs(root: Path, files: list[Path]) -> tuple[str, ...]:
     pending = list(files)
     while pending:
         including = pending.pop()
-        if including in seen:
+        if including in seen or not inside(including, root):
             continue
         seen.add(including)
         for name in _included_names(including):
-            if (including.parent / name).is_file():
-                pending.append((including.parent / name).resolve())
+            neighbour = including.parent / name
+            if inside(neighbour, root) and neighbour.is_file():
+                pending.append(neighbour.resolve())
                 continue
             for header in by_tail.get(PurePosixPath(name).as_posix().removeprefix("./"), ()):
                 depth = len(PurePosixPath(name).parts)
                 found.add(str(header.parents[depth - 1]))
                 pending.append(header.resolve())
     return tuple(conventional) + tuple(sorted(found - set(conventional)))
+
+
+def inside(path: Path, root: Path) -> bool:
+    """Whether `path`, links followed, lies in the folder `root`."""
+    return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(root))
 
 
 def _included_names(path: Path) -> list[str]:

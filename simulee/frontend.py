@@ -15,7 +15,9 @@ import functools
 import json
 import os
 import platform
+import re
 import shutil
+import signal
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -58,12 +60,16 @@ LIBCXX_CONFIG = (
 
 @dataclass(frozen=True)
 class CompileOptions:
-    """What the user can change about a compilation."""
+    """What the user can change about a compilation. A scan sets `confine`: the folders
+    (the repository, the user's -I folders) outside which a source may include nothing,
+    and `timeout`, the seconds after which the compiler is killed."""
 
     include_dirs: tuple[str, ...] = ()
     defines: tuple[str, ...] = ()
     clang: str | None = None
     gpuverify_annotations: bool = False
+    confine: tuple[str, ...] | None = None
+    timeout: float | None = None
 
 
 @dataclass(frozen=True)
@@ -100,7 +106,7 @@ def load_ir(path: str | Path, options: CompileOptions = CompileOptions()) -> str
         raise SimuleeError(f"no such file: {path}" if not path.exists() else f"not a file: {path}")
     suffix = path.suffix.lower()
     if suffix in IR_SUFFIXES:
-        return read_ir_file(path)
+        return verified(read_ir_file(path), str(path))
     if suffix in SOURCE_SUFFIXES:
         return compile_cuda(path, options)
     raise SimuleeError(f"{path}: not a CUDA source (.cu, .cuh) or LLVM IR file (.ll, .bc)")
@@ -118,6 +124,16 @@ def load_program(path: str | Path, options: CompileOptions = CompileOptions()):
         raise SimuleeError(str(error)) from None
 
 
+def verified(ir: str, origin: str) -> str:
+    """`ir` when llvmlite parses and verifies it; else a one-line SimuleeError."""
+    llvm = _llvm()
+    try:
+        llvm.parse_assembly(ir).verify()
+    except RuntimeError as error:
+        raise SimuleeError(f"{origin}: invalid LLVM IR: {_one_line(str(error))}") from None
+    return ir
+
+
 def read_ir_file(path: Path) -> str:
     """The text of an .ll file, or of a .bc file disassembled by llvmlite."""
     if path.suffix.lower() == ".ll":
@@ -128,20 +144,22 @@ def read_ir_file(path: Path) -> str:
     llvm = _llvm()
     try:
         return str(llvm.parse_bitcode(path.read_bytes()))
-    except (OSError, RuntimeError) as error:
+    except (OSError, RuntimeError, ValueError) as error:
         raise SimuleeError(f"{path}: not valid LLVM bitcode: {_one_line(str(error))}") from None
 
 
 def compile_cuda(path: Path, options: CompileOptions = CompileOptions(), cache: IRCache | None = None) -> str:
     """Compile a CUDA source for the device and return the IR after always-inline and SROA.
     The result is cached; a cached entry is reused only while every file the compiler read
-    is unchanged."""
+    is unchanged. The source is named by its absolute path as given (a link inside a
+    repository keeps its own name)."""
     clang = find_clang(options.clang)
-    source = path.resolve()
+    source = Path(os.path.abspath(path))
     arguments = clang_arguments(clang, source, options)
+    allowed = confinement(clang, options)
     key = digest(
         json.dumps(
-            [__version__, _frontend_fingerprint(), clang.version, arguments, file_digest(source)]
+            [__version__, _frontend_fingerprint(), clang.version, arguments, allowed, file_digest(source)]
         ).encode()
     )
     cache = cache or IRCache()
@@ -150,19 +168,109 @@ def compile_cuda(path: Path, options: CompileOptions = CompileOptions(), cache: 
         return cached
     with tempfile.TemporaryDirectory(prefix="simulee-") as tmp:
         depfile = Path(tmp) / "deps.d"
-        command = [*clang.command, *arguments, "-MD", "-MF", str(depfile), "-o", "-"]
-        try:
-            result = subprocess.run(command, capture_output=True, text=True)
-        except OSError as error:
-            raise SimuleeError(f"cannot run {command[0]}: {error.strerror}") from None
-        if result.returncode != 0:
-            diagnostics = result.stderr.replace(str(source), str(path))
-            raise CompileError(_first_error(diagnostics, path), diagnostics)
+        result = run_compiler([*clang.command, *arguments, "-MD", "-MF", str(depfile), "-o", "-"], options.timeout,
+                              path)
         deps = _read_depfile(depfile)
+    diagnostics = result.stderr.replace(str(source), str(path))
+    if allowed is not None:
+        _confined(deps + _diagnosed_files(result.stderr, source.parent), allowed, path)
+    if result.returncode != 0:
+        raise CompileError(_first_error(diagnostics, path), diagnostics)
     ir = inline_and_promote(result.stdout, str(path))
     # ziglang's own headers are covered by its version in the key.
     cache.put(key, ir, [dep for dep in deps if not (clang.bundled and dep.startswith(clang.resource_dir))])
     return ir
+
+
+def run_compiler(command: list[str], timeout: float | None, path: Path | None = None) -> subprocess.CompletedProcess:
+    """Run the compiler in a process group of its own; past `timeout` seconds the whole
+    group is killed (no compiler outlives its time), and so it is when this process dies."""
+    prctl = _prctl()
+    try:
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   start_new_session=True, preexec_fn=prctl and (lambda: prctl(1, signal.SIGKILL)))
+    except OSError as error:
+        raise SimuleeError(f"cannot run {command[0]}: {error.strerror}") from None
+    _running.add(process)
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except BaseException as error:  # the timeout, or an interruption: nothing stays behind
+        _kill_group(process)
+        process.communicate()
+        if isinstance(error, subprocess.TimeoutExpired):
+            raise SimuleeError(f"{path or command[0]}: the compiler did not finish within {timeout:.3g} s") from None
+        raise
+    finally:
+        _running.discard(process)
+    return subprocess.CompletedProcess(command, process.returncode, out, err)
+
+
+_running: set[subprocess.Popen] = set()  # compilers running now
+
+
+def stop_compilers() -> None:
+    """Kill every compiler this process is running, with the processes they started (for a
+    worker that is being stopped)."""
+    for process in list(_running):
+        _kill_group(process)
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+@functools.cache
+def _prctl():
+    """Linux's prctl, looked up before any fork: the compiler calls prctl(PR_SET_PDEATHSIG,
+    SIGKILL) to be killed when the process that started it dies. None elsewhere."""
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+def confinement(clang: Clang, options: CompileOptions) -> list[str] | None:
+    """The folders a confined compilation may read: the ones the options allow, Simulee's
+    headers and the compiler's own (None when the compilation is not confined)."""
+    if options.confine is None:
+        return None
+    own = [str(INCLUDE_DIR)] + list(compiler_folders(clang, options.timeout))
+    return sorted({os.path.realpath(folder) for folder in (*options.confine, *options.include_dirs, *own)})
+
+
+@functools.cache
+def compiler_folders(clang: Clang, timeout: float | None = None) -> tuple[str, ...]:
+    """The compiler's own header folders: ziglang's library folder, or a system clang's
+    resource folder and the system include folders it searches by default."""
+    if clang.bundled:
+        return (clang.resource_dir,)
+    done = run_compiler([*clang.command, "-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib",
+                         f"--cuda-gpu-arch={GPU_ARCH}", "-E", "-v", "/dev/null"], timeout)
+    resource = run_compiler([*clang.command, "-print-resource-dir"], timeout).stdout.strip()
+    lines = done.stderr.splitlines()
+    start = next((i for i, line in enumerate(lines) if "search starts here" in line), len(lines))
+    folders = [line.strip() for line in lines[start + 1:] if line.startswith(" ")]
+    return tuple(folders + ([resource] if resource else []))
+
+
+def _diagnosed_files(diagnostics: str, folder: Path) -> list[str]:
+    """The files a compiler's diagnostics quote (file:line:col: ..., In file included from)."""
+    names = re.findall(r"^(?:In file included from |\s*from )?([^\s:][^:\n]*):\d+(?::\d+)?[:,]", diagnostics,
+                       re.MULTILINE)
+    return [os.path.realpath(folder / name) for name in names]
+
+
+def _confined(files: list[str], allowed: list[str], path: Path) -> None:
+    """Refuse a compilation that read a file outside the allowed folders."""
+    for file in files:
+        real = os.path.realpath(file)
+        if not any(real == folder or real.startswith(folder.rstrip(os.sep) + os.sep) for folder in allowed):
+            raise SimuleeError(f"{path}: include outside the repository: {file} (pass -I for its folder to allow it)")
 
 
 def clang_arguments(clang: Clang, source: Path, options: CompileOptions) -> list[str]:
@@ -272,14 +380,16 @@ def _read_depfile(path: Path) -> list[str]:
 
 
 def _first_error(stderr: str, path: Path) -> str:
-    """The first error diagnostic of the compiler's output, with a count of the rest."""
+    """The first error diagnostic of the compiler's output (`file:line:col: message`,
+    without its own "error:"), with a count of the rest."""
     lines = [line for line in stderr.splitlines() if not line.startswith("zig: warning:")]
     errors = [line for line in lines if ": error: " in line or ": fatal error: " in line]
     if not errors:
         detail = next((line for line in lines if line.strip()), "the compiler failed without a message")
         return f"{path}: {detail}"
     more = len(errors) - 1
-    return errors[0] + (f" (and {more} more error{'s' if more > 1 else ''})" if more else "")
+    first = re.sub(r": (?:fatal )?error: ", ": ", errors[0], count=1)
+    return first + (f" (and {more} more error{'s' if more > 1 else ''})" if more else "")
 
 
 def _one_line(message: str) -> str:

@@ -4,33 +4,46 @@ the kernel's parameters with one clear error per mistake."""
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
 
+from interpreter.launch import BLOCK_LIMITS, GRID_LIMITS, launch_problem
 from simulee.errors import SimuleeError
 
 FILLS = ("zeros", "ones", "iota", "random")
+NUMERIC_KINDS = "biufc"
+MAX_BUFFER_BYTES = 1 << 40  # a memory region's offsets have 40 bits
 
 
 def parse_dims(text: str, what: str) -> tuple[int, int, int]:
-    """'64', '64,2' or '8x8x1' as (x, y, z)."""
-    parts = re.split(r"[,x]", text.strip().lower())
-    if not 1 <= len(parts) <= 3 or not all(p.strip().isdigit() for p in parts):
-        raise SimuleeError(f"--{what} {text}: expected 1 to 3 positive integers like 64, 64,2 or 8x8x1")
-    dims = [int(p) for p in parts] + [1] * (3 - len(parts))
-    if min(dims) < 1:
-        raise SimuleeError(f"--{what} {text}: dimensions must be at least 1")
-    return tuple(dims)
+    """Grid dimensions '64', '64,2' or '8x8x1' as (x, y, z), within CUDA's limits."""
+    return _dims(text, what, GRID_LIMITS)
 
 
 def parse_block(text: str, what: str) -> tuple[int, int, int]:
-    """Block dimensions: as parse_dims, at most 1024 threads in all."""
-    block = parse_dims(text, what)
-    if block[0] * block[1] * block[2] > 1024:
-        raise SimuleeError(f"--{what} {text}: a block has at most 1024 threads")
+    """Block dimensions as parse_dims, within CUDA's limits (1,024 threads in all)."""
+    block = _dims(text, what, BLOCK_LIMITS)
+    problem = launch_problem((1, 1, 1), block)
+    if problem:
+        raise SimuleeError(f"--{what} {text}: {problem}")
     return block
+
+
+def _dims(text: str, what: str, limits: tuple[int, int, int]) -> tuple[int, int, int]:
+    parts = [part.strip() for part in re.split(r"[,x]", text.strip().lower())]
+    if not 1 <= len(parts) <= 3 or not all(part.isdigit() and part.isascii() for part in parts):
+        raise SimuleeError(f"--{what} {text}: expected 1 to 3 positive integers like 64, 64,2 or 8x8x1")
+    dims = [int(part) for part in parts] + [1] * (3 - len(parts))
+    if min(dims) < 1:
+        raise SimuleeError(f"--{what} {text}: dimensions must be at least 1")
+    for axis, size, limit in zip("xyz", dims, limits):
+        if size > limit:
+            raise SimuleeError(f"--{what} {text}: {axis} is at most {limit:,} in CUDA")
+    return tuple(dims)
 
 
 def parse_assignment(text: str, option: str) -> tuple[str, str]:
@@ -61,56 +74,171 @@ def scalar_value(param, text: str):
                        "(pointers take --buffer)")
 
 
-def buffer_value(param, text: str, rng: np.random.Generator) -> np.ndarray:
-    """A buffer written as DTYPE:COUNT[:FILL] or @file.npy."""
-    if text.startswith("@"):
-        path = Path(text[1:])
-        try:
-            return np.load(path, allow_pickle=False)
-        except (OSError, ValueError) as error:
-            raise SimuleeError(f"--buffer {param.name}={text}: cannot load {path}: {error}") from None
+def buffer_value(param, text: str, rng: np.random.Generator, cast: bool = False) -> np.ndarray:
+    """A buffer written as DTYPE:COUNT[:FILL] or @file.npy: numeric, little-endian (as the
+    device is), within the memory free on this machine, and of the element type the
+    parameter points to (or, with `cast`, converted to it)."""
+    option = f"--buffer {param.name}={text}"
+    data = _load_npy(Path(text[1:]), option) if text.startswith("@") else _filled(text, option, rng)
+    return _element_typed(param, _little_endian(data), option, cast)
+
+
+def _load_npy(path: Path, option: str) -> np.ndarray:
+    try:
+        data = np.load(path, allow_pickle=False, mmap_mode="r")
+    except (OSError, ValueError, EOFError) as error:
+        raise SimuleeError(f"{option}: cannot load {path}: {_one_line(error)}") from None
+    if not isinstance(data, np.ndarray):
+        raise SimuleeError(f"{option}: {path} holds several arrays (.npz); give one .npy file")
+    _numeric(data.dtype, option)
+    _affordable(data.nbytes, option)
+    try:
+        return np.array(data, copy=True).reshape(-1)
+    except MemoryError:
+        raise SimuleeError(f"{option}: not enough memory for {_bytes(data.nbytes)}") from None
+
+
+def _filled(text: str, option: str, rng: np.random.Generator) -> np.ndarray:
     parts = text.split(":")
     if len(parts) not in (2, 3):
-        raise SimuleeError(f"--buffer {param.name}={text}: expected DTYPE:COUNT[:{'|'.join(FILLS)}] or @file.npy")
+        raise SimuleeError(f"{option}: expected DTYPE:COUNT[:{'|'.join(FILLS)}] or @file.npy")
     try:
         dtype = np.dtype(parts[0])
-    except TypeError:
-        raise SimuleeError(f"--buffer {param.name}={text}: unknown dtype '{parts[0]}'") from None
-    if not parts[1].isdigit() or int(parts[1]) < 1:
-        raise SimuleeError(f"--buffer {param.name}={text}: COUNT must be a positive integer")
+    except (TypeError, ValueError, SyntaxError):
+        raise SimuleeError(f"{option}: unknown dtype '{parts[0]}'") from None
+    _numeric(dtype, option)
+    if not (parts[1].isdigit() and parts[1].isascii()) or int(parts[1]) < 1:
+        raise SimuleeError(f"{option}: COUNT must be a positive integer")
     count = int(parts[1])
+    _affordable(count * dtype.itemsize, option)
     fill = parts[2] if len(parts) == 3 else "zeros"
     if fill not in FILLS:
-        raise SimuleeError(f"--buffer {param.name}={text}: fill must be one of {', '.join(FILLS)}")
-    if fill == "zeros":
-        return np.zeros(count, dtype=dtype)
-    if fill == "ones":
-        return np.ones(count, dtype=dtype)
-    if fill == "iota":
-        return np.arange(count).astype(dtype)
-    if dtype.kind == "f":
-        return rng.random(count).astype(dtype)
-    if dtype.kind in "iub":
+        raise SimuleeError(f"{option}: fill must be one of {', '.join(FILLS)}")
+    try:
+        if fill == "zeros":
+            return np.zeros(count, dtype=dtype)
+        if fill == "ones":
+            return np.ones(count, dtype=dtype)
+        if fill == "iota":
+            return np.arange(count).astype(dtype)
+        if dtype.kind in "fc":
+            return rng.random(count).astype(dtype)
         return rng.integers(0, 256, size=count * dtype.itemsize, dtype=np.uint8).view(dtype)
-    raise SimuleeError(f"--buffer {param.name}={text}: cannot fill dtype {dtype} randomly")
+    except MemoryError:
+        raise SimuleeError(f"{option}: not enough memory for {_bytes(count * dtype.itemsize)}") from None
 
 
-def launch_arguments(kernel, args: list[str], buffers: list[str], seed: int, require_scalars: bool = True) -> dict:
-    """Kernel arguments from --arg and --buffer options. Every scalar parameter needs a value
-    (unless `require_scalars` is False); pointers without --buffer get paged buffers."""
+def _numeric(dtype: np.dtype, option: str) -> None:
+    """Only numbers are device memory: no strings, objects, dates or records."""
+    if dtype.kind not in NUMERIC_KINDS or dtype.fields is not None or dtype.subdtype is not None:
+        raise SimuleeError(f"{option}: dtype {dtype} is not numeric (use bool, intN, uintN, floatN or complexN)")
+
+
+def _affordable(nbytes: int, option: str) -> None:
+    """A buffer must fit in the memory this process can still get, and in a region."""
+    room = min(available_memory(), MAX_BUFFER_BYTES)
+    if nbytes > room:
+        raise SimuleeError(f"{option}: {_bytes(nbytes)} is more than the memory available ({_bytes(room)})")
+
+
+def available_memory() -> int:
+    """Bytes this process may still allocate: the machine's available memory, within its
+    address-space limit."""
+    import resource
+
+    try:
+        with open("/proc/meminfo") as meminfo:
+            fields = dict(line.split(":", 1) for line in meminfo if ":" in line)
+        free = int(fields["MemAvailable"].split()[0]) * 1024
+    except (OSError, ValueError, KeyError):
+        try:
+            free = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, ValueError):
+            free = MAX_BUFFER_BYTES
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    return min(free, soft) if soft != resource.RLIM_INFINITY else free
+
+
+def _little_endian(data: np.ndarray) -> np.ndarray:
+    """Big-endian data (a .npy written elsewhere) converted to the device's byte order."""
+    if data.dtype.byteorder == ">" or (data.dtype.byteorder == "=" and sys.byteorder == "big"):
+        return data.astype(data.dtype.newbyteorder("<"))
+    return data
+
+
+def _element_typed(param, data: np.ndarray, option: str, cast: bool) -> np.ndarray:
+    """`data` as elements of what `param` points to: the same kind and width, or with
+    `cast` converted as C converts (values the element type cannot hold are refused)."""
+    target = element_dtype(param)
+    if target is None or _same_element(data.dtype, target):
+        return data
+    pointee = param.pointee or "its element type"
+    if not cast:
+        raise SimuleeError(f"{option}: {data.dtype} data for a pointer to {pointee} ({target}); give {target} data "
+                           "or add --buffer-cast to convert it")
+    real = data.real if data.dtype.kind == "c" else data
+    with np.errstate(all="ignore"):
+        converted = real.astype(target)
+        if target.kind in "iub" and real.dtype.kind == "f":
+            bad = ~np.isfinite(real) | (np.trunc(real) != converted)
+        elif target.kind in "iu":
+            bad = converted.astype(real.dtype) != real
+        else:
+            bad = np.isfinite(real) & ~np.isfinite(converted)
+    if np.any(bad):
+        raise SimuleeError(f"{option}: --buffer-cast cannot convert {real[np.flatnonzero(bad)[0]]} to {target}")
+    return converted
+
+
+def element_dtype(param) -> np.dtype | None:
+    """The dtype of what a pointer parameter points to when that is a number; None for
+    structs, void and unknown types, which take data of any type."""
+    bits = param.pointee_bits
+    if param.pointee_kind == "float" and bits in (16, 32, 64):
+        return np.dtype(f"<f{bits // 8}")
+    if param.pointee_kind in ("integer", "enum") and bits in (8, 16, 32, 64):
+        return np.dtype(f"<i{bits // 8}")
+    if param.pointee_kind == "bool":
+        return np.dtype(np.bool_)
+    return None
+
+
+def _same_element(given: np.dtype, target: np.dtype) -> bool:
+    """Whether data of dtype `given` already are elements of `target`: the same width,
+    both integers (signedness is how the kernel reads them) or both floating point."""
+    integers = "iub"
+    return given.itemsize == target.itemsize and (given.kind in integers) == (target.kind in integers) and \
+        given.kind != "c"
+
+
+def _bytes(count: int) -> str:
+    for unit, size in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= size:
+            return f"{count / size:.1f} {unit}"
+    return f"{count} bytes"
+
+
+def _one_line(error: Exception) -> str:
+    return " ".join(str(error).split())
+
+
+def launch_arguments(kernel, args: list[str], buffers: list[str], seed: int, require_scalars: bool = True,
+                     cast: bool = False) -> dict:
+    """Kernel arguments from --arg and --buffer options, each parameter given once. Every
+    scalar parameter needs a value (unless `require_scalars` is False); pointers without
+    --buffer get paged buffers. `cast` converts buffers to their element types."""
     by_name = {p.name: p for p in kernel.params}
     values: dict[str, object] = {}
     rng = np.random.default_rng(seed)
-    for text in args:
-        name, value = parse_assignment(text, "--arg")
-        param = _param(by_name, name, kernel, "--arg")
-        values[name] = scalar_value(param, value)
-    for text in buffers:
-        name, value = parse_assignment(text, "--buffer")
-        param = _param(by_name, name, kernel, "--buffer")
-        if param.kind != "pointer" and not (param.kind == "integer" and param.bits == 64):
-            raise SimuleeError(f"--buffer {name}: parameter of type {param.c_type or param.ir_type} is not a pointer")
-        values[name] = buffer_value(param, value, rng)
+    for option, texts in (("--arg", args), ("--buffer", buffers)):
+        for text in texts:
+            name, value = parse_assignment(text, option)
+            param = _param(by_name, name, kernel, option)
+            if option == "--buffer" and param.kind != "pointer" and not (param.kind == "integer" and param.bits == 64):
+                raise SimuleeError(f"--buffer {name}: parameter of type {param.c_type or param.ir_type} is not a pointer")
+            if name in values:
+                raise SimuleeError(f"{option} {name}: {name} is given twice (each parameter takes one value)")
+            values[name] = scalar_value(param, value) if option == "--arg" else buffer_value(param, value, rng, cast)
     missing = [p.name for p in kernel.params if p.kind in ("integer", "float") and p.name not in values]
     if missing and require_scalars:
         raise SimuleeError(f"no value for scalar parameter{'s' if len(missing) > 1 else ''} "

@@ -33,7 +33,10 @@ RULES = {
 # ---------------------------------------------------------------------------- text
 
 
-def text(checks, show_barriers: bool = False, seconds: float | None = None, verbose: bool = False) -> str:
+def text(checks, show_barriers: bool = False, seconds: float | None = None, verbose: bool = False,
+         uncompiled: int = 0) -> str:
+    """The report of `checks` like a compiler's output, with a summary line that counts
+    the `uncompiled` files too (their errors are reported where they happen)."""
     out = io.StringIO()
     sources: dict[str, list[str]] = {}
     for check in checks:
@@ -41,6 +44,8 @@ def text(checks, show_barriers: bool = False, seconds: float | None = None, verb
             out.write(f"{display(check.file)}:{check.line}: error: {check.kernel}: {check.error}\n")
         if verbose and check.search:
             _text_search(out, check)
+        for note in check.notes:
+            out.write(f"{display(check.file)}:{check.line}: note: {check.kernel}: {note}\n")
         for assumption in check.assumptions:
             reason = f" (beyond it, line {assumption['line']} indexes past a fixed-size array)" if assumption["line"] else ""
             out.write(f"{display(check.file)}:{check.line}: note: {check.kernel} assumes {assumption['bound']}{reason}; "
@@ -63,6 +68,8 @@ def text(checks, show_barriers: bool = False, seconds: float | None = None, verb
                f"{warnings} warning{'s' if warnings != 1 else ''}")
     if failed:
         summary += f", {failed} not checked"
+    if uncompiled:
+        summary += f"; {uncompiled} file{'s' if uncompiled != 1 else ''} not compiled"
     if seconds is not None:
         summary += f" ({seconds:.2f} s)"
     out.write(summary + "\n")
@@ -141,12 +148,14 @@ def _read_lines(path: str) -> list[str]:
 # ---------------------------------------------------------------------------- JSON
 
 
-def json_document(checks) -> dict:
-    return {"tool": "simulee", "version": __version__, "kernels": [check.to_json() for check in checks]}
+def json_document(checks, uncompiled: list[dict] = ()) -> dict:
+    """The report as JSON; `uncompiled` lists the files that did not compile ({file, error})."""
+    return {"tool": "simulee", "version": __version__, "kernels": [check.to_json() for check in checks],
+            "errors": list(uncompiled)}
 
 
-def json_text(checks) -> str:
-    return json.dumps(json_document(checks), indent=2) + "\n"
+def json_text(checks, uncompiled: list[dict] = ()) -> str:
+    return json.dumps(json_document(checks, uncompiled), indent=2) + "\n"
 
 
 # ---------------------------------------------------------------------------- CSV
@@ -180,21 +189,35 @@ def csv_text(checks, project: str = "") -> str:
 
 
 def table_text(rows: list[dict], columns, header: bool = True) -> str:
-    """Rows as CSV text, after a header line unless told otherwise (to append to a table)."""
+    """Rows as CSV text, after a header line unless told otherwise (to append to a table).
+    Text cells that a spreadsheet would take for a formula are escaped (cell_text)."""
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
     if header:
         writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows({key: cell_text(value) for key, value in row.items()} for row in rows)
     return out.getvalue()
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def cell_text(value):
+    """A CSV cell as spreadsheets should read it: text starting with =, +, -, @, a tab or
+    a carriage return gets a leading apostrophe (OWASP's advice against CSV injection), so
+    that it stays text; numbers stay numbers."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 # ---------------------------------------------------------------------------- SARIF
 
 
-def sarif_document(records: list[dict], root: Path | None = None) -> dict:
+def sarif_document(records: list[dict], root: Path | None = None, uncompiled: list[dict] = ()) -> dict:
     """SARIF 2.1.0 of the kernel records (KernelCheck.to_json): one result per finding;
     the other access (or the thread that missed the barrier) is a related location.
+    Files that did not compile ({file, error}) are the invocation's error notifications.
     Relative file names are relative to `root` (default: the current folder)."""
     findings = [finding for record in records for finding in record["findings"]]
     used = sorted({f["type"] for f in findings} | {"data-race"})
@@ -225,6 +248,14 @@ def sarif_document(records: list[dict], root: Path | None = None) -> dict:
         "runs": [{
             "tool": {"driver": {"name": "simulee", "version": __version__, "rules": rules}},
             "originalUriBaseIds": {"SRCROOT": {"uri": (root or Path.cwd()).resolve().as_uri() + "/"}},
+            "invocations": [{
+                "executionSuccessful": not uncompiled,
+                "toolExecutionNotifications": [
+                    {"level": "error", "message": {"text": entry["error"]},
+                     "locations": [{"physicalLocation": _sarif_location(
+                         {"file": entry["file"], "line": 1, "column": 0}, "")["physicalLocation"]}]}
+                    for entry in uncompiled],
+            }],
             "results": results,
         }],
     }
@@ -245,5 +276,5 @@ def _sarif_location(place: dict | None, kernel: str) -> dict:
             "logicalLocations": [{"name": kernel, "kind": "function"}]}
 
 
-def sarif_text(checks) -> str:
-    return json.dumps(sarif_document([check.to_json() for check in checks]), indent=2) + "\n"
+def sarif_text(checks, uncompiled: list[dict] = ()) -> str:
+    return json.dumps(sarif_document([check.to_json() for check in checks], uncompiled=uncompiled), indent=2) + "\n"

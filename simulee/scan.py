@@ -7,15 +7,21 @@ The output folder holds:
   kernels.csv    per kernel: status, launches tried, best fitness, seconds, findings
   bugs.csv       per finding (report.CSV_COLUMNS)
   barriers.csv   per __syncthreads(): its verdict over the launches explored
-  report.sarif, summary.md   when the scan ends
+  report.sarif, summary.md   kept current while the scan runs (every REPORT_SECONDS)
+  .lock          held while a scan writes to the folder: a second scan refuses it
 A resumed scan keeps the records whose file content, kernel and settings are unchanged
 and does only the rest; the tables are rebuilt from the ledger, so a scan killed at any
 point loses nothing it finished.
+
+A scan reads nothing outside the repository but what -I names: a source that is a link
+to a file outside, or that includes one, is a file error ("include outside the
+repository"), and folders that are links are not entered.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections import Counter
@@ -25,13 +31,15 @@ from pathlib import Path
 
 from simulee import __version__, report
 from simulee.cache import digest, file_digest
-from simulee.discover import include_dirs, sources
+from simulee.discover import include_dirs, inside, sources
 from simulee.errors import SimuleeError
 from simulee.frontend import CompileOptions
 from simulee.tasks import FileTask, KernelTask, Settings, check_kernel, list_kernels
 from simulee.workers import Limits, Pool
 
 LEDGER = "scan.jsonl"
+LOCK = ".lock"
+REPORT_SECONDS = 5.0  # summary.md and report.sarif are rewritten at most this often while a scan runs
 FILES_COLUMNS = ("project", "file", "status", "kernels", "error", "sha256")
 KERNELS_COLUMNS = ("project", "file", "kernel", "line", "status", "launches", "best_fitness", "seconds", "findings",
                    "errors", "error", "sha256")
@@ -62,6 +70,20 @@ class ScanOptions:
         return target if target.is_dir() else target.parent
 
 
+def default_output(target: Path) -> Path:
+    """results/NAME, NAME the target's path relative to the current folder with its
+    parts joined by '-' (tests/kernels: results/tests-kernels), or its own name when it
+    lies elsewhere; a file's name without its suffix."""
+    target = Path(os.path.abspath(target))
+    if target.is_file():
+        target = target.with_suffix("")
+    try:
+        parts = target.relative_to(Path.cwd()).parts
+    except ValueError:
+        parts = (target.name,)
+    return Path("results") / ("-".join(parts) or target.name or "root")
+
+
 def scan(options: ScanOptions) -> Ledger:
     """Check every kernel of options.target; the ledger holds every record."""
     start = time.perf_counter()
@@ -71,23 +93,35 @@ def scan(options: ScanOptions) -> Ledger:
         try:
             _run(pool, ledger, tasks, options.settings, options.quiet)
         except KeyboardInterrupt:
-            raise SimuleeError(f"interrupted; what finished is in {options.output} (go on with --resume)") from None
+            ledger.finish(time.perf_counter() - start)
+            raise KeyboardInterrupt(f"what finished is in {options.output} (go on with --resume)") from None
+        finally:
+            ledger.release()
     ledger.finish(time.perf_counter() - start)
     return ledger
 
 
 def file_tasks(options: ScanOptions) -> list[FileTask]:
     """A task per source to scan, compiled with the user's options, the file's folder and
-    the repository's include folders."""
+    the repository's include folders, reading nothing outside the repository and -I."""
     root = options.root
-    files = sources(root, options.include, options.exclude) if options.target.is_dir() else [options.target.resolve()]
+    files = sources(root, options.include, options.exclude) if options.target.is_dir() else \
+        [Path(os.path.abspath(options.target))]
     if not files:
         raise SimuleeError(f"no .cu files to scan under {options.target}")
     fingerprint = digest(json.dumps([__version__, asdict(options.settings), asdict(options.compile)]).encode())[:16]
     shared = include_dirs(root, files)
-    return [FileTask(str(root), file.relative_to(root).as_posix(), file_digest(file) or "", fingerprint,
-                     replace(options.compile, include_dirs=options.compile.include_dirs + (str(file.parent),) + shared))
-            for file in files]
+    confine = (str(root),) + options.compile.include_dirs
+    tasks = []
+    for file in files:
+        name = file.relative_to(root).as_posix()
+        within = inside(file, root)
+        tasks.append(FileTask(str(root), name, file_digest(file) or "" if within else "", fingerprint,
+                              replace(options.compile, confine=confine,
+                                      include_dirs=options.compile.include_dirs + (str(file.parent),) + shared),
+                              "" if within else f"{name}: include outside the repository: a link to "
+                                                f"{os.path.realpath(file)}"))
+    return tasks
 
 
 def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, quiet: bool) -> None:
@@ -104,32 +138,40 @@ def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, 
                 bar.total += 1
         bar.refresh()
 
+    listing = 0
     for task in tasks:
         listed = ledger.file(task)
         if listed is None:
             pending.add(pool.submit(list_kernels, task))
+            listing += 1
+            bar.total += 1
         else:
             submit_kernels(task, listed["kernels"])
     while pending:
-        done, pending = wait(pending, return_when=FIRST_COMPLETED)
+        done, pending = wait(pending, timeout=REPORT_SECONDS, return_when=FIRST_COMPLETED)
+        ledger.refresh()
         for future in done:
             record = future.result()
             ledger.add(record)
             if record["record"] == "file":
+                listing -= 1
                 submit_kernels(by_file[record["file"]], record["kernels"])
-            else:
-                bar.set_postfix(findings=ledger.finding_count(), refresh=False)
-                bar.update(1)
+            bar.set_postfix(findings=ledger.finding_count(), refresh=False)
+            if listing == 0 and getattr(bar, "bar_format", None):  # every file is listed: the total is final, the ETA means something
+                bar.bar_format = None
+            bar.update(1)
     bar.close()
 
 
 def _progress(ledger: Ledger, quiet: bool, pool: Pool):
-    """A progress bar over kernels on stderr (drawn only on a terminal), its total growing
-    as files are listed."""
+    """A progress bar on stderr (drawn only on a terminal) over the files to compile and
+    the kernels to check, its total growing as files are listed; it shows the time left
+    once every file is listed."""
     from tqdm import tqdm
 
-    bar = tqdm(total=0, desc=f"scanning ({pool.describe()})", unit="kernel", leave=False,
-               disable=quiet or not sys.stderr.isatty())
+    bar = tqdm(total=0, desc=f"scanning ({pool.describe()})", unit="task", leave=False,
+               disable=quiet or not sys.stderr.isatty(),
+               bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]")
     bar.set_postfix(findings=ledger.finding_count(), refresh=False)
     return bar
 
@@ -142,10 +184,19 @@ class Ledger:
         self.files: dict[tuple, dict] = {}
         self.kernels: dict[tuple, dict] = {}
         self.seconds = 0.0
+        self.started = time.perf_counter()
+        self.reported = 0.0
+        self.stale = False  # records came since the reports were written
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise SimuleeError(f"cannot create {folder}: {error.strerror}") from None
+        self.lock = _lock(folder)
+        try:
+            _claim(folder, root, resume)
+        except SimuleeError:
+            self.release()
+            raise
         current = {(task.file, task.sha256, task.fingerprint) for task in tasks}
         for record in _read_ledger(folder / LEDGER) if resume else []:
             if _key(record)[:3] in current:
@@ -160,13 +211,29 @@ class Ledger:
         return (task.file, task.sha256, task.fingerprint, kernel) in self.kernels
 
     def add(self, record: dict) -> None:
-        """Keep a record: append it to the ledger and its rows to the tables."""
+        """Keep a record: append it to the ledger and its rows to the tables; every
+        REPORT_SECONDS, bring summary.md and report.sarif up to date."""
         (self.files if record["record"] == "file" else self.kernels)[_key(record)] = record
         with open(self.folder / LEDGER, "a") as ledger:
             ledger.write(json.dumps(record) + "\n")
         for name, rows in self._rows([record]).items():
             with open(self.folder / name, "a", newline="") as table:
                 table.write(report.table_text(rows, _COLUMNS[name], header=False))
+        self.stale = True
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Bring summary.md and report.sarif up to date with the records, at most every
+        REPORT_SECONDS."""
+        if self.stale and time.perf_counter() - self.reported >= REPORT_SECONDS:
+            self.seconds = time.perf_counter() - self.started
+            self._reports()
+
+    def release(self) -> None:
+        """Let another scan write to the folder."""
+        if self.lock is not None:
+            self.lock.close()
+            self.lock = None
 
     def finding_count(self) -> int:
         return sum(len(record["check"]["findings"]) for record in self.kernels.values())
@@ -179,9 +246,16 @@ class Ledger:
         """Sort the tables and write report.sarif and summary.md."""
         self.seconds = seconds
         self._rewrite()
-        sarif = report.sarif_document(self.checks(), self.root)
-        (self.folder / "report.sarif").write_text(json.dumps(sarif, indent=2) + "\n")
-        (self.folder / "summary.md").write_text(self.summary())
+        self._reports()
+
+    def _reports(self) -> None:
+        """report.sarif and summary.md of the records so far, each replaced at once."""
+        self.reported = time.perf_counter()
+        self.stale = False
+        uncompiled = [{"file": r["file"], "error": r["error"]} for r in self.files.values() if r["status"] != "ok"]
+        sarif = report.sarif_document(self.checks(), self.root, uncompiled)
+        _replace(self.folder / "report.sarif", json.dumps(sarif, indent=2) + "\n")
+        _replace(self.folder / "summary.md", self.summary())
 
     def _rewrite(self) -> None:
         """The ledger and every table from the records kept, in order."""
@@ -245,6 +319,42 @@ class Ledger:
 
 _COLUMNS = {"files.csv": FILES_COLUMNS, "kernels.csv": KERNELS_COLUMNS, "bugs.csv": report.CSV_COLUMNS,
             "barriers.csv": BARRIERS_COLUMNS}
+
+
+def _lock(folder: Path):
+    """An exclusive lock on folder/.lock for as long as the returned file stays open; a
+    one-line error when another scan holds it."""
+    import fcntl
+
+    handle = open(folder / LOCK, "a+")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.seek(0)
+        holder = handle.read().strip()
+        handle.close()
+        raise SimuleeError(f"another scan is writing to {folder}" + (f" (process {holder})" if holder else "")
+                           + "; wait for it or choose another folder with -o") from None
+    handle.truncate(0)
+    handle.write(str(os.getpid()))
+    handle.flush()
+    return handle
+
+
+def _claim(folder: Path, root: Path, resume: bool) -> None:
+    """Refuse a folder that holds the scan of another repository (found by its ledger)."""
+    for record in _read_ledger(folder / LEDGER)[:1]:
+        scanned = record.get("root")
+        if scanned and scanned != str(root):
+            raise SimuleeError(f"{folder} holds the scan of {scanned}; choose another folder with -o"
+                               + (" (--resume continues the same repository only)" if resume else ""))
+
+
+def _replace(path: Path, text: str) -> None:
+    """Write `text` to `path` through a temporary file, so a reader never sees half of it."""
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_text(text)
+    os.replace(partial, path)
 
 
 def _key(record: dict) -> tuple:

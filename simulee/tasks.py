@@ -9,6 +9,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from interpreter.heap import DEFAULT_HEAP_BYTES
 from simulee.errors import CompileError, SimuleeError
 from simulee.frontend import CompileOptions, load_program
 
@@ -24,8 +25,10 @@ class Settings:
     max_blocks: int = 32
     seed: int = 0
     warp_model: str = "independent"
-    step_limit: int = 200_000
+    step_limit: int | None = None  # None: as the kernel's loops need (interpreter.loops)
     shared_bytes: int = 48 * 1024
+    max_seconds: float = float("inf")  # for a kernel's search and checks together
+    heap_bytes: int = DEFAULT_HEAP_BYTES
 
 
 @dataclass(frozen=True)
@@ -38,9 +41,10 @@ class FileTask:
     sha256: str
     fingerprint: str
     options: CompileOptions
+    refused: str = ""  # why the file is not compiled at all (a link out of the repository)
 
     def record(self, status: str, error: str = "", kernels: list | None = None) -> dict:
-        return {"record": "file", "file": self.file, "sha256": self.sha256, "fingerprint": self.fingerprint,
+        return {"record": "file", "root": self.root, "file": self.file, "sha256": self.sha256, "fingerprint": self.fingerprint,
                 "status": status, "error": error, "kernels": kernels or []}
 
     def failed(self, status: str, message: str) -> dict:
@@ -57,7 +61,7 @@ class KernelTask:
     settings: Settings
 
     def record(self, check: dict) -> dict:
-        return {"record": "kernel", "file": self.source.file, "sha256": self.source.sha256,
+        return {"record": "kernel", "root": self.source.root, "file": self.source.file, "sha256": self.source.sha256,
                 "fingerprint": self.source.fingerprint, "kernel": self.kernel, "check": check}
 
     def failed(self, status: str, message: str) -> dict:
@@ -71,6 +75,8 @@ class KernelTask:
 def list_kernels(task: FileTask) -> dict:
     """The file's record: ok with its kernels' names and lines, or compile-error with the
     compiler's first error."""
+    if task.refused:
+        return task.record("error", task.refused)
     try:
         program = _program(task)
     except SimuleeError as error:
@@ -92,9 +98,9 @@ def check_kernel(task: KernelTask) -> dict:
         return task.failed("error", str(error))
     reads = indices_read(program, kernel)
     base = default_launch(kernel, reads=reads, shared_bytes=settings.shared_bytes, step_limit=settings.step_limit,
-                          seed=settings.seed)
+                          seed=settings.seed, heap_bytes=settings.heap_bytes)
     search = SearchOptions(settings.population, settings.generations, settings.launches, settings.max_blocks,
-                           settings.seed)
+                           settings.seed, settings.max_seconds)
     check = explore(program, kernel, base, set(), search, settings.warp_model, None, reads)
     return task.record(_relative(check.to_json(), task.source.root))
 
@@ -117,7 +123,7 @@ def _relative(value, root: str):
     result = {}
     for key, item in value.items():
         if key == "file" and isinstance(item, str) and item:
-            path = Path(item).resolve()
+            path = Path(os.path.abspath(item))  # a link keeps its own name in the repository
             result[key] = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
         else:
             result[key] = _relative(item, root)

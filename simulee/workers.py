@@ -97,12 +97,21 @@ def settle(future: Future, task, limits: Limits) -> dict:
         return task.failed("error", f"internal error: {type(error).__name__}: {error}")
 
 
-def cap_memory(limit: int) -> None:
-    """Cap this process's address space at `limit` bytes (0: no cap), so a runaway
-    analysis fails with MemoryError instead of taking the machine down."""
+def prepare_worker(limit: int) -> None:
+    """In a new worker: cap its address space at `limit` bytes (0: no cap), so a runaway
+    analysis fails with MemoryError instead of taking the machine down, and when the pool
+    stops it (a task past its time), stop its compiler first."""
     if limit:
         soft, hard = resource.getrlimit(resource.RLIMIT_AS)
         resource.setrlimit(resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
+    signal.signal(signal.SIGTERM, _stopped)
+
+
+def _stopped(signum, frame) -> None:
+    from simulee.frontend import stop_compilers
+
+    stop_compilers()
+    os._exit(128 + signum)
 
 
 def _pebble_pool(jobs: int, limits: Limits):
@@ -110,7 +119,7 @@ def _pebble_pool(jobs: int, limits: Limits):
 
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["simulee.tasks"])
-    return ProcessPool(max_workers=jobs, max_tasks=50, initializer=cap_memory, initargs=(limits.memory,),
+    return ProcessPool(max_workers=jobs, max_tasks=50, initializer=prepare_worker, initargs=(limits.memory,),
                        context=context)
 
 

@@ -64,3 +64,14 @@ def test_a_missed_bug_and_a_finding_on_the_fixed_twin_are_counted(tmp_path):
 def test_a_missing_file_is_a_one_line_error(tmp_path):
     done = table(tmp_path / "nowhere.cu")
     assert done.returncode == 2 and done.stderr.strip().count("\n") == 0 and "no such file" in done.stderr
+
+
+def test_a_subset_never_overwrites_the_committed_tables():
+    committed = (ROOT / "results" / "table3.csv").read_bytes()
+    kernels = ROOT / "benchmarks" / "kernels"
+    done = table(kernels / "cudpp" / "yGather.cu")
+    assert done.returncode == 0, done.stderr
+    assert (ROOT / "results" / "table3.csv").read_bytes() == committed
+    assert read(ROOT / "results" / "local" / "table3.csv") == [("cudpp", "yGather", "redundant-barrier", "1", "1", "0")]
+    refused = table(kernels / "cudpp" / "yGather.cu", "--update-results")
+    assert refused.returncode == 2 and "give neither FILEs nor -o" in refused.stderr

@@ -225,7 +225,7 @@ def test_syntax_error_shows_clangs_diagnostic(run_cli, monkeypatch):
     monkeypatch.chdir(ERRORS.parent.parent)
     status, out, err = run_cli("kernels", "tests/errors/syntax_error.cu")
     assert status == 2 and out == ""
-    assert err == ("simulee: error: tests/errors/syntax_error.cu:6:24: error: expected ';' at end of declaration "
+    assert err == ("simulee: error: tests/errors/syntax_error.cu:6:24: expected ';' at end of declaration "
                    "(and 1 more error)\n")
     # the full diagnostics stay available to callers
     from simulee.errors import CompileError
@@ -243,7 +243,7 @@ def test_syntax_error_shows_clangs_diagnostic(run_cli, monkeypatch):
         (["compile", "no/such/file.cu"], "no such file: no/such/file.cu"),
         (["kernels", ERRORS / "not_cuda.txt"], "not a CUDA source (.cu, .cuh) or LLVM IR file (.ll, .bc)"),
         (["kernels", ERRORS / "no_kernels.cu"], "no_kernels.cu: no __global__ kernel found"),
-        (["kernels", ERRORS / "missing_header.cu"], "fatal error: 'helpers/none.cuh' file not found"),
+        (["kernels", ERRORS / "missing_header.cu"], "missing_header.cu:2:10: 'helpers/none.cuh' file not found"),
         (["kernels", ERRORS / "broken.ll"], "broken.ll: invalid LLVM IR:"),
         (["kernels", KERNELS / "saxpy.cu", "-D", "=1"], "malformed -D option: '=1'"),
         (["kernels", KERNELS / "saxpy.cu", "-I", "no/such/folder"], "-I no/such/folder: no such folder"),
@@ -266,7 +266,7 @@ def test_a_folder_with_a_broken_file_lists_the_rest(run_cli, tmp_path):
     status, out, err = run_cli("kernels", tmp_path)
     assert status == 2
     assert "saxpy(int n" in out
-    assert "bad.cu:6:24: error: expected ';'" in err and "1 kernels in 1 files; 1 files failed" in err
+    assert "bad.cu:6:24: expected ';'" in err and "1 kernels in 1 files; 1 files failed" in err
 
 
 def test_ll_and_bc_inputs_are_used_as_they_are(run_cli, tmp_path):
@@ -331,13 +331,13 @@ def test_cache_reuses_rebuilds_and_distrusts(tmp_path, monkeypatch):
     source.write_text('#include "k.cuh"\n__global__ void k(int *p) { p[0] = VALUE; }\n')
     cache = IRCache(tmp_path / "cache")
     compiles = []
-    real_run = subprocess.run
+    real_run = frontend.run_compiler
 
     def counting_run(command, *args, **kwargs):
         compiles.append(command)
         return real_run(command, *args, **kwargs)
 
-    monkeypatch.setattr(frontend.subprocess, "run", counting_run)
+    monkeypatch.setattr(frontend, "run_compiler", counting_run)
     first = frontend.compile_cuda(source, frontend.CompileOptions(), cache)
     assert frontend.compile_cuda(source, frontend.CompileOptions(), cache) == first
     assert len(compiles) == 1  # the second compile was a cache hit

@@ -159,11 +159,13 @@ def test_device_function_and_recursion():
     np.testing.assert_array_equal(result.buffers["data"], data * data + data * data + fib10)
 
 
-def test_recursion_depth_limit_is_a_fault():
+def test_recursion_past_the_limit_overflows_the_stack_and_stops_the_threads():
     result = run("device_functions.cu", "call_tree", 1, 32, check_clean=False, recursion_limit=5,
                  args=dict(data=np.zeros(32, np.int32), depth=10))
     assert result.status == "ok"
-    assert {fault.kind for fault in result.events.faults} == {"recursion-depth"}
+    (fault,) = result.events.faults  # the threads stop there: nothing follows from it
+    assert fault.kind == "stack-overflow" and len(fault.threads) == 32
+    assert fault.detail == "fibonacci needs calls nested more than 5 deep"
 
 
 def test_struct_by_value_and_float3_members():
@@ -493,12 +495,20 @@ def test_paged_buffers_grow_instead_of_faulting():
     assert len(result.buffers["data"]) == 1008 and result.buffers["data"][1000:].tolist() == [1] * 8
 
 
-def test_infinite_loop_hits_the_step_limit_and_names_the_loop():
-    result = run("faults.cu", "spin_forever", 1, 32, check_clean=False, step_limit=2000,
-                 args=dict(flag=np.zeros(1, np.int32)))
-    assert result.status == "step-limit" and result.message == "step limit of 2000 reached: threads still looping"
+def test_a_step_limit_stops_a_loop_and_names_its_condition():
+    result = run("loops.cu", "count_forever", 1, 32, check_clean=False, step_limit=2000,
+                 args=dict(out=np.zeros(32, np.uint32)))
+    assert result.status == "step-limit" and result.message == "stopped at its step limit of 2,000 scheduler steps"
     loop = user_location(result.trace.ops[result.events.looping_op].location)
-    assert (Path(loop.file).name, loop.line, loop.column) == ("faults.cu", 24, 10)
+    assert (Path(loop.file).name, loop.line, loop.column) == ("loops.cu", 42, 12)  # i != 1u
+    assert result.events.in_loop
+
+
+def test_a_loop_that_comes_back_unchanged_is_stopped_early():
+    result = run("faults.cu", "spin_forever", 1, 32, check_clean=False, args=dict(flag=np.zeros(1, np.int32)))
+    assert result.status == "infinite-loop" and result.steps < 5000  # long before the step limit
+    loop = user_location(result.trace.ops[result.events.looping_op].location)
+    assert (Path(loop.file).name, loop.line, loop.column) == ("faults.cu", 24, 18)  # flag[0] == 0
 
 
 def test_null_and_misaligned_pointers_are_faults():
@@ -718,15 +728,21 @@ def test_run_divergence_and_step_limit_are_findings(run_cli):
                                 "--block", "256", "--arg", "n=300")
     assert status == 1 and "barrier_divergence.cu:20:3: error: barrier divergence: thread (0,0,0) of block (1,0,0) " \
         "waits here but thread (44,0,0) exited at line 22:1 (1 block)" in stderr
-    status, _, stderr = run_cli("run", KERNELS / "faults.cu", "-k", "spin_forever", "--grid", "1", "--block", "4",
-                                "--step-limit", "500")
-    assert status == 1 and "faults.cu:24:10: error: step limit of 500 reached: threads still looping here" in stderr
+    status, _, stderr = run_cli("run", KERNELS / "loops.cu", "-k", "count_forever", "--grid", "1", "--block", "4",
+                                "--step-limit", "500")  # maybe only longer than the limit: a warning
+    assert status == 0 and "loops.cu:42:12: warning: threads were still running this loop when the launch stopped " \
+        "at its step limit of 500 scheduler steps; the loop may be endless or only longer than the limit (raise it " \
+        "with --step-limit 5000)" in stderr
+    status, _, stderr = run_cli("run", KERNELS / "faults.cu", "-k", "spin_forever", "--grid", "1", "--block", "4")
+    assert status == 1 and "faults.cu:24:18: error: endless loop: threads came back to this loop with their " \
+        "registers and all memory unchanged, and no other thread can run" in stderr
 
 
 @pytest.mark.parametrize("extra, message", [
     (["--grid", "0", "--block", "32"], "--grid 0: dimensions must be at least 1"),
     (["--grid", "2x", "--block", "32"], "--grid 2x: expected 1 to 3 positive integers"),
-    (["--grid", "1", "--block", "2048"], "a block has at most 1024 threads"),
+    (["--grid", "1", "--block", "2048"], "--block 2048: x is at most 1,024 in CUDA"),
+    (["--grid", "1", "--block", "32,64"], "--block 32,64: a block has at most 1024 threads in CUDA, not 2,048"),
     (["--grid", "1", "--block", "32", "--arg", "a=2"], "no value for scalar parameter n of saxpy"),
     (["--grid", "1", "--block", "32", "--arg", "n=1", "--arg", "a=2", "--arg", "q=3"], "saxpy has no parameter 'q'"),
     (["--grid", "1", "--block", "32", "--arg", "n=x", "--arg", "a=2"], "--arg n=x: not a valid int"),

@@ -159,20 +159,30 @@ def test_a_folder_checks_every_kernel_and_keeps_going_past_a_bad_file(run_cli, t
     (tmp_path / "good.cu").write_text("__global__ void clean(int *a) { a[threadIdx.x] = 1; }\n"
                                       "__global__ void racy(int *a) { a[0] = threadIdx.x; }\n")
     (tmp_path / "bad.cu").write_text("__global__ void broken(int *a) { a[threadIdx.x] = ; }\n")
-    status, out, _ = check(run_cli, tmp_path, "--format", "json")
+    status, out, err = check(run_cli, tmp_path, "--format", "json")
     assert status == 1
-    kernels = {k["kernel"] or Path(k["file"]).name: k for k in json.loads(out)["kernels"]}
+    report = json.loads(out)
+    kernels = {k["kernel"]: k for k in report["kernels"]}
+    assert sorted(kernels) == ["clean", "racy"]  # the file that did not compile is no kernel
     assert kernels["clean"]["findings"] == [] and kernels["racy"]["findings"][0]["type"] == "data-race"
-    assert kernels["bad.cu"]["status"] == "error" and "expected expression" in kernels["bad.cu"]["error"]
-    status, _, _ = check(run_cli, tmp_path, "-k", "clean")
+    (failed,) = report["errors"]
+    assert Path(failed["file"]).name == "bad.cu" and "bad.cu:1:51: expected expression" in failed["error"]
+    assert err.count("expected expression") == 1 and err.startswith("simulee: error: ")  # reported once
+    status, out, err = check(run_cli, tmp_path, "-k", "clean")
     assert status == 2  # nothing found, but a file could not be checked
+    assert out.endswith("checked 1 kernel in 1 file: 0 errors, 0 warnings; 1 file not compiled (" +
+                        out.rpartition("(")[2])
+    status, out, _ = check(run_cli, tmp_path, "--format", "sarif")
+    notification, = json.loads(out)["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert notification["level"] == "error" and "expected expression" in notification["message"]["text"]
 
 
 @pytest.mark.parametrize("args, message", [
     (["missing.cu"], "no such file or folder: missing.cu"),
     ([RACES, "-k", "nope"], "kernel 'nope' not found"),
     ([RACES, "-k", "same_flag", "--launch", "4"], "--launch 4: expected GRID/BLOCK[/NAME=VALUE...]"),
-    ([RACES, "-k", "same_flag", "--launch", "1/2048"], "a block has at most 1024 threads"),
+    ([RACES, "-k", "same_flag", "--launch", "1/2048"], "--launch block 2048: x is at most 1,024 in CUDA"),
+    ([RACES, "-k", "same_flag", "--launch", "1/64x32"], "--launch block 64x32: a block has at most 1024 threads"),
     ([RACES, "-k", "neighbour_blocks", "--launch", "1/32/m=3"], "neighbour_blocks has no parameter 'm'"),
     ([RACES, "-k", "neighbour_blocks", "--grid", "0"], "--grid 0: dimensions must be at least 1"),
     ([KERNELS.parent / "errors" / "syntax_error.cu"], "error:"),

@@ -29,7 +29,7 @@ EXPECTED_FINDINGS = {
     ("src/barriers/phases.cu", "phases", "redundant-barrier", 19),  # removing it also ends the divergence
     ("src/faults/divide.cu", "divide", "division-by-zero", 5),
     ("src/global/neighbours.cu", "add_right", "data-race", 6),
-    ("src/loops/spin.cu", "spin", "step-limit", 5),
+    ("src/loops/spin.cu", "spin", "infinite-loop", 5),
     ("src/stencil/smooth.cu", "smooth", "data-race", 10),
     ("src/templates/pairs.cu", "pairs<float>", "data-race", 6),
     ("src/templates/pairs.cu", "pairs<int>", "data-race", 6),
@@ -71,8 +71,7 @@ def test_a_scan_records_every_file_kernel_and_finding(full):
                           "src/global/neighbours.cu", "src/loops/spin.cu", "src/stencil/smooth.cu",
                           "src/templates/pairs.cu"}  # build/ and third_party/ skipped
     assert files["src/broken.cu"]["status"] == "compile-error"
-    assert files["src/broken.cu"]["error"] == ("src/broken.cu:2:57: error: use of undeclared identifier "
-                                               "'missing_value'")
+    assert files["src/broken.cu"]["error"] == "src/broken.cu:2:57: use of undeclared identifier 'missing_value'"
     assert files["src/templates/pairs.cu"]["kernels"] == "2"
     assert files["src/stencil/smooth.cu"]["status"] == "ok"  # its header came from include/
 
@@ -153,15 +152,35 @@ def test_a_dask_cluster_gives_the_same_rows_as_the_process_pool(full, tmp_path):
         assert rows(folder, table) == rows(full, table), table
 
 
-def test_a_kernel_past_its_timeout_is_recorded_and_the_scan_goes_on(tmp_path):
+COUNT_UP = """\
+// Counts up without end: its state changes every iteration, so only a limit of steps or
+// of time stops it.
+__global__ void count_up(unsigned *out, unsigned stride) {
+  unsigned seen = 0;
+  unsigned i = threadIdx.x;
+  while (i != 0xFFFFFFFFu || stride == 0) {
+    i += 2 * stride + 2;
+    seen += i;
+  }
+  out[threadIdx.x] = seen;
+}
+"""
+
+
+def test_a_kernel_out_of_time_reports_what_it_found_and_the_scan_goes_on(tmp_path):
+    repository = tmp_path / "repository"
+    shutil.copytree(REPO / "src" / "loops", repository / "loops")
+    shutil.copytree(REPO / "src" / "faults", repository / "faults")
+    (repository / "loops" / "count.cu").write_text(COUNT_UP)
     folder = tmp_path / "timeout"
-    result = scan(REPO, "-o", folder, "--include", "src/loops/*", "--include", "divide.cu",
-                  "--step-limit", "1000000000", "--kernel-timeout", "3", "--jobs", "2", "-q")
+    result = scan(repository, "-o", folder, "--step-limit", "1000000000", "--kernel-timeout", "3", "--jobs", "2",
+                  "-q")
     kernels = {row["kernel"]: row for row in rows(folder, "kernels.csv")}
-    assert kernels["spin"]["status"] == "timeout"
-    assert kernels["spin"]["error"] == "no result after 3 s (--kernel-timeout)"
+    assert kernels["count_up"]["status"] == "ok"  # stopped in time to keep what it found
+    late = [row for row in rows(folder, "bugs.csv") if row["kernel"] == "count_up"]
+    assert [(row["type"], row["severity"], row["line"]) for row in late] == [("time-limit", "warning", "6")]
+    assert kernels["spin"]["status"] == "ok" and kernels["spin"]["errors"] == "1"  # its endless loop
     assert kernels["divide"]["status"] == "ok" and kernels["divide"]["errors"] == "1"
-    assert "| src/loops/spin.cu | spin | timeout |" in result.stdout
     assert result.returncode == 1  # the division by zero
 
 
@@ -193,9 +212,10 @@ def test_an_audit_names_the_files_it_could_not_compile(tmp_path):
     # alone, the stencil folder lacks the repository's include/ folder
     result = subprocess.run([sys.executable, "-m", "simulee", "audit-barriers", REPO / "src" / "stencil",
                              "-o", tmp_path / "alone", *FAST], capture_output=True, text=True, timeout=600)
-    assert result.returncode == 0
-    assert "simulee: error: smooth.cu:4:10: fatal error: 'fakelib/tile.cuh' file not found" in result.stderr
+    assert result.returncode == 2  # nothing could be audited
+    assert "simulee: error: smooth.cu:4:10: 'fakelib/tile.cuh' file not found" in result.stderr
     assert "0 barriers: 0 needed, 0 redundant, 0 not-covered, 0 divergent; 1 files not compiled" in result.stderr
+    assert "simulee: error: none of the 1 files compiled (files.csv says why)" in result.stderr
 
 
 # ---------------------------------------------------------------------------- bad input

@@ -22,11 +22,17 @@ def find_faults(result: Result) -> list[Finding]:
         by_site.setdefault((fault.kind, site), []).append(fault)
     for (kind, _), faults in by_site.items():
         op = faults[0].op
-        threads = len(np.unique(np.concatenate([f.blocks.astype(np.int64) << 32 | f.threads for f in faults])))
+        pairs = np.stack([np.concatenate([f.blocks for f in faults]).astype(np.int64),
+                          np.concatenate([f.threads for f in faults]).astype(np.int64)])
+        threads = np.unique(pairs, axis=1).shape[1]
+        kept = pairs.shape[1]
+        total = sum(result.events.fault_counts.get((kind, f), 0) for f in {f.op for f in faults})
         first = place(ops, op, ops[op].opcode if 0 <= op < len(ops) else "", result, int(faults[0].blocks[0]),
                       int(faults[0].threads[0]))
-        message = f"{kind.replace('-', ' ')} in {threads} thread{'s' if threads > 1 else ''}"
-        findings.append(Finding(kind, ERROR, result.kernel, message, first, launch=launch, instances=threads))
+        count = f"{threads} thread{'s' if threads > 1 else ''}" if total <= kept else \
+            f"at least {threads:,} threads ({total:,} faulting accesses)"
+        message = f"{kind.replace('-', ' ')} in {count}" + (f": {faults[0].detail}" if faults[0].detail else "")
+        findings.append(Finding(kind, ERROR, result.kernel, message, first, launch=launch, instances=max(threads, total)))
     for assertion in result.events.assertions:
         if assertion.kind != "assert":
             continue
@@ -40,11 +46,40 @@ def find_faults(result: Result) -> list[Finding]:
         findings.append(Finding("warp-mask", WARNING, result.kernel,
                                 f"warp {event.warp}: mask {event.mask:#010x} names lanes that never took part "
                                 f"(present {event.arrived:#010x})", first, launch=launch))
-    if result.status == "step-limit":
-        first = place(ops, result.events.looping_op, "loop") if result.events.looping_op >= 0 else None
-        findings.append(Finding("step-limit", ERROR, result.kernel, f"{result.message} here (an infinite loop?)",
-                                first, launch=launch))
+    findings += stopped_early(result)
     return findings
+
+
+def stopped_early(result: Result) -> list[Finding]:
+    """A launch that did not run to its end: a loop that provably never ends (an error),
+    or one still running when the step or time limit stopped the launch (a warning: it
+    may be endless, or only longer than the limit); or a launch that ran out before its
+    blocks did."""
+    if result.status not in STOPS:
+        return []
+    events = result.events
+    first = place(result.trace.ops, events.looping_op, "loop") if events.looping_op >= 0 else None
+    if result.status == "infinite-loop":
+        return [Finding(result.status, ERROR, result.kernel, f"endless loop: {result.message}", first,
+                        launch=launch_of(result))]
+    stop = f"{result.message} of time" if result.status == "time-limit" else result.message
+    if result.status == "time-limit":
+        hint = "--max-seconds, or a scan's --kernel-timeout"
+    elif "step limit" in result.message:
+        hint = f"raise it with --step-limit {10 * result.step_limit}"
+    else:
+        hint = "a limit of the input search"
+    ran = f"{result.blocks_run:,} of {result.blocks_total:,} blocks ran"
+    if events.in_loop:
+        endless = "; the loop may be endless or only longer than the limit" if result.status == "step-limit" else ""
+        partly = f"; {ran}" if result.blocks_run < result.blocks_total else ""
+        message = f"threads were still running this loop when the launch {stop}{endless} ({hint}){partly}"
+    else:
+        message = f"the launch {stop} before its blocks finished: {ran} ({hint})"
+    return [Finding(result.status, WARNING, result.kernel, message, first, launch=launch_of(result))]
+
+
+STOPS = ("step-limit", "time-limit", "infinite-loop")
 
 
 def invalid_launch(result: Result) -> list[Finding]:
