@@ -8,7 +8,9 @@ of its own:
 - stated: the launch and options the file states. A GPUVerify-format file (line 1
   `//pass` or `//xfail:REASON`, line 2 `//--blockDim=B --gridDim=G [-DNAME=V ...]`) gets
   `--grid G --block B`, its defines, `--gpuverify-annotations`, and with `--warp-sync`
-  `--warp-model lockstep`. A file stating no launch is checked as in search.
+  `--warp-model lockstep`. A file stating no launch is checked as in search. Any file
+  using GPUVerify's annotations (`__requires`, `__invariant`, ...) gets
+  `--gpuverify-annotations`, as its author would pass.
 - search: no launch given (the input search), same defines and annotations.
 
 What a file is expected to show: `//xfail:NOT_ALL_VERIFIED` (GPUVerify could not prove it
@@ -41,6 +43,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 COLUMNS = ("file", "mode", "expected", "outcome", "exit", "errors", "warnings", "types", "seconds", "reason")
+ANNOTATIONS = re.compile(r"\b__(?:requires|ensures|invariant|global_invariant|uniform_int|uniform_bool|distinct_int|"
+                         r"axiom|assert|global_assert|implies|enabled|read_implies|write_implies|no_read|no_write)\b")
 
 
 @dataclass(frozen=True)
@@ -56,9 +60,10 @@ class Stated:
 
     @classmethod
     def read(cls, path: Path, suite: Path, reference: dict[str, str]) -> Stated:
-        lines = path.read_text(errors="replace").splitlines()
+        text = path.read_text(errors="replace")
+        lines = text.splitlines()
         head = lines[0].strip().lower() if lines else ""
-        gpuverify = head.startswith(("//pass", "//xfail"))
+        gpuverify = head.startswith(("//pass", "//xfail")) or bool(ANNOTATIONS.search(text))
         options = " ".join(line.lstrip("/ ") for line in lines[:3] if line.lstrip().startswith("//") and "--" in line)
         grid = re.search(r"--gridDim=(\S+)", options)
         block = re.search(r"--blockDim=(\S+)", options)

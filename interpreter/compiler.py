@@ -15,6 +15,7 @@ from interpreter import atomics, collectives, mathlib
 from interpreter import printf as printf_format
 from interpreter.decode import DecodedFunction, Op
 from interpreter.heap import Heap
+from interpreter.launch import Stop
 from interpreter.loops import innermost_loop, loop_line_pc
 from interpreter.memory import GLOBAL, LOCAL, split, tag
 from interpreter.placement import Placement, UnsupportedConstant
@@ -470,6 +471,8 @@ class Compiler:
         lane_threads = threads if everyone else threads[lanes]
         lane_blocks = blocks if everyone else blocks[lanes]
         active = self.active_masks(frame, rows, threads)
+        if ex.recorder.count + len(lanes) > ex.recorder.limit and ex.launch.stop_when_traced:
+            raise Stop("trace-limit", (op_id, False), f"stopped once its trace held {ex.recorder.count:,} accesses")
         ex.recorder.record(
             space=access.space, kind=kind, region=access.region, offset=access.offset, size=size,
             block=wave.first_block + lane_blocks, thread=lane_threads - blocks[lanes] * wave.tpb if not everyone
@@ -1132,11 +1135,12 @@ class Compiler:
             value = np.asarray(condition(frame, rows))
             threads = frame.thread_ids(rows)
             broken = ~np.broadcast_to(value.astype(bool), threads.shape)
-            if broken.any():
+            if broken.any():  # the launch is not one the kernel allows: nothing after it counts
                 wave = self.ex.wave
                 violators = threads[broken]
                 self.ex.events.assertions.append(Assertion("assume", op_id, wave.first_block + wave.blocks_of(
                     violators), wave.tid_of(violators)))
+                raise Stop("invalid-launch", (op_id, False), "a thread broke an assumption of the kernel")
 
         return run
 

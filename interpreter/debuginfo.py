@@ -85,28 +85,29 @@ class DebugInfo:
 
     def scope_function(self, scope) -> str:
         """The name of the function (subprogram) a scope lies in, or ""."""
-        seen = 0
-        while isinstance(scope, tuple) and seen < 100:
-            seen += 1
-            kind, fields = self.metadata.node(scope[1])
+        for _, kind, fields in self._scopes(scope):
             if kind == "DISubprogram":
                 return fields.get("name", "") or ""
-            scope = fields.get("scope")
         return ""
 
     def scope_file(self, scope) -> str:
         """The file of a scope (subprogram, lexical block, ...), following enclosing scopes."""
-        seen = 0
-        while isinstance(scope, tuple) and seen < 100:
-            seen += 1
-            kind, fields = self.metadata.node(scope[1])
+        for number, kind, fields in self._scopes(scope):
             if kind == "DIFile":
-                return self.file(scope[1])
+                return self.file(number)
             file = fields.get("file")
             if isinstance(file, tuple):
                 return self.file(file[1])
-            scope = fields.get("scope")
         return ""
+
+    def _scopes(self, scope):
+        """(number, kind, fields) of a scope and of each scope around it, innermost first."""
+        for _ in range(100):
+            if not isinstance(scope, tuple):
+                return
+            kind, fields = self.metadata.node(scope[1])
+            yield scope[1], kind, fields
+            scope = fields.get("scope")
 
     def file(self, number: int) -> str:
         """The path of a !DIFile node, joined with its directory."""

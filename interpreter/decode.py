@@ -71,6 +71,7 @@ class DecodedFunction:
     rpo: tuple[int, ...]
     ipdom: tuple[int, ...]
     callees: frozenset[str] = field(default_factory=frozenset)
+    analyses: dict = field(default_factory=dict, compare=False, repr=False)  # what analyses of it computed once
 
     @property
     def exit(self) -> int:

@@ -43,6 +43,7 @@ class Launch:
     paged_random: bool = False
     trace: bool = True
     trace_limit: float = float("inf")  # trace records kept at most; later accesses are counted, not kept
+    stop_when_traced: bool = False  # stop the launch once the trace is full (a check needs nothing after)
     coverage: bool = False  # record branch coverage in Events.coverage (the search's runs)
     growth_limit: int = DEFAULT_GROWTH_LIMIT  # bytes a paged buffer may grow to; beyond is out of bounds
     sample: tuple[int, ...] | None = None  # run only these linear block indices (all for grid.sync kernels)
@@ -87,12 +88,26 @@ def _dim3(value) -> Dim3:
     return dims
 
 
+class Stop(Exception):
+    """The launch stops early: `status` step-limit (steps or work ran out: an endless
+    loop, or a limit set too low), time-limit, infinite-loop (threads came back to a loop
+    with their registers and all memory unchanged, and nothing else could run),
+    invalid-launch (a thread broke an assumption the kernel states: nothing more counts)
+    or trace-limit (the trace is full and the launch asked to stop then). `where` is (op,
+    in a loop): where threads were running (Compiler.looping_op)."""
+
+    def __init__(self, status: str, where: tuple[int, bool], message: str):
+        super().__init__(message)
+        self.status, self.message = status, message
+        self.op, self.in_loop = where
+
+
 @dataclass
 class Result:
-    """What a launch did. `status` is "ok"; "step-limit", "time-limit" or "infinite-loop"
-    (stopped early: `message` says why, `events.looping_op` where threads were looping);
-    or "unsupported" (stopped at something the interpreter cannot execute). `threads`
-    counts the threads of the blocks that ran (a sample of the grid, or until the stop)."""
+    """What a launch did. `status` is "ok"; a Stop's status (stopped early: `message` says
+    why, `events.looping_op` where threads were running); "unsupported" (stopped at
+    something the interpreter cannot execute) or "out-of-memory". `threads` counts the
+    threads of the blocks that ran (a sample of the grid, or until the stop)."""
 
     status: str
     message: str

@@ -38,7 +38,13 @@ class Loop:
 
 
 def natural_loops(function: DecodedFunction) -> list[Loop]:
-    """The function's loops, one per header, outermost (largest) first."""
+    """The function's loops, one per header, outermost (largest) first (computed once)."""
+    if "loops" not in function.analyses:
+        function.analyses["loops"] = _find_loops(function)
+    return function.analyses["loops"]
+
+
+def _find_loops(function: DecodedFunction) -> list[Loop]:
     rank = {block: position for position, block in enumerate(function.rpo)}
     latches: dict[int, list[int]] = {}
     for block in function.rpo:
@@ -74,7 +80,7 @@ def loop_line_pc(function: DecodedFunction, block: int) -> int:
         return function.blocks[block].start
     rank = {number: position for position, number in enumerate(function.rpo)}
     blocks = sorted(loop.blocks, key=rank.__getitem__)
-    defining = {op.result: pc for pc, op in enumerate(ops) if op.result >= 0}
+    defining = defining_ops(function)
     for number in blocks:
         terminator = ops[function.blocks[number].end - 1]
         leaves = any(target not in loop.blocks for target in function.blocks[number].successors)
@@ -87,6 +93,13 @@ def loop_line_pc(function: DecodedFunction, block: int) -> int:
     located = [pc for number in blocks for pc in range(function.blocks[number].start, function.blocks[number].end)
                if _has_line(ops[pc])]
     return located[0] if located else function.blocks[loop.header].start
+
+
+def defining_ops(function: DecodedFunction) -> dict[int, int]:
+    """The pc of the instruction that defines each slot (computed once)."""
+    if "defining" not in function.analyses:
+        function.analyses["defining"] = {op.result: pc for pc, op in enumerate(function.ops) if op.result >= 0}
+    return function.analyses["defining"]
 
 
 def _has_line(op) -> bool:
@@ -145,7 +158,7 @@ class _Values:
 
     def __init__(self, function: DecodedFunction, arguments: dict[int, float], launch: Launch):
         self.function, self.arguments, self.launch = function, arguments, launch
-        self.defining = {op.result: pc for pc, op in enumerate(function.ops) if op.result >= 0}
+        self.defining = defining_ops(function)
 
     def of(self, slot: int, depth: int = 0) -> float | None:
         if depth > 8:

@@ -30,7 +30,7 @@ from interpreter.compiler import (
     BARRIER, BRANCH, CALL, COLLECTIVE, GRID_BARRIER, PLAIN, RETURN, STOP, SWITCH, UNREACHABLE, UNSUPPORTED,
     Compiler, Unsupported,
 )
-from interpreter.launch import Launch, Result
+from interpreter.launch import Launch, Result, Stop
 from interpreter.loops import step_budget
 from interpreter.loader import KernelInfo, Program, demangle
 from interpreter.memory import Memory
@@ -38,21 +38,10 @@ from interpreter.trace import BarrierDivergence, Events, Fault, TraceRecorder, W
 from interpreter.values import write
 
 
-class Stop(Exception):
-    """The launch stops early: `status` step-limit (steps or work ran out: an endless
-    loop, or a limit set too low), time-limit, or infinite-loop (threads came back to a
-    loop with their registers and all memory unchanged, and nothing else could run).
-    `where` is (op, in a loop): where threads were running (Compiler.looping_op)."""
-
-    def __init__(self, status: str, where: tuple[int, bool], message: str):
-        super().__init__(message)
-        self.status, self.message = status, message
-        self.op, self.in_loop = where
-
-
 LOCAL_MEMORY_BUDGET = 1 << 28  # bytes of local (stack) memory of a wave: big stacks make smaller waves
 FAULT_SAMPLE = 4096  # threads kept per faulting instruction and kind
 SPIN_INTERVAL = 4096  # scheduler steps between two looks at whether a loop spins without end
+SPIN_WATCH_THREADS = 1 << 16  # larger groups are not watched (their registers cost too much to compare)
 TIME_CHECK_MASK = 1023  # the clock is read every 1,024 steps
 
 
@@ -348,11 +337,12 @@ class Execution:
                    f"stopped at its work limit of {self.launch.work_limit:,.0f} thread-instructions")
 
     def watch_spin(self, frame: Frame, pc: int, rows, edges) -> None:
-        """Every SPIN_INTERVAL steps, note the state of a group taking a loop's back edge;
-        when the same group takes it next with its registers and all memory unchanged,
-        while no other thread can run and no later wave waits, its loop never ends."""
+        """Every SPIN_INTERVAL steps, note the state of a group (of SPIN_WATCH_THREADS at
+        most) taking a loop's back edge; when the same group takes it next with its
+        registers and all memory unchanged, while no other thread can run and no later wave
+        waits, its loop never ends."""
         function = frame.function
-        if len(edges) != 1:
+        if len(edges) != 1 or (frame.count if rows is None else len(rows)) > SPIN_WATCH_THREADS:
             return
         target, target_rows = edges[0]
         if function.rank[function.block_first[target]] > function.rank[pc]:

@@ -139,9 +139,9 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
         score = fitness[number] if fitness else None
         check.launches.append(dict(launch_of(result), fitness=score.to_json() if score else None,
                                    status=result.status, seconds=round(result.seconds, 4)))
-        if result.trace.dropped:
-            check.notes.append(f"launch {_launch_text(launch)}: only its first {len(result.trace):,} accesses were "
-                               f"checked for races ({result.trace.dropped:,} more)")
+        if result.status == "trace-limit":
+            check.notes.append(f"launch {_launch_text(launch)} was stopped once its trace held {len(result.trace):,} "
+                               "accesses, the most a check keeps: what it did after is not checked")
         if result.status in ("unsupported", "out-of-memory"):
             check.status, check.error = result.status, result.message
             break
@@ -177,8 +177,9 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
 def detection_launch(launch: Launch, deadline: float = float("inf")) -> tuple[Launch, str]:
     """`launch` as a check runs it, and a note when that is not all of it: at most
     FULL_CHECK_THREADS threads (else SAMPLED_RUNS runs of consecutive blocks from its
-    start to its end), a trace of at most TRACE_LIMIT accesses, no time past `deadline`."""
-    options = dict(trace_limit=min(launch.trace_limit, TRACE_LIMIT))
+    start to its end), stopped once its trace holds TRACE_LIMIT accesses, no time past
+    `deadline`."""
+    options = dict(trace_limit=min(launch.trace_limit, TRACE_LIMIT), stop_when_traced=True)
     if deadline < float("inf"):
         options["time_limit"] = min(launch.time_limit, max(deadline - time.perf_counter(), 0.0))
     if launch.threads <= FULL_CHECK_THREADS or launch.sample is not None:

@@ -254,3 +254,36 @@ def test_launches_of_every_shape_agree_with_a_reference(run_cli, tmp_path):
         covered = min(n, x_threads)
         expected[:covered] = 3 * np.arange(covered, dtype=np.float32) + 1
         np.testing.assert_array_equal(np.load(out)["y"], expected)
+
+
+def test_a_launch_that_breaks_a_requirement_stops_there():
+    """Nothing a launch does after breaking the kernel's stated requirement counts, so it
+    does no more: here a loop of n iterations is never run."""
+    from conftest import ANNOTATED
+    from interpreter.launch import Launch
+    from interpreter.simt import execute
+
+    loaded = program(ANNOTATED / "requires.cu", gpuverify_annotations=True)
+    kernel = loaded.kernels[0]
+    result = execute(loaded, kernel, Launch(64, 1024, {"n": 10**6, "scale": 3}))  # 3 is no power of 2
+    assert result.status == "invalid-launch" and result.steps < 100 and len(result.trace) == 0
+    assert [a.kind for a in result.events.assertions] == ["assume"]
+    result = execute(loaded, kernel, Launch(1, 64, {"n": 64, "scale": 4}))
+    assert result.status == "ok" and len(result.trace) == 2 * 64
+
+
+def test_a_check_stops_a_launch_once_its_trace_is_full(run_cli):
+    from simulee import check as checking
+
+    loaded = program(SAXPY)
+    launch = checking.default_launch(loaded.kernels[0], {"n": 1 << 20, "a": 1.0}, (4096, 1, 1), (256, 1, 1))
+    small = checking.detection_launch(launch)[0]
+    assert small.stop_when_traced and small.trace_limit == checking.TRACE_LIMIT
+    check = checking.check_kernel(loaded, loaded.kernels[0], [launch])
+    assert check.launches[0]["status"] == "ok" and check.notes == []  # 3 accesses a thread: within the limit
+    from dataclasses import replace
+
+    check = checking.check_kernel(loaded, loaded.kernels[0], [replace(launch, trace_limit=600_000)])
+    assert check.launches[0]["status"] == "trace-limit"
+    assert check.notes == ["launch grid (4096,1,1) block (256,1,1) was stopped once its trace held 524,288 accesses, "
+                           "the most a check keeps: what it did after is not checked"]

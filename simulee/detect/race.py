@@ -238,10 +238,15 @@ def _collective_between(c, a, b, model: MemoryAccessModel) -> np.ndarray:
     left = np.searchsorted(keys, (warp << 40) | low, side="right")
     right = np.searchsorted(keys, (warp << 40) | high, side="left")
     lane_a, lane_b = c["lane"][a].astype(np.uint32), c["lane"][b].astype(np.uint32)
-    candidates = np.flatnonzero(right > left)
-    for index in candidates:  # usually the first collective in the range settles it
-        masks = bits[left[index] : right[index]]
-        ordered[index] = bool(np.any(((masks >> lane_a[index]) & 1) & ((masks >> lane_b[index]) & 1)))
+    pending = np.flatnonzero(right > left)
+    position = left[pending]
+    while len(pending):  # the k-th collective of every range at once; usually the first settles it
+        masks = bits[position]
+        both = (((masks >> lane_a[pending]) & 1) & ((masks >> lane_b[pending]) & 1)) != 0
+        ordered[pending[both]] = True
+        position = position + 1
+        going = ~both & (position < right[pending])
+        pending, position = pending[going], position[going]
     return ordered
 
 
