@@ -589,9 +589,11 @@ class _Progress:
     def __init__(self, quiet: bool, what: str, unit: str, total: int = 0):
         from tqdm import tqdm
 
+        from simulee.report import WITHOUT_TIME_LEFT
+
         self.final = False
         self.bar = tqdm(total=total, desc=what, unit=unit, leave=False, disable=quiet or not sys.stderr.isatty(),
-                        bar_format=_NO_ETA)
+                        bar_format=WITHOUT_TIME_LEFT)
         self.what = what
 
     def __enter__(self) -> "_Progress":
@@ -624,9 +626,6 @@ class _Progress:
             self.bar.total = total
             self.final = True
             self.update(done - self.bar.n)
-
-
-_NO_ETA = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]"
 
 
 # ---------------------------------------------------------------------------- scan
@@ -723,6 +722,8 @@ def run_trace(args) -> int:
     result = execute(program, kernel, launch)
     if result.status in ("unsupported", "out-of-memory"):
         raise SimuleeError(result.message)
+    if result.status == "trace-limit":
+        print(f"simulee: note: the launch {result.message}: the model holds only those", file=sys.stderr)
     frame = build_model(result).to_frame()
     if not args.output:
         frame.to_csv(sys.stdout, index=False)

@@ -14,6 +14,8 @@ from simulee.findings import ERROR, WARNING, Finding, display, where
 CSV_COLUMNS = ("project", "file", "kernel", "type", "severity", "space", "hazard", "scope", "benign", "line",
                "column", "first_line", "second_line", "grid", "block", "args", "instances", "addresses", "seconds",
                "message")
+# a progress bar (tqdm) while its total still grows: no time left, it would mean nothing
+WITHOUT_TIME_LEFT = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 RULES = {
     "data-race": "Two threads access the same memory without synchronization, at least one writing",

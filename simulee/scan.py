@@ -170,8 +170,7 @@ def _progress(ledger: Ledger, quiet: bool, pool: Pool):
     from tqdm import tqdm
 
     bar = tqdm(total=0, desc=f"scanning ({pool.describe()})", unit="task", leave=False,
-               disable=quiet or not sys.stderr.isatty(),
-               bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]")
+               disable=quiet or not sys.stderr.isatty(), bar_format=report.WITHOUT_TIME_LEFT)
     bar.set_postfix(findings=ledger.finding_count(), refresh=False)
     return bar
 

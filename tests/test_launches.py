@@ -287,3 +287,12 @@ def test_a_check_stops_a_launch_once_its_trace_is_full(run_cli):
     assert check.launches[0]["status"] == "trace-limit"
     assert check.notes == ["launch grid (4096,1,1) block (256,1,1) was stopped once its trace held 524,288 accesses, "
                            "the most a check keeps: what it did after is not checked"]
+
+
+def test_trace_of_a_huge_launch_says_what_it_sampled(run_cli, tmp_path):
+    status, out, err = run_cli("trace", SAXPY, "--grid", "65535", "--block", "1024", "--arg", "n=8", "--arg", "a=1",
+                               "-o", tmp_path / "model.csv")
+    assert status == 0
+    assert err.startswith("simulee: note: launch grid (65535,1,1) block (1024,1,1) has 67,107,840 threads, too many "
+                          "to check in full: checked 1,024 of its 65,535 blocks")
+    assert (tmp_path / "model.csv").read_text().count("\n") == 1 + 3 * 8  # x, y read and y written by 8 threads
