@@ -13,8 +13,12 @@ barrier; warp collectives park lanes until every live lane named in the mask has
 When nothing can run, incomplete barriers and collectives are recorded (barrier divergence,
 missing lanes) and released in a fixed order so that the run always ends.
 
-Large grids run in waves of blocks; global memory persists across waves, shared memory and
-local stacks do not.
+Large grids run in waves of blocks, produced as they are needed (a grid of billions of
+blocks starts at once); global memory persists across waves, shared memory and local stacks
+do not. A launch stops early at its step, work or time limit, when a thread breaks the
+kernel's stated assumption, when a loop provably spins without end (a group back at a loop
+with its registers and all memory unchanged while nothing else can run), or once its trace
+is full if it asked to.
 """
 
 from __future__ import annotations
@@ -146,10 +150,10 @@ class Execution:
         self.collective_waits: dict[tuple[int, int], Group] = {}
         self.grid_waits: dict[tuple[int, int], Group] = {}
         self.reported_masks: set[tuple[int, int]] = set()
-        self.blocks_run = 0
+        self.blocks_run = 0  # blocks of the waves started
         self.deadline = float("inf")
-        self.spin = None  # a loop being watched: (frame, target, rows, memory version, registers)
-        self.spin_check_at = None  # set once the step limit is known
+        self.spin = None  # a loop being watched: ((frame, target, rows), (memory version, registers))
+        # waves are smaller when threads need much local memory
         stack = self.compiler.static_stack_bytes()
         wave_threads = min(launch.wave_threads, LOCAL_MEMORY_BUDGET // stack) if stack else launch.wave_threads
         self.blocks_per_wave = max(1, wave_threads // launch.threads_per_block)
