@@ -346,6 +346,7 @@ for _name, _function in {
     "tgamma": lambda x: _special("gamma")(x), "normcdf": lambda x: _special("ndtr")(x),
     "normcdfinv": lambda x: _special("ndtri")(x), "j0": lambda x: _special("j0")(x),
     "j1": lambda x: _special("j1")(x), "y0": lambda x: _special("y0")(x), "y1": lambda x: _special("y1")(x),
+    "cyl_bessel_i0": lambda x: _special("i0")(x), "cyl_bessel_i1": lambda x: _special("i1")(x),
 }.items():
     _libdevice_pair(_name, _float1(_function))
 for _name, _function in {

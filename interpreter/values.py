@@ -15,7 +15,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from interpreter.memory import LOCAL, OFFSET_MASK, SHARED, SPACE_SHIFT
 from interpreter.types import I64, ArrayType, FloatType, IntType, PointerType, StructType, Type, VectorType
+
+# Pointers into these spaces convert to and from integers as CUDA's windows do: the integer is
+# the offset in the space (what __cvta_generic_to_shared gives and a 32-bit PTX address holds).
+WINDOWED_SPACES = (SHARED, LOCAL)
 
 
 class UnsupportedValue(Exception):
@@ -338,9 +343,17 @@ def cast(opcode: str, value, source: Type, target: Type):
     if opcode in ("sitofp", "uitofp"):
         return round_bfloat(_int_to_float(value, source, opcode == "sitofp").astype(dtype), target)
     if opcode in ("ptrtoint", "ptrtoaddr"):
+        if getattr(source, "addrspace", 0) in WINDOWED_SPACES:
+            value = value & OFFSET_MASK
         return value.astype(np.int64, copy=True) if target.bits == 64 else cast("trunc", value, I64, target)
     if opcode == "inttoptr":
-        return value.astype(np.int64, copy=True) if source.bits == 64 else cast("zext", value, source, I64)
+        value = value.astype(np.int64, copy=True) if source.bits == 64 else cast("zext", value, source, I64)
+        space = getattr(target, "addrspace", 0)
+        if space in WINDOWED_SPACES:
+            # a window address (an offset in the block's shared or the thread's local memory)
+            untagged = (value >> SPACE_SHIFT) == 0
+            value = np.where(untagged, value | np.int64(space << SPACE_SHIFT), value)
+        return value
     if opcode == "addrspacecast":
         return value.copy()
     raise ValueError(f"unknown cast {opcode}")

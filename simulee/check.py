@@ -17,7 +17,7 @@ from simulee.detect.faults import find_faults, invalid_launch
 from simulee.detect.race import find_races
 from simulee.detect.redundant import BarrierVerdict, barrier_verdicts, redundant_findings
 from simulee.findings import ERROR, Finding, display, launch_of
-from simulee.frontend import BUILTIN_VARIABLES, INCLUDE_DIR, user_location
+from simulee.frontend import BUILTIN_VARIABLES, library_file, user_location
 from simulee.model import build_model
 
 DEFAULT_THREADS_PER_BLOCK = 64
@@ -61,7 +61,7 @@ def indices_read(program: Program, kernel: KernelInfo) -> tuple[str, ...]:
     """The index registers (tid.x, ctaid.y, ...) the kernel's own code reads. Reads inside
     Simulee's headers (cuRAND, cooperative groups linearizing the thread index) do not
     say how the kernel is meant to be launched."""
-    include, variables = str(INCLUDE_DIR), str(BUILTIN_VARIABLES)
+    variables = str(BUILTIN_VARIABLES)
     read = set()
     for function in program.reachable_functions(kernel.symbol):
         for op in function.ops:
@@ -71,7 +71,7 @@ def indices_read(program: Program, kernel: KernelInfo) -> tuple[str, ...]:
             # where threadIdx (a variable of builtin_vars.h) was read: the user's code or a header
             reader = next((place for place in op.location.chain() if place.file != variables), None) \
                 if op.location else None
-            if reader is None or not reader.file.startswith(include):
+            if reader is None or not library_file(reader.file):
                 read.add(f"{match.group(1)}.{match.group(2)}")
     return tuple(b for b in kernel.builtins if b in read)
 

@@ -19,11 +19,12 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from simulee import __version__
+from simulee import __version__, device_library, ptx, toolkit
 from simulee.cache import IRCache, digest, file_digest
 from simulee.errors import CompileError, SimuleeError
 
@@ -31,7 +32,7 @@ SOURCE_SUFFIXES = (".cu", ".cuh")
 IR_SUFFIXES = (".ll", ".bc")
 INCLUDE_DIR = Path(__file__).resolve().parent / "include"
 BUILTIN_VARIABLES = INCLUDE_DIR / "simulee" / "builtin_vars.h"  # threadIdx, blockIdx, blockDim, gridDim
-PRELUDE = INCLUDE_DIR / "simulee_prelude.h"
+PRELUDE = INCLUDE_DIR / "simulee_runtime.h"
 GPUVERIFY_ANNOTATIONS = INCLUDE_DIR / "gpuverify_annotations.h"
 GPU_ARCH = "sm_70"
 
@@ -88,15 +89,31 @@ class Clang:
 
 
 def user_location(location):
-    """The first place along an inlining chain that is the user's code, not our headers
-    (an atomicAdd faults inside atomics.h; the user wants the line that called it)."""
+    """The first place along an inlining chain that is the user's code, not Simulee's or
+    the toolkit's headers (an atomicAdd faults inside atomics.h, a curand_uniform inside
+    curand_kernel.h; the user wants the line that called it)."""
     if location is None:
         return None
-    include = str(INCLUDE_DIR)
     for place in location.chain():
-        if not place.file.startswith(include):
+        if not library_file(place.file):
             return place
     return location.outermost()
+
+
+def library_file(path: str) -> bool:
+    """Whether `path` is one of Simulee's or the CUDA toolkit's headers, not the user's code."""
+    return path.startswith(library_folders())
+
+
+@functools.cache
+def library_folders() -> tuple[str, ...]:
+    from simulee import toolkit
+
+    try:
+        folders = toolkit.include_dirs()
+    except SimuleeError:
+        folders = ()
+    return (str(INCLUDE_DIR), *folders)
 
 
 def load_ir(path: str | Path, options: CompileOptions = CompileOptions()) -> str:
@@ -159,7 +176,8 @@ def compile_cuda(path: Path, options: CompileOptions = CompileOptions(), cache: 
     allowed = confinement(clang, options)
     key = digest(
         json.dumps(
-            [__version__, _frontend_fingerprint(), clang.version, arguments, allowed, file_digest(source)]
+            [__version__, _frontend_fingerprint(), clang.version, toolkit.version(), arguments, allowed,
+             file_digest(source)]
         ).encode()
     )
     cache = cache or IRCache()
@@ -176,9 +194,10 @@ def compile_cuda(path: Path, options: CompileOptions = CompileOptions(), cache: 
         _confined(deps + _diagnosed_files(result.stderr, source.parent), allowed, path)
     if result.returncode != 0:
         raise CompileError(_first_error(diagnostics, path), diagnostics)
-    ir = inline_and_promote(result.stdout, str(path))
-    # ziglang's own headers are covered by its version in the key.
-    cache.put(key, ir, [dep for dep in deps if not (clang.bundled and dep.startswith(clang.resource_dir))])
+    ir = inline_and_promote(device_library.adapt(result.stdout), str(path))
+    # ziglang's and the toolkit's headers are covered by their versions in the key.
+    cache.put(key, ir, [dep for dep in deps if not (clang.bundled and dep.startswith(clang.resource_dir))
+                        and not dep.startswith(library_folders()[1:])])
     return ir
 
 
@@ -239,7 +258,7 @@ def confinement(clang: Clang, options: CompileOptions) -> list[str] | None:
     headers and the compiler's own (None when the compilation is not confined)."""
     if options.confine is None:
         return None
-    own = [str(INCLUDE_DIR)] + list(compiler_folders(clang, options.timeout))
+    own = [str(INCLUDE_DIR), *toolkit.include_dirs(), *compiler_folders(clang, options.timeout)]
     return sorted({os.path.realpath(folder) for folder in (*options.confine, *options.include_dirs, *own)})
 
 
@@ -292,7 +311,10 @@ def clang_arguments(clang: Clang, source: Path, options: CompileOptions) -> list
     ]
     if clang.bundled:
         arguments += _bundled_library_arguments(clang)
-    arguments += ["-isystem", str(INCLUDE_DIR), "-include", str(PRELUDE)]
+    arguments += ["-isystem", str(INCLUDE_DIR)]
+    for directory in toolkit.include_dirs():
+        arguments += ["-isystem", directory]
+    arguments += ["-include", str(PRELUDE)]
     if options.gpuverify_annotations:
         arguments += ["-include", str(GPUVERIFY_ANNOTATIONS)]
     for directory in options.include_dirs:
@@ -352,8 +374,8 @@ def _clang_named(name: str | None) -> Clang:
 
 @functools.cache
 def _frontend_fingerprint() -> str:
-    """A hash of this module, so that changing how IR is produced invalidates the cache."""
-    return file_digest(__file__) or ""
+    """A hash of the modules that produce IR, so that changing them invalidates the cache."""
+    return "".join(file_digest(module.__file__) or "" for module in (sys.modules[__name__], device_library, ptx))
 
 
 def _read_depfile(path: Path) -> list[str]:
@@ -428,7 +450,8 @@ def inline_and_promote(ir: str, origin: str = "<ir>") -> str:
     passes.add_always_inliner_pass()
     passes.add_sroa_pass()
     passes.run(module, builder)
-    return str(module)
+    # the scopes of inlined noalias parameters: alias-analysis hints only
+    return re.sub(r"\n\s*call void @llvm\.experimental\.noalias\.scope\.decl\([^\n]*", "", str(module))
 
 
 def _recursive_functions(llvm, module) -> set[str]:

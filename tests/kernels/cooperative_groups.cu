@@ -4,12 +4,13 @@
 //   reads: tid.x tid.y tid.z ctaid.x ntid.x ntid.y ntid.z
 //   shared: 1024
 // kernel: grid_sum(int *data, int *total)
-//   reads: tid.x tid.y tid.z ctaid.x ctaid.y ctaid.z ntid.x ntid.y ntid.z nctaid.x nctaid.y
+//   reads: tid.x tid.y tid.z ctaid.x ctaid.y ctaid.z ntid.x ntid.y ntid.z nctaid.x nctaid.y nctaid.z
 //   shared: 0
 // kernel: grid_sum_early_exit(int *data, int *total, int n)
-//   reads: tid.x tid.y tid.z ctaid.x ctaid.y ctaid.z ntid.x ntid.y ntid.z nctaid.x nctaid.y
+//   reads: tid.x tid.y tid.z ctaid.x ctaid.y ctaid.z ntid.x ntid.y ntid.z nctaid.x nctaid.y nctaid.z
 //   shared: 0
 #include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
 namespace cg = cooperative_groups;
 
 __global__ void block_and_tiles(const int *in, int *out) {

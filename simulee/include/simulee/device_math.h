@@ -9,13 +9,21 @@ template <bool B, class T> struct __simulee_enable_if {};
 template <class T> struct __simulee_enable_if<true, T> { typedef T type; };
 #define __SIMULEE_IF_INTEGRAL(T, R) typename __simulee_enable_if<__is_integral(T), R>::type
 
+/* cuda_runtime.h brought <cmath> in before these (through <utility>), so each name is also
+   declared in namespace std, where std::sqrt and friends then find the device overloads. */
+#define __SIMULEE_STD(NAME) \
+  namespace std { \
+  using ::NAME; \
+  }
+
 #define __SIMULEE_MATH1(NAME) \
   extern "C" __device__ float __nv_##NAME##f(float); \
   extern "C" __device__ double __nv_##NAME(double); \
   __SIMULEE_DEVICE float NAME##f(float x) { return __nv_##NAME##f(x); } \
   __SIMULEE_DEVICE float NAME(float x) { return __nv_##NAME##f(x); } \
   __SIMULEE_DEVICE double NAME(double x) { return __nv_##NAME(x); } \
-  template <class T> __SIMULEE_DEVICE __SIMULEE_IF_INTEGRAL(T, double) NAME(T x) { return __nv_##NAME((double)x); }
+  template <class T> __SIMULEE_DEVICE __SIMULEE_IF_INTEGRAL(T, double) NAME(T x) { return __nv_##NAME((double)x); } \
+  __SIMULEE_STD(NAME) __SIMULEE_STD(NAME##f)
 #define __SIMULEE_MATH2(NAME) \
   extern "C" __device__ float __nv_##NAME##f(float, float); \
   extern "C" __device__ double __nv_##NAME(double, double); \
@@ -29,14 +37,16 @@ template <class T> struct __simulee_enable_if<true, T> { typedef T type; };
   } \
   template <class T> __SIMULEE_DEVICE __SIMULEE_IF_INTEGRAL(T, double) NAME(double x, T y) { \
     return __nv_##NAME(x, (double)y); \
-  }
+  } \
+  __SIMULEE_STD(NAME) __SIMULEE_STD(NAME##f)
 /* A float/double pair with its own argument and result types. */
 #define __SIMULEE_MATH_SIG(R, NAME, PARAMS, ARGS, FR, FPARAMS) \
   extern "C" __device__ FR __nv_##NAME##f FPARAMS; \
   extern "C" __device__ R __nv_##NAME PARAMS; \
   __SIMULEE_DEVICE FR NAME##f FPARAMS { return __nv_##NAME##f ARGS; } \
   __SIMULEE_DEVICE FR NAME FPARAMS { return __nv_##NAME##f ARGS; } \
-  __SIMULEE_DEVICE R NAME PARAMS { return __nv_##NAME ARGS; }
+  __SIMULEE_DEVICE R NAME PARAMS { return __nv_##NAME ARGS; } \
+  __SIMULEE_STD(NAME) __SIMULEE_STD(NAME##f)
 
 __SIMULEE_MATH1(sqrt)
 __SIMULEE_MATH1(rsqrt)
@@ -84,6 +94,8 @@ __SIMULEE_MATH1(j0)
 __SIMULEE_MATH1(j1)
 __SIMULEE_MATH1(y0)
 __SIMULEE_MATH1(y1)
+__SIMULEE_MATH1(cyl_bessel_i0)
+__SIMULEE_MATH1(cyl_bessel_i1)
 __SIMULEE_MATH2(pow)
 __SIMULEE_MATH2(atan2)
 __SIMULEE_MATH2(fmod)
@@ -116,6 +128,19 @@ __SIMULEE_MATH_SIG(double, rnorm4d, (double x, double y, double z, double w), (x
 #undef __SIMULEE_MATH1
 #undef __SIMULEE_MATH2
 #undef __SIMULEE_MATH_SIG
+
+/* Euclidean norms of `dim` values and their reciprocals. */
+#define __SIMULEE_NORM(NAME, T, SQRT, RECIPROCAL) \
+  __SIMULEE_DEVICE T NAME(int dim, const T *p) { \
+    T sum = 0; \
+    for (int i = 0; i < dim; ++i) sum += p[i] * p[i]; \
+    return RECIPROCAL ? (T)1 / SQRT(sum) : SQRT(sum); \
+  }
+__SIMULEE_NORM(normf, float, __nv_sqrtf, false)
+__SIMULEE_NORM(rnormf, float, __nv_sqrtf, true)
+__SIMULEE_NORM(norm, double, __nv_sqrt, false)
+__SIMULEE_NORM(rnorm, double, __nv_sqrt, true)
+#undef __SIMULEE_NORM
 
 __SIMULEE_DEVICE long lrintf(float x) { return (long)__nv_llrintf(x); }
 __SIMULEE_DEVICE long lrint(double x) { return (long)__nv_llrint(x); }
@@ -151,6 +176,10 @@ __SIMULEE_DEVICE int __finitef(float x) { return __nv_finitef(x); }
 __SIMULEE_DEVICE int __finite(double x) { return __nv_isfinited(x); }
 __SIMULEE_DEVICE int __signbitf(float x) { return __nv_signbitf(x); }
 __SIMULEE_DEVICE int __signbit(double x) { return __nv_signbitd(x); }
+__SIMULEE_DEVICE int __isnand(double x) { return __nv_isnand(x); }
+__SIMULEE_DEVICE int __isinfd(double x) { return __nv_isinfd(x); }
+__SIMULEE_DEVICE int __isfinited(double x) { return __nv_isfinited(x); }
+__SIMULEE_DEVICE int __signbitd(double x) { return __nv_signbitd(x); }
 
 /* Integer absolute values. */
 __SIMULEE_DEVICE int abs(int x) { return x < 0 ? -x : x; }
@@ -160,6 +189,10 @@ __SIMULEE_DEVICE float abs(float x) { return __nv_fabsf(x); }
 __SIMULEE_DEVICE double abs(double x) { return __nv_fabs(x); }
 __SIMULEE_DEVICE long labs(long x) { return x < 0 ? -x : x; }
 __SIMULEE_DEVICE long long llabs(long long x) { return x < 0 ? -x : x; }
+__SIMULEE_STD(lrint) __SIMULEE_STD(lrintf) __SIMULEE_STD(lround) __SIMULEE_STD(lroundf)
+__SIMULEE_STD(nan) __SIMULEE_STD(nanf) __SIMULEE_STD(isnan) __SIMULEE_STD(isinf) __SIMULEE_STD(isfinite)
+__SIMULEE_STD(signbit) __SIMULEE_STD(abs) __SIMULEE_STD(labs) __SIMULEE_STD(llabs)
+#undef __SIMULEE_STD
 
 /* Fast (intrinsic) versions: the same values up to rounding, so they share the precise ones. */
 __SIMULEE_DEVICE float __expf(float x) { return __nv_expf(x); }
@@ -172,6 +205,7 @@ __SIMULEE_DEVICE float __cosf(float x) { return __nv_cosf(x); }
 __SIMULEE_DEVICE float __tanf(float x) { return __nv_tanf(x); }
 __SIMULEE_DEVICE void __sincosf(float x, float *s, float *c) { __nv_sincosf(x, s, c); }
 __SIMULEE_DEVICE float __powf(float x, float y) { return __nv_powf(x, y); }
+__SIMULEE_DEVICE float __tanhf(float x) { return __nv_tanhf(x); }
 __SIMULEE_DEVICE float __fdividef(float x, float y) { return x / y; }
 __SIMULEE_DEVICE float fdividef(float x, float y) { return x / y; }
 __SIMULEE_DEVICE double fdivide(double x, double y) { return x / y; }
@@ -188,6 +222,7 @@ __SIMULEE_DEVICE float __frsqrt_rn(float x) { return __nv_rsqrtf(x); }
   __SIMULEE_DEVICE float __frcp_##R(float x) { return 1.0f / x; } \
   __SIMULEE_DEVICE float __fsqrt_##R(float x) { return __nv_sqrtf(x); } \
   __SIMULEE_DEVICE float __fmaf_##R(float x, float y, float z) { return __nv_fmaf(x, y, z); } \
+  __SIMULEE_DEVICE float __fmaf_ieee_##R(float x, float y, float z) { return __nv_fmaf(x, y, z); } \
   __SIMULEE_DEVICE double __dadd_##R(double x, double y) { return x + y; } \
   __SIMULEE_DEVICE double __dsub_##R(double x, double y) { return x - y; } \
   __SIMULEE_DEVICE double __dmul_##R(double x, double y) { return x * y; } \

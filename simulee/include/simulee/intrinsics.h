@@ -153,4 +153,32 @@ __SIMULEE_DEVICE void __brkpt(void) { __builtin_trap(); }
 __SIMULEE_DEVICE void __nanosleep(unsigned int ns) { __nvvm_nanosleep(ns); }
 __SIMULEE_DEVICE void __prof_trigger(int counter) { (void)counter; }
 
+/* Byte swaps. */
+__SIMULEE_DEVICE unsigned short __nv_bswap16(unsigned short x) { return __builtin_bswap16(x); }
+__SIMULEE_DEVICE unsigned int __nv_bswap32(unsigned int x) { return __builtin_bswap32(x); }
+__SIMULEE_DEVICE unsigned long long __nv_bswap64(unsigned long long x) { return __builtin_bswap64(x); }
+
+/* Address spaces. A generic pointer converts to and from its address in a space (shared: the
+   offset in the block's shared memory, which fits 32 bits) as PTX's cvta does; the address
+   space predicates read the space a pointer points into. */
+#define __SIMULEE_CVTA(NAME, SPACE) \
+  __SIMULEE_DEVICE size_t __cvta_generic_to_##NAME(const void *p) { \
+    return (size_t)(const __attribute__((address_space(SPACE))) void *)p; \
+  } \
+  __SIMULEE_DEVICE void *__cvta_##NAME##_to_generic(size_t a) { \
+    return (void *)(__attribute__((address_space(SPACE))) void *)a; \
+  }
+__SIMULEE_CVTA(global, 1)
+__SIMULEE_CVTA(shared, 3)
+__SIMULEE_CVTA(constant, 4)
+__SIMULEE_CVTA(local, 5)
+#undef __SIMULEE_CVTA
+__SIMULEE_DEVICE size_t __cvta_generic_to_grid_constant(const void *p) { return (size_t)p; }
+__SIMULEE_DEVICE void *__cvta_grid_constant_to_generic(size_t a) { return (void *)a; }
+__SIMULEE_DEVICE unsigned int __isGlobal(const void *p) { return __nvvm_isspacep_global(p); }
+__SIMULEE_DEVICE unsigned int __isShared(const void *p) { return __nvvm_isspacep_shared(p); }
+__SIMULEE_DEVICE unsigned int __isConstant(const void *p) { return __nvvm_isspacep_const(p); }
+__SIMULEE_DEVICE unsigned int __isLocal(const void *p) { return __nvvm_isspacep_local(p); }
+__SIMULEE_DEVICE unsigned int __isGridConstant(const void *p) { return 0; }
+
 #endif

@@ -11,6 +11,15 @@ __SIMULEE_DEVICE void __threadfence_block(void) { __nvvm_membar_cta(); }
 __SIMULEE_DEVICE void __threadfence(void) { __nvvm_membar_gl(); }
 __SIMULEE_DEVICE void __threadfence_system(void) { __nvvm_membar_sys(); }
 
+/* Named barriers are modelled as the block's barrier: a partial count (fewer threads than
+   the block) is not. */
+__SIMULEE_DEVICE void __barrier_sync(unsigned int id) { (void)id; __syncthreads(); }
+__SIMULEE_DEVICE void __barrier_sync_count(unsigned int id, unsigned int count) {
+  (void)id;
+  (void)count;
+  __syncthreads();
+}
+
 /* A barrier across every block of the grid (cooperative launch); executed by the interpreter. */
 extern "C" __device__ void __simulee_grid_sync(void);
 

@@ -1,40 +1,11 @@
-/* Texture references (texture<T, dim, mode>) and texture objects. A fetch is a call of
+/* Texture references (texture<T, dim, mode>, which CUDA 12 removed but older code and
+   GPUVerify's kernels use) and texture objects. A fetch is a call of
    __simulee_texture_fetch naming the texture variable (or object) and the coordinates; the
    interpreter serves it from the buffer bound to that texture. */
 #ifndef SIMULEE_TEXTURES_H
 #define SIMULEE_TEXTURES_H
 
-enum cudaTextureReadMode { cudaReadModeElementType = 0, cudaReadModeNormalizedFloat = 1 };
-enum cudaTextureAddressMode {
-  cudaAddressModeWrap = 0,
-  cudaAddressModeClamp = 1,
-  cudaAddressModeMirror = 2,
-  cudaAddressModeBorder = 3,
-};
-enum cudaTextureFilterMode { cudaFilterModePoint = 0, cudaFilterModeLinear = 1 };
-enum cudaChannelFormatKind {
-  cudaChannelFormatKindSigned = 0,
-  cudaChannelFormatKindUnsigned = 1,
-  cudaChannelFormatKindFloat = 2,
-  cudaChannelFormatKindNone = 3,
-};
-enum cudaResourceType {
-  cudaResourceTypeArray = 0,
-  cudaResourceTypeMipmappedArray = 1,
-  cudaResourceTypeLinear = 2,
-  cudaResourceTypePitch2D = 3,
-};
-#define cudaTextureType1D 0x01
-#define cudaTextureType2D 0x02
-#define cudaTextureType3D 0x03
-#define cudaTextureTypeCubemap 0x0C
-#define cudaTextureType1DLayered 0xF1
-#define cudaTextureType2DLayered 0xF2
-
-struct cudaChannelFormatDesc {
-  int x, y, z, w;
-  enum cudaChannelFormatKind f;
-};
+/* The legacy texture reference, which CUDA 12 removed from its headers. */
 struct textureReference {
   int normalized;
   enum cudaTextureFilterMode filterMode;
@@ -42,26 +13,13 @@ struct textureReference {
   struct cudaChannelFormatDesc channelDesc;
   int sRGB;
   unsigned int maxAnisotropy;
+  enum cudaTextureFilterMode mipmapFilterMode;
+  float mipmapLevelBias;
+  float minMipmapLevelClamp;
+  float maxMipmapLevelClamp;
+  int disableTrilinearOptimization;
+  int __cudaReserved[14];
 };
-struct cudaTextureDesc {
-  enum cudaTextureAddressMode addressMode[3];
-  enum cudaTextureFilterMode filterMode;
-  enum cudaTextureReadMode readMode;
-  int sRGB;
-  float borderColor[4];
-  int normalizedCoords;
-  unsigned int maxAnisotropy;
-};
-struct cudaResourceDesc {
-  enum cudaResourceType resType;
-  union {
-    struct { cudaArray_t array; } array;
-    struct { void *devPtr; struct cudaChannelFormatDesc desc; size_t sizeInBytes; } linear;
-    struct { void *devPtr; struct cudaChannelFormatDesc desc; size_t width, height, pitchInBytes; } pitch2D;
-  } res;
-};
-typedef unsigned long long cudaTextureObject_t;
-typedef unsigned long long cudaSurfaceObject_t;
 
 /* clang makes namespace-scope variables of this class template device variables. */
 template <class T, int dim = 1, enum cudaTextureReadMode mode = cudaReadModeElementType>
@@ -104,7 +62,7 @@ template <class T> __SIMULEE_DEVICE T tex3D(cudaTextureObject_t obj, float x, fl
 }
 #undef __SIMULEE_TEXOBJ_FETCH
 
-/* Host binding API. */
+/* The host binding API of texture references (removed in CUDA 12). */
 extern "C" __host__ cudaError_t cudaBindTexture(size_t *offset, const struct textureReference *tex,
                                                 const void *ptr, const struct cudaChannelFormatDesc *desc,
                                                 size_t size = ~(size_t)0);
@@ -114,16 +72,6 @@ extern "C" __host__ cudaError_t cudaBindTexture2D(size_t *offset, const struct t
 extern "C" __host__ cudaError_t cudaBindTextureToArray(const struct textureReference *tex, cudaArray_const_t array,
                                                        const struct cudaChannelFormatDesc *desc);
 extern "C" __host__ cudaError_t cudaUnbindTexture(const struct textureReference *tex);
-extern "C" __host__ cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc,
-                                                size_t width, size_t height = 0, unsigned int flags = 0);
-extern "C" __host__ cudaError_t cudaCreateTextureObject(cudaTextureObject_t *obj, const struct cudaResourceDesc *res,
-                                                        const struct cudaTextureDesc *tex, const void *view);
-extern "C" __host__ cudaError_t cudaDestroyTextureObject(cudaTextureObject_t obj);
-extern "C" __host__ struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,
-                                                                      enum cudaChannelFormatKind f);
-template <class T> __host__ inline struct cudaChannelFormatDesc cudaCreateChannelDesc(void) {
-  return cudaCreateChannelDesc(8 * (int)sizeof(T), 0, 0, 0, cudaChannelFormatKindFloat);
-}
 template <class T, int dim, enum cudaTextureReadMode mode>
 __host__ inline cudaError_t cudaBindTexture(size_t *offset, const texture<T, dim, mode> &tex, const void *ptr,
                                             size_t size = ~(size_t)0) {

@@ -23,39 +23,40 @@ __SIMULEE_DEVICE unsigned int __ballot(int predicate) { return __nvvm_vote_ballo
 #define __SIMULEE_SHFL_CLAMP(width) (((32 - (width)) << 8) | 0x1f)
 #define __SIMULEE_SHFL_UP_CLAMP(width) ((32 - (width)) << 8)
 
-/* One 32-bit shuffle per mode, for int and float; wider types are shuffled as two halves. */
-#define __SIMULEE_SHFL32(NAME, MODE, CLAMP) \
-  __SIMULEE_DEVICE int NAME(unsigned int mask, int var, int lane, int width = 32) { \
+/* One 32-bit shuffle per mode, for int and float; wider types are shuffled as two halves.
+   LANE is the type of the lane operand, as NVIDIA declares it (unsigned for up and down). */
+#define __SIMULEE_SHFL32(NAME, MODE, CLAMP, LANE) \
+  __SIMULEE_DEVICE int NAME(unsigned int mask, int var, LANE lane, int width = 32) { \
     return __nvvm_shfl_sync_##MODE##_i32(mask, var, lane, CLAMP(width)); \
   } \
-  __SIMULEE_DEVICE unsigned int NAME(unsigned int mask, unsigned int var, int lane, int width = 32) { \
+  __SIMULEE_DEVICE unsigned int NAME(unsigned int mask, unsigned int var, LANE lane, int width = 32) { \
     return (unsigned int)__nvvm_shfl_sync_##MODE##_i32(mask, (int)var, lane, CLAMP(width)); \
   } \
-  __SIMULEE_DEVICE float NAME(unsigned int mask, float var, int lane, int width = 32) { \
+  __SIMULEE_DEVICE float NAME(unsigned int mask, float var, LANE lane, int width = 32) { \
     return __nvvm_shfl_sync_##MODE##_f32(mask, var, lane, CLAMP(width)); \
   } \
-  __SIMULEE_DEVICE long long NAME(unsigned int mask, long long var, int lane, int width = 32) { \
+  __SIMULEE_DEVICE long long NAME(unsigned int mask, long long var, LANE lane, int width = 32) { \
     int lo = NAME(mask, (int)var, lane, width); \
     int hi = NAME(mask, (int)((unsigned long long)var >> 32), lane, width); \
     return (long long)(((unsigned long long)(unsigned int)hi << 32) | (unsigned int)lo); \
   } \
-  __SIMULEE_DEVICE unsigned long long NAME(unsigned int mask, unsigned long long var, int lane, int width = 32) { \
+  __SIMULEE_DEVICE unsigned long long NAME(unsigned int mask, unsigned long long var, LANE lane, int width = 32) { \
     return (unsigned long long)NAME(mask, (long long)var, lane, width); \
   } \
-  __SIMULEE_DEVICE long NAME(unsigned int mask, long var, int lane, int width = 32) { \
+  __SIMULEE_DEVICE long NAME(unsigned int mask, long var, LANE lane, int width = 32) { \
     return (long)NAME(mask, (long long)var, lane, width); \
   } \
-  __SIMULEE_DEVICE unsigned long NAME(unsigned int mask, unsigned long var, int lane, int width = 32) { \
+  __SIMULEE_DEVICE unsigned long NAME(unsigned int mask, unsigned long var, LANE lane, int width = 32) { \
     return (unsigned long)NAME(mask, (long long)var, lane, width); \
   } \
-  __SIMULEE_DEVICE double NAME(unsigned int mask, double var, int lane, int width = 32) { \
+  __SIMULEE_DEVICE double NAME(unsigned int mask, double var, LANE lane, int width = 32) { \
     return __builtin_bit_cast(double, NAME(mask, __builtin_bit_cast(long long, var), lane, width)); \
   }
 
-__SIMULEE_SHFL32(__shfl_sync, idx, __SIMULEE_SHFL_CLAMP)
-__SIMULEE_SHFL32(__shfl_up_sync, up, __SIMULEE_SHFL_UP_CLAMP)
-__SIMULEE_SHFL32(__shfl_down_sync, down, __SIMULEE_SHFL_CLAMP)
-__SIMULEE_SHFL32(__shfl_xor_sync, bfly, __SIMULEE_SHFL_CLAMP)
+__SIMULEE_SHFL32(__shfl_sync, idx, __SIMULEE_SHFL_CLAMP, int)
+__SIMULEE_SHFL32(__shfl_up_sync, up, __SIMULEE_SHFL_UP_CLAMP, unsigned int)
+__SIMULEE_SHFL32(__shfl_down_sync, down, __SIMULEE_SHFL_CLAMP, unsigned int)
+__SIMULEE_SHFL32(__shfl_xor_sync, bfly, __SIMULEE_SHFL_CLAMP, int)
 #undef __SIMULEE_SHFL32
 
 /* Legacy shuffles: every active lane takes part. */
@@ -114,5 +115,30 @@ __SIMULEE_DEVICE unsigned int __lanemask_le(void) { return __nvvm_read_ptx_sreg_
 __SIMULEE_DEVICE unsigned int __lanemask_gt(void) { return __nvvm_read_ptx_sreg_lanemask_gt(); }
 __SIMULEE_DEVICE unsigned int __lanemask_ge(void) { return __nvvm_read_ptx_sreg_lanemask_ge(); }
 __SIMULEE_DEVICE unsigned int __laneid(void) { return __nvvm_read_ptx_sreg_laneid(); }
+
+/* Reductions over the lanes of `mask` (sm_80's redux.sync): every lane of it gets the same
+   result; each lane's value is read with a shuffle, so only the lanes of `mask` take part. */
+#define __SIMULEE_REDUCE(NAME, T, COMBINE) \
+  __SIMULEE_DEVICE T NAME(unsigned int mask, T value) { \
+    T result = value; \
+    bool first = true; \
+    for (int lane = 0; lane < 32; ++lane) { \
+      if (!(mask >> lane & 1u)) continue; \
+      T other = __shfl_sync(mask, value, lane); \
+      result = first ? other : (COMBINE); \
+      first = false; \
+    } \
+    return result; \
+  }
+__SIMULEE_REDUCE(__reduce_add_sync, unsigned int, result + other)
+__SIMULEE_REDUCE(__reduce_add_sync, int, result + other)
+__SIMULEE_REDUCE(__reduce_min_sync, unsigned int, other < result ? other : result)
+__SIMULEE_REDUCE(__reduce_min_sync, int, other < result ? other : result)
+__SIMULEE_REDUCE(__reduce_max_sync, unsigned int, other > result ? other : result)
+__SIMULEE_REDUCE(__reduce_max_sync, int, other > result ? other : result)
+__SIMULEE_REDUCE(__reduce_and_sync, unsigned int, result & other)
+__SIMULEE_REDUCE(__reduce_or_sync, unsigned int, result | other)
+__SIMULEE_REDUCE(__reduce_xor_sync, unsigned int, result ^ other)
+#undef __SIMULEE_REDUCE
 
 #endif
