@@ -1,10 +1,14 @@
-"""How many CUDA files of a suite Simulee's front end compiles and lists kernels for.
+"""How many CUDA files of repositories (or suites) Simulee's front end compiles and lists
+kernels for, as `simulee scan` compiles them.
 
-    python -m benchmarks.compile_rate SUITE_DIR [--gpuverify-annotations] [--jobs N]
+    python -m benchmarks.compile_rate REPO [REPO ...] [--gpuverify-annotations] [--jobs N]
 
-Compiles every .cu file under SUITE_DIR (with the -D options a GPUVerify test states on
-its second line), then prints the compile rate, the number of kernels found, the time per
-file, and the failures grouped by their first compiler error.
+Each REPO is compiled as a scan of it would be (its include folders, a compile_commands.json
+it holds, .cu files included by others checked through their includer, missing headers
+stood in for and failing host code left out). A file of a GPUVerify-style suite is given
+the -D options its second line states. Prints, per repository and in all, the files
+compiled cleanly, degraded, included, and failed, the kernels found, the time per file, and
+the failures grouped by cause.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import sys
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 
@@ -25,59 +30,72 @@ def suite_defines(path: Path) -> tuple[str, ...]:
     return tuple(re.findall(r"-D(\S+)", " ".join(line for line in lines if line.startswith("//"))))
 
 
-def compile_one(job: tuple[str, bool]) -> tuple[str, int | None, str | None, float]:
-    """(file, kernel count or None, first error or None, seconds)."""
-    from interpreter.loader import LoadError, load_module
-    from simulee.errors import SimuleeError
-    from simulee.frontend import CompileOptions, load_ir
+def list_one(task) -> tuple[str, str, int, str, float]:
+    """(file, status, kernels, error, seconds) of one scan task."""
+    from simulee.tasks import list_kernels
 
-    file, annotations = job
-    path = Path(file)
     start = time.perf_counter()
-    try:
-        options = CompileOptions(defines=suite_defines(path), gpuverify_annotations=annotations)
-        program = load_module(load_ir(path, options), file)
-        return file, len(program.kernels), None, time.perf_counter() - start
-    except (SimuleeError, LoadError) as error:
-        return file, None, str(error), time.perf_counter() - start
+    record = list_kernels(task)
+    return task.file, record["status"], len(record["kernels"]), record["error"], time.perf_counter() - start
 
 
-def cause(error: str) -> str:
-    """An error message without its location and quoted names, to group similar ones."""
-    message = re.sub(r"^.*?(?:fatal )?error: ", "", error)
-    message = re.sub(r"\(and \d+ more errors?\)", "", message)
-    return re.sub(r"'[^']*'", "'…'", message).strip()
+def tasks_of(repository: Path, annotations: bool):
+    from simulee.frontend import CompileOptions
+    from simulee.scan import ScanOptions, file_tasks
+
+    options = ScanOptions(repository, Path("/nonexistent"), repository.name,
+                          CompileOptions(gpuverify_annotations=annotations, timeout=120))
+    tasks = file_tasks(options)
+    return [replace(task, options=replace(task.options, defines=task.options.defines
+                                          + suite_defines(Path(task.root, task.file)))) for task in tasks]
 
 
 def main(argv: list[str] | None = None) -> int:
+    from simulee.errors import SimuleeError
+    from simulee.scan import failure_cause
+
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("suite", type=Path)
+    parser.add_argument("repositories", type=Path, nargs="+", metavar="REPO")
     parser.add_argument("--gpuverify-annotations", action="store_true")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--list", action="store_true", help="also print every failing and degraded file")
     args = parser.parse_args(argv)
-    files = sorted(str(p) for p in args.suite.rglob("*.cu"))
-    if not files:
-        print(f"no .cu files under {args.suite}", file=sys.stderr)
-        return 2
-    started = time.perf_counter()
-    with ProcessPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(compile_one, [(f, args.gpuverify_annotations) for f in files]))
-    wall = time.perf_counter() - started
-    compiled = [r for r in results if r[1] is not None]
-    failed = [r for r in results if r[1] is None]
-    no_kernels = [r for r in compiled if r[1] == 0]
-    seconds = [r[3] for r in results]
-    print(f"files: {len(files)}")
-    print(f"compiled: {len(compiled)} ({100 * len(compiled) / len(files):.1f} %), kernels found: "
-          f"{sum(r[1] for r in compiled)}, files without kernels: {len(no_kernels)}")
-    print(f"seconds per file: median {statistics.median(seconds):.2f}, max {max(seconds):.2f}; "
-          f"wall {wall:.1f} s with {args.jobs} jobs")
-    if failed:
-        print("failures by cause:")
-        for message, count in Counter(cause(r[2]) for r in failed).most_common():
+    totals: Counter = Counter()
+    all_failures: Counter = Counter()
+    for repository in args.repositories:
+        try:
+            tasks = tasks_of(repository, args.gpuverify_annotations)
+        except SimuleeError as error:
+            print(f"{repository}: {error}", file=sys.stderr)
+            return 2
+        started = time.perf_counter()
+        with ProcessPoolExecutor(args.jobs) as pool:
+            results = list(pool.map(list_one, tasks))
+        wall = time.perf_counter() - started
+        statuses = Counter(status for _, status, _, _, _ in results)
+        good = statuses["ok"] + statuses["degraded"] + statuses["included"]
+        kernels = sum(count for _, _, count, _, _ in results)
+        seconds = [s for *_, s in results]
+        failures = Counter(failure_cause(error) for _, status, _, error, _ in results
+                           if status not in ("ok", "degraded", "included"))
+        print(f"== {repository}")
+        print(f"files {len(results)}: compiled {good} ({100 * good / len(results):.1f} %) = {statuses['ok']} clean + "
+              f"{statuses['degraded']} degraded + {statuses['included']} included by another; failed "
+              f"{len(results) - good}; kernels {kernels}")
+        print(f"seconds per file: median {statistics.median(seconds):.2f}, max {max(seconds):.2f}; "
+              f"wall {wall:.1f} s with {args.jobs} jobs")
+        for message, count in failures.most_common():
             print(f"  {count:3d}  {message}")
-        for file, _, error, _ in failed:
-            print(f"    {Path(file).relative_to(args.suite)}: {error}")
+        if args.list:
+            for file, status, _, error, _ in results:
+                if status not in ("ok", "included"):
+                    print(f"    {status}: {file}: {error}")
+        totals.update({"files": len(results), "compiled": good, "kernels": kernels, **statuses})
+        all_failures.update(failures)
+    if len(args.repositories) > 1:
+        print(f"== all: files {totals['files']}, compiled {totals['compiled']} "
+              f"({100 * totals['compiled'] / max(1, totals['files']):.1f} %) = {totals['ok']} clean + "
+              f"{totals['degraded']} degraded + {totals['included']} included; kernels {totals['kernels']}")
     return 0
 
 

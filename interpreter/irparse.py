@@ -443,6 +443,12 @@ class Parser:
         found: list = []
         while True:
             kind, text = self.peek()
+            if kind == "string":  # "nvvm.grid_constant", "key"="value"
+                self.next()
+                if self.accept("="):
+                    text += "=" + self.next()[1]
+                found.append(text)
+                continue
             if kind != "word" or text in VALUE_WORDS:
                 return tuple(found)
             self.next()

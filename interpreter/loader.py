@@ -203,7 +203,10 @@ def load_module(text: str, origin: str = "<ir>") -> Program:
     except RuntimeError as error:
         message = " ".join(str(error).split())
         raise LoadError(f"{origin}: invalid LLVM IR: {message}") from None
-    return Program(ir.parse_module(str(module)))
+    try:
+        return Program(ir.parse_module(str(module)))
+    except ir.IRSyntaxError as error:
+        raise LoadError(f"{origin}: IR Simulee cannot read: {error}") from None
 
 
 def _kernel_symbols(module: ir.Module) -> list[str]:

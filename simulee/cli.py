@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from interpreter.launch import DEFAULT_STEP_LIMIT
 from simulee import __version__
 from simulee.errors import CompileError, SimuleeError
 from simulee.findings import display
-from simulee.frontend import load_program, user_location
+from simulee.frontend import DEFAULT_ARCH, load_program, user_location
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 BUILTIN_NAMES = {"tid": "threadIdx", "ctaid": "blockIdx", "ntid": "blockDim", "nctaid": "gridDim"}
@@ -41,6 +42,13 @@ def build_parser() -> argparse.ArgumentParser:
                        help="define a preprocessor macro (repeatable)")
     group.add_argument("--clang", metavar="PATH",
                        help="compile with this clang instead of ziglang's (also $SIMULEE_CLANG)")
+    group.add_argument("--clang-arg", dest="clang_args", action="append", default=[], metavar="ARG",
+                       help="pass ARG to clang as it is (repeatable); write it with =, as in --clang-arg=-std=c++17")
+    group.add_argument("--arch", default=DEFAULT_ARCH, metavar="sm_XX",
+                       help=f"the GPU architecture to compile for (__CUDA_ARCH__), default {DEFAULT_ARCH}")
+    group.add_argument("--compile-commands", metavar="FILE",
+                       help="take each source's -I, -D and -std from this compile_commands.json (a scan finds "
+                            "REPO/compile_commands.json or REPO/build*/compile_commands.json by itself)")
     group.add_argument("--gpuverify-annotations", action="store_true",
                        help="accept GPUVerify's annotations (__requires, __invariant, ...)")
     group.add_argument("-v", "--verbose", action="store_true",
@@ -231,7 +239,13 @@ def compile_options(args):
     for directory in args.include_dirs:
         if not Path(directory).is_dir():
             raise SimuleeError(f"-I {directory}: no such folder")
-    return CompileOptions(tuple(args.include_dirs), tuple(args.defines), args.clang, args.gpuverify_annotations)
+    if not re.fullmatch(r"sm_\d{2,3}[af]?", args.arch) or not 50 <= int(re.sub(r"\D", "", args.arch)) <= 121:
+        raise SimuleeError(f"--arch {args.arch}: expected a GPU architecture from sm_50 to sm_121, such as sm_70")
+    if args.compile_commands and not Path(args.compile_commands).is_file():
+        raise SimuleeError(f"--compile-commands {args.compile_commands}: no such file")
+    return CompileOptions(tuple(args.include_dirs), tuple(args.defines), args.clang, args.gpuverify_annotations,
+                          clang_args=tuple(args.clang_args), arch=args.arch,
+                          compile_commands=args.compile_commands and os.path.abspath(args.compile_commands))
 
 
 def write_output(text: str, output: str | None) -> None:
@@ -255,6 +269,16 @@ def open_output(output: str, mode: str):
         raise SimuleeError(f"cannot write {output}: {error.strerror}") from None
 
 
+def load_degraded(file: Path, options):
+    """load_program, with a warning when the file compiled only degraded (a missing header
+    stood in for, host code left out)."""
+    program = load_program(file, options)
+    if program.degraded:
+        print(f"simulee: warning: {display(str(file))}: compiled without what it needs: {program.degraded}",
+              file=sys.stderr)
+    return program
+
+
 def each_program(path: Path, files: list[Path], options, verbose: bool = False, announce=None):
     """(file, program, None) per file, or (file, None, error) for a file of a folder that
     fails to load (its diagnostics printed when `verbose`), so the folder's check goes
@@ -263,7 +287,7 @@ def each_program(path: Path, files: list[Path], options, verbose: bool = False, 
         if announce is not None:
             announce(file)
         try:
-            yield file, load_program(file, options), None
+            yield file, load_degraded(file, options), None
         except SimuleeError as error:
             if not path.is_dir():
                 raise
@@ -415,7 +439,7 @@ def run_run(args) -> int:
     from interpreter.simt import execute
 
     path = Path(args.path)
-    program = load_program(path, compile_options(args))
+    program = load_degraded(path, compile_options(args))
     kernel = select_kernel(program, args.kernel, path)
     (launch,) = launches_for(kernel, args, require_scalars=True, trace=bool(args.trace))
     launch.trace_limit = RUN_TRACE_LIMIT
@@ -713,7 +737,7 @@ def run_trace(args) -> int:
     from simulee.model import build_model
 
     path = Path(args.path)
-    program = load_program(path, compile_options(args))
+    program = load_degraded(path, compile_options(args))
     kernel = select_kernel(program, args.kernel, path)
     (launch,) = launches_for(kernel, args)
     launch, note = detection_launch(launch)

@@ -7,6 +7,7 @@ are not entered."""
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import os
 import re
 from pathlib import Path, PurePosixPath
@@ -84,3 +85,82 @@ def _included_names(path: Path) -> list[str]:
     except OSError:
         return []
     return [name for name in _INCLUDE.findall(text) if ".." not in PurePosixPath(name).parts]
+
+
+def included_sources(root: Path, files: list[Path], folders: tuple[str, ...]) -> dict[Path, Path]:
+    """The sources of `files` that another of them includes (a unity build, or kernels kept
+    in a .cu that a .cu includes), each with one source that includes it. Such a source is
+    a part of its includer's translation unit, not one of its own."""
+    wanted = {path.resolve(): path for path in files}
+    included: dict[Path, Path] = {}
+    for including in files:
+        for name in _included_names(including):
+            if not name.endswith(".cu"):
+                continue
+            for folder in (including.parent, *map(Path, folders)):
+                candidate = (folder / name).resolve()
+                if candidate in wanted and candidate != including.resolve():
+                    included.setdefault(wanted[candidate], including)
+                    break
+    # a source included by a source that is itself included belongs to the outermost one
+    for part, including in list(included.items()):
+        seen = {part}
+        while including in included and including not in seen:
+            seen.add(including)
+            including = included[including]
+        included[part] = including
+    return included
+
+
+def prefix_folder(root: Path, files: list[Path], scratch: Path) -> str | None:
+    """A folder in which NAME (the root's own name) leads to the root, when the sources
+    include their headers as "NAME/header.h" (a scan of one folder of a larger tree, such
+    as kaldi's src/cudamatrix, whose files include "cudamatrix/cu-common.h"); else None."""
+    prefix = root.name + "/"
+    if not any(name.startswith(prefix) and (root / name[len(prefix):]).is_file()
+               for file in files for name in _included_names(file)):
+        return None
+    folder = scratch / hashlib.sha256(str(root).encode()).hexdigest()[:16]
+    link = folder / root.name
+    folder.mkdir(parents=True, exist_ok=True)
+    if not link.is_symlink() or os.readlink(link) != str(root):
+        temporary = folder / f".{root.name}.{os.getpid()}"
+        temporary.unlink(missing_ok=True)
+        temporary.symlink_to(root, target_is_directory=True)
+        os.replace(temporary, link)
+    return str(folder)
+
+
+_KERNEL = re.compile(r"\b__global__\b")
+
+
+def kernel_headers(root: Path, files: list[Path], folders: tuple[str, ...], include: tuple[str, ...] = (),
+                   exclude: tuple[str, ...] = ()) -> list[Path]:
+    """The .cuh files under `root` that define kernels but that no source in `files`
+    includes (directly or through headers): kernels compiled at run time with NVRTC or
+    jitify from the header's text. Each is a translation unit of its own."""
+    reached: set[Path] = set()
+    pending = list(files)
+    while pending:
+        including = pending.pop()
+        for name in _included_names(including):
+            for folder in (including.parent, *map(Path, folders)):
+                candidate = (folder / name).resolve()
+                if candidate.is_file() and inside(candidate, root):
+                    if candidate not in reached:
+                        reached.add(candidate)
+                        pending.append(candidate)
+                    break
+    found = []
+    for path in sorted(root.rglob("*.cuh")):
+        relative = PurePosixPath(path.relative_to(root).as_posix())
+        if not path.is_file() or not inside(path, root) or path.resolve() in reached \
+                or _matches(relative, SKIPPED, folders_only=True) or _matches(relative, exclude) \
+                or (include and not _matches(relative, include)):
+            continue
+        try:
+            if _KERNEL.search(path.read_text(errors="replace")):
+                found.append(path)
+        except OSError:
+            continue
+    return found

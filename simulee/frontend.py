@@ -21,10 +21,10 @@ import signal
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from simulee import __version__, device_library, ptx, toolkit
+from simulee import __version__, compile_commands, device_library, ptx, salvage, toolkit
 from simulee.cache import IRCache, digest, file_digest
 from simulee.errors import CompileError, SimuleeError
 
@@ -34,7 +34,7 @@ INCLUDE_DIR = Path(__file__).resolve().parent / "include"
 BUILTIN_VARIABLES = INCLUDE_DIR / "simulee" / "builtin_vars.h"  # threadIdx, blockIdx, blockDim, gridDim
 PRELUDE = INCLUDE_DIR / "simulee_runtime.h"
 GPUVERIFY_ANNOTATIONS = INCLUDE_DIR / "gpuverify_annotations.h"
-GPU_ARCH = "sm_70"
+DEFAULT_ARCH = "sm_70"
 
 # libc++ reads its configuration from __config_site, which zig replaces by -D flags.
 LIBCXX_CONFIG = (
@@ -71,6 +71,25 @@ class CompileOptions:
     gpuverify_annotations: bool = False
     confine: tuple[str, ...] | None = None
     timeout: float | None = None
+    clang_args: tuple[str, ...] = ()  # passed to clang as they are (--clang-arg)
+    arch: str = DEFAULT_ARCH  # the GPU architecture compiled for (__CUDA_ARCH__)
+    compile_commands: str | None = None  # a compile_commands.json whose entry for a source applies
+
+    def for_source(self, source: Path) -> "CompileOptions":
+        """These options with the compilation database's entry for `source` added."""
+        if not self.compile_commands:
+            return self
+        entry = _database(self.compile_commands, self.confine).get(os.path.realpath(source))
+        if entry is None:
+            return self
+        return replace(self, include_dirs=self.include_dirs + entry.include_dirs,
+                       defines=entry.defines + self.defines, clang_args=entry.clang_args + self.clang_args)
+
+
+@functools.lru_cache(maxsize=8)
+def _database(path: str, allowed: tuple[str, ...] | None):
+    return compile_commands.load(Path(path), None if allowed is None else
+                                 tuple(os.path.realpath(folder) for folder in allowed))
 
 
 @dataclass(frozen=True)
@@ -129,16 +148,77 @@ def load_ir(path: str | Path, options: CompileOptions = CompileOptions()) -> str
     raise SimuleeError(f"{path}: not a CUDA source (.cu, .cuh) or LLVM IR file (.ll, .bc)")
 
 
-def load_program(path: str | Path, options: CompileOptions = CompileOptions()):
+def load_program(path: str | Path, options: CompileOptions = CompileOptions(), siblings: tuple[Path, ...] = ()):
     """Compile (or read) and load one file into the interpreter's Program; SimuleeError on
-    any problem with it."""
+    any problem with it. Device functions the file declares but does not define are linked
+    from the `siblings` that define them (CUDA's separate compilation, nvcc -rdc)."""
     from interpreter.loader import LoadError, load_module
 
     text = load_ir(path, options)
+    if siblings:
+        text = link_across_files(text, siblings, options)
     try:
-        return load_module(text, str(path))
+        program = load_module(text, str(path))
     except LoadError as error:
         raise SimuleeError(str(error)) from None
+    program.degraded = degradation(text)  # what the source was compiled without, or ''
+    return program
+
+
+# what a declaration may name without a definition in any file: intrinsics, libdevice,
+# the interpreter's own hooks and the device runtime's functions
+_PROVIDED = ("llvm.", "__nv_", "__simulee", "__nvvm_", "vprintf", "printf", "malloc", "free", "__assert", "memcpy",
+             "memset", "memmove", "cuda", "__cuda", "abort")
+
+
+def link_across_files(ir: str, siblings: tuple[Path, ...], options: CompileOptions) -> str:
+    """`ir` with the definitions of the device functions it only declares linked in from
+    the first of `siblings` (other sources of the repository) that define them. A sibling
+    is compiled only when its text names such a function; its kernels are not linked as
+    kernels. A sibling that does not compile, or whose definitions clash, is passed over."""
+    from interpreter.loader import demangle
+
+    undefined = {name for name in re.findall(r"^declare [^@\n]*@([-\w.$]+)\(", ir, re.M)
+                 if not name.startswith(_PROVIDED)}
+    if not undefined:
+        return ir
+    degraded = degradation(ir)
+    for sibling in siblings:
+        names = {name: demangle(name).split("(")[0].split("<")[0].rpartition("::")[2] for name in undefined}
+        try:
+            text = sibling.read_text(errors="replace")
+        except OSError:
+            continue
+        if not any(re.search(r"\b%s\b" % re.escape(plain), text) for plain in names.values()):
+            continue
+        try:
+            other = load_ir(sibling, options)
+        except SimuleeError:
+            continue
+        defined = {name for name in undefined if re.search(r"^define [^@\n]*@%s\(" % re.escape(name), other, re.M)}
+        if not defined:
+            continue
+        try:
+            ir = _linked(ir, other, str(sibling))
+        except SimuleeError:
+            continue
+        undefined -= defined
+        if not undefined:
+            break
+    return f"; simulee: degraded: {degraded}\n{ir}" if degraded and not ir.startswith("; simulee: degraded") else ir
+
+
+def _linked(ir: str, other: str, origin: str) -> str:
+    """`ir` with the module `other` linked in, its kernels plain functions."""
+    llvm = _llvm()
+    other = re.sub(r"^(define [^@\n]*?)\bptx_kernel ", r"\1", other, flags=re.M)
+    other = re.sub(r"^!nvvm\.annotations = .*$", "", other, flags=re.M)
+    try:
+        module = llvm.parse_assembly(ir)
+        module.link_in(llvm.parse_assembly(other))
+    except RuntimeError as error:
+        raise SimuleeError(f"{origin}: cannot link: {_one_line(str(error))}") from None
+    return inline_and_promote(str(module), origin)
 
 
 def verified(ir: str, origin: str) -> str:
@@ -167,11 +247,14 @@ def read_ir_file(path: Path) -> str:
 
 def compile_cuda(path: Path, options: CompileOptions = CompileOptions(), cache: IRCache | None = None) -> str:
     """Compile a CUDA source for the device and return the IR after always-inline and SROA.
-    The result is cached; a cached entry is reused only while every file the compiler read
-    is unchanged. The source is named by its absolute path as given (a link inside a
-    repository keeps its own name)."""
+    A missing header is stood in for and failing host code left out (salvage.py); the IR
+    then starts with a `; simulee: degraded: ...` line (see `degradation`). The result is
+    cached; a cached entry is reused only while every file the compiler read is unchanged.
+    The source is named by its absolute path as given (a link inside a repository keeps
+    its own name)."""
     clang = find_clang(options.clang)
     source = Path(os.path.abspath(path))
+    options = options.for_source(source)
     arguments = clang_arguments(clang, source, options)
     allowed = confinement(clang, options)
     key = digest(
@@ -185,20 +268,48 @@ def compile_cuda(path: Path, options: CompileOptions = CompileOptions(), cache: 
     if cached is not None:
         return cached
     with tempfile.TemporaryDirectory(prefix="simulee-") as tmp:
-        depfile = Path(tmp) / "deps.d"
-        result = run_compiler([*clang.command, *arguments, "-MD", "-MF", str(depfile), "-o", "-"], options.timeout,
-                              path)
-        deps = _read_depfile(depfile)
+        attempt = salvage.Salvage(Path(tmp), tuple(os.path.realpath(f) for f in options.confine or (source.parent,)))
+        first_failure = ""
+        if source.suffix.lower() == ".cuh":
+            attempt.instantiate(source)
+        while True:
+            depfile = Path(tmp) / "deps.d"
+            compiled = arguments[:-1] + attempt.arguments() + arguments[-1:]
+            if attempt.arch:
+                compiled = [f"--cuda-gpu-arch={attempt.arch}" if argument.startswith("--cuda-gpu-arch=") else argument
+                            for argument in compiled]
+            result = run_compiler([*clang.command, *compiled, "-MD", "-MF", str(depfile), "-o", "-"], options.timeout,
+                                  path)
+            deps = [dep for dep in _read_depfile(depfile) if not dep.startswith(os.path.realpath(tmp))]
+            if allowed is not None:
+                _confined(deps + _diagnosed_files(result.stderr, source.parent, tmp), allowed, path)
+            first_failure = first_failure or (result.returncode != 0 and result.stderr)
+            if result.returncode == 0 or not attempt.answer(result.stderr, deps):
+                break
+        degraded = attempt.describe(Path(options.confine[0]) if options.confine else source.parent)
     diagnostics = result.stderr.replace(str(source), str(path))
-    if allowed is not None:
-        _confined(deps + _diagnosed_files(result.stderr, source.parent), allowed, path)
     if result.returncode != 0:
-        raise CompileError(_first_error(diagnostics, path), diagnostics)
+        message = _first_error(diagnostics, path)
+        if attempt.missing:  # the missing header is the cause; what failed without it follows
+            cause = _first_error(first_failure.replace(str(source), str(path)), path)
+            message = f"{re.sub(r' [(]and [0-9]+ more errors?[)]$', '', cause)}; with empty stand-ins for " \
+                      f"{', '.join(attempt.missing)}: {message}"
+        elif degraded:
+            message += f" [after {degraded}]"
+        raise CompileError(message, diagnostics)
     ir = inline_and_promote(device_library.adapt(result.stdout), str(path))
+    if degraded:
+        ir = f"; simulee: degraded: {degraded}\n" + ir
     # ziglang's and the toolkit's headers are covered by their versions in the key.
     cache.put(key, ir, [dep for dep in deps if not (clang.bundled and dep.startswith(clang.resource_dir))
                         and not dep.startswith(library_folders()[1:])])
     return ir
+
+
+def degradation(ir: str) -> str:
+    """What a source was compiled without (missing headers, host code), or ''."""
+    first = ir[:ir.find("\n")] if ir.startswith("; simulee: degraded: ") else ""
+    return first.removeprefix("; simulee: degraded: ")
 
 
 def run_compiler(command: list[str], timeout: float | None, path: Path | None = None) -> subprocess.CompletedProcess:
@@ -269,7 +380,7 @@ def compiler_folders(clang: Clang, timeout: float | None = None) -> tuple[str, .
     if clang.bundled:
         return (clang.resource_dir,)
     done = run_compiler([*clang.command, "-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib",
-                         f"--cuda-gpu-arch={GPU_ARCH}", "-E", "-v", "/dev/null"], timeout)
+                         f"--cuda-gpu-arch={DEFAULT_ARCH}", "-E", "-v", "/dev/null"], timeout)
     resource = run_compiler([*clang.command, "-print-resource-dir"], timeout).stdout.strip()
     lines = done.stderr.splitlines()
     start = next((i for i, line in enumerate(lines) if "search starts here" in line), len(lines))
@@ -277,11 +388,13 @@ def compiler_folders(clang: Clang, timeout: float | None = None) -> tuple[str, .
     return tuple(folders + ([resource] if resource else []))
 
 
-def _diagnosed_files(diagnostics: str, folder: Path) -> list[str]:
-    """The files a compiler's diagnostics quote (file:line:col: ..., In file included from)."""
+def _diagnosed_files(diagnostics: str, folder: Path, scratch: str) -> list[str]:
+    """The files a compiler's diagnostics quote (file:line:col: ..., In file included from),
+    but Simulee's own scratch files."""
     names = re.findall(r"^(?:In file included from |\s*from )?([^\s:][^:\n]*):\d+(?::\d+)?[:,]", diagnostics,
                        re.MULTILINE)
-    return [os.path.realpath(folder / name) for name in names]
+    files = [os.path.realpath(folder / name) for name in names]
+    return [file for file in files if not file.startswith(os.path.realpath(scratch))]
 
 
 def _confined(files: list[str], allowed: list[str], path: Path) -> None:
@@ -293,11 +406,12 @@ def _confined(files: list[str], allowed: list[str], path: Path) -> None:
 
 
 def clang_arguments(clang: Clang, source: Path, options: CompileOptions) -> list[str]:
-    """The driver arguments that compile `source` to device IR text on stdout."""
+    """The driver arguments that compile `source` (the last of them) to device IR text on
+    stdout."""
     arguments = [
         "-x", "cuda",
         "--cuda-device-only",
-        f"--cuda-gpu-arch={GPU_ARCH}",
+        f"--cuda-gpu-arch={options.arch}",
         "-nocudainc",
         "-nocudalib",
         "-O1",
@@ -307,6 +421,7 @@ def clang_arguments(clang: Clang, source: Path, options: CompileOptions) -> list
         "-Xclang", "-debug-info-kind=constructor",
         "-Xclang", "-fcuda-allow-variadic-functions",
         "-Wno-unknown-cuda-version",
+        "-ferror-limit=0",  # every error: the count is true, and salvage sees them all at once
         "-S", "-emit-llvm",
     ]
     if clang.bundled:
@@ -321,6 +436,7 @@ def clang_arguments(clang: Clang, source: Path, options: CompileOptions) -> list
         arguments += ["-I", str(Path(directory).resolve())]
     arguments += ["-I", str(source.parent)]
     arguments += [f"-D{define}" for define in options.defines]
+    arguments += options.clang_args
     arguments.append(str(source))
     return arguments
 
@@ -375,7 +491,7 @@ def _clang_named(name: str | None) -> Clang:
 @functools.cache
 def _frontend_fingerprint() -> str:
     """A hash of the modules that produce IR, so that changing them invalidates the cache."""
-    return "".join(file_digest(module.__file__) or "" for module in (sys.modules[__name__], device_library, ptx))
+    return "".join(file_digest(module.__file__) or "" for module in (sys.modules[__name__], device_library, ptx, salvage))
 
 
 def _read_depfile(path: Path) -> list[str]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 from collections import Counter
@@ -29,9 +30,11 @@ from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from simulee import __version__, report
+import platformdirs
+
+from simulee import __version__, compile_commands, report
 from simulee.cache import digest, file_digest
-from simulee.discover import include_dirs, inside, sources
+from simulee.discover import include_dirs, included_sources, inside, kernel_headers, prefix_folder, sources
 from simulee.errors import SimuleeError
 from simulee.frontend import CompileOptions
 from simulee.tasks import FileTask, KernelTask, Settings, check_kernel, list_kernels
@@ -109,18 +112,29 @@ def file_tasks(options: ScanOptions) -> list[FileTask]:
         [Path(os.path.abspath(options.target))]
     if not files:
         raise SimuleeError(f"no .cu files to scan under {options.target}")
-    fingerprint = digest(json.dumps([__version__, asdict(options.settings), asdict(options.compile)]).encode())[:16]
+    compile_options = options.compile
+    if compile_options.compile_commands is None and options.target.is_dir():
+        found = compile_commands.find(root)
+        compile_options = replace(compile_options, compile_commands=found and str(found))
+    fingerprint = digest(json.dumps([__version__, asdict(options.settings), asdict(compile_options)]).encode())[:16]
     shared = include_dirs(root, files)
-    confine = (str(root),) + options.compile.include_dirs
+    prefix = prefix_folder(root, files, Path(platformdirs.user_cache_dir("simulee")) / "prefixes")
+    shared += (prefix,) if prefix else ()
+    if options.target.is_dir():
+        files = sorted(files + kernel_headers(root, files, shared, options.include, options.exclude))
+    confine = (str(root),) + compile_options.include_dirs
+    parts = included_sources(root, files, shared)
+    names = tuple(file.relative_to(root).as_posix() for file in files if file not in parts and inside(file, root))
     tasks = []
     for file in files:
         name = file.relative_to(root).as_posix()
         within = inside(file, root)
+        refused = "" if within else f"{name}: include outside the repository: a link to {os.path.realpath(file)}"
         tasks.append(FileTask(str(root), name, file_digest(file) or "" if within else "", fingerprint,
-                              replace(options.compile, confine=confine,
-                                      include_dirs=options.compile.include_dirs + (str(file.parent),) + shared),
-                              "" if within else f"{name}: include outside the repository: a link to "
-                                                f"{os.path.realpath(file)}"))
+                              replace(compile_options, confine=confine,
+                                      include_dirs=compile_options.include_dirs + (str(file.parent),) + shared),
+                              refused, parts[file].relative_to(root).as_posix() if file in parts else "",
+                              tuple(other for other in names if other != name)))
     return tasks
 
 
@@ -251,7 +265,7 @@ class Ledger:
         """report.sarif and summary.md of the records so far, each replaced at once."""
         self.reported = time.perf_counter()
         self.stale = False
-        uncompiled = [{"file": r["file"], "error": r["error"]} for r in self.files.values() if r["status"] != "ok"]
+        uncompiled = [{"file": r["file"], "error": r["error"]} for r in self.files.values() if not compiled(r)]
         sarif = report.sarif_document(self.checks(), self.root, uncompiled)
         _replace(self.folder / "report.sarif", json.dumps(sarif, indent=2) + "\n")
         _replace(self.folder / "summary.md", self.summary())
@@ -282,10 +296,14 @@ class Ledger:
         checks = self.checks()
         findings = [f for check in checks for f in check["findings"]]
         statuses = Counter(check["status"] for check in checks)
-        uncompiled = [r for r in self.files.values() if r["status"] != "ok"]
+        uncompiled = [r for r in self.files.values() if not compiled(r)]
+        files = Counter(r["status"] for r in self.files.values())
         errors = sum(1 for f in findings if f["severity"] == "error")
         lines = [f"# Simulee scan: {self.project}", "",
-                 f"{_count(len(self.files), 'file')} ({len(uncompiled)} not compiled), "
+                 f"{_count(len(self.files), 'file')} ({len(uncompiled)} not compiled"
+                 + (f", {files['degraded']} degraded" if files["degraded"] else "")
+                 + (f", {files['included']} checked through the file that includes them" if files["included"] else "")
+                 + "), "
                  f"{_count(len(checks), 'kernel')} ({', '.join(f'{n} {s}' for s, n in sorted(statuses.items()))}), "
                  f"{_count(len(findings), 'finding')} ({_count(errors, 'error')}, "
                  f"{_count(len(findings) - errors, 'warning')}); {self.seconds:.1f} s"
@@ -310,10 +328,27 @@ class Ledger:
         lines += _markdown(("file", "kernel", "status", "reason"),
                            [(check["file"], check["kernel"], check["status"], check["error"] or "")
                             for check in checks if check["status"] != "ok"], "Kernels not checked")
+        causes = Counter(failure_cause(r["error"]) for r in uncompiled)
+        lines += _markdown(("cause", "files"), sorted(causes.items(), key=lambda item: (-item[1], item[0])),
+                           "Why files did not compile")
         lines += _markdown(("file", "status", "first error"), [(r["file"], r["status"], r["error"]) for r in
                                                                 sorted(uncompiled, key=lambda r: r["file"])],
                            "Files not compiled")
+        lines += _markdown(("file", "compiled without"), [(r["file"], r["error"]) for r in sorted(
+            self.files.values(), key=lambda r: r["file"]) if r["status"] == "degraded"], "Files compiled degraded")
         return "\n".join(lines)
+
+
+def compiled(record: dict) -> bool:
+    """Whether a file record's kernels were listed (or are, through the file including it)."""
+    return record["status"] in ("ok", "degraded", "included")
+
+
+def failure_cause(error: str) -> str:
+    """A compile error without its location, counts and quoted names, to group files by."""
+    message = re.sub(r"^.*?:\d+:\d+: ", "", error)
+    message = re.sub(r" \(and \d+ more errors?\)| \[after [^\]]*\]|; with empty stand-ins for .*$", "", message)
+    return re.sub(r"'[^']*'", "'…'", message).strip()
 
 
 _COLUMNS = {"files.csv": FILES_COLUMNS, "kernels.csv": KERNELS_COLUMNS, "bugs.csv": report.CSV_COLUMNS,

@@ -42,6 +42,8 @@ class FileTask:
     fingerprint: str
     options: CompileOptions
     refused: str = ""  # why the file is not compiled at all (a link out of the repository)
+    part_of: str = ""  # the source that includes this one: it is checked as part of that one
+    siblings: tuple[str, ...] = ()  # the repository's other sources, where undefined device functions are looked for
 
     def record(self, status: str, error: str = "", kernels: list | None = None) -> dict:
         return {"record": "file", "root": self.root, "file": self.file, "sha256": self.sha256, "fingerprint": self.fingerprint,
@@ -77,12 +79,17 @@ def list_kernels(task: FileTask) -> dict:
     compiler's first error."""
     if task.refused:
         return task.record("error", task.refused)
+    if task.part_of:
+        return task.record("included", f"checked as part of {task.part_of}, which includes it")
     try:
         program = _program(task)
     except SimuleeError as error:
         return task.record("compile-error" if isinstance(error, CompileError) else "error",
                            _relative(str(error), task.root))
-    return task.record("ok", kernels=[[kernel.name, kernel.line] for kernel in program.kernels])
+    kernels = [[kernel.name, kernel.line] for kernel in program.kernels]
+    if program.degraded:
+        return task.record("degraded", _relative(program.degraded, task.root), kernels)
+    return task.record("ok", kernels=kernels)
 
 
 def check_kernel(task: KernelTask) -> dict:
@@ -108,7 +115,8 @@ def check_kernel(task: KernelTask) -> dict:
 @functools.lru_cache(maxsize=4)
 def _program(task: FileTask):
     """The loaded program of a file (kept for the next kernels of the same file)."""
-    return load_program(Path(task.root, task.file), task.options)
+    return load_program(Path(task.root, task.file), task.options,
+                        tuple(Path(task.root, sibling) for sibling in task.siblings))
 
 
 def _relative(value, root: str):

@@ -10,13 +10,20 @@
      decided by one thread and hold;
    - proof obligations (__assert, __invariant, __ensures, barrier invariants, ...) and
      __requires_fresh_array are no-ops: their arguments are not evaluated.
-   As in GPUVerify, `namespace cooperative_groups` and cuRAND's device API come with it. */
+   As in GPUVerify, `namespace cooperative_groups`, cuRAND's device API and arithmetic on the
+   vector types (simulee/vector_math.h) come with it. */
 #ifndef SIMULEE_GPUVERIFY_ANNOTATIONS_H
 #define SIMULEE_GPUVERIFY_ANNOTATIONS_H
 
-/* GPUVerify's cuda.h also brings cooperative groups and cuRAND's device API. */
+/* GPUVerify's cuda.h also brings cooperative groups, cuRAND's device API and vector arithmetic. */
 #include "cooperative_groups.h"
 #include "curand_kernel.h"
+#include "simulee/vector_math.h"
+
+/* The free synchronize(group) of the first cooperative groups, which GPUVerify keeps. */
+namespace cooperative_groups {
+template <class Group> static __device__ __forceinline__ void synchronize(const Group &group) { group.sync(); }
+}
 
 #define __requires(condition) __simulee_assume(condition)
 #define __global_requires(condition) __simulee_assume(condition)

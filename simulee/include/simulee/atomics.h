@@ -15,7 +15,6 @@ typedef unsigned long long __simulee_ull;
     return (__simulee_ull)__nvvm_atom##SCOPE##_add_gen_ll((long long *)p, (long long)v); \
   } \
   __SIMULEE_DEVICE float atomicAdd##SUFFIX(float *p, float v) { return __nvvm_atom##SCOPE##_add_gen_f(p, v); } \
-  __SIMULEE_DEVICE double atomicAdd##SUFFIX(double *p, double v) { return __nvvm_atom##SCOPE##_add_gen_d(p, v); } \
   __SIMULEE_DEVICE int atomicSub##SUFFIX(int *p, int v) { return __nvvm_atom##SCOPE##_add_gen_i(p, -v); } \
   __SIMULEE_DEVICE unsigned int atomicSub##SUFFIX(unsigned int *p, unsigned int v) { \
     return (unsigned int)__nvvm_atom##SCOPE##_add_gen_i((int *)p, -(int)v); \
@@ -96,5 +95,12 @@ __SIMULEE_ATOMICS(, )
 __SIMULEE_ATOMICS(_block, _cta)
 __SIMULEE_ATOMICS(_system, _sys)
 #undef __SIMULEE_ATOMICS
+
+/* Double-precision atomicAdd came with sm_60; code for older GPUs defines its own. */
+#if __CUDA_ARCH__ >= 600
+__SIMULEE_DEVICE double atomicAdd(double *p, double v) { return __nvvm_atom_add_gen_d(p, v); }
+__SIMULEE_DEVICE double atomicAdd_block(double *p, double v) { return __nvvm_atom_cta_add_gen_d(p, v); }
+__SIMULEE_DEVICE double atomicAdd_system(double *p, double v) { return __nvvm_atom_sys_add_gen_d(p, v); }
+#endif
 
 #endif

@@ -44,6 +44,18 @@ template <class T, int dim, enum cudaTextureReadMode mode>
 __SIMULEE_DEVICE T tex3D(const texture<T, dim, mode> &t, float x, float y, float z) {
   __SIMULEE_TEX_FETCH(t, 3, x, y, z)
 }
+/* The ...Lod fetches read the base level: Simulee's textures have no mipmap levels, and a
+   texture without mipmaps reads its only level at every level of detail. */
+template <class T, int dim, enum cudaTextureReadMode mode>
+__SIMULEE_DEVICE T tex1DLod(const texture<T, dim, mode> &t, float x, float) { __SIMULEE_TEX_FETCH(t, 1, x, 0.0f, 0.0f) }
+template <class T, int dim, enum cudaTextureReadMode mode>
+__SIMULEE_DEVICE T tex2DLod(const texture<T, dim, mode> &t, float x, float y, float) {
+  __SIMULEE_TEX_FETCH(t, 2, x, y, 0.0f)
+}
+template <class T, int dim, enum cudaTextureReadMode mode>
+__SIMULEE_DEVICE T tex3DLod(const texture<T, dim, mode> &t, float x, float y, float z, float) {
+  __SIMULEE_TEX_FETCH(t, 3, x, y, z)
+}
 #undef __SIMULEE_TEX_FETCH
 
 #define __SIMULEE_TEXOBJ_FETCH(DIMS, X, Y, Z) \
@@ -58,6 +70,15 @@ template <class T> __SIMULEE_DEVICE T tex2D(cudaTextureObject_t obj, float x, fl
   __SIMULEE_TEXOBJ_FETCH(2, x, y, 0.0f)
 }
 template <class T> __SIMULEE_DEVICE T tex3D(cudaTextureObject_t obj, float x, float y, float z) {
+  __SIMULEE_TEXOBJ_FETCH(3, x, y, z)
+}
+template <class T> __SIMULEE_DEVICE T tex1DLod(cudaTextureObject_t obj, float x, float) {
+  __SIMULEE_TEXOBJ_FETCH(1, x, 0.0f, 0.0f)
+}
+template <class T> __SIMULEE_DEVICE T tex2DLod(cudaTextureObject_t obj, float x, float y, float) {
+  __SIMULEE_TEXOBJ_FETCH(2, x, y, 0.0f)
+}
+template <class T> __SIMULEE_DEVICE T tex3DLod(cudaTextureObject_t obj, float x, float y, float z, float) {
   __SIMULEE_TEXOBJ_FETCH(3, x, y, z)
 }
 #undef __SIMULEE_TEXOBJ_FETCH

@@ -89,6 +89,12 @@ __SIMULEE_DEVICE unsigned int __match_any_sync(unsigned int mask, long long valu
 __SIMULEE_DEVICE unsigned int __match_any_sync(unsigned int mask, double value) {
   return __nvvm_match_any_sync_i64(mask, __builtin_bit_cast(long long, value));
 }
+__SIMULEE_DEVICE unsigned int __match_any_sync(unsigned int mask, unsigned long value) {
+  return __nvvm_match_any_sync_i64(mask, (long long)value);
+}
+__SIMULEE_DEVICE unsigned int __match_any_sync(unsigned int mask, long value) {
+  return __nvvm_match_any_sync_i64(mask, (long long)value);
+}
 /* `mask` when every lane of it holds the same value (and *pred = 1), else 0 (and *pred = 0). */
 __SIMULEE_DEVICE unsigned int __match_all_sync(unsigned int mask, unsigned int value, int *pred) {
   return __nvvm_match_all_sync_i32p(mask, value, pred);
@@ -107,6 +113,12 @@ __SIMULEE_DEVICE unsigned int __match_all_sync(unsigned int mask, long long valu
 }
 __SIMULEE_DEVICE unsigned int __match_all_sync(unsigned int mask, double value, int *pred) {
   return __nvvm_match_all_sync_i64p(mask, __builtin_bit_cast(long long, value), pred);
+}
+__SIMULEE_DEVICE unsigned int __match_all_sync(unsigned int mask, unsigned long value, int *pred) {
+  return __nvvm_match_all_sync_i64p(mask, (long long)value, pred);
+}
+__SIMULEE_DEVICE unsigned int __match_all_sync(unsigned int mask, long value, int *pred) {
+  return __nvvm_match_all_sync_i64p(mask, (long long)value, pred);
 }
 
 /* Lane masks relative to this lane (used by cooperative groups). */

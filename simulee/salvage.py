@@ -1,0 +1,331 @@
+"""What lets a source whose build is incomplete still have its kernels checked.
+
+Two failures do not touch device code, and each is answered by changing only what the
+compiler sees, never the user's files:
+
+- a header that is not there (generated at build time by CMake, a library not installed:
+  `config.h`, OpenCV, MPI) is given an empty stand-in in a scratch folder searched last;
+- a type the missing header declared is declared as an opaque pointer (most such types,
+  cublasHandle_t, cudnnHandle_t, are);
+- host code that then fails (it uses what the missing header declared, or what clang
+  rejects and nvcc accepts) has the bodies of those host functions left out, in copies of
+  the source and of the repository's headers that clang sees in their place (a virtual
+  file system overlay), under their own names and line numbers.
+
+Device code is never changed: an error in a `__global__` or `__device__` function still
+fails the file. A file compiled either way is `degraded`, and says what was left out."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+MAX_STAND_INS = 24  # missing headers stood in for at most, per file
+# missing headers whose content Simulee knows: the CUDA samples' vector arithmetic, which
+# projects copy from the samples' Common/ folder and include without shipping
+KNOWN_HEADERS = {"helper_math.h": "#include <simulee/vector_math.h>\n"}
+MAX_STUB_ROUNDS = 6  # rounds of leaving host functions out
+
+_MISSING = re.compile(r"^(.*?):\d+:\d+: fatal error: '([^']+)' file not found", re.M)
+_ERROR_LINE = re.compile(r"^(.*?):(\d+):\d+: (?:fatal )?error: ", re.M)
+_UNKNOWN_TYPE = re.compile(r": error: unknown type name '(\w+)'")
+_EXTERN_SHARED = re.compile(r"^(.*?):(\d+):\d+: error: __shared__ variable '(\w+)' cannot be 'extern'", re.M)
+# a definition of a function CUDA provides only from a later GPU (atomicAdd on double, sm_60)
+_OLD_GPU_CODE = re.compile(r"error: redefinition of 'atomicAdd'[^\n]*\n(?:[^\n]*\n)*?[^\n]*simulee/atomics\.h:\d+:\d+: "
+                           r"note: previous definition")
+OLD_ARCH = "sm_52"  # the architecture such code was written for
+_TEMPLATE_LAUNCH = re.compile(r"(\b[A-Za-z_][\w:]*\s*<[^;{}()]*?>)\s*<<<")
+_DEVICE_LAUNCH = "kernel launch from __device__ or __global__ function requires relocatable device code"
+INSTANCE_TYPES = ("float", "int", "double")
+_KERNEL_TEMPLATE = re.compile(r"template\s*<\s*(?:typename|class)\s+\w+\s*>\s*(?:static\s+)?__global__\s+"
+                              r"(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?"
+                              r"(\w+)\s*\(")
+CUDA_BUILD_MACROS = ("HAVE_CUDA", "USE_CUDA", "WITH_CUDA", "GOOGLE_CUDA", "ENABLE_CUDA", "CUDA_ENABLED")
+_CUDA_BUILD_TEST = re.compile(r"^\s*#\s*(?:if|ifdef|ifndef|elif)\b[^\n]*\b(%s)\b" % "|".join(CUDA_BUILD_MACROS), re.M)
+_DEVICE_SPECIFIERS = re.compile(r"\b(__global__|__device__)\b|__attribute__\s*\(\(\s*(global|device)\b")
+
+
+@dataclass
+class Salvage:
+    """What was done to compile one source: the arguments that make clang see it."""
+
+    scratch: Path
+    editable: tuple[str, ...]  # the folders whose files host code may be left out of (the repository)
+    missing: list[str] = field(default_factory=list)
+    opaque: list[str] = field(default_factory=list)  # unknown type names declared as opaque pointers
+    left_out: list[tuple[str, str, int]] = field(default_factory=list)  # host functions: (file, name, line)
+    texts: dict[str, str] = field(default_factory=dict)  # file -> its text with host code left out
+    left_out_keys: set = field(default_factory=set)  # (file, line) of the functions left out
+    rounds: int = 0
+    arch: str | None = None  # the GPU architecture to compile for instead of the user's
+    assumed: list[str] = field(default_factory=list)  # macros a CUDA build of the repository defines
+    instances: list[tuple[str, str]] = field(default_factory=list)  # kernel templates instantiated: (name, type)
+    relocatable: bool = False  # compiled as relocatable device code (kernels that launch kernels)
+    instantiated: str = ""  # the header they are instantiated in
+
+    def arguments(self) -> list[str]:
+        """What to add to clang's arguments (before the source)."""
+        arguments = []
+        arguments += [f"-D{macro}" for macro in self.assumed] + (["-fgpu-rdc"] if self.relocatable else [])
+        if self.missing:
+            arguments += ["-idirafter", str(self.scratch / "missing")]
+        if self.opaque:
+            declarations = self.scratch / "opaque.h"
+            declarations.write_text("".join(f"typedef {_stand_in_type(name)} {name};\n" for name in self.opaque))
+            arguments += ["-include", str(declarations)]
+        texts = dict(self.texts)
+        if self.instantiated:
+            original = texts.get(self.instantiated) or Path(self.instantiated).read_text(errors="replace")
+            texts[self.instantiated] = original + "\nstatic void *__simulee_instances[] = {" + ", ".join(
+                f"(void *)&{name}<{ty}>" for name, ty in self.instances) + "};\n"
+        if texts:
+            roots = []
+            for number, (file, text) in enumerate(sorted(texts.items())):
+                copy = self.scratch / f"edited{number}{Path(file).suffix}"
+                copy.write_text(text)
+                roots.append({"type": "file", "name": file, "external-contents": str(copy)})
+            overlay = self.scratch / "overlay.json"
+            overlay.write_text(json.dumps({"version": 0, "use-external-names": False, "roots": roots}))
+            arguments += ["-ivfsoverlay", str(overlay)]
+        return arguments
+
+    def describe(self, relative_to: Path | None = None) -> str:
+        """One line: what the file was compiled without ('' when nothing)."""
+        parts = []
+        if self.assumed:
+            parts.append("assumed a CUDA build: " + ", ".join(self.assumed))
+        if self.missing:
+            parts.append("missing: " + ", ".join(self.missing))
+        if self.left_out:
+            def where(file: str) -> str:
+                path = Path(file)
+                return str(path.relative_to(relative_to)) if relative_to and path.is_relative_to(relative_to) \
+                    else path.name
+            parts.append("host code left out: " + ", ".join(f"{name} ({where(file)}:{line})"
+                                                              for file, name, line in self.left_out))
+        return "; ".join(parts)
+
+    def instantiate(self, source: Path) -> None:
+        """Instantiate the kernel templates of a header compiled on its own (NVRTC's
+        kernels: nothing in the repository launches them) for float, int and double."""
+        text = source.read_text(errors="replace")
+        names = _KERNEL_TEMPLATE.findall(_blank_comments_and_strings(text))
+        if names:
+            self.instances = [(name, ty) for name in dict.fromkeys(names) for ty in INSTANCE_TYPES]
+            self.instantiated = str(source)
+
+    def answer(self, diagnostics: str, read: list[str] = ()) -> bool:
+        """Change what the compiler sees to get past `diagnostics` (`read`: the files the
+        compiler read); False when nothing can."""
+        missing = _MISSING.search(diagnostics)
+        if missing:
+            return self._stand_in(missing.group(2))
+        if not self.assumed and self._assume_cuda_build(read):
+            return True
+        if self.arch is None and _OLD_GPU_CODE.search(diagnostics):
+            self.arch = OLD_ARCH
+            return True
+        if self._fixed_size_extern_shared(diagnostics):
+            return True
+        if not self.relocatable and _DEVICE_LAUNCH in diagnostics:  # dynamic parallelism
+            self.relocatable = True
+            return True
+        if self.missing:
+            unknown = [name for name in dict.fromkeys(_UNKNOWN_TYPE.findall(diagnostics)) if name not in self.opaque]
+            if unknown:
+                self.opaque += unknown
+                return True
+        if self._leave_out_host_code(diagnostics):
+            return True
+        if self.instances:  # an instance the template does not allow: fewer, then none
+            kept = [(name, ty) for name, ty in self.instances if ty == INSTANCE_TYPES[0]]
+            self.instances = [] if kept == self.instances else kept
+            return True
+        return False
+
+    def _assume_cuda_build(self, read: list[str]) -> bool:
+        """Define the macros by which a repository's sources ask whether the build has CUDA
+        (kaldi's HAVE_CUDA, ...) as a CUDA build does, when they test them."""
+        found = []
+        for file in read:
+            if self._editable(os.path.realpath(file)):
+                try:
+                    text = Path(file).read_text(errors="replace")
+                except OSError:
+                    continue
+                found += [m for m in _CUDA_BUILD_TEST.findall(text) if m not in found]
+        self.assumed = [f"{name}=1" for name in CUDA_BUILD_MACROS if name in found]
+        return bool(self.assumed)
+
+    def _fixed_size_extern_shared(self, diagnostics: str) -> bool:
+        """`extern __shared__ T a[N]...`, which nvcc accepts and clang refuses, as
+        `extern __shared__ T a[]...`: the same dynamic shared memory, unsized."""
+        changed = False
+        for file, line, name in _EXTERN_SHARED.findall(diagnostics):
+            file = os.path.realpath(file)
+            if not self._editable(file):
+                return False
+            text = self._text(file)
+            lines = text.split("\n")
+            number = int(line) - 1
+            if number >= len(lines):
+                return False
+            fixed = re.sub(r"\b(%s\s*)\[[^\]]+\]" % re.escape(name), r"\1[]", lines[number], count=1)
+            if fixed == lines[number]:
+                return False
+            lines[number] = fixed
+            self.texts[file] = "\n".join(lines)
+            changed = True
+        return changed
+
+    def _text(self, file: str) -> str:
+        """The file's text as clang sees it now."""
+        if file not in self.texts:
+            self.texts[file] = Path(file).read_text(errors="replace")
+        return self.texts[file]
+
+    def _stand_in(self, header: str) -> bool:
+        if header in self.missing or len(self.missing) >= MAX_STAND_INS or header.startswith("/") or ".." in header:
+            return False
+        path = self.scratch / "missing" / header
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(KNOWN_HEADERS.get(Path(header).name, f"/* Simulee: an empty stand-in for the missing header "
+                                                             f"{header} */\n"))
+        self.missing.append(header)
+        return True
+
+    def _leave_out_host_code(self, diagnostics: str) -> bool:
+        """Leave out the host functions the errors are in, when every error is in one of a
+        file of the repository."""
+        if self.rounds >= MAX_STUB_ROUNDS:
+            return False
+        errors: dict[str, set[int]] = {}
+        for file, line in _ERROR_LINE.findall(diagnostics):
+            errors.setdefault(os.path.abspath(file), set()).add(int(line))  # as clang opened it (links kept)
+        if not errors or not all(self._editable(os.path.realpath(file)) for file in errors):
+            return False
+        edits = {}
+        for file, lines in errors.items():
+            try:
+                text = self._text(file)
+            except OSError:
+                return False
+            functions = [f for f in host_functions(text) if any(f.first <= line <= f.last for line in lines)]
+            if not all(any(f.first <= line <= f.last for f in functions) for line in lines):
+                return False
+            for function in sorted(functions, key=lambda f: f.start, reverse=True):
+                body = text[function.start:function.end]
+                # keep the kernel instances the function launches: they may be all that instantiates them
+                launched = [] if (file, function.first) in self.left_out_keys else \
+                    list(dict.fromkeys(_TEMPLATE_LAUNCH.findall(_blank_comments_and_strings(body))))
+                kept = "".join(f"(void)&{kernel}; " for kernel in launched)
+                text = text[:function.start] + f" {kept}__builtin_unreachable(); " + "\n" * body.count("\n") \
+                    + text[function.end:]
+                if (file, function.first) not in self.left_out_keys:
+                    self.left_out.append((file, function.name, function.first))
+                    self.left_out_keys.add((file, function.first))
+            edits[file] = text
+        self.texts.update(edits)
+        self.left_out.sort(key=lambda item: (item[0], item[2]))
+        self.rounds += 1
+        return True
+
+    def _editable(self, file: str) -> bool:
+        return any(file.startswith(folder.rstrip(os.sep) + os.sep) for folder in self.editable)
+
+
+def _stand_in_type(name: str) -> str:
+    """What an unknown type from a missing header is taken to be: the integer or float its
+    name says (int32, uint64_t, float32), else an opaque pointer (cublasHandle_t)."""
+    integer = re.fullmatch(r"([uU]?)[iI]nt(8|16|32|64)(?:_t)?", name)
+    if integer:
+        return f"{'unsigned ' if integer.group(1) else ''}{_INTEGERS[integer.group(2)]}"
+    real = re.fullmatch(r"(?:[fF]loat|real)(32|64)(?:_t)?", name)
+    if real:
+        return "float" if real.group(1) == "32" else "double"
+    return f"struct __simulee_opaque_{name} *"
+
+
+_INTEGERS = {"8": "char", "16": "short", "32": "int", "64": "long long"}
+
+
+@dataclass(frozen=True)
+class Function:
+    """A function definition: its name, the lines of its body, and the offsets of what is
+    between its braces."""
+
+    name: str
+    first: int
+    last: int
+    start: int
+    end: int
+
+
+def host_functions(text: str) -> list[Function]:
+    """The definitions of functions in `text` that are host code only (not __global__ or
+    __device__), at namespace or class level."""
+    found = []
+    for header, start, end in _bodies(text):
+        if _DEVICE_SPECIFIERS.search(header) or not re.search(r"[\w>\]]\s*\(.*\)", header) or \
+                re.search(r"=\s*$|\[[^\]]*\]\s*\(", header):
+            continue
+        names = re.findall(r"(operator\s*\S+?|[~\w:]+)\s*\(", header)
+        first, last = text.count("\n", 0, start) + 1, text.count("\n", 0, end) + 1
+        found.append(Function(names[0] if names else "?", first, last, start, end))
+    return found
+
+
+_SCOPE = re.compile(r'\b(namespace|struct|class|union|enum)\b[^()]*$|\bextern\s*(""\s*)?$')
+
+
+def _bodies(text: str):
+    """(the declaration before the brace, offset after '{', offset of its '}') of every
+    brace block at namespace or class level that is not itself a namespace, class or
+    linkage block (those are entered)."""
+    code = _blank_comments_and_strings(text)
+    position, last = 0, 0
+    while position < len(code):
+        char = code[position]
+        if char == "{":
+            header = " ".join(code[last:position].split())
+            if _SCOPE.search(header):
+                position += 1
+                last = position
+                continue
+            end = _matching(code, position)
+            if end < 0:
+                return
+            yield header, position + 1, end
+            position = end + 1
+            last = position
+            continue
+        if char in ";}":
+            last = position + 1
+        elif char == ":" and code[position - 1:position + 1] != "::" and code[position:position + 2] != "::" \
+                and re.search(r"\b(public|private|protected)\s*$", code[last:position]):
+            last = position + 1
+        position += 1
+
+
+def _matching(code: str, open_brace: int) -> int:
+    depth = 0
+    for position in range(open_brace, len(code)):
+        if code[position] == "{":
+            depth += 1
+        elif code[position] == "}":
+            depth -= 1
+            if depth == 0:
+                return position
+    return -1
+
+
+def _blank_comments_and_strings(text: str) -> str:
+    """`text` with comments, string and character literals and preprocessor lines blanked
+    (newlines kept), so that braces and semicolons in them do not count."""
+    pattern = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|^[ \t]*#(?:[^\n]*\\\n)*[^\n]*',
+                         re.S | re.M)
+    return pattern.sub(lambda m: '""' + re.sub(r"[^\n]", " ", m.group(0)[2:]) if m.group(0).startswith('"')
+                       else re.sub(r"[^\n]", " ", m.group(0)), text)

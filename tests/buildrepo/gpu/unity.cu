@@ -1,0 +1,2 @@
+#define TILE 64
+#include "parts/reduce_part.cu"

@@ -1,0 +1,199 @@
+"""Real repositories compile: missing headers stood in for, failing host code left out,
+nvcc's dialect accepted, .cu files included by others checked through them, a build's
+compile_commands.json and the user's clang options and architecture applied; and what
+cannot be salvaged (an error in device code) still fails, with its reason."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import TESTS
+from simulee.errors import CompileError
+from simulee.frontend import CompileOptions, degradation, load_ir, load_program
+from simulee.salvage import host_functions
+from simulee.scan import ScanOptions, failure_cause, file_tasks
+from simulee.tasks import list_kernels
+
+REPO = TESTS / "buildrepo"
+GPU = REPO / "gpu"
+
+
+def listed(root: Path, **options) -> dict[str, dict]:
+    """The file records a scan of `root` makes, by file."""
+    scan = ScanOptions(root, Path("/nonexistent"), root.name, CompileOptions(timeout=300, **options))
+    return {task.file: list_kernels(task) for task in file_tasks(scan)}
+
+
+@pytest.fixture(scope="module")
+def records():
+    return listed(REPO)
+
+
+def simulee(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "simulee", *map(str, args)], capture_output=True, text=True,
+                          timeout=600)
+
+
+def test_missing_headers_are_stood_in_for_and_failing_host_code_left_out(records):
+    record = records["gpu/generated_config.cu"]
+    assert record["status"] == "degraded"
+    assert [name for name, _ in record["kernels"]] == ["scale"]
+    assert "missing: project_config.h, fancylib/matrix.hpp" in record["error"]
+    assert "host code left out: launch_scale (gpu/generated_config.cu:9)" in record["error"]
+
+
+def test_degraded_kernels_are_still_checked_and_the_user_is_told():
+    result = simulee("check", GPU / "generated_config.cu", "--launch", "4/256/n=1000")
+    assert result.returncode == 0, result.stderr
+    assert "warning" in result.stderr and "missing: project_config.h" in result.stderr
+
+
+def test_an_error_in_device_code_is_not_salvaged(records):
+    record = records["gpu/device_error.cu"]
+    assert record["status"] == "compile-error"
+    # the cause first, then what failed without it
+    assert record["error"].startswith("gpu/device_error.cu:1:10: 'fancylib/matrix.hpp' file not found; "
+                                      "with empty stand-ins for fancylib/matrix.hpp: gpu/device_error.cu:4:")
+    assert "use of undeclared identifier 'fancy_device_norm'" in record["error"]
+    assert failure_cause(record["error"]) == "'…' file not found"
+
+
+def test_a_source_included_by_another_is_checked_through_it(records):
+    assert records["gpu/parts/reduce_part.cu"]["status"] == "included"
+    assert "gpu/unity.cu" in records["gpu/parts/reduce_part.cu"]["error"]
+    assert records["gpu/unity.cu"]["status"] == "ok"
+    assert [name for name, _ in records["gpu/unity.cu"]["kernels"]] == ["block_sum"]
+
+
+def test_nvcc_dialect_sized_extern_shared_and_pre_sm60_atomics(records):
+    for file, kernel in (("gpu/extern_shared.cu", "transpose_tile"), ("gpu/old_atomics.cu", "total")):
+        assert records[file]["status"] == "ok", records[file]["error"]
+        assert [name for name, _ in records[file]["kernels"]] == [kernel]
+    result = simulee("check", GPU / "extern_shared.cu", "--launch", "1/32,32", "--shared-bytes", "8192")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_headers_included_through_the_scanned_folders_own_name():
+    assert listed(REPO)["gpu/prefixed.cu"]["status"] == "ok"
+    assert listed(GPU)["prefixed.cu"]["status"] == "ok"  # the scan of gpu/ alone: "gpu/common.cuh"
+
+
+def test_compile_commands_give_each_source_its_build_flags(tmp_path):
+    root = tmp_path / "project"
+    shutil.copytree(REPO, root)
+    assert listed(root)["gpu/needs_define.cu"]["status"] == "compile-error"
+    build = root / "build-release"
+    build.mkdir()
+    command = f"nvcc -gencode arch=compute_70,code=sm_70 -DUSE_FAST_PATH -DWIDTH=64 -I/usr/local/cuda/include " \
+              f"-Xcompiler -fPIC --expt-relaxed-constexpr -c {root}/gpu/needs_define.cu -o needs_define.o"
+    (build / "compile_commands.json").write_text(json.dumps([{"directory": str(build), "command": command,
+                                                              "file": str(root / "gpu/needs_define.cu")}]))
+    record = listed(root)["gpu/needs_define.cu"]  # found in build*/ by itself
+    assert record["status"] == "ok", record["error"]
+    result = simulee("kernels", root / "gpu/needs_define.cu", "--compile-commands", build / "compile_commands.json")
+    assert result.returncode == 0 and "fast_path" in result.stdout, result.stderr
+
+
+def test_clang_arguments_and_architecture(tmp_path):
+    result = simulee("kernels", GPU / "needs_define.cu", "--clang-arg=-DUSE_FAST_PATH", "--clang-arg=-DWIDTH=8")
+    assert result.returncode == 0 and "fast_path" in result.stdout, result.stderr
+    source = tmp_path / "arch.cu"
+    source.write_text("#if __CUDA_ARCH__ >= 800\n__global__ void ampere_only(int *x) { x[0] = 1; }\n#endif\n"
+                      "__global__ void everywhere(int *x) { x[0] = __CUDA_ARCH__; }\n")
+    default, ampere = simulee("kernels", source), simulee("kernels", source, "--arch", "sm_80")
+    assert "everywhere" in default.stdout and "ampere_only" not in default.stdout
+    assert "everywhere" in ampere.stdout and "ampere_only" in ampere.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--arch", "sm_9"), "--arch sm_9: expected a GPU architecture"),
+    (("--arch", "compute_70"), "--arch compute_70: expected a GPU architecture"),
+    (("--compile-commands", "/nonexistent/compile_commands.json"), "no such file"),
+])
+def test_bad_compile_options_are_one_line_errors(args, message):
+    result = simulee("kernels", GPU / "unity.cu", *args)
+    assert result.returncode == 2 and message in result.stderr and len(result.stderr.splitlines()) == 1
+
+
+def test_a_malformed_compilation_database_is_a_one_line_error(tmp_path):
+    database = tmp_path / "compile_commands.json"
+    database.write_text("[{\"file\": 1")
+    result = simulee("kernels", GPU / "unity.cu", "--compile-commands", database)
+    assert result.returncode == 2 and "not a compilation database" in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+
+
+def test_every_diagnostic_is_kept_for_the_user():
+    with pytest.raises(CompileError) as raised:
+        load_program(GPU / "needs_define.cu")
+    assert "(and 1 more error)" in str(raised.value)
+    assert raised.value.diagnostics.count("error:") == 2
+    result = simulee("kernels", GPU / "needs_define.cu", "-v")
+    assert result.returncode == 2 and result.stderr.count("error:") >= 2
+
+
+def test_host_functions_are_found_at_namespace_and_class_level_and_device_code_is_not():
+    text = ('namespace a {\nextern "C" {\nint f(int x) { return x; }\n}\nstruct S : public B {\n public:\n'
+            '  void m() const { g(); }\n  __device__ int d() { return 1; }\n};\n}\n'
+            '__global__ void k(int *p) { p[0] = 1; }\n__host__ __device__ int hd() { return 2; }\n'
+            'int table[] = {1, 2};\nstatic void host(float *p) {\n  if (p) { p[0] = 1; }\n}\n')
+    assert [(f.name, f.first, f.last) for f in host_functions(text)] == [("f", 3, 3), ("m", 7, 7), ("host", 14, 16)]
+
+
+def test_degradation_is_recorded_in_the_ir():
+    ir = load_ir(GPU / "generated_config.cu")
+    assert degradation(ir).startswith("missing: project_config.h")
+    assert degradation(load_ir(GPU / "unity.cu")) == ""
+
+
+def test_device_functions_defined_in_another_source_are_linked():
+    import numpy as np
+
+    from interpreter.launch import Launch
+    from interpreter.simt import execute
+    from simulee.tasks import _program
+
+    scan = ScanOptions(REPO, Path("/nonexistent"), "buildrepo", CompileOptions(timeout=300))
+    task = next(task for task in file_tasks(scan) if task.file == "gpu/rdc_kernel.cu")
+    program = _program(task)
+    assert [kernel.name for kernel in program.kernels] == ["apply_smooth_step"]  # not the helper file's kernels
+    x = np.linspace(-0.5, 1.5, 64, dtype=np.float32)
+    result = execute(program, "apply_smooth_step", Launch(1, 64, {"x": x.copy()}))
+    assert result.status == "ok", result.message
+    t = np.clip(x, 0, 1)
+    np.testing.assert_allclose(result.buffers["x"], t * t * (3 - 2 * t), rtol=1e-6)
+    alone = load_program(GPU / "rdc_kernel.cu")  # without its sibling: stops where it calls it
+    result = execute(alone, "apply_smooth_step", Launch(1, 64, {"x": x.copy()}))
+    assert result.status == "unsupported" and "smooth_step" in result.message
+
+
+def test_kernel_headers_no_source_includes_are_compiled_with_their_templates_instantiated(records):
+    assert "gpu/common.cuh" not in records  # included by prefixed.cu; and it has no kernel
+    record = records["gpu/jit_kernels.cuh"]
+    assert record["status"] == "ok", record["error"]
+    assert sorted(name for name, _ in record["kernels"]) == ["axpy<double>", "axpy<float>", "axpy<int>", "fill"]
+
+
+def test_a_missing_helper_math_gets_simulees_vector_arithmetic(records):
+    import numpy as np
+
+    from interpreter.launch import Launch
+    from interpreter.simt import execute
+
+    assert records["gpu/particles.cu"]["status"] == "degraded"
+    assert records["gpu/particles.cu"]["error"] == "missing: helper_math.h"
+    rng = np.random.default_rng(3)
+    position, velocity = rng.random((32, 4), dtype=np.float32) + 0.1, rng.random((32, 4), dtype=np.float32)
+    result = execute(load_program(GPU / "particles.cu"), "step",
+                     Launch(1, 32, {"position": position.copy(), "velocity": velocity, "dt": np.float32(0.5)}))
+    assert result.status == "ok", result.message
+    moved = position + velocity * np.float32(0.5)
+    direction = moved[:, :3] / np.linalg.norm(moved[:, :3], axis=1, keepdims=True)
+    np.testing.assert_allclose(result.buffers["position"][:, :3], direction, rtol=1e-5)
+    np.testing.assert_allclose(result.buffers["position"][:, 3], np.clip(moved[:, 3], 0, 1), rtol=1e-6)
