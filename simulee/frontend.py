@@ -268,8 +268,9 @@ def compile_cuda(path: Path, options: CompileOptions = CompileOptions(), cache: 
     if cached is not None:
         return cached
     with tempfile.TemporaryDirectory(prefix="simulee-") as tmp:
-        attempt = salvage.Salvage(Path(tmp), tuple(os.path.realpath(f) for f in options.confine or (source.parent,)))
-        first_failure = ""
+        attempt = salvage.Salvage(Path(tmp), tuple(os.path.realpath(f) for f in options.confine or (source.parent,)),
+                                  requested_arch=options.arch)
+        first_failure, last_failure = "", None
         if source.suffix.lower() == ".cuh":
             attempt.instantiate(source)
         while True:
@@ -286,6 +287,9 @@ def compile_cuda(path: Path, options: CompileOptions = CompileOptions(), cache: 
             first_failure = first_failure or (result.returncode != 0 and result.stderr)
             if result.returncode == 0 or not attempt.answer(result.stderr, deps):
                 break
+            last_failure = result
+        if result.returncode != 0 and attempt.arch == salvage.NEWER_ARCH and last_failure is not None:
+            result, attempt.arch = last_failure, None  # the newer GPU did not help: report what the asked one gave
         degraded = attempt.describe(Path(options.confine[0]) if options.confine else source.parent)
     diagnostics = result.stderr.replace(str(source), str(path))
     if result.returncode != 0:

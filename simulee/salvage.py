@@ -32,11 +32,13 @@ MAX_STUB_ROUNDS = 6  # rounds of leaving host functions out
 _MISSING = re.compile(r"^(.*?):\d+:\d+: fatal error: '([^']+)' file not found", re.M)
 _ERROR_LINE = re.compile(r"^(.*?):(\d+):\d+: (?:fatal )?error: ", re.M)
 _UNKNOWN_TYPE = re.compile(r": error: unknown type name '(\w+)'")
+_ASM_ESCAPE = re.compile(r"^(.*?):(\d+):\d+: error: (invalid % escape) in inline assembly string", re.M)
 _EXTERN_SHARED = re.compile(r"^(.*?):(\d+):\d+: error: __shared__ variable '(\w+)' cannot be 'extern'", re.M)
 # a definition of a function CUDA provides only from a later GPU (atomicAdd on double, sm_60)
 _OLD_GPU_CODE = re.compile(r"error: redefinition of 'atomicAdd'[^\n]*\n(?:[^\n]*\n)*?[^\n]*simulee/atomics\.h:\d+:\d+: "
                            r"note: previous definition")
 OLD_ARCH = "sm_52"  # the architecture such code was written for
+NEWER_ARCH = "sm_90"  # tried last, for code that needs a newer GPU than the one asked for
 _TEMPLATE_LAUNCH = re.compile(r"(\b[A-Za-z_][\w:]*\s*<[^;{}()]*?>)\s*<<<")
 _DEVICE_LAUNCH = "kernel launch from __device__ or __global__ function requires relocatable device code"
 INSTANCE_TYPES = ("float", "int", "double")
@@ -59,8 +61,10 @@ class Salvage:
     left_out: list[tuple[str, str, int]] = field(default_factory=list)  # host functions: (file, name, line)
     texts: dict[str, str] = field(default_factory=dict)  # file -> its text with host code left out
     left_out_keys: set = field(default_factory=set)  # (file, line) of the functions left out
+    plain: set = field(default_factory=set)  # (file, line) of those left out without the instances they launch
     rounds: int = 0
     arch: str | None = None  # the GPU architecture to compile for instead of the user's
+    requested_arch: str = ""  # the user's
     assumed: list[str] = field(default_factory=list)  # macros a CUDA build of the repository defines
     instances: list[tuple[str, str]] = field(default_factory=list)  # kernel templates instantiated: (name, type)
     relocatable: bool = False  # compiled as relocatable device code (kernels that launch kernels)
@@ -95,6 +99,8 @@ class Salvage:
     def describe(self, relative_to: Path | None = None) -> str:
         """One line: what the file was compiled without ('' when nothing)."""
         parts = []
+        if self.arch:
+            parts.append(f"compiled for {self.arch}, not {self.requested_arch or 'the architecture asked for'}")
         if self.assumed:
             parts.append("assumed a CUDA build: " + ", ".join(self.assumed))
         if self.missing:
@@ -128,7 +134,7 @@ class Salvage:
         if self.arch is None and _OLD_GPU_CODE.search(diagnostics):
             self.arch = OLD_ARCH
             return True
-        if self._fixed_size_extern_shared(diagnostics):
+        if self._fixed_size_extern_shared(diagnostics) or self._register_escapes(diagnostics):
             return True
         if not self.relocatable and _DEVICE_LAUNCH in diagnostics:  # dynamic parallelism
             self.relocatable = True
@@ -139,6 +145,9 @@ class Salvage:
                 self.opaque += unknown
                 return True
         if self._leave_out_host_code(diagnostics):
+            return True
+        if self.arch is None and self.requested_arch != NEWER_ARCH:  # code for a newer GPU (integer wmma, sm_80 asserts)
+            self.arch = NEWER_ARCH
             return True
         if self.instances:  # an instance the template does not allow: fewer, then none
             kept = [(name, ty) for name, ty in self.instances if ty == INSTANCE_TYPES[0]]
@@ -163,20 +172,29 @@ class Salvage:
     def _fixed_size_extern_shared(self, diagnostics: str) -> bool:
         """`extern __shared__ T a[N]...`, which nvcc accepts and clang refuses, as
         `extern __shared__ T a[]...`: the same dynamic shared memory, unsized."""
+        return self._edit_lines(_EXTERN_SHARED.findall(diagnostics),
+                                lambda line, name: re.sub(r"\b(%s\s*)\[[^\]]+\]" % re.escape(name), r"\1[]", line,
+                                                          count=1))
+
+    def _register_escapes(self, diagnostics: str) -> bool:
+        """`asm("mov.u64 %0, %globaltimer;")`, which nvcc accepts, as clang wants it:
+        `%%globaltimer`."""
+        return self._edit_lines(_ASM_ESCAPE.findall(diagnostics),
+                                lambda line, _: re.sub(r"(?<![%\w])%(?=[A-Za-z_])", "%%", line))
+
+    def _edit_lines(self, places, edit) -> bool:
+        """Apply edit(line, detail) to each (file, line number, detail) place of editable
+        files; False when a place is not editable or its line does not change."""
         changed = False
-        for file, line, name in _EXTERN_SHARED.findall(diagnostics):
-            file = os.path.realpath(file)
-            if not self._editable(file):
+        for file, number, detail in places:
+            file = os.path.abspath(file)
+            if not self._editable(os.path.realpath(file)):
                 return False
-            text = self._text(file)
-            lines = text.split("\n")
-            number = int(line) - 1
-            if number >= len(lines):
+            lines = self._text(file).split("\n")
+            index = int(number) - 1
+            if index >= len(lines) or edit(lines[index], detail) == lines[index]:
                 return False
-            fixed = re.sub(r"\b(%s\s*)\[[^\]]+\]" % re.escape(name), r"\1[]", lines[number], count=1)
-            if fixed == lines[number]:
-                return False
-            lines[number] = fixed
+            lines[index] = edit(lines[index], detail)
             self.texts[file] = "\n".join(lines)
             changed = True
         return changed
@@ -198,24 +216,23 @@ class Salvage:
         return True
 
     def _leave_out_host_code(self, diagnostics: str) -> bool:
-        """Leave out the host functions the errors are in, when every error is in one of a
-        file of the repository."""
+        """Leave out the host functions of the repository's files that errors are in (the
+        other errors may go with them); False when there is none to leave out."""
         if self.rounds >= MAX_STUB_ROUNDS:
             return False
         errors: dict[str, set[int]] = {}
         for file, line in _ERROR_LINE.findall(diagnostics):
             errors.setdefault(os.path.abspath(file), set()).add(int(line))  # as clang opened it (links kept)
-        if not errors or not all(self._editable(os.path.realpath(file)) for file in errors):
-            return False
         edits = {}
         for file, lines in errors.items():
+            if not self._editable(os.path.realpath(file)):
+                continue
             try:
                 text = self._text(file)
             except OSError:
-                return False
-            functions = [f for f in host_functions(text) if any(f.first <= line <= f.last for line in lines)]
-            if not all(any(f.first <= line <= f.last for f in functions) for line in lines):
-                return False
+                continue
+            functions = [f for f in host_functions(text) if any(f.first <= line <= f.last for line in lines)
+                         and (file, f.first) not in self.plain]
             for function in sorted(functions, key=lambda f: f.start, reverse=True):
                 body = text[function.start:function.end]
                 # keep the kernel instances the function launches: they may be all that instantiates them
@@ -224,10 +241,15 @@ class Salvage:
                 kept = "".join(f"(void)&{kernel}; " for kernel in launched)
                 text = text[:function.start] + f" {kept}__builtin_unreachable(); " + "\n" * body.count("\n") \
                     + text[function.end:]
-                if (file, function.first) not in self.left_out_keys:
+                if (file, function.first) in self.left_out_keys:
+                    self.plain.add((file, function.first))  # its kept instances failed too: now none
+                else:
                     self.left_out.append((file, function.name, function.first))
                     self.left_out_keys.add((file, function.first))
-            edits[file] = text
+            if functions:
+                edits[file] = text
+        if not edits:  # every error is where nothing can be left out (device code, declarations)
+            return False
         self.texts.update(edits)
         self.left_out.sort(key=lambda item: (item[0], item[2]))
         self.rounds += 1
@@ -246,10 +268,18 @@ def _stand_in_type(name: str) -> str:
     real = re.fullmatch(r"(?:[fF]loat|real)(32|64)(?:_t)?", name)
     if real:
         return "float" if real.group(1) == "32" else "double"
+    if name in _LIBRARY_TYPES:
+        return _LIBRARY_TYPES[name]
+    if re.search(r"(Status|Result|Mode|Operation|Op|Type|Order|Fill|Diag|Side|Algo)(_t)?$", name):
+        return "int"  # the enums of library APIs: cublasStatus_t, cufftResult, cusparseOperation_t
     return f"struct __simulee_opaque_{name} *"
 
 
 _INTEGERS = {"8": "char", "16": "short", "32": "int", "64": "long long"}
+# the value types of CUDA's libraries whose headers are not installed (cuFFT, cuBLAS's complex)
+_LIBRARY_TYPES = {"cufftComplex": "float2", "cufftDoubleComplex": "double2", "cufftReal": "float",
+                  "cufftDoubleReal": "double", "cuComplex": "float2", "cuFloatComplex": "float2",
+                  "cuDoubleComplex": "double2"}
 
 
 @dataclass(frozen=True)

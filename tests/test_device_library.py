@@ -149,3 +149,10 @@ def test_libdevice_defines_what_the_interpreter_does_not_implement():
     np.testing.assert_array_equal(result.buffers["out32"], words.byteswap())
     joined = (words.astype(np.uint64) << np.uint64(32)) | np.arange(N, dtype=np.uint64)
     np.testing.assert_array_equal(result.buffers["out64"], joined.byteswap())
+
+
+def test_new_and_delete_in_device_code():
+    result = execute(program(KERNELS / "device_new.cu"), "construct", Launch(1, N, {"out": np.zeros(N, np.int32)}))
+    assert result.status == "ok", result.message
+    assert result.events.faults == []
+    np.testing.assert_array_equal(result.buffers["out"], 2 * np.arange(N) + 1)

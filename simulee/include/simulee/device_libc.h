@@ -22,6 +22,19 @@ __device__ void __simulee_assume(bool condition);
 
 __SIMULEE_DEVICE clock_t clock(void) { return (clock_t)__nvvm_read_ptx_sreg_clock(); }
 
+/* new and delete in device code: on the device heap, and placement new (CUB constructs in
+   shared memory with it). Each overloads libc++'s host version by target. */
+__device__ inline void *operator new(size_t size) { return malloc(size ? size : 1); }
+__device__ inline void *operator new[](size_t size) { return malloc(size ? size : 1); }
+__device__ inline void operator delete(void *pointer) noexcept { free(pointer); }
+__device__ inline void operator delete[](void *pointer) noexcept { free(pointer); }
+__device__ inline void operator delete(void *pointer, size_t) noexcept { free(pointer); }
+__device__ inline void operator delete[](void *pointer, size_t) noexcept { free(pointer); }
+__device__ inline void *operator new(size_t, void *place) noexcept { return place; }
+__device__ inline void *operator new[](size_t, void *place) noexcept { return place; }
+__device__ inline void operator delete(void *, void *) noexcept {}
+__device__ inline void operator delete[](void *, void *) noexcept {}
+
 /* Faial's and GPUVerify's precondition spelling. */
 #define __assume(condition) __simulee_assume(condition)
 

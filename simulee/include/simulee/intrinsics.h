@@ -147,7 +147,6 @@ __SIMULEE_HD unsigned long long ullmax(unsigned long long a, unsigned long long 
 
 /* Clocks, traps and sleeps. */
 __SIMULEE_DEVICE long long clock64(void) { return __nvvm_read_ptx_sreg_clock64(); }
-__SIMULEE_DEVICE unsigned long long __globaltimer(void) { return __nvvm_read_ptx_sreg_globaltimer(); }
 __SIMULEE_DEVICE void __trap(void) { __builtin_trap(); }
 __SIMULEE_DEVICE void __brkpt(void) { __builtin_trap(); }
 __SIMULEE_DEVICE void __nanosleep(unsigned int ns) { __nvvm_nanosleep(ns); }
