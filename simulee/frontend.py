@@ -271,8 +271,6 @@ def compile_cuda(path: Path, options: CompileOptions = CompileOptions(), cache: 
         attempt = salvage.Salvage(Path(tmp), tuple(os.path.realpath(f) for f in options.confine or (source.parent,)),
                                   requested_arch=options.arch)
         first_failure, last_failure = "", None
-        if source.suffix.lower() == ".cuh":
-            attempt.instantiate(source)
         while True:
             depfile = Path(tmp) / "deps.d"
             compiled = arguments[:-1] + attempt.arguments() + arguments[-1:]
@@ -285,7 +283,12 @@ def compile_cuda(path: Path, options: CompileOptions = CompileOptions(), cache: 
             if allowed is not None:
                 _confined(deps + _diagnosed_files(result.stderr, source.parent, tmp), allowed, path)
             first_failure = first_failure or (result.returncode != 0 and result.stderr)
-            if result.returncode == 0 or not attempt.answer(result.stderr, deps):
+            if result.returncode == 0:
+                # a source whose kernel templates nothing instantiates gets instances of its own
+                if not attempt.instantiate(source, result.stdout):
+                    break
+                continue
+            if not attempt.answer(result.stderr, deps):
                 break
             last_failure = result
         if result.returncode != 0 and attempt.arch == salvage.NEWER_ARCH and last_failure is not None:

@@ -32,6 +32,7 @@ MAX_STUB_ROUNDS = 6  # rounds of leaving host functions out
 _MISSING = re.compile(r"^(.*?):\d+:\d+: fatal error: '([^']+)' file not found", re.M)
 _ERROR_LINE = re.compile(r"^(.*?):(\d+):\d+: (?:fatal )?error: ", re.M)
 _UNKNOWN_TYPE = re.compile(r": error: unknown type name '(\w+)'")
+_UNKNOWN_NAMESPACE = re.compile(r"^(.*?):(\d+):\d+: error: (expected namespace name)", re.M)
 _ASM_ESCAPE = re.compile(r"^(.*?):(\d+):\d+: error: (invalid % escape) in inline assembly string", re.M)
 _EXTERN_SHARED = re.compile(r"^(.*?):(\d+):\d+: error: __shared__ variable '(\w+)' cannot be 'extern'", re.M)
 # a definition of a function CUDA provides only from a later GPU (atomicAdd on double, sm_60)
@@ -114,14 +115,19 @@ class Salvage:
                                                               for file, name, line in self.left_out))
         return "; ".join(parts)
 
-    def instantiate(self, source: Path) -> None:
-        """Instantiate the kernel templates of a header compiled on its own (NVRTC's
-        kernels: nothing in the repository launches them) for float, int and double."""
-        text = source.read_text(errors="replace")
-        names = _KERNEL_TEMPLATE.findall(_blank_comments_and_strings(text))
+    def instantiate(self, source: Path, ir: str) -> bool:
+        """Instantiate for float, int and double the kernel templates of a source that
+        its compiled `ir` has no instance of (a header NVRTC compiles at run time, a .cu
+        whose templates another file launches); whether there are any."""
+        if self.instantiated:
+            return False
+        text = self.texts.get(str(source)) or source.read_text(errors="replace")
+        names = [name for name in _KERNEL_TEMPLATE.findall(_blank_comments_and_strings(text))
+                 if not re.search(r"^define [^@\n]*@_Z\w*%d%sI" % (len(name), name), ir, re.M)]
         if names:
             self.instances = [(name, ty) for name in dict.fromkeys(names) for ty in INSTANCE_TYPES]
             self.instantiated = str(source)
+        return bool(names)
 
     def answer(self, diagnostics: str, read: list[str] = ()) -> bool:
         """Change what the compiler sees to get past `diagnostics` (`read`: the files the
@@ -136,6 +142,8 @@ class Salvage:
             return True
         if self._fixed_size_extern_shared(diagnostics) or self._register_escapes(diagnostics):
             return True
+        if self.missing and self._edit_lines(_UNKNOWN_NAMESPACE.findall(diagnostics), _without_using_namespace):
+            return True  # `using namespace cv;` of a library whose header is missing
         if not self.relocatable and _DEVICE_LAUNCH in diagnostics:  # dynamic parallelism
             self.relocatable = True
             return True
@@ -259,9 +267,15 @@ class Salvage:
         return any(file.startswith(folder.rstrip(os.sep) + os.sep) for folder in self.editable)
 
 
+def _without_using_namespace(line: str, _) -> str:
+    """`line` without its `using namespace X;` directive."""
+    return re.sub(r"\busing\s+namespace\s+[\w:]+\s*;", "", line)
+
+
 def _stand_in_type(name: str) -> str:
-    """What an unknown type from a missing header is taken to be: the integer or float its
-    name says (int32, uint64_t, float32), else an opaque pointer (cublasHandle_t)."""
+    """What an unknown type from a missing header is taken to be: the integer, float or
+    vector its name says (int32, uint64_t, float32, XMFLOAT3), a library's value or enum
+    type, else an opaque pointer (cublasHandle_t)."""
     integer = re.fullmatch(r"([uU]?)[iI]nt(8|16|32|64)(?:_t)?", name)
     if integer:
         return f"{'unsigned ' if integer.group(1) else ''}{_INTEGERS[integer.group(2)]}"
@@ -270,6 +284,10 @@ def _stand_in_type(name: str) -> str:
         return "float" if real.group(1) == "32" else "double"
     if name in _LIBRARY_TYPES:
         return _LIBRARY_TYPES[name]
+    vector = re.fullmatch(r"\w*?((?i:float|double|int|uint))([234])", name)
+    if vector:  # a math library's vector of its name (DirectX's XMFLOAT3): x, y, z, w, packed
+        element = {"uint": "unsigned int"}.get(vector.group(1).lower(), vector.group(1).lower())
+        return f"struct __simulee_vector_{name} {{ {element} {', '.join('xyzw'[:int(vector.group(2))])}; }}"
     if re.search(r"(Status|Result|Mode|Operation|Op|Type|Order|Fill|Diag|Side|Algo)(_t)?$", name):
         return "int"  # the enums of library APIs: cublasStatus_t, cufftResult, cusparseOperation_t
     return f"struct __simulee_opaque_{name} *"

@@ -654,7 +654,7 @@ def test_texture_reference_and_object():
     result = run("textures.cu", "sample", 1, (4, 3), args=dict(out=np.zeros(12, np.float32), image=image, width=4,
                                                                 lookup=lookup))
     x, y = np.meshgrid(np.arange(4), np.arange(3))
-    np.testing.assert_array_equal(result.buffers["out"].reshape(3, 4), lookup[x] + 2 * image)
+    np.testing.assert_array_equal(result.buffers["out"].reshape(3, 4), lookup[x] + 3 * image)
 
 
 def test_printf_formats():

@@ -201,3 +201,30 @@ def test_a_missing_helper_math_gets_simulees_vector_arithmetic(records):
     direction = moved[:, :3] / np.linalg.norm(moved[:, :3], axis=1, keepdims=True)
     np.testing.assert_allclose(result.buffers["position"][:, :3], direction, rtol=1e-5)
     np.testing.assert_allclose(result.buffers["position"][:, 3], np.clip(moved[:, 3], 0, 1), rtol=1e-6)
+
+
+def test_kernel_templates_nothing_instantiates_get_instances(tmp_path):
+    source = tmp_path / "templated.cu"
+    source.write_text("template <typename T>\n__global__ void shift(T *y) { y[threadIdx.x] = y[threadIdx.x + 1]; }\n"
+                      "template <typename T>\n__global__ void used(T *y) { y[threadIdx.x] = 0; }\n"
+                      "void launch(float *y) { used<float><<<1, 32>>>(y); }\n")
+    names = [kernel.name for kernel in load_program(source).kernels]
+    assert sorted(names) == ["shift<double>", "shift<float>", "shift<int>", "used<float>"]
+
+
+def test_a_missing_librarys_namespace_and_vector_types_are_taken_as_their_names_say(records):
+    import numpy as np
+
+    from interpreter.launch import Launch
+    from interpreter.simt import execute
+
+    assert records["gpu/vertices.cu"]["status"] == "degraded"
+    assert records["gpu/vertices.cu"]["error"] == "missing: DirectXMath.h"
+    vertices = np.zeros((32, 7), np.float32)  # XMFLOAT3 position, XMFLOAT4 color, as float3 and float4
+    vertices[:, 0] = np.arange(32)
+    result = execute(load_program(GPU / "vertices.cu"), "wave",
+                     Launch(1, 32, {"vertices": vertices.reshape(-1), "time": np.float32(0.5)}))
+    assert result.status == "ok", result.message
+    out = result.buffers["vertices"].reshape(32, 7)
+    np.testing.assert_array_equal(out[:, 1], np.arange(32) * np.float32(0.5))
+    np.testing.assert_array_equal(out[:, 6], 1)

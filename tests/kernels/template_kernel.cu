@@ -1,5 +1,5 @@
-// Template kernels exist only where host code instantiates them: scale<float>,
-// scale<double> and fill<int, 4> come out as kernels, the uninstantiated unused<T> not.
+// Template kernels come out as the instances host code launches (scale<float>,
+// scale<double>, fill<int, 4>); unused<T>, which nothing instantiates, as float, int, double.
 // kernel: scale<float>(float *data, float factor, int n)
 //   reads: tid.x ctaid.x ntid.x
 //   shared: 0
@@ -9,6 +9,15 @@
 // kernel: fill<int, 4>(int *data, int value)
 //   reads: tid.x
 //   shared: 16
+// kernel: unused<float>(float *data)
+//   reads:
+//   shared: 0
+// kernel: unused<int>(int *data)
+//   reads:
+//   shared: 0
+// kernel: unused<double>(double *data)
+//   reads:
+//   shared: 0
 #include <cuda_runtime.h>
 
 template <typename T> __global__ void scale(T *data, T factor, int n) {

@@ -72,6 +72,13 @@ template <class T> __SIMULEE_DEVICE T tex2D(cudaTextureObject_t obj, float x, fl
 template <class T> __SIMULEE_DEVICE T tex3D(cudaTextureObject_t obj, float x, float y, float z) {
   __SIMULEE_TEXOBJ_FETCH(3, x, y, z)
 }
+/* A layered texture is an array of layers: layer L is the slice L of the next dimension. */
+template <class T> __SIMULEE_DEVICE T tex1DLayered(cudaTextureObject_t obj, float x, int layer) {
+  __SIMULEE_TEXOBJ_FETCH(2, x, (float)layer, 0.0f)
+}
+template <class T> __SIMULEE_DEVICE T tex2DLayered(cudaTextureObject_t obj, float x, float y, int layer) {
+  __SIMULEE_TEXOBJ_FETCH(3, x, y, (float)layer)
+}
 template <class T> __SIMULEE_DEVICE T tex1DLod(cudaTextureObject_t obj, float x, float) {
   __SIMULEE_TEXOBJ_FETCH(1, x, 0.0f, 0.0f)
 }
