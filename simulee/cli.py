@@ -717,7 +717,7 @@ def _scan(args):
     if args.scheduler and args.scheduler != "local" and not args.scheduler.startswith(("tcp://", "tls://", "inproc://")):
         raise SimuleeError(f"--scheduler {args.scheduler}: expected tcp://HOST:PORT or local")
     # a kernel's work (and a compiler) stops in time to report before its worker is stopped
-    within = args.kernel_timeout - min(max(1.0, 0.1 * args.kernel_timeout), 0.5 * args.kernel_timeout)
+    within = args.kernel_timeout - min(max(2.0, 0.1 * args.kernel_timeout), 0.5 * args.kernel_timeout)
     settings = Settings(args.population, args.generations, args.launches, args.max_blocks, args.seed,
                         args.warp_model, args.step_limit, args.shared_bytes, min(args.max_seconds or within, within),
                         args.heap_bytes)

@@ -201,8 +201,11 @@ def test_template_kernels_are_named_with_or_without_spaces(run_cli, name):
 
 
 def _start(*arguments) -> subprocess.Popen:
+    """Simulee as a foreground process: Ctrl-C reaches it even when the tests run as a
+    shell's background job (which inherits SIGINT ignored)."""
     return subprocess.Popen([sys.executable, "-m", "simulee", *map(str, arguments)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def test_ctrl_c_stops_a_run_with_status_130():
