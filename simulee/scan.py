@@ -345,10 +345,12 @@ def compiled(record: dict) -> bool:
 
 
 def failure_cause(error: str) -> str:
-    """A compile error without its location, counts and quoted names, to group files by."""
-    message = re.sub(r"^.*?:\d+:\d+: ", "", error)
-    message = re.sub(r" \(and \d+ more errors?\)| \[after [^\]]*\]|; with empty stand-ins for .*$", "", message)
-    return re.sub(r"'[^']*'", "'…'", message).strip()
+    """A compile error without its location, counts and quoted names, to group files by;
+    with stand-ins for missing headers, the error that remained with them."""
+    message, stood_in = re.subn(r"^.*; with empty stand-ins for [^:]*: ", "", error)
+    message = re.sub(r"^.*?:\d+:\d+: ", "", message)
+    message = re.sub(r" \(and \d+ more errors?\)| \[after [^\]]*\]", "", message)
+    return re.sub(r"'[^']*'", "'…'", message).strip() + (" (with missing headers stood in)" if stood_in else "")
 
 
 _COLUMNS = {"files.csv": FILES_COLUMNS, "kernels.csv": KERNELS_COLUMNS, "bugs.csv": report.CSV_COLUMNS,
