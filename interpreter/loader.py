@@ -11,7 +11,8 @@ and whether it uses dynamic (extern) shared memory.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
 
 from interpreter import irparse as ir
 from interpreter.debuginfo import CType, DebugInfo
@@ -66,7 +67,7 @@ class ParamInfo:
 @dataclass(frozen=True)
 class KernelInfo:
     symbol: str  # the IR name (mangled)
-    name: str  # qualified name with template arguments, e.g. "ns::scale<float>"
+    name: str  # qualified name with template arguments, e.g. "ns::scale<float>"; overloads: with parameter types
     signature: str  # the demangled symbol, e.g. "void ns::scale<float>(float*, float, int)"
     file: str
     line: int
@@ -77,8 +78,14 @@ class KernelInfo:
 
     @property
     def base_name(self) -> str:
-        """The name without namespaces and template arguments."""
-        return _strip_templates(self.name).rpartition("::")[2]
+        """The name without namespaces, template arguments and parameter types."""
+        return _strip_templates(qualified_name(self.signature)).rpartition("::")[2]
+
+    @property
+    def overload(self) -> str:
+        """The signature without its return type, e.g. "ns::scale<float>(float*, float, int)":
+        what tells overloaded kernels apart."""
+        return self.signature.removeprefix("void ")
 
     def declaration(self) -> str:
         """The kernel as C: name(type name, ...)."""
@@ -108,7 +115,7 @@ class Program:
         self.debug = DebugInfo(module.metadata)
         self._functions: dict[str, DecodedFunction] = {}
         self._globals: dict[str, DecodedGlobal] = {}
-        self.kernels = [self._kernel_info(name) for name in _kernel_symbols(module)]
+        self.kernels = _overloads_named(self._kernel_info(name) for name in _kernel_symbols(module))
 
     def function(self, name: str) -> DecodedFunction:
         """The decoded definition of function `name` (decoded once)."""
@@ -124,13 +131,14 @@ class Program:
 
     def kernel(self, name: str) -> KernelInfo:
         """The kernel called `name`: its symbol, qualified name, name without template
-        arguments, or signature, spaced as the user likes (`f<float,2>` is `f<float, 2>`).
+        arguments, signature, or signature without `void` (to tell overloads apart), spaced
+        as the user likes (`f<float,2>` is `f<float, 2>`).
         Raises KeyError with the choices when it is not unique."""
-        for attribute in ("symbol", "name", "signature"):
+        for attribute in ("symbol", "name", "signature", "overload"):
             found = [k for k in self.kernels if getattr(k, attribute) == name]
             if len(found) == 1:
                 return found[0]
-        for attribute in ("name", "signature"):
+        for attribute in ("name", "signature", "overload"):
             found = [k for k in self.kernels if _unspaced(getattr(k, attribute)) == _unspaced(name)]
             if len(found) == 1:
                 return found[0]
@@ -284,6 +292,14 @@ def demangle(symbol: str) -> str:
         return cpp_demangle.demangle(symbol)
     except Exception:  # the binding raises a bare ValueError/RuntimeError per version
         return symbol
+
+
+def _overloads_named(kernels) -> list[KernelInfo]:
+    """The kernels, each overloaded one named with its parameter types ("add(float*, int)")
+    so that every name is unique."""
+    kernels = list(kernels)
+    names = Counter(kernel.name for kernel in kernels)
+    return [kernel if names[kernel.name] == 1 else replace(kernel, name=kernel.overload) for kernel in kernels]
 
 
 def qualified_name(signature: str) -> str:

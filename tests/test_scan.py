@@ -301,3 +301,28 @@ def test_a_worker_that_dies_times_out_or_runs_out_of_memory_ends_in_a_record():
     assert hogged == {"status": "out-of-memory", "message": "more than 1024 MiB (--memory-limit)"}
     assert slept == {"status": "timeout", "message": "no result after 2 s (--kernel-timeout)"}
     assert echoed == {"ok": 7}  # the pool goes on after all that
+
+
+OVERLOADS = """\
+// Two kernels of one name: the float** one adds through each row's pointer, the float* one
+// reads its right neighbour's element while that neighbour writes it.
+__global__ void add(float **rows, int n) {
+  if (threadIdx.x < n) rows[0][threadIdx.x] += 1.0f;
+}
+__global__ void add(float *v, int n) {
+  if (threadIdx.x + 1 < n) v[threadIdx.x] += v[threadIdx.x + 1];
+}
+"""
+
+
+def test_overloaded_kernels_are_told_apart_by_their_parameters(tmp_path):
+    repository = tmp_path / "repository"
+    repository.mkdir()
+    (repository / "overloads.cu").write_text(OVERLOADS)
+    folder = tmp_path / "out"
+    result = scan(repository, "-o", folder, *FAST, "-q")
+    kernels = {row["kernel"]: row for row in rows(folder, "kernels.csv")}
+    assert set(kernels) == {"add(float**, int)", "add(float*, int)"}
+    assert {row["status"] for row in kernels.values()} == {"ok"}
+    races = {row["kernel"] for row in rows(folder, "bugs.csv") if row["type"] == "data-race"}
+    assert races == {"add(float*, int)"} and result.returncode == 1
