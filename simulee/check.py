@@ -16,6 +16,7 @@ from simulee.detect.divergence import find_divergence
 from simulee.detect.faults import find_faults, invalid_launch
 from simulee.detect.race import find_races
 from simulee.detect.redundant import BarrierVerdict, barrier_verdicts, redundant_findings
+from simulee.detect.vacuous import find_vacuous
 from simulee.findings import ERROR, Finding, display, launch_of
 from simulee.frontend import BUILTIN_VARIABLES, library_file, user_location
 from simulee.model import build_model
@@ -167,6 +168,8 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
         check.verdicts = barrier_verdicts(program, kernel, explored, warp_model)
         for finding in redundant_findings(check.verdicts, launch_of(explored[0][0])):
             _merge(merged, finding)
+    for finding in find_vacuous(kernel, [result for result, _ in explored], len(merged)):
+        _merge(merged, finding)
     if contract is not None:
         check.assumptions = [_assumption(bound) for bound in contract.bounds.values()]
     check.findings = sorted(merged.values(), key=lambda f: (f.file, f.line, f.column, f.type, f.message))

@@ -29,6 +29,7 @@ RULES = {
     "assertion": "A failed assert() in device code",
     "warp-mask": "A warp collective whose mask names lanes that never took part",
     "invalid-launch": "The launch breaks an assumption the kernel states",
+    "vacuous-check": "No launch checked accessed global or shared memory: nothing was checked",
 }
 
 
@@ -225,7 +226,8 @@ def sarif_document(records: list[dict], root: Path | None = None, uncompiled: li
     used = sorted({f["type"] for f in findings} | {"data-race"})
     rules = [{"id": rule, "shortDescription": {"text": RULES.get(rule, rule.replace("-", " "))},
               "defaultConfiguration": {"level": "warning" if rule in ("redundant-barrier", "warp-mask",
-                                                                      "invalid-launch") else "error"}}
+                                                                      "invalid-launch", "vacuous-check")
+                                        else "error"}}
              for rule in used]
     results = []
     for finding in findings:

@@ -267,7 +267,7 @@ def test_a_barrier_never_reached_is_not_covered():
     file = "barrier_verdicts.cu"
     result = check(file, "early_exit", ((1, 1, 1), (64, 1, 1), {"n": 0}))
     assert [v.verdict for v in result.verdicts] == ["not-covered"]
-    assert result.findings == []
+    assert kinds(result) == ["vacuous-check"]  # n = 0: every thread left before touching memory
 
 
 def test_verdicts_merge_launches():
@@ -346,3 +346,13 @@ def test_a_race_benign_in_one_launch_but_not_another_is_an_error():
         (finding,) = check("merged_findings.cu", "quotient_flag", *launches).findings
         assert (finding.benign, finding.severity, finding.launch["args"]) == (False, "error", {"k": 1})
         assert "same value" not in finding.message
+
+
+def test_a_kernel_that_accessed_no_memory_is_a_vacuous_check_not_a_silent_ok():
+    # a struct of zeros: count 0 sends every thread home before its first access
+    zeros = check("struct_param.cu", "apply")
+    assert [(f.type, f.severity, f.line) for f in zeros.findings] == \
+        [("vacuous-check", "warning", line_of("struct_param.cu", "__global__ void apply"))]
+    params = np.zeros(1, dtype=[("dt", "f4"), ("count", "i4"), ("damping", "f8"), ("steps", "i4"), ("pad", "i4")])
+    params[0] = (0.5, 64, 0.9, 3, 0)
+    assert check("struct_param.cu", "apply", params=params.tobytes()).findings == []
