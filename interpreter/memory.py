@@ -61,6 +61,7 @@ class Region:
     growth_limit: int = DEFAULT_GROWTH_LIMIT
     filled: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))  # per FILL_CHUNK: has its content
     guard: object = None  # (offsets, size) -> per access 0 or a FAULT_CODES code (the heap's allocations)
+    pointees: object = None  # (slot indices) -> the addresses a table of pointers holds there (pointer_table)
 
     @property
     def paged(self) -> bool:
@@ -79,18 +80,22 @@ class Region:
             grown = np.zeros(capacity, dtype=np.uint8)
             grown[: len(self.data)] = self.data
             self.data = grown
-        if self.fill_seed is not None and offsets is not None:
+        if (self.fill_seed is not None or self.pointees is not None) and offsets is not None:
             if len(self.filled) < len(self.data) // FILL_CHUNK:
                 self.filled = np.concatenate([self.filled, np.zeros(len(self.data) // FILL_CHUNK - len(self.filled), bool)])
             chunks = np.union1d(offsets // FILL_CHUNK, (offsets + size - 1) // FILL_CHUNK)
             fresh = chunks[~self.filled[chunks]]
-            if len(fresh):
+            if len(fresh) and self.pointees is not None:
+                slots = (fresh[:, None] * (FILL_CHUNK // 8) + np.arange(FILL_CHUNK // 8)).ravel()
+                self.data.view("<i8")[slots] = self.pointees(slots)
+            elif len(fresh):
                 words = (fresh[:, None] * (FILL_CHUNK // 4) + np.arange(FILL_CHUNK // 4)).ravel()
                 self.data.view("<u4")[words] = random_words(self.fill_seed, words)
-                self.filled[fresh] = True
+            self.filled[fresh] = True
 
 
-FILL_CHUNK = 256  # bytes of a random region filled at once
+FILL_CHUNK = 256  # bytes of a random region (or a table of pointers) filled at once
+POINTER_SLOTS = 4096  # pointers of a table of pointers that point to buffers
 
 
 def random_words(seed: int, words: np.ndarray) -> np.ndarray:
@@ -157,6 +162,28 @@ class Memory:
         if len(self.regions) > REGION_MASK:
             raise MemoryError("too many memory regions")
         return len(self.regions) - 1
+
+    def add_pointer_table(self, name: str, levels: int, fill_seed: int | None = None) -> int:
+        """A paged region of pointers (a `T**` argument), each to a paged region of its own
+        made when its slot is first touched: with `levels` > 1 those hold pointers too, and
+        the last level holds data (zeros, or random_words from `fill_seed`). Slots past
+        POINTER_SLOTS hold null: a table that large is not a table of buffers."""
+        number = self.add_region(name, GLOBAL)
+
+        def pointees(slots: np.ndarray) -> np.ndarray:
+            addresses = np.zeros(len(slots), dtype=np.int64)
+            for index, slot in enumerate(slots.tolist()):
+                if slot >= POINTER_SLOTS:
+                    continue
+                seed = None if fill_seed is None else fill_seed * 7919 + slot + 1
+                inner = (self.add_pointer_table(f"{name}[{slot}]", levels - 1, seed) if levels > 1
+                         else self.add_region(f"{name}[{slot}]", GLOBAL, fill_seed=seed))
+                addresses[index] = self.region_address(inner)
+            return addresses
+
+        table = self.regions[number]
+        table.data, table.pointees = np.zeros(0, dtype=np.uint8), pointees  # every slot comes from pointees
+        return number
 
     def region_address(self, number: int) -> int:
         return tag(self.regions[number].space, number, 0)

@@ -135,7 +135,11 @@ class Placement:
         if param.kind == "pointer":
             if given is None:
                 seed = None if not launch.paged_random else launch.seed * 1000 + index
-                region = self.memory.add_region(param.name, GLOBAL, fill_seed=seed)
+                if param.pointee_kind == "pointer":  # T**: a table of pointers to buffers
+                    levels = (param.pointee or "*").count("*")
+                    region = self.memory.add_pointer_table(param.name, levels, seed)
+                else:
+                    region = self.memory.add_region(param.name, GLOBAL, fill_seed=seed)
                 return Argument(param, self.memory.region_address(region), region)
             if isinstance(given, np.ndarray):
                 region = self.memory.add_region(param.name, GLOBAL, given, size=given.nbytes)

@@ -356,3 +356,16 @@ def test_a_kernel_that_accessed_no_memory_is_a_vacuous_check_not_a_silent_ok():
     params = np.zeros(1, dtype=[("dt", "f4"), ("count", "i4"), ("damping", "f8"), ("steps", "i4"), ("pad", "i4")])
     params[0] = (0.5, 64, 0.9, 3, 0)
     assert check("struct_param.cu", "apply", params=params.tobytes()).findings == []
+
+
+def test_tables_of_pointers_point_to_buffers_of_their_own():
+    rows = ((4, 1, 1), (64, 1, 1), {"cols": 64})
+    assert check("pointer_tables.cu", "bump_rows", rows).findings == []  # no null pointer, no race between rows
+    shift = line_of("pointer_tables.cu", "rows[blockIdx.x][threadIdx.x] =", "shift_rows")
+    assert races(check("pointer_tables.cu", "shift_rows", rows)) == {
+        ("read-write", "global", "inter-warp", shift, shift, False)}
+    assert check("pointer_tables.cu", "shift_rows_fixed", rows).findings == []
+    layers = check("pointer_tables.cu", "first_of_layer", ((2, 2, 1), (1, 1, 1), {}))
+    first = line_of("pointer_tables.cu", "layers[blockIdx.y][0][0]")
+    assert [(f.type, f.hazard, f.scope, f.line, f.instances) for f in layers.findings] == \
+        [("data-race", "write-write", "inter-block", first, 2)]  # one race per layer, none across layers

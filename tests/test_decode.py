@@ -29,7 +29,7 @@ def test_struct_layouts_match_llvm(path):
         from simulee.frontend import load_ir
 
         text = load_ir(path)
-    module = llvm.parse_assembly(text)
+    module = llvm.parse_assembly(text, llvm.create_context())  # a context of its own: struct names stay unique
     target = llvm.create_target_data(module.data_layout)
     names = [line.split(" = type ")[0][1:] for line in text.splitlines() if " = type {" in line]
     assert names
