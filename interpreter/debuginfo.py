@@ -39,6 +39,11 @@ class SourceLocation:
         return chain
 
 
+MEMBER_DEPTH = 4  # nested structs whose members a struct argument exposes
+MEMBER_ELEMENTS = 8  # elements of an array member exposed
+MEMBER_LIMIT = 64  # members of one struct argument exposed
+
+
 @dataclass(frozen=True)
 class CType:
     """A C type as debug info describes it."""
@@ -152,6 +157,73 @@ class DebugInfo:
         if kind != "tuple":
             return []
         return [self.c_type(element) for element in elements[1:]]
+
+    def parameter_members(self, subprogram: int | None) -> list[list[tuple[str, CType, int]]]:
+        """Per parameter of a subprogram, the scalar members of a struct passed by value
+        (see members); [] for any other parameter."""
+        fields = self.subprogram(subprogram)
+        signature = fields.get("type")
+        if not isinstance(signature, tuple):
+            return []
+        types = self.metadata.node(signature[1])[1].get("types")
+        if not isinstance(types, tuple) or self.metadata.node(types[1])[0] != "tuple":
+            return []
+        return [self.members(element) for element in self.metadata.node(types[1])[1][1:]]
+
+    def members(self, reference, prefix: str = "", offset: int = 0, depth: int = 0) -> list[tuple[str, CType, int]]:
+        """The scalar and pointer members of a struct type at any depth, flattened in order:
+        (path such as "dim.rows", "box.lo.x" or "taps[2]", C type, byte offset). Bit fields
+        and static members are left out; arrays give their first MEMBER_ELEMENTS elements."""
+        node = self._resolved(reference)
+        if node is None or depth > MEMBER_DEPTH:
+            return []
+        kind, fields = node
+        if kind != "DICompositeType" or fields.get("tag") not in ("DW_TAG_structure_type", "DW_TAG_class_type"):
+            return []
+        elements = fields.get("elements")
+        if not isinstance(elements, tuple) or self.metadata.node(elements[1])[0] != "tuple":
+            return []
+        found = []
+        for element in self.metadata.node(elements[1])[1]:
+            member_kind, member = self.metadata.node(element[1]) if isinstance(element, tuple) else (None, {})
+            flags = str(member.get("flags", "")) if member_kind == "DIDerivedType" else ""
+            if member_kind != "DIDerivedType" or member.get("tag") not in ("DW_TAG_member", "DW_TAG_inheritance") \
+                    or "DIFlagStaticMember" in flags or "DIFlagBitField" in flags:
+                continue
+            at = offset + (member.get("offset") or 0) // 8
+            name = f"{prefix}{member.get('name')}" if member.get("tag") == "DW_TAG_member" else prefix.rstrip(".")
+            found += self._member(member.get("baseType"), name, at, depth)
+        return found[:MEMBER_LIMIT]
+
+    def _member(self, reference, name: str, offset: int, depth: int) -> list[tuple[str, CType, int]]:
+        c_type = self.c_type(reference)
+        if c_type is None:
+            return []
+        if c_type.kind in ("integer", "float", "bool", "enum", "pointer"):
+            return [(name, c_type, offset)]
+        if c_type.kind == "struct":
+            return self.members(reference, f"{name}." if name else "", offset, depth + 1)
+        if c_type.kind == "array" and c_type.pointee is not None and c_type.pointee.bits:
+            node = self._resolved(reference)
+            element = node[1].get("baseType") if node else None
+            step = c_type.pointee.bits // 8
+            count = (c_type.bits or 0) // c_type.pointee.bits
+            return [item for index in range(min(count, MEMBER_ELEMENTS))
+                    for item in self._member(element, f"{name}[{index}]", offset + index * step, depth + 1)]
+        return []
+
+    def _resolved(self, reference):
+        """The node a type reference names, through typedefs and qualifiers."""
+        for _ in range(16):
+            if not isinstance(reference, tuple) or reference[0] != "ref":
+                return None
+            kind, fields = self.metadata.node(reference[1])
+            if kind == "DIDerivedType" and fields.get("tag") in ("DW_TAG_typedef", "DW_TAG_const_type",
+                                                                  "DW_TAG_volatile_type"):
+                reference = fields.get("baseType")
+                continue
+            return kind, fields
+        return None
 
     def c_type(self, reference) -> CType | None:
         """The CType of a DIType reference (("ref", n)); None for unknown or void."""

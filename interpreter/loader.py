@@ -31,6 +31,24 @@ class LoadError(ValueError):
 
 
 @dataclass(frozen=True)
+class FieldInfo:
+    """A scalar or pointer member of a struct passed by value, named by its path from the
+    parameter ("dim.rows", "box.lo.x", "taps[2]"); `offset` is its byte offset in the struct.
+    Its kind is "integer" (bools and enums too), "float" or "pointer"."""
+
+    name: str
+    kind: str
+    bits: int | None
+    signed: bool | None
+    offset: int
+    c_type: str
+
+    @property
+    def ir_type(self) -> str:
+        return self.c_type
+
+
+@dataclass(frozen=True)
 class ParamInfo:
     """A kernel parameter. `kind` is "pointer", "integer", "float", "struct" (passed by
     value) or "other"; `address_space` names where a pointer points (CUDA kernel pointers,
@@ -48,6 +66,7 @@ class ParamInfo:
     by_value: Type | None = None  # the type of a struct passed by value
     pointee_kind: str | None = None  # what a pointer points to, as C sees it: integer, float, bool, struct, ...
     pointee_bits: int | None = None
+    fields: tuple[FieldInfo, ...] = ()  # a struct by value: its members, named "param.member"
 
     def to_json(self) -> dict:
         data = {"name": self.name, "type": self.c_type or str(self.ir_type), "kind": self.kind, "ir_type": str(self.ir_type)}
@@ -80,6 +99,13 @@ class KernelInfo:
     def base_name(self) -> str:
         """The name without namespaces, template arguments and parameter types."""
         return _strip_templates(qualified_name(self.signature)).rpartition("::")[2]
+
+    def scalars(self) -> list:
+        """The numbers a launch gives: integer and float parameters (ParamInfo) and the
+        integer and float members of structs passed by value (FieldInfo, "param.member")."""
+        return [item for param in self.params
+                for item in ([param] if param.kind in ("integer", "float") else param.fields)
+                if item.kind in ("integer", "float")]
 
     @property
     def overload(self) -> str:
@@ -195,10 +221,14 @@ class Program:
     def _params(self, function: ir.Function):
         names = self.debug.parameter_names(function.dbg)
         c_types = self.debug.parameter_types(function.dbg)
+        members = self.debug.parameter_members(function.dbg)
         for index, param in enumerate(function.params):
             c_type = c_types[index] if index < len(c_types) else None
             name = names.get(index + 1) or (param.name if param.name and not param.name.isdigit() else f"arg{index}")
-            yield _param_info(name, param, c_type, self.layout)
+            info = _param_info(name, param, c_type, self.layout)
+            if info.kind == "struct" and index < len(members):
+                info = replace(info, fields=_fields(name, members[index], info.size))
+            yield info
 
 
 def load_module(text: str, origin: str = "<ir>") -> Program:
@@ -227,6 +257,19 @@ def _kernel_symbols(module: ir.Module) -> list[str]:
                 if target[1] in module.functions and not module.functions[target[1]].is_declaration:
                     kernels.append(target[1])
     return kernels
+
+
+def _fields(param: str, members, size: int) -> tuple[FieldInfo, ...]:
+    """The FieldInfo of each member debug info lists that lies within the struct's bytes."""
+    fields = []
+    for path, c_type, offset in members:
+        kind = {"bool": "integer", "enum": "integer"}.get(c_type.kind, c_type.kind)
+        bits = c_type.bits or (64 if kind == "pointer" else 32)
+        if offset + bits // 8 <= size and bits in ((1, 8, 16, 32, 64) if kind == "integer" else (16, 32, 64)):
+            signed = False if c_type.kind == "bool" else c_type.signed
+            fields.append(FieldInfo(f"{param}.{path}", kind, 1 if c_type.kind == "bool" else bits, signed, offset,
+                                    c_type.spelling))
+    return tuple(fields)
 
 
 def _param_info(name: str, param: ir.Param, c_type: CType | None, layout) -> ParamInfo:

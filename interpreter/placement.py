@@ -126,12 +126,12 @@ class Placement:
         if param.kind == "struct":
             size = param.size
             if given is None:  # zeros, but every pointer in it gets a buffer of its own
-                return Argument(param, by_value=self._fresh_pointers(param.name, param.by_value, bytes(size), launch,
-                                                                     index * 64))
-            data = bytes(given)
-            if len(data) != size:
-                raise LaunchError(f"argument {param.name}: {len(data)} bytes given for a {size}-byte struct")
-            return Argument(param, by_value=data)
+                data = self._fresh_pointers(param.name, param.by_value, bytes(size), launch, index * 64)
+            else:
+                data = bytes(given)
+                if len(data) != size:
+                    raise LaunchError(f"argument {param.name}: {len(data)} bytes given for a {size}-byte struct")
+            return Argument(param, by_value=_with_members(data, param.fields, launch.args))
         if param.kind == "pointer":
             if given is None:
                 seed = None if not launch.paged_random else launch.seed * 1000 + index
@@ -250,3 +250,20 @@ class Placement:
                     offset += self.layout.size(current) * index
             return np.int64(int(operands[0]) + offset)
         raise UnsupportedConstant(f"constant expression '{opcode}'")
+
+
+def _with_members(data: bytes, fields, args: dict) -> bytes:
+    """A struct's bytes with the members `args` gives ("param.member": value) written in."""
+    given = [(field, args[field.name]) for field in fields if field.kind != "pointer" and field.name in args]
+    if not given:
+        return data
+    buffer = bytearray(data)
+    for field, value in given:
+        if field.kind == "float":
+            dtype = {16: np.float16, 32: np.float32, 64: np.float64}[field.bits]
+            raw = np.asarray(value, dtype=np.float64).astype(dtype).tobytes()
+        else:
+            width = max(field.bits, 8) // 8
+            raw = (int(value) & ((1 << (8 * width)) - 1)).to_bytes(width, "little")
+        buffer[field.offset : field.offset + len(raw)] = raw
+    return bytes(buffer)

@@ -84,8 +84,9 @@ def default_launch(kernel: KernelInfo, args: dict | None = None, grid=None, bloc
     repeat it). Block: 64 threads (two warps) shaped by the thread-index axes it reads
     (64x1x1, 16x4x1 or 16x4x2). Every integer scalar is the number of threads along x (a
     size n covers every thread of a 1-D launch; a width, height or depth spans the x
-    extent; at most the largest value of its type), every float 1.0. Pointers get buffers
-    that grow on demand and read as zeros.
+    extent; at most the largest value of its type), every float 1.0, and so is every
+    member of a struct passed by value. Pointers get buffers that grow on demand and read
+    as zeros.
     `args` overrides any of these. `reads` (default: every index register the kernel
     reads) are the index registers that shape the launch."""
     reads = set(kernel.builtins if reads is None else reads)
@@ -99,11 +100,10 @@ def default_launch(kernel: KernelInfo, args: dict | None = None, grid=None, bloc
     if grid is None:
         grid = tuple(DEFAULT_BLOCKS_PER_AXIS if {f"ctaid.{axis}", f"nctaid.{axis}"} & reads else 1 for axis in "xyz")
     values: dict[str, object] = {}
-    for param in kernel.params:
-        if param.kind == "integer":
-            values[param.name] = min(grid[0] * block[0], integer_maximum(param))
-        elif param.kind == "float":
-            values[param.name] = 1.0
+    for scalar in kernel.scalars():
+        if (args or {}).get(scalar.name.partition(".")[0]) is not None:
+            continue  # a member of a struct given whole
+        values[scalar.name] = min(grid[0] * block[0], integer_maximum(scalar)) if scalar.kind == "integer" else 1.0
     values.update(args or {})
     return Launch(tuple(grid), tuple(block), values, **options)
 
@@ -249,8 +249,8 @@ def search_summary(space, found, options: SearchOptions) -> dict:
             "evaluations": found.evaluations, "stopped": found.stopped, "seconds": round(found.seconds, 3),
             "genes": [gene.name for gene in space.genes],
             "relevant": dict(space.relevant),
-            "fixed": {p.name: space.base.args[p.name] for p in space.kernel.params
-                      if p.kind in ("integer", "float") and p.name not in searched},
+            "fixed": {p.name: space.base.args[p.name] for p in space.kernel.scalars()
+                      if p.name in space.base.args and p.name not in searched},
             "history": found.history}
 
 

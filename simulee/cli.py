@@ -78,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
                            help="block dimensions: 256, 16,16 or 8x8x4 (x and y up to 1024, z up to 64, 1024 threads "
                                 "in all)")
         group.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
-                           help="a scalar argument (once per parameter)")
+                           help="a scalar argument (once per parameter), or a member of a struct by value (dim.rows=64)")
         group.add_argument("--buffer", action="append", default=[], metavar="NAME=DTYPE:COUNT[:FILL]|NAME=@FILE.npy",
                            help="a pointer argument's buffer; FILL is zeros (default), ones, iota or random. Pointers "
                                 "without one get buffers that grow on demand and read as zeros")

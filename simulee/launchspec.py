@@ -224,10 +224,12 @@ def _one_line(error: Exception) -> str:
 
 def launch_arguments(kernel, args: list[str], buffers: list[str], seed: int, require_scalars: bool = True,
                      cast: bool = False) -> dict:
-    """Kernel arguments from --arg and --buffer options, each parameter given once. Every
+    """Kernel arguments from --arg and --buffer options, each parameter (or member of a
+    struct passed by value, "dim.rows") given once. Every
     scalar parameter needs a value (unless `require_scalars` is False); pointers without
     --buffer get paged buffers. `cast` converts buffers to their element types."""
     by_name = {p.name: p for p in kernel.params}
+    by_name.update({f.name: f for p in kernel.params for f in p.fields if f.kind != "pointer"})  # "dim.rows"
     values: dict[str, object] = {}
     rng = np.random.default_rng(seed)
     for option, texts in (("--arg", args), ("--buffer", buffers)):
@@ -250,4 +252,7 @@ def _param(by_name: dict, name: str, kernel, option: str):
     if name not in by_name:
         raise SimuleeError(f"{option} {name}: {kernel.name} has no parameter '{name}' "
                            f"(parameters: {', '.join(by_name) or 'none'})")
-    return by_name[name]
+    param = by_name[name]
+    if option == "--buffer" and "." in name and param not in kernel.params:
+        raise SimuleeError(f"--buffer {name}: a member of a struct takes --arg, not --buffer")
+    return param

@@ -349,8 +349,8 @@ def test_a_race_benign_in_one_launch_but_not_another_is_an_error():
 
 
 def test_a_kernel_that_accessed_no_memory_is_a_vacuous_check_not_a_silent_ok():
-    # a struct of zeros: count 0 sends every thread home before its first access
-    zeros = check("struct_param.cu", "apply")
+    # a count of 0 sends every thread home before its first access
+    zeros = check("struct_param.cu", "apply", ((2, 1, 1), (64, 1, 1), {"params.count": 0}))
     assert [(f.type, f.severity, f.line) for f in zeros.findings] == \
         [("vacuous-check", "warning", line_of("struct_param.cu", "__global__ void apply"))]
     params = np.zeros(1, dtype=[("dt", "f4"), ("count", "i4"), ("damping", "f8"), ("steps", "i4"), ("pad", "i4")])
@@ -369,3 +369,33 @@ def test_tables_of_pointers_point_to_buffers_of_their_own():
     first = line_of("pointer_tables.cu", "layers[blockIdx.y][0][0]")
     assert [(f.type, f.hazard, f.scope, f.line, f.instances) for f in layers.findings] == \
         [("data-race", "write-write", "inter-block", first, 2)]  # one race per layer, none across layers
+
+
+def test_members_of_a_struct_by_value_are_searched_like_scalars():
+    loaded = program(KERNELS / "struct_members.cu")
+    window = loaded.kernel("window").params[1]
+    assert [(f.name, f.kind, f.bits, f.offset) for f in window.fields] == [
+        ("w.range.lo", "integer", 32, 0), ("w.range.hi", "integer", 32, 4), ("w.taps[0]", "float", 32, 8),
+        ("w.taps[1]", "float", 32, 12), ("w.taps[2]", "float", 32, 16), ("w.flip", "integer", 1, 20),
+        ("w.shift", "integer", 8, 21)]
+    line = line_of("struct_members.cu", "m[i * d.stride] = m[", "copy_next")
+    found = explored("struct_members.cu", "copy_next")  # the default stride (128) keeps rows apart
+    assert [(f.type, f.line) for f in found.findings] == [("data-race", line)]
+    assert "d.stride" in found.search["genes"]
+    assert explored("struct_members.cu", "copy_next_fixed").findings == []
+
+
+def test_members_given_are_kept_and_the_rest_default():
+    d = check("struct_members.cu", "copy_next", ((1, 1, 1), (32, 1, 1), {"d.rows": 32, "d.stride": 2}))
+    assert d.findings == [] and d.launches[0]["args"]["d.stride"] == 2  # rows 2 apart never meet
+    one = check("struct_members.cu", "copy_next", ((1, 1, 1), (32, 1, 1), {"d.rows": 32, "d.stride": 1}))
+    assert kinds(one) == ["data-race"]
+
+
+def explored(file: str, kernel: str):
+    """The check `simulee check` makes with no launch given: the search from the default launch."""
+    from simulee.check import SearchOptions, explore
+
+    loaded = program(KERNELS / file)
+    info = loaded.kernel(kernel)
+    return explore(loaded, info, default_launch(info), set(), SearchOptions())
