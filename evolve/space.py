@@ -28,6 +28,7 @@ class Gene:
     low: float
     high: float
     integer: bool = True
+    choices: tuple[int, ...] = ()  # the only values it takes (an enum's enumerators), sorted
 
     @property
     def dimension(self) -> bool:
@@ -70,7 +71,9 @@ class SearchSpace:
     def random_genome(self, rng: np.random.Generator) -> list[float]:
         values = []
         for gene in self.genes:
-            if gene.integer:
+            if gene.choices:
+                values.append(gene.choices[int(rng.integers(len(gene.choices)))])
+            elif gene.integer:
                 ceiling = gene.high if gene.dimension else min(gene.high, INITIAL_INTEGER_CEILING)
                 values.append(int(round(math.exp(rng.uniform(math.log(max(gene.low, 1)), math.log(ceiling + 1))))))
             else:
@@ -83,6 +86,7 @@ class SearchSpace:
         (a grid the user gave keeps its size)."""
         values = [min(max(int(round(v)) if g.integer else float(v), g.low), g.high) if math.isfinite(v) else g.low
                   for g, v in zip(self.genes, values)]
+        values = [min(g.choices, key=lambda c: abs(c - v)) if g.choices else v for g, v in zip(self.genes, values)]
         for what, limit in (("block", MAX_THREADS_PER_BLOCK), ("grid", self.max_blocks)):
             searched = [i for i, g in enumerate(self.genes) if g.name.startswith(what + ".")]
             while searched and math.prod(self._dims(values, what)) > limit:
@@ -115,9 +119,13 @@ class SearchSpace:
 
 def _scalar_gene(param) -> Gene:
     """Integers from 1 (a size, count or stride of 0 makes no launch) up to the type's
-    maximum or INTEGER_CEILING; booleans 0 or 1; floats within FLOAT_RANGE."""
+    maximum or INTEGER_CEILING; enums their enumerators; booleans 0 or 1; floats within
+    FLOAT_RANGE."""
     if param.kind == "float":
         return Gene(param.name, *FLOAT_RANGE, integer=False)
+    if param.choices:
+        choices = tuple(sorted(param.choices))
+        return Gene(param.name, choices[0], choices[-1], choices=choices)
     bits = param.bits or 32
     if bits == 1:
         return Gene(param.name, 0, 1)

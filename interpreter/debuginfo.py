@@ -5,7 +5,7 @@ of a function's parameters."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from interpreter.irparse import MetadataIndex
 
@@ -53,6 +53,7 @@ class CType:
     bits: int | None = None
     signed: bool | None = None
     pointee: "CType | None" = None
+    values: tuple[int, ...] = ()  # an enum's enumerator values
 
 
 class DebugInfo:
@@ -255,7 +256,7 @@ class DebugInfo:
                     return CType(f"{qualifier} void", "other")
                 if base.kind == "pointer":
                     return CType(f"{base.spelling} {qualifier}", base.kind, base.bits, base.signed, base.pointee)
-                return CType(f"{qualifier} {base.spelling}", base.kind, base.bits, base.signed, base.pointee)
+                return replace(base, spelling=f"{qualifier} {base.spelling}")
             if tag == "DW_TAG_restrict_type":
                 if base is None:
                     return None
@@ -265,7 +266,7 @@ class DebugInfo:
                 name = fields.get("name", "?")
                 if base is None:
                     return CType(name, "other")
-                return CType(name, base.kind, base.bits, base.signed, base.pointee)
+                return replace(base, spelling=name)
             return base
         if kind == "DICompositeType":
             name = fields.get("name") or "<anonymous>"
@@ -275,11 +276,19 @@ class DebugInfo:
                 dims = "".join(f"[{count}]" for count in counts)
                 return CType(f"{base.spelling if base else '?'} {dims}".strip(), "array", fields.get("size"), None, base)
             if tag == "DW_TAG_enumeration_type":
-                return CType(f"enum {name}", "enum", fields.get("size"))
+                return CType(f"enum {name}", "enum", fields.get("size"), values=self._enumerators(fields.get("elements")))
             return CType(name, "struct", fields.get("size"))  # C++ names classes without a keyword
         if kind == "DISubroutineType":
             return CType("function", "other")
         return None
+
+    def _enumerators(self, elements) -> tuple[int, ...]:
+        """The distinct values of an enum's enumerators, in order."""
+        if not isinstance(elements, tuple) or self.metadata.node(elements[1])[0] != "tuple":
+            return ()
+        values = [self.metadata.node(item[1])[1].get("value") for item in self.metadata.node(elements[1])[1]
+                  if isinstance(item, tuple)]
+        return tuple(dict.fromkeys(v for v in values if isinstance(v, int)))
 
     def _array_counts(self, elements) -> list:
         if not isinstance(elements, tuple):

@@ -42,6 +42,7 @@ class FieldInfo:
     signed: bool | None
     offset: int
     c_type: str
+    choices: tuple[int, ...] = ()  # an enum's enumerator values
 
     @property
     def ir_type(self) -> str:
@@ -67,6 +68,7 @@ class ParamInfo:
     pointee_kind: str | None = None  # what a pointer points to, as C sees it: integer, float, bool, struct, ...
     pointee_bits: int | None = None
     fields: tuple[FieldInfo, ...] = ()  # a struct by value: its members, named "param.member"
+    choices: tuple[int, ...] = ()  # an enum: its enumerator values
 
     def to_json(self) -> dict:
         data = {"name": self.name, "type": self.c_type or str(self.ir_type), "kind": self.kind, "ir_type": str(self.ir_type)}
@@ -268,7 +270,7 @@ def _fields(param: str, members, size: int) -> tuple[FieldInfo, ...]:
         if offset + bits // 8 <= size and bits in ((1, 8, 16, 32, 64) if kind == "integer" else (16, 32, 64)):
             signed = False if c_type.kind == "bool" else c_type.signed
             fields.append(FieldInfo(f"{param}.{path}", kind, 1 if c_type.kind == "bool" else bits, signed, offset,
-                                    c_type.spelling))
+                                    c_type.spelling, c_type.values))
     return tuple(fields)
 
 
@@ -290,7 +292,8 @@ def _param_info(name: str, param: ir.Param, c_type: CType | None, layout) -> Par
                          pointee_bits=target.bits if target else None)
     if isinstance(ty, IntType):
         signed = c_type.signed if c_type and c_type.kind in ("integer", "bool", "enum") else None
-        return ParamInfo(name, ty, c_type.spelling if c_type else None, "integer", ty.bits, signed, None, None, size)
+        return ParamInfo(name, ty, c_type.spelling if c_type else None, "integer", ty.bits, signed, None, None, size,
+                         choices=c_type.values if c_type else ())
     if isinstance(ty, FloatType):
         return ParamInfo(name, ty, c_type.spelling if c_type else None, "float", ty.bits, None, None, None, size)
     return ParamInfo(name, ty, c_type.spelling if c_type else None, "other", None, None, None, None, size)

@@ -84,8 +84,8 @@ def default_launch(kernel: KernelInfo, args: dict | None = None, grid=None, bloc
     repeat it). Block: 64 threads (two warps) shaped by the thread-index axes it reads
     (64x1x1, 16x4x1 or 16x4x2). Every integer scalar is the number of threads along x (a
     size n covers every thread of a 1-D launch; a width, height or depth spans the x
-    extent; at most the largest value of its type), every float 1.0, and so is every
-    member of a struct passed by value. Pointers get buffers that grow on demand and read
+    extent; at most the largest value of its type), every enum its first enumerator, every
+    float 1.0, and so is every member of a struct passed by value. Pointers get buffers that grow on demand and read
     as zeros.
     `args` overrides any of these. `reads` (default: every index register the kernel
     reads) are the index registers that shape the launch."""
@@ -103,7 +103,10 @@ def default_launch(kernel: KernelInfo, args: dict | None = None, grid=None, bloc
     for scalar in kernel.scalars():
         if (args or {}).get(scalar.name.partition(".")[0]) is not None:
             continue  # a member of a struct given whole
-        values[scalar.name] = min(grid[0] * block[0], integer_maximum(scalar)) if scalar.kind == "integer" else 1.0
+        if scalar.choices:  # an enum: its first enumerator
+            values[scalar.name] = scalar.choices[0]
+        else:
+            values[scalar.name] = min(grid[0] * block[0], integer_maximum(scalar)) if scalar.kind == "integer" else 1.0
     values.update(args or {})
     return Launch(tuple(grid), tuple(block), values, **options)
 

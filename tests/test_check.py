@@ -399,3 +399,11 @@ def explored(file: str, kernel: str):
     loaded = program(KERNELS / file)
     info = loaded.kernel(kernel)
     return explore(loaded, info, default_launch(info), set(), SearchOptions())
+
+
+def test_an_enum_parameter_takes_only_its_enumerators():
+    info = program(KERNELS / "enum_params.cu").kernel("apply_op")
+    assert info.params[1].choices == (3, 7, 11) and default_launch(info).args["op"] == 3
+    found = explored("enum_params.cu", "apply_op")
+    assert [(f.type, f.line) for f in found.findings] == [("data-race", line_of("enum_params.cu", "neighbours race"))]
+    assert {launch["args"]["op"] for launch in found.launches} <= {3, 7, 11}
