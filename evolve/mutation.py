@@ -2,7 +2,9 @@
 Yao et al. 1999). Each parent makes two children: one takes Gaussian steps on its
 arguments and +-1 steps on its dimensions, the other Cauchy steps on its arguments (long
 jumps) and doubling or halving steps on its dimensions. Step sizes (one per argument)
-adapt themselves: each child first scales its parent's by a log-normal factor."""
+adapt themselves: each child first scales its parent's by a log-normal factor. A third
+child, when the kernel compares against constants, takes one of them (a fuzzer's
+dictionary)."""
 
 from __future__ import annotations
 
@@ -64,3 +66,15 @@ def initial_steps(genes: tuple[Gene, ...], values: list) -> list[float]:
     """One step size per argument: a third of its value (at least 1), so that a size of
     1,000 moves by hundreds and a stride of 2 by ones."""
     return [max(1.0, abs(v) / 3) for g, v in zip(genes, values) if not g.dimension]
+
+
+def dictionary_child(genes: tuple[Gene, ...], values: list, steps: list[float], dictionary: tuple[int, ...],
+                     rng: np.random.Generator):
+    """One integer argument set to a value of the kernel's dictionary (a constant its code
+    compares against); None when no argument is an integer or the dictionary is empty."""
+    integers = [i for i, g in enumerate(genes) if not g.dimension and g.integer and not g.choices]
+    if not integers or not dictionary:
+        return None
+    child = list(values)
+    child[integers[int(rng.integers(len(integers)))]] = dictionary[int(rng.integers(len(dictionary)))]
+    return child, list(steps)

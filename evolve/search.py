@@ -1,9 +1,9 @@
 """The evolutionary search for conflict-dense launches (the paper's Algorithm 1), on DEAP.
 
 A population of genomes (launches) starts from the base launch and random ones. Every
-generation each parent makes a Gaussian and a Cauchy child (mutation.py); parents and
-children compete and the best `population` survive ((mu + lambda) selection), ranked by
-fitness (F, then R). The search stops after `generations` generations or once the best F
+generation each parent makes a Gaussian and a Cauchy child, and one that takes a constant
+the kernel compares against (mutation.py); parents and children compete and the best
+`population` survive ((mu + lambda) selection), ranked by fitness (F, then R). The search stops after `generations` generations or once the best F
 is acceptable, or once the best F has not improved for STAGNATION generations. Fitness
 runs execute a sample of blocks (the first two and the last) on buffers of seeded random
 content within small limits. A launch is invalid, and ranks last, when it breaks the
@@ -20,7 +20,7 @@ from deap import base, creator, tools
 
 from evolve.contract import Contract
 from evolve.fitness import ACCEPTABLE, WEIGHTS, WORST, Fitness, measure
-from evolve.mutation import cauchy_child, gaussian_child, initial_steps
+from evolve.mutation import cauchy_child, dictionary_child, gaussian_child, initial_steps
 from evolve.space import SearchSpace
 from interpreter.launch import MAX_THREADS_PER_BLOCK, Launch, Result
 from interpreter.loader import Program
@@ -79,6 +79,7 @@ def search(program: Program, space: SearchSpace, population: int = 10, generatio
     toolbox.register("evaluate", runs.evaluate)
     toolbox.register("gaussian", gaussian_child, space.genes, rng=rng)
     toolbox.register("cauchy", cauchy_child, space.genes, rng=rng)
+    toolbox.register("dictionary", dictionary_child, space.genes, dictionary=space.dictionary, rng=rng)
     toolbox.register("select", tools.selBest)
 
     genomes = [space.genome(space.base)] + [space.random_genome(rng) for _ in range(max(population - 1, 0))]
@@ -99,9 +100,10 @@ def search(program: Program, space: SearchSpace, population: int = 10, generatio
                 break
             children = []
             for parent in people:
-                for make in (toolbox.gaussian, toolbox.cauchy):
-                    values, steps = make(list(parent), parent.steps)
-                    children.append(_individual(space.repair(values), steps))
+                for make in (toolbox.gaussian, toolbox.cauchy, toolbox.dictionary):
+                    made = make(list(parent), parent.steps)
+                    if made is not None:
+                        children.append(_individual(space.repair(made[0]), made[1]))
             _assess(toolbox, children)
             _assess(toolbox, people)  # parents judged before the contract last tightened
             people = toolbox.select(people + children, population)

@@ -45,10 +45,12 @@ class SearchSpace:
     genes: tuple[Gene, ...]
     relevant: dict[str, list[str]]
     max_blocks: int
+    dictionary: tuple[int, ...] = ()  # constants the kernel compares against (evolve.constants)
 
     @classmethod
     def of(cls, kernel: KernelInfo, base: Launch, relevant: dict[str, list[str]], fixed: set[str],
-           max_blocks: int = 32, reads: tuple[str, ...] | None = None) -> "SearchSpace":
+           max_blocks: int = 32, reads: tuple[str, ...] | None = None, dictionary: tuple[int, ...] = ()
+           ) -> "SearchSpace":
         """The space around `base`: dimensions the kernel reads (`reads`, default all its
         index registers) and relevant scalar parameters, less those named in `fixed`
         ("grid", "block" or a parameter name)."""
@@ -66,7 +68,7 @@ class SearchSpace:
             if param.name not in fixed and param.name not in base.args:
                 genes += [_scalar_gene(field) for field in param.fields[:MEMBER_GENES]
                           if field.kind in ("integer", "float") and field.name not in fixed]
-        return cls(kernel, base, tuple(genes), relevant, max_blocks)
+        return cls(kernel, base, tuple(genes), relevant, max_blocks, dictionary)
 
     def random_genome(self, rng: np.random.Generator) -> list[float]:
         values = []

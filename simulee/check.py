@@ -224,6 +224,7 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
     the index registers the kernel's own code reads (default: indices_read). The check's
     seconds count the search too; both together stop at options.max_seconds.
     `progress(text)` is told what is being done."""
+    from evolve.constants import compared_constants
     from evolve.search import search
     from evolve.space import SearchSpace
     from evolve.taint import relevant_parameters
@@ -231,7 +232,8 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
     start = time.perf_counter()
     deadline = start + options.max_seconds
     reads = indices_read(program, kernel) if reads is None else reads
-    space = SearchSpace.of(kernel, base, relevant_parameters(program, kernel), fixed, options.max_blocks, reads)
+    space = SearchSpace.of(kernel, base, relevant_parameters(program, kernel), fixed, options.max_blocks, reads,
+                           compared_constants(program, kernel))
     if not space.genes:
         return check_kernel(program, kernel, [base], warp_model, deadline=deadline, progress=progress)
     found = search(program, space, options.population, options.generations, options.launches, options.seed,

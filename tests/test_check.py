@@ -407,3 +407,15 @@ def test_an_enum_parameter_takes_only_its_enumerators():
     found = explored("enum_params.cu", "apply_op")
     assert [(f.type, f.line) for f in found.findings] == [("data-race", line_of("enum_params.cu", "neighbours race"))]
     assert {launch["args"]["op"] for launch in found.launches} <= {3, 7, 11}
+
+
+def test_the_search_tries_the_constants_the_code_compares_against():
+    from evolve.constants import compared_constants
+
+    loaded = program(KERNELS / "magic_values.cu")
+    assert compared_constants(loaded, loaded.kernel("magic")) == (1337, 1336, 1338)
+    magic = explored("magic_values.cu", "magic")
+    assert [(f.type, f.line) for f in magic.findings] == [("data-race", line_of("magic_values.cu", "every thread"))]
+    assert explored("magic_values.cu", "magic_fixed").findings == []
+    mode = explored("magic_values.cu", "by_mode")
+    assert [(f.type, f.line) for f in mode.findings] == [("data-race", line_of("magic_values.cu", "neighbours race"))]

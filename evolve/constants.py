@@ -1,0 +1,29 @@
+"""The values a kernel compares its data against (`n == 1337`, `switch (mode)`, loop
+bounds): the search's dictionary, as a coverage-guided fuzzer logs comparison operands.
+A random launch almost never hits an equality; trying these (and their neighbours) does."""
+
+from __future__ import annotations
+
+from interpreter.irparse import ConstInt
+from interpreter.loader import KernelInfo, Program
+
+DICTIONARY_SIZE = 64  # values kept, the first compared first
+
+
+def compared_constants(program: Program, kernel: KernelInfo) -> tuple[int, ...]:
+    """The integer constants the kernel's code compares against (icmp operands and switch
+    cases, in any function it calls), each with its neighbours c - 1 and c + 1."""
+    found: dict[int, None] = {}
+    for function in program.reachable_functions(kernel.symbol):
+        for op in function.ops:
+            if op.opcode == "icmp":
+                values = [function.constants.get(slot) for slot in op.args]
+            elif op.opcode == "switch":
+                values = [value for value, _ in op.extra.get("cases", ())]
+            else:
+                continue
+            for value in values:
+                number = value.value if isinstance(value, ConstInt) else value if isinstance(value, int) else None
+                if number is not None and not isinstance(number, bool):
+                    found.update(dict.fromkeys((number, number - 1, number + 1)))
+    return tuple(found)[:DICTIONARY_SIZE]
