@@ -25,7 +25,8 @@ class Launch:
 
     `args` maps parameter names to values: a number for a scalar parameter; for a pointer a
     NumPy array (the buffer, whose size is enforced) or None (a paged buffer that grows on
-    first touch and reads as zeros, or as seeded small random words with `paged_random`). Pointer
+    first touch and reads as zeros, or as seeded small random words with `paged_random`), or
+    an Alias of another pointer parameter (the same buffer). Pointer
     parameters missing from `args` get paged buffers; struct parameters passed by value may
     be given as a bytes-like object, else they are zero."""
 
@@ -124,3 +125,10 @@ class Result:
     step_limit: int = 0  # the step limit in force
     blocks_run: int = 0  # blocks that ran to their end (or the stop)
     blocks_total: int = 0  # blocks the launch was to run (the sample's, if any)
+
+@dataclass(frozen=True)
+class Alias:
+    """A pointer argument that is another pointer argument: both point to the same buffer."""
+
+    target: str
+

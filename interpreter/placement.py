@@ -16,7 +16,7 @@ import numpy as np
 
 from interpreter import irparse as ir
 from interpreter.decode import Address
-from interpreter.launch import Launch
+from interpreter.launch import Alias, Launch
 from interpreter.loader import KernelInfo, ParamInfo, Program
 from interpreter.memory import CODE, CONSTANT, GLOBAL, SHARED, Memory, tag
 from interpreter.types import ArrayType, PointerType, StructType, Type, VectorType
@@ -65,7 +65,11 @@ class Placement:
         for index, name in enumerate(self.function_names):
             self.addresses[name] = tag(CODE, index + 1, 0)
         self.shared_bytes = self._place_globals(launch)
-        self.arguments = [self._argument(index, param, launch) for index, param in enumerate(kernel.params)]
+        self.arguments = [None if isinstance(launch.args.get(param.name), Alias) else self._argument(index, param, launch)
+                          for index, param in enumerate(kernel.params)]
+        for index, param in enumerate(kernel.params):  # aliases point where their targets do
+            if self.arguments[index] is None:
+                self.arguments[index] = self._alias(param, launch.args[param.name].target)
 
     # -- globals
 
@@ -120,6 +124,12 @@ class Placement:
         return self.addresses[name]
 
     # -- arguments
+
+    def _alias(self, param: ParamInfo, target: str) -> Argument:
+        other = next((a for a in self.arguments if a is not None and a.param.name == target), None)
+        if param.kind != "pointer" or other is None or other.param.kind != "pointer":
+            raise LaunchError(f"argument {param.name}: an alias names another pointer parameter, not '{target}'")
+        return Argument(param, other.value, other.region, array=other.array)
 
     def _argument(self, index: int, param: ParamInfo, launch: Launch) -> Argument:
         given = launch.args.get(param.name, launch.args.get(index))

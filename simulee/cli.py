@@ -82,6 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
         group.add_argument("--buffer", action="append", default=[], metavar="NAME=DTYPE:COUNT[:FILL]|NAME=@FILE.npy",
                            help="a pointer argument's buffer; FILL is zeros (default), ones, iota or random. Pointers "
                                 "without one get buffers that grow on demand and read as zeros")
+        group.add_argument("--alias", action="append", default=[], metavar="NAME=OTHER",
+                           help="pointer NAME points to the same buffer as pointer OTHER (e.g. out=in)")
         group.add_argument("--buffer-cast", action="store_true",
                            help="convert --buffer data to the type the parameter points to (else a mismatch is an "
                                 "error)")
@@ -512,7 +514,7 @@ def launches_for(kernel, args, reads=None, require_scalars: bool = False, trace:
         options["time_limit"] = args.max_seconds
     grid = args.grid and parse_dims(args.grid, "grid")
     block = args.block and parse_block(args.block, "block")
-    given = launch_arguments(kernel, args.arg, args.buffer, args.seed, require_scalars, args.buffer_cast)
+    given = launch_arguments(kernel, args.arg, args.buffer, args.seed, require_scalars, args.buffer_cast, args.alias)
     launches = []
     if grid or block:  # the one not given takes its default
         launches.append(default_launch(kernel, given, grid, block, **options))
@@ -592,7 +594,7 @@ def _check_one(program, kernel, args, progress=None):
             return check_kernel(program, kernel, launches, args.warp_model,
                                 deadline=time.perf_counter() + max_seconds, progress=progress)
         fixed = {name for name in ("grid", "block") if getattr(args, name)}
-        fixed |= {text.partition("=")[0].strip() for text in args.arg + args.buffer}
+        fixed |= {text.partition("=")[0].strip() for text in args.arg + args.buffer + args.alias}
         search = SearchOptions(args.population, args.generations, args.launches, args.max_blocks, args.seed,
                                max_seconds)
         return explore(program, kernel, launches[0], fixed, search, args.warp_model, progress, reads)

@@ -126,6 +126,8 @@ def launch_of(result) -> dict:
             arguments[name] = f"{value.dtype}[{value.size}]"
         elif isinstance(value, (bytes, bytearray)):
             arguments[name] = f"bytes[{len(value)}]"
+        elif hasattr(value, "target"):  # an Alias
+            arguments[name] = f"={value.target}"
         else:
             arguments[name] = value.item() if hasattr(value, "item") else value
     return {"grid": list(launch.grid), "block": list(launch.block), "args": arguments}

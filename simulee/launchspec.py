@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from interpreter.launch import BLOCK_LIMITS, GRID_LIMITS, launch_problem
+from interpreter.launch import BLOCK_LIMITS, GRID_LIMITS, Alias, launch_problem
 from simulee.errors import SimuleeError
 
 FILLS = ("zeros", "ones", "iota", "random")
@@ -223,9 +223,9 @@ def _one_line(error: Exception) -> str:
 
 
 def launch_arguments(kernel, args: list[str], buffers: list[str], seed: int, require_scalars: bool = True,
-                     cast: bool = False) -> dict:
-    """Kernel arguments from --arg and --buffer options, each parameter (or member of a
-    struct passed by value, "dim.rows") given once. Every
+                     cast: bool = False, aliases: list[str] = ()) -> dict:
+    """Kernel arguments from --arg, --buffer and --alias options, each parameter (or member
+    of a struct passed by value, "dim.rows") given once. Every
     scalar parameter needs a value (unless `require_scalars` is False); pointers without
     --buffer get paged buffers. `cast` converts buffers to their element types."""
     by_name = {p.name: p for p in kernel.params}
@@ -241,6 +241,14 @@ def launch_arguments(kernel, args: list[str], buffers: list[str], seed: int, req
             if name in values:
                 raise SimuleeError(f"{option} {name}: {name} is given twice (each parameter takes one value)")
             values[name] = scalar_value(param, value) if option == "--arg" else buffer_value(param, value, rng, cast)
+    for text in aliases:
+        name, target = parse_assignment(text, "--alias")
+        param, other = _param(by_name, name, kernel, "--alias"), _param(by_name, target, kernel, "--alias")
+        if param.kind != "pointer" or other.kind != "pointer" or name == target:
+            raise SimuleeError(f"--alias {name}={target}: names two different pointer parameters")
+        if name in values or isinstance(values.get(target), Alias):
+            raise SimuleeError(f"--alias {name}={target}: {name if name in values else target} is given already")
+        values[name] = Alias(target)
     missing = [p.name for p in kernel.params if p.kind in ("integer", "float") and p.name not in values]
     if missing and require_scalars:
         raise SimuleeError(f"no value for scalar parameter{'s' if len(missing) > 1 else ''} "

@@ -253,3 +253,28 @@ class _Task:
 def _hang(task) -> dict:
     time.sleep(600)
     return {}
+
+
+# ---------------------------------------------------------------------------- aliases
+
+
+def test_an_alias_makes_two_pointers_one_buffer(run_cli, tmp_path):
+    status, _, err = run_saxpy(run_cli, "--buffer", "y=float32:8:iota", "--alias", "x=y", "-o", tmp_path / "out.npz")
+    assert status == 0, err
+    np.testing.assert_array_equal(np.load(tmp_path / "out.npz")["y"], 3 * np.arange(8, dtype=np.float32))  # 2y + y
+    kernel = KERNELS / "aliasing.cu"
+    assert run_cli("check", kernel, "--format", "json")[0] == 0  # separate buffers: clean
+    status, out, _ = run_cli("check", kernel, "--alias", "out=in", "--format", "json")
+    (finding,) = json.loads(out)["kernels"][0]["findings"]
+    assert status == 1 and finding["type"] == "data-race" and finding["launch"]["args"]["out"] == "=in"
+
+
+@pytest.mark.parametrize("alias, message", [
+    ("x=n", "--alias x=n: names two different pointer parameters"),
+    ("x=x", "--alias x=x: names two different pointer parameters"),
+    ("x=z", "--alias z: saxpy has no parameter 'z'"),
+    ("y=x", "--alias y=x: y is given already"),
+])
+def test_a_wrong_alias_is_a_one_line_error(run_cli, alias, message):
+    status, out, err = run_saxpy(run_cli, "--buffer", "y=float32:8", "--alias", alias)
+    assert status == 2 and err.startswith(f"simulee: error: {message}") and len(err.splitlines()) == 1, err
