@@ -183,7 +183,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="every __syncthreads() of a file or repository: needed, redundant, not-covered or divergent",
         description="Scan a file or repository like `simulee scan` and print every barrier's verdict over the "
                     "launches explored: needed (with the race its removal would cause), redundant, not-covered "
-                    "(no launch reached it) or divergent (reached by part of a block). Also writes barriers.csv. "
+                    "(no launch reached it, or a loop around it never ran twice) or divergent (reached by part of a "
+                    "block). Also writes barriers.csv. "
                     "Exit status 1 when a barrier is divergent.")
     audit.add_argument("path", metavar="FILE|REPO")
     audit.set_defaults(run=run_audit)

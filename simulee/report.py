@@ -61,6 +61,7 @@ def text(checks, show_barriers: bool = False, seconds: float | None = None, verb
                 at = f"{display(verdict.place.file)}:{verdict.place.line}:{verdict.place.column}"
                 note = f" (removing it: {_race_between(verdict.race, verdict.place)})" if verdict.race else ""
                 flag = ", reached divergently" if verdict.divergent else ""
+                flag += f" ({verdict.reason})" if verdict.reason and verdict.passes else ""
                 out.write(f"  {at}: {verdict.verdict}, passed {verdict.passes} time{'s' if verdict.passes != 1 else ''}{flag}{note}\n")
     errors = sum(1 for c in checks for f in c.findings if f.severity == ERROR)
     warnings = sum(1 for c in checks for f in c.findings if f.severity == WARNING)

@@ -47,7 +47,7 @@ FILES_COLUMNS = ("project", "file", "status", "kernels", "error", "sha256")
 KERNELS_COLUMNS = ("project", "file", "kernel", "line", "status", "launches", "best_fitness", "seconds", "findings",
                    "errors", "error", "sha256")
 BARRIERS_COLUMNS = ("project", "file", "kernel", "line", "column", "verdict", "passes", "race_first_line",
-                    "race_second_line", "race")
+                    "race_second_line", "race", "reason")
 VERDICTS = ("needed", "redundant", "not-covered", "divergent")
 
 
@@ -436,7 +436,8 @@ def _barrier_row(barrier: dict, project: str) -> dict:
     return {"project": project, "file": barrier["file"], "kernel": barrier["kernel"], "line": barrier["line"],
             "column": barrier["column"], "verdict": verdict(barrier), "passes": barrier["passes"],
             "race_first_line": (race.get("first") or {}).get("line", ""),
-            "race_second_line": (race.get("second") or {}).get("line", ""), "race": race.get("message", "")}
+            "race_second_line": (race.get("second") or {}).get("line", ""), "race": race.get("message", ""),
+            "reason": barrier.get("reason") or ""}
 
 
 def verdict(barrier: dict) -> str:

@@ -419,3 +419,13 @@ def test_the_search_tries_the_constants_the_code_compares_against():
     assert explored("magic_values.cu", "magic_fixed").findings == []
     mode = explored("magic_values.cu", "by_mode")
     assert [(f.type, f.line) for f in mode.findings] == [("data-race", line_of("magic_values.cu", "neighbours race"))]
+
+
+def test_a_barrier_in_a_loop_one_iteration_never_tested_is_not_covered_not_redundant():
+    file = "barrier_verdicts.cu"
+    one = check(file, "tiled", ((2, 1, 1), (64, 1, 1), {"tiles": 1}))
+    assert [v.verdict for v in one.verdicts] == ["needed", "not-covered"] and one.findings == []
+    assert one.verdicts[1].passes == 2 and "at most one iteration" in one.verdicts[1].reason
+    two = check(file, "tiled", ((2, 1, 1), (64, 1, 1), {"tiles": 2}))
+    assert [v.verdict for v in two.verdicts] == ["needed", "needed"]
+    assert two.verdicts[1].race.first.line == line_of(file, "tile[threadIdx.x] = in[k")

@@ -113,16 +113,23 @@ def test_text_report_reads_like_a_compiler(run_cli):
 
 
 def test_barrier_verdicts_on_request(run_cli):
-    status, out, _ = check(run_cli, KERNELS / "barrier_verdicts.cu", "-k", "one_of_each", "--barriers")
+    file = KERNELS / "barrier_verdicts.cu"
+    lines = file.read_text().splitlines()
+    at = {text: lines.index(next(line for line in lines if text in line)) + 1
+          for text in ("shared_by_all[t] = in[t]", "__syncthreads();  // needed", "float next = shared_by_all",
+                       "__syncthreads();  // redundant")}
+    needed, redundant = at["__syncthreads();  // needed"], at["__syncthreads();  // redundant"]
+    status, out, _ = check(run_cli, file, "-k", "one_of_each", "--barriers")
     assert status == 0  # a redundant barrier is a warning
     assert "barriers of one_of_each:" in out
-    assert "barrier_verdicts.cu:38:3: needed, passed 1 time (removing it: data race (read-write, shared, " \
-           "inter-warp) between the write at line 37:20 and the read at line 39:16)" in out
-    assert "barrier_verdicts.cu:41:3: redundant, passed 1 time" in out
-    _, json_out, _ = check(run_cli, KERNELS / "barrier_verdicts.cu", "-k", "one_of_each", "--format", "json")
+    assert f"barrier_verdicts.cu:{needed}:3: needed, passed 1 time (removing it: data race (read-write, shared, " \
+           f"inter-warp) between the write at line {at['shared_by_all[t] = in[t]']}:20 and the read at line " \
+           f"{at['float next = shared_by_all']}:16)" in out
+    assert f"barrier_verdicts.cu:{redundant}:3: redundant, passed 1 time" in out
+    _, json_out, _ = check(run_cli, file, "-k", "one_of_each", "--format", "json")
     verdicts = json.loads(json_out)["kernels"][0]["barriers"]
-    assert [(v["line"], v["verdict"]) for v in verdicts] == [(38, "needed"), (41, "redundant")]
-    assert verdicts[0]["race"]["second"]["line"] == 39
+    assert [(v["line"], v["verdict"]) for v in verdicts] == [(needed, "needed"), (redundant, "redundant")]
+    assert verdicts[0]["race"]["second"]["line"] == at["float next = shared_by_all"]
 
 
 def test_exit_status_follows_error_findings(run_cli):

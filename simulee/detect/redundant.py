@@ -2,7 +2,9 @@
 
 A barrier instruction is redundant when, in every launch explored, merging the epochs it
 separates (in every block, every time it was passed) creates no race: no two accesses that
-it kept apart race once it is gone. Barriers are judged in program order with those already
+it kept apart race once it is gone, and, for a barrier in a loop, some block passed it
+twice (else no launch ran the iteration after it that it orders: it is not covered, as
+one tile of a tiled loop leaves the barrier closing the tile untested). Barriers are judged in program order with those already
 found redundant gone too, so all the redundant ones can be removed together (of two
 barriers back to back, the first is redundant and the second needed). It is needed when some launch shows such a race (named
 in the verdict), and not covered when no launch passed it. Verdicts are per barrier
@@ -19,7 +21,10 @@ import numpy as np
 
 from simulee.detect.divergence import divergent_barriers
 from simulee.detect.race import Pairs, racing_pairs, summarize
+from interpreter.loops import innermost_loop
 from simulee.findings import WARNING, Finding, Place, display, place, place_at
+
+NOT_EXERCISED = "in a loop that ran at most one iteration in every launch: the next iteration's accesses never met it"
 
 # a plain block barrier: no result (a __syncthreads_count/and/or computes a value, so it can
 # never be removed) and not a split arrive
@@ -34,11 +39,13 @@ class BarrierVerdict:
     passes: int  # times a block passed it, over all launches
     divergent: bool  # some launch saw it reached by part of a block only
     race: Finding | None = None  # for needed: the race its removal would cause
+    reason: str = ""  # for not-covered: why the launches say nothing about it
 
     def to_json(self) -> dict:
         return {"kernel": self.kernel, "file": display(self.place.file), "line": self.place.line,
                 "column": self.place.column, "verdict": self.verdict, "passes": self.passes,
-                "divergent": self.divergent, "race": self.race.to_json() if self.race else None}
+                "divergent": self.divergent, "race": self.race.to_json() if self.race else None,
+                "reason": self.reason or None}
 
 
 def barrier_sites(program, kernel_symbol: str) -> list[tuple[str, int]]:
@@ -58,7 +65,8 @@ def barrier_verdicts(program, kernel, launches, warp_model: str = "independent")
     removed: list[list] = [[] for _ in launches]  # per launch: passes of the barriers found redundant
     divergent_ops = [divergent_barriers(result) for result, _ in launches]
     for site in sites:
-        passes, divergent, race = 0, False, None
+        passes, divergent, race, repeated = 0, False, None, False
+        in_loop = innermost_loop(program.function(site[0]), program.function(site[0]).ops[site[1]].block) is not None
         location = None
         own: list = [None] * len(launches)
         for number, (result, model) in enumerate(launches):
@@ -70,21 +78,27 @@ def barrier_verdicts(program, kernel, launches, warp_model: str = "independent")
             divergent |= op in divergent_ops[number]
             own[number] = blocks, epochs = _passes(result, op)
             passes += len(blocks)
+            repeated = repeated or _repeated(blocks)
             if len(blocks) and race is None:
                 gone = removed[number] + [own[number]]
                 race = _race_without(model, np.concatenate([b for b, _ in gone]),
                                      np.concatenate([e for _, e in gone]), warp_model)
         if location is None:
             location = _static_place(program, site)
+        reason = ""
         if passes == 0:
-            verdict = "not-covered"
+            verdict, reason = "not-covered", "no launch reached it"
+        elif race is not None:
+            verdict = "needed"
+        elif in_loop and not repeated:
+            verdict, reason = "not-covered", NOT_EXERCISED
         else:
-            verdict = "needed" if race is not None else "redundant"
+            verdict = "redundant"
         if verdict == "redundant":
             for number, taken in enumerate(own):
                 if taken is not None:
                     removed[number].append(taken)
-        verdicts.append(BarrierVerdict(kernel.name, location, verdict, passes, divergent, race))
+        verdicts.append(BarrierVerdict(kernel.name, location, verdict, passes, divergent, race, reason))
     return verdicts
 
 
@@ -103,6 +117,11 @@ def _passes(result, op: int) -> tuple[np.ndarray, np.ndarray]:
     if not blocks:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     return np.concatenate(blocks).astype(np.int64), np.concatenate(epochs).astype(np.int64)
+
+
+def _repeated(blocks: np.ndarray) -> bool:
+    """Whether some block passed the barrier more than once (two iterations across it)."""
+    return len(blocks) > len(np.unique(blocks))
 
 
 def _race_without(model, blocks: np.ndarray, epochs: np.ndarray, warp_model: str) -> Finding | None:

@@ -30,6 +30,9 @@
 // kernel: back_to_back(int *data)
 //   reads: tid.x ntid.x
 //   shared: 256
+// kernel: tiled(const float *in, float *out, int tiles)
+//   reads: tid.x ctaid.x ntid.x
+//   shared: 256
 
 __global__ void one_of_each(const float *in, float *out) {
   __shared__ float mine[256], shared_by_all[256];
@@ -121,4 +124,19 @@ __global__ void back_to_back(int *data) {
   __syncthreads();  // first of two: redundant while the second stays
   __syncthreads();  // second: needed once the first is gone
   data[threadIdx.x] = cell[(threadIdx.x + 1) % blockDim.x];
+}
+
+// A tiled loop: each tile is staged in shared memory and read by the neighbour; the barrier
+// closing a tile keeps the next tile's writes from the neighbour's reads, so one tile never
+// tests it.
+__global__ void tiled(const float *in, float *out, int tiles) {
+  __shared__ float tile[64];
+  float sum = 0.0f;
+  for (int k = 0; k < tiles; ++k) {
+    tile[threadIdx.x] = in[k * blockDim.x + threadIdx.x];
+    __syncthreads();
+    sum += tile[(threadIdx.x + 1) % blockDim.x];
+    __syncthreads();  // closes the tile
+  }
+  out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
 }
