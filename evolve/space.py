@@ -1,7 +1,9 @@
 """What the search may change about a launch: a genome is one number per gene. Genes are
 the grid and block dimensions the kernel reads (a kernel that reads only threadIdx.x gets
-1-D blocks and one block), the scalar parameters that flow into addresses or branches, and
-the members of structs passed by value; everything else keeps the value of the base launch."""
+1-D blocks and one block) and the scalar parameters that flow into addresses or branches;
+everything else keeps the value of the base launch. Members of structs passed by value keep
+theirs: varied freely, the search sets a matrix's stride below its width and every row
+overlaps the next (kaldi's MatrixDim), which the code never does."""
 
 from __future__ import annotations
 
@@ -16,7 +18,6 @@ from interpreter.loader import KernelInfo
 INTEGER_CEILING = 1 << 16  # the largest integer argument the search tries
 INITIAL_INTEGER_CEILING = 4096  # initial integers are drawn log-uniformly up to this
 FLOAT_RANGE = (-64.0, 64.0)
-MEMBER_GENES = 16  # members of one struct argument the search varies
 INITIAL_FLOAT_RANGE = (0.0, 4.0)
 
 
@@ -64,10 +65,6 @@ class SearchSpace:
         for param in kernel.params:
             if param.name in relevant and param.name not in fixed:
                 genes.append(_scalar_gene(param))
-        for param in kernel.params:  # members of structs by value: searched like scalars
-            if param.name not in fixed and param.name not in base.args:
-                genes += [_scalar_gene(field) for field in param.fields[:MEMBER_GENES]
-                          if field.kind in ("integer", "float") and field.name not in fixed]
         return cls(kernel, base, tuple(genes), relevant, max_blocks, dictionary)
 
     def random_genome(self, rng: np.random.Generator) -> list[float]:
