@@ -80,8 +80,11 @@ class ParamInfo:
             data["address_space"] = self.address_space
             if self.pointee:
                 data["pointee"] = self.pointee
+        if self.choices:
+            data["choices"] = list(self.choices)
         if self.kind == "struct":
             data["size"] = self.size
+            data["members"] = [{"name": f.name, "type": f.c_type, "kind": f.kind, "offset": f.offset} for f in self.fields]
         return data
 
 

@@ -378,6 +378,8 @@ def test_members_of_a_struct_by_value_are_listed_and_keep_their_defaults_in_the_
         ("w.range.lo", "integer", 32, 0), ("w.range.hi", "integer", 32, 4), ("w.taps[0]", "float", 32, 8),
         ("w.taps[1]", "float", 32, 12), ("w.taps[2]", "float", 32, 16), ("w.flip", "integer", 1, 20),
         ("w.shift", "integer", 8, 21)]
+    assert window.to_json()["members"][5] == {"name": "w.flip", "type": "bool", "kind": "integer", "offset": 20}
+    assert program(KERNELS / "enum_params.cu").kernel("apply_op").params[1].to_json()["choices"] == [3, 7, 11]
     # rows, cols and stride all default to the threads along x: a matrix whose rows never overlap
     found = explored("struct_members.cu", "copy_next")
     assert found.findings == [] and "d.stride" not in found.search["genes"]
