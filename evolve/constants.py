@@ -12,7 +12,16 @@ DICTIONARY_SIZE = 64  # values kept, the first compared first
 
 def compared_constants(program: Program, kernel: KernelInfo) -> tuple[int, ...]:
     """The integer constants the kernel's code compares against (icmp operands and switch
-    cases, in any function it calls), each with its neighbours c - 1 and c + 1."""
+    cases, in any function it calls), each with its neighbours c - 1 and c + 1, then the
+    differences of two of them (`threadIdx.x == 15` and `== 200` make an offset of 185
+    meet them)."""
+    compared = _compared(program, kernel)
+    found = dict.fromkeys(value for number in compared for value in (number, number - 1, number + 1))
+    found.update(dict.fromkeys(abs(a - b) for a in compared for b in compared if a != b))
+    return tuple(found)[:DICTIONARY_SIZE]
+
+
+def _compared(program: Program, kernel: KernelInfo) -> list[int]:
     found: dict[int, None] = {}
     for function in program.reachable_functions(kernel.symbol):
         for op in function.ops:
@@ -25,5 +34,5 @@ def compared_constants(program: Program, kernel: KernelInfo) -> tuple[int, ...]:
             for value in values:
                 number = value.value if isinstance(value, ConstInt) else value if isinstance(value, int) else None
                 if number is not None and not isinstance(number, bool):
-                    found.update(dict.fromkeys((number, number - 1, number + 1)))
-    return tuple(found)[:DICTIONARY_SIZE]
+                    found[number] = None
+    return list(found)

@@ -419,6 +419,10 @@ def test_the_search_tries_the_constants_the_code_compares_against():
     magic = explored("magic_values.cu", "magic")
     assert [(f.type, f.line) for f in magic.findings] == [("data-race", line_of("magic_values.cu", "every thread"))]
     assert explored("magic_values.cu", "magic_fixed").findings == []
+    assert 185 in compared_constants(loaded, loaded.kernel("two_writers"))
+    writers = explored("magic_values.cu", "two_writers")
+    assert [(f.type, f.line, f.launch["args"]["x"]) for f in writers.findings] == \
+        [("data-race", line_of("magic_values.cu", "meets thread 200"), 185)]
     mode = explored("magic_values.cu", "by_mode")
     assert [(f.type, f.line) for f in mode.findings] == [("data-race", line_of("magic_values.cu", "neighbours race"))]
 

@@ -9,6 +9,9 @@
 // kernel: by_mode(float *x, int mode)
 //   reads: tid.x
 //   shared: 0
+// kernel: two_writers(float *a, int x)
+//   reads: tid.x
+//   shared: 0
 
 __global__ void magic(int *a, int n) {
   int t = threadIdx.x;
@@ -35,4 +38,11 @@ __global__ void by_mode(float *x, int mode) {
   default:
     x[t] = 1.0f;
   }
+}
+
+// Threads 15 and 200 write; they meet only at the offset x = 185, the difference of the two
+// constants the code compares against.
+__global__ void two_writers(float *a, int x) {
+  if (threadIdx.x == 15) a[threadIdx.x + x] = 1.0f;  // meets thread 200's write when x == 185
+  if (threadIdx.x == 200) a[threadIdx.x] = 2.0f;
 }
