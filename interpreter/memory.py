@@ -95,7 +95,8 @@ class Region:
 
 
 FILL_CHUNK = 256  # bytes of a random region (or a table of pointers) filled at once
-POINTER_SLOTS = 4096  # pointers of a table of pointers that point to buffers
+POINTER_SLOTS = 1 << 14  # pointers of a table of pointers that point to buffers
+REGION_RESERVE = 1024  # regions tables of pointers leave for everything else
 
 
 def random_words(seed: int, words: np.ndarray) -> np.ndarray:
@@ -167,13 +168,13 @@ class Memory:
         """A paged region of pointers (a `T**` argument), each to a paged region of its own
         made when its slot is first touched: with `levels` > 1 those hold pointers too, and
         the last level holds data (zeros, or random_words from `fill_seed`). Slots past
-        POINTER_SLOTS hold null: a table that large is not a table of buffers."""
+        POINTER_SLOTS, or past the regions left (REGION_RESERVE kept), hold null."""
         number = self.add_region(name, GLOBAL)
 
         def pointees(slots: np.ndarray) -> np.ndarray:
             addresses = np.zeros(len(slots), dtype=np.int64)
             for index, slot in enumerate(slots.tolist()):
-                if slot >= POINTER_SLOTS:
+                if slot >= POINTER_SLOTS or len(self.regions) >= REGION_MASK - REGION_RESERVE:
                     continue
                 seed = None if fill_seed is None else fill_seed * 7919 + slot + 1
                 inner = (self.add_pointer_table(f"{name}[{slot}]", levels - 1, seed) if levels > 1
