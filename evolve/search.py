@@ -3,8 +3,9 @@
 A population of genomes (launches) starts from the base launch and random ones. Every
 generation each parent makes a Gaussian and a Cauchy child, and one that takes a constant
 the kernel compares against (mutation.py); parents and children compete and the best
-`population` survive ((mu + lambda) selection), ranked by fitness (F, then R). The search stops after `generations` generations or once the best F
-is acceptable, or once the best F has not improved for STAGNATION generations. Fitness
+`population` survive ((mu + lambda) selection), ranked by fitness (F, then R). The search
+stops after `generations` generations or once the best F is acceptable, or once the best
+F has not improved for STAGNATION generations. Fitness
 runs execute a sample of blocks (the first two and the last) on buffers of seeded random
 content within small limits. A launch is invalid, and ranks last, when it breaks the
 kernel's stated assumptions, hits a limit, would be too much work to check in full, or

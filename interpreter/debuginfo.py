@@ -146,30 +146,24 @@ class DebugInfo:
 
     def parameter_types(self, subprogram: int | None) -> list[CType | None]:
         """The C types of a subprogram's parameters, in order."""
-        fields = self.subprogram(subprogram)
-        signature = fields.get("type")
-        if not isinstance(signature, tuple):
-            return []
-        _, signature_fields = self.metadata.node(signature[1])
-        types = signature_fields.get("types")
-        if not isinstance(types, tuple):
-            return []
-        kind, elements = self.metadata.node(types[1])
-        if kind != "tuple":
-            return []
-        return [self.c_type(element) for element in elements[1:]]
+        return [self.c_type(reference) for reference in self._parameter_type_references(subprogram)]
 
     def parameter_members(self, subprogram: int | None) -> list[list[tuple[str, CType, int]]]:
         """Per parameter of a subprogram, the scalar members of a struct passed by value
         (see members); [] for any other parameter."""
-        fields = self.subprogram(subprogram)
-        signature = fields.get("type")
+        return [self.members(reference) for reference in self._parameter_type_references(subprogram)]
+
+    def _parameter_type_references(self, subprogram: int | None) -> list:
+        """The type references of a subprogram's parameters, in order (its signature less
+        the return type)."""
+        signature = self.subprogram(subprogram).get("type")
         if not isinstance(signature, tuple):
             return []
         types = self.metadata.node(signature[1])[1].get("types")
-        if not isinstance(types, tuple) or self.metadata.node(types[1])[0] != "tuple":
+        if not isinstance(types, tuple):
             return []
-        return [self.members(element) for element in self.metadata.node(types[1])[1][1:]]
+        kind, elements = self.metadata.node(types[1])
+        return list(elements[1:]) if kind == "tuple" else []
 
     def members(self, reference, prefix: str = "", offset: int = 0, depth: int = 0) -> list[tuple[str, CType, int]]:
         """The scalar and pointer members of a struct type at any depth, flattened in order:

@@ -126,9 +126,9 @@ class Result:
     blocks_run: int = 0  # blocks that ran to their end (or the stop)
     blocks_total: int = 0  # blocks the launch was to run (the sample's, if any)
 
+
 @dataclass(frozen=True)
 class Alias:
     """A pointer argument that is another pointer argument: both point to the same buffer."""
 
     target: str
-

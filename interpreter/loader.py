@@ -44,10 +44,6 @@ class FieldInfo:
     c_type: str
     choices: tuple[int, ...] = ()  # an enum's enumerator values
 
-    @property
-    def ir_type(self) -> str:
-        return self.c_type
-
 
 @dataclass(frozen=True)
 class ParamInfo:

@@ -85,8 +85,8 @@ def default_launch(kernel: KernelInfo, args: dict | None = None, grid=None, bloc
     (64x1x1, 16x4x1 or 16x4x2). Every integer scalar is the number of threads along x (a
     size n covers every thread of a 1-D launch; a width, height or depth spans the x
     extent; at most the largest value of its type), every enum its first enumerator, every
-    float 1.0, and so is every member of a struct passed by value. Pointers get buffers that grow on demand and read
-    as zeros.
+    float 1.0, and so is every member of a struct passed by value. Pointers get buffers
+    that grow on demand and read as zeros.
     `args` overrides any of these. `reads` (default: every index register the kernel
     reads) are the index registers that shape the launch."""
     reads = set(kernel.builtins if reads is None else reads)
@@ -171,7 +171,7 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
         check.verdicts = barrier_verdicts(program, kernel, explored, warp_model)
         for finding in redundant_findings(check.verdicts, launch_of(explored[0][0])):
             _merge(merged, finding)
-    for finding in find_vacuous(kernel, [result for result, _ in explored], len(merged)):
+    for finding in find_vacuous(kernel, explored, len(merged)):
         _merge(merged, finding)
     if contract is not None:
         check.assumptions = [_assumption(bound) for bound in contract.bounds.values()]

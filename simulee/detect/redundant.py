@@ -4,10 +4,11 @@ A barrier instruction is redundant when, in every launch explored, merging the e
 separates (in every block, every time it was passed) creates no race: no two accesses that
 it kept apart race once it is gone, and, for a barrier in a loop, some block passed it
 twice (else no launch ran the iteration after it that it orders: it is not covered, as
-one tile of a tiled loop leaves the barrier closing the tile untested). Barriers are judged in program order with those already
-found redundant gone too, so all the redundant ones can be removed together (of two
-barriers back to back, the first is redundant and the second needed). It is needed when some launch shows such a race (named
-in the verdict), and not covered when no launch passed it. Verdicts are per barrier
+one tile of a tiled loop leaves the barrier closing the tile untested). Barriers are
+judged in program order with those already found redundant gone too, so all the redundant
+ones can be removed together (of two barriers back to back, the first is redundant and the
+second needed). It is needed when some launch shows such a race (named in the verdict),
+and not covered when no launch passed it. Verdicts are per barrier
 instruction; only redundant ones are findings. A barrier that computes a value
 (__syncthreads_count/and/or) is never a candidate: it cannot simply be removed.
 """
@@ -19,9 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from interpreter.loops import innermost_loop
 from simulee.detect.divergence import divergent_barriers
 from simulee.detect.race import Pairs, racing_pairs, summarize
-from interpreter.loops import innermost_loop
 from simulee.findings import WARNING, Finding, Place, display, place, place_at
 
 NOT_EXERCISED = "in a loop that ran at most one iteration in every launch: the next iteration's accesses never met it"
@@ -66,7 +67,8 @@ def barrier_verdicts(program, kernel, launches, warp_model: str = "independent")
     divergent_ops = [divergent_barriers(result) for result, _ in launches]
     for site in sites:
         passes, divergent, race, repeated = 0, False, None, False
-        in_loop = innermost_loop(program.function(site[0]), program.function(site[0]).ops[site[1]].block) is not None
+        function = program.function(site[0])
+        in_loop = innermost_loop(function, function.ops[site[1]].block) is not None
         location = None
         own: list = [None] * len(launches)
         for number, (result, model) in enumerate(launches):
