@@ -780,3 +780,19 @@ __global__ void absurd(char *out, unsigned long long length, int count) {
                         length=np.uint64(1 << 40), count=1 << 28)
     assert result.status == "ok"
     assert {f.kind for f in result.events.faults} >= {"out-of-bounds", "stack-overflow"}
+
+
+def test_a_table_of_pointers_fills_the_slots_touched_and_leaves_those_past_its_bound_null():
+    from interpreter.memory import GLOBAL, POINTER_SLOTS, Memory, split
+
+    memory = Memory()
+    table = memory.regions[memory.add_pointer_table("rows", 2, fill_seed=3)]
+    table.ensure(16, np.array([0, 8]), 8)  # slots 0 and 1 (and the rest of their chunk)
+    first, second = table.data.view("<i8")[:2]
+    spaces, regions, offsets = split(np.array([first, second], dtype=np.int64))
+    assert list(spaces) == [GLOBAL, GLOBAL] and regions[0] != regions[1] and list(offsets) == [0, 0]
+    inner = memory.regions[int(regions[0])]
+    assert inner.pointees is not None and inner.name == "rows[0]"  # a second level of pointers
+    end = (POINTER_SLOTS + 1) * 8
+    table.ensure(end, np.array([POINTER_SLOTS * 8]), 8)
+    assert table.data.view("<i8")[POINTER_SLOTS] == 0
