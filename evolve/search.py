@@ -22,7 +22,7 @@ from deap import base, creator, tools
 from evolve.contract import Contract
 from evolve.fitness import ACCEPTABLE, WEIGHTS, WORST, Fitness, measure
 from evolve.mutation import cauchy_child, dictionary_child, gaussian_child, initial_steps
-from evolve.space import SearchSpace
+from evolve.space import InvalidGenome, SearchSpace
 from interpreter.launch import MAX_THREADS_PER_BLOCK, Launch, Result
 from interpreter.loader import Program
 from interpreter.simt import execute
@@ -83,7 +83,8 @@ def search(program: Program, space: SearchSpace, population: int = 10, generatio
     toolbox.register("dictionary", dictionary_child, space.genes, dictionary=space.dictionary, rng=rng)
     toolbox.register("select", tools.selBest)
 
-    genomes = [space.genome(space.base)] + [space.random_genome(rng) for _ in range(max(population - 1, 0))]
+    starts = [space.initial(site) for site in range(max(len(space.plans), 1))]
+    genomes = starts + [space.random_genome(rng) for _ in range(max(population - len(starts), 0))]
     people = [_individual(values, initial_steps(space.genes, values)) for values in genomes]
     result = SearchResult([], runs.contract)
     try:
@@ -127,12 +128,17 @@ class _Runs:
     def __init__(self, program: Program, space: SearchSpace, seed: int, deadline: float = float("inf")):
         self.program, self.space, self.seed, self.deadline = program, space, seed, deadline
         self.contract = Contract()
+        # a block a launch site fixes is the block the code runs with: its faults are bugs, not a contract
+        self.learns = any(g.name.startswith("block.") for g in space.genes)
         self.settled: set[tuple[str, int]] = set()  # bounds a probe at the bound itself confirmed
         self.scores: dict[tuple, Fitness] = {}
         self.behaviour: dict[tuple, frozenset] = {}
 
     def allows(self, values: list) -> bool:
-        return self.contract.allows(self.space.launch(values).block)
+        try:
+            return self.contract.allows(self.space.launch(values).block)
+        except InvalidGenome:
+            return False
 
     def evaluate(self, values: list) -> tuple[float, float]:
         """DEAP's fitness values of a genome (WORST once the contract excludes it)."""
@@ -148,7 +154,7 @@ class _Runs:
         if not self.allows(values):
             return WORST, frozenset()
         launch = self.fitness_run(values)
-        result = self.execute(launch)
+        result = self.execute(launch, values)
         if not self.allows(values) or result.status != "ok" or \
                 any(a.kind == "assume" for a in result.events.assertions):
             return WORST, frozenset()
@@ -158,13 +164,14 @@ class _Runs:
             return WORST, frozenset()
         return measure(result.trace), frozenset(result.events.coverage)
 
-    def execute(self, launch: Launch) -> Result:
-        """Run `launch`, learn the contract from it, and settle any bound it changed."""
+    def execute(self, launch: Launch, values: list) -> Result:
+        """Run `launch` (of genome `values`), learn the contract from it, and settle any
+        bound it changed."""
         result = execute(self.program, self.space.kernel, launch)
         if result.status == "unsupported":
             raise _Unsupported(result.message)
-        if self.contract.learn(result):
-            self.settle(self.space.genome(launch))
+        if self.learns and self.contract.learn(result):
+            self.settle(values)
         return result
 
     def settle(self, values: list) -> None:
@@ -208,7 +215,9 @@ class _Runs:
         """Run the genome with raised sizes and learn from its faults; True when it still
         keeps the contract. (A guard can hide an index past a fixed-size array for the
         small sizes the search favours.)"""
-        self.execute(self.fitness_run(self.raised(values)))
+        raised = self.raised(values)
+        if self.allows(raised):
+            self.execute(self.fitness_run(raised), raised)
         return self.allows(values)
 
     def fitness_run(self, values: list) -> Launch:
@@ -272,6 +281,9 @@ def _record(space: SearchSpace, generation: int, evaluations: int, best) -> dict
 
 def describe(space: SearchSpace, values: list) -> dict:
     """A genome as grid, block and the searched arguments."""
-    launch = space.launch(values)
+    try:
+        launch = space.launch(values)
+    except InvalidGenome as error:
+        return {"invalid": str(error)}
     return {"grid": list(launch.grid), "block": list(launch.block),
             "args": {g.name: v for g, v in zip(space.genes, values) if not g.dimension}}

@@ -12,7 +12,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from interpreter.launch import BLOCK_LIMITS, GRID_LIMITS, MAX_THREADS_PER_BLOCK, Launch
+from evolve.launchsite import Site, Unknown, evaluate, inputs_of, kernel_arguments
+from interpreter.launch import BLOCK_LIMITS, GRID_LIMITS, MAX_THREADS_PER_BLOCK, Alias, Launch, launch_problem
 from interpreter.loader import KernelInfo
 
 INTEGER_CEILING = 1 << 16  # the largest integer argument the search tries
@@ -36,10 +37,29 @@ class Gene:
         return self.name.startswith(("grid.", "block."))
 
 
+class InvalidGenome(ValueError):
+    """A genome that stands for no launch CUDA would run (a launch site's grid of 0 blocks)."""
+
+
+@dataclass(frozen=True)
+class SitePlan:
+    """How a genome becomes the launch of one site: per input of the site, the index of
+    the gene that gives it (None: it keeps its default); the kernel scalars the site
+    computes; the pointer parameters that are another one (the same buffer passed twice)."""
+
+    site: Site
+    genes: tuple[int | None, ...]
+    defaults: tuple
+    scalars: tuple[tuple[str, list], ...]
+    aliases: tuple[tuple[str, str], ...]
+
+
 @dataclass
 class SearchSpace:
     """Genes and how a genome becomes a launch. `base` supplies every value that is not a
-    gene; `relevant` says, per scalar parameter that matters, where it flows."""
+    gene; `relevant` says, per scalar parameter that matters, where it flows. With launch
+    `plans` (one per launch site) a genome is a site (the gene "site" when there are
+    several) and the site's inputs: every launch is one the host code can make."""
 
     kernel: KernelInfo
     base: Launch
@@ -47,6 +67,7 @@ class SearchSpace:
     relevant: dict[str, list[str]]
     max_blocks: int
     dictionary: tuple[int, ...] = ()  # constants the kernel compares against (evolve.constants)
+    plans: tuple[SitePlan, ...] = ()
 
     @classmethod
     def of(cls, kernel: KernelInfo, base: Launch, relevant: dict[str, list[str]], fixed: set[str],
@@ -67,6 +88,76 @@ class SearchSpace:
                 genes.append(_scalar_gene(param))
         return cls(kernel, base, tuple(genes), relevant, max_blocks, dictionary)
 
+    @classmethod
+    def of_sites(cls, kernel: KernelInfo, base: Launch, relevant: dict[str, list[str]], fixed: set[str],
+                 sites: list[Site], reads: tuple[str, ...] | None = None, dictionary: tuple[int, ...] = ()
+                 ) -> "SearchSpace":
+        """The launches of `sites`: genes for the inputs that reach a dimension, the
+        shared memory size or a relevant scalar (named after the scalar or dimension they
+        are, else after the site), and for the relevant scalars the sites do not give; a
+        dimension of an axis the kernel does not read stays 1. Names in `fixed` keep the
+        value of `base`."""
+        reads = set(kernel.builtins if reads is None else reads)
+        scalars = {p.name: p for p in kernel.scalars()}
+        genes: list[Gene] = [Gene("site", 0, len(sites) - 1, choices=tuple(range(len(sites))))] if len(sites) > 1 else []
+        names: dict[str, int] = {}
+
+        def gene(name: str, make) -> int:
+            if name not in names:
+                names[name] = len(genes)
+                genes.append(make())
+            return names[name]
+
+        plans = []
+        for site in sites:
+            arguments = kernel_arguments(kernel.params, site) or {}
+            given = {name: e for name, e in arguments.items() if name in scalars and name not in fixed}
+            aliases = _aliases(kernel, arguments)
+            defaults = [_input_default(i, base) for i in site.inputs]
+            chosen: list[int | None] = [None] * len(site.inputs)
+            for what in ("grid", "block"):
+                for axis, expression in zip("xyz", getattr(site, what)):
+                    if expression[0] == "input":
+                        ceiling = (GRID_LIMITS if what == "grid" else BLOCK_LIMITS)["xyz".index(axis)]
+                        read = any(f"{r}.{axis}" in reads for r in (("ctaid", "nctaid") if what == "grid" else ("tid", "ntid")))
+                        defaults[expression[1]] = getattr(base, what)["xyz".index(axis)] if read else 1
+                        if read and what not in fixed:
+                            chosen[expression[1]] = gene(f"{what}.{axis}", lambda c=ceiling, n=f"{what}.{axis}": Gene(n, 1, c))
+            for name, expression in given.items():
+                if expression[0] == "input" and site.inputs[expression[1]].kind != "pointer":
+                    defaults[expression[1]] = base.args.get(name, defaults[expression[1]])
+                    if name.partition(".")[0] in relevant and chosen[expression[1]] is None:
+                        chosen[expression[1]] = gene(name, lambda p=scalars[name]: _scalar_gene(p))
+            needed = inputs_of(site.shared).union(*(inputs_of(e) for e in site.grid + site.block),
+                                                  *(inputs_of(e) for n, e in given.items() if n.partition(".")[0] in relevant))
+            for index in sorted(needed):
+                if chosen[index] is None and site.inputs[index].kind != "pointer":
+                    chosen[index] = gene(f"{site.label}#{index}", lambda i=site.inputs[index], n=f"{site.label}#{index}":
+                                         _input_gene(n, i))
+            plans.append(SitePlan(site, tuple(chosen), tuple(defaults), tuple(given.items()), aliases))
+        for param in kernel.params:  # relevant scalars no site gives
+            if param.name in relevant and param.name not in fixed and param.kind in ("integer", "float") and \
+                    any(param.name not in dict(plan.scalars) for plan in plans):
+                gene(param.name, lambda p=param: _scalar_gene(p))
+        return cls(kernel, base, tuple(genes), relevant, 0, dictionary, tuple(plans))
+
+    def initial(self, site: int = 0) -> list[float]:
+        """The genome of a site's launch with its inputs at their defaults (the base
+        launch's values), or without sites the genome of `base`."""
+        if not self.plans:
+            return self.genome(self.base)
+        values = list(self.genome_defaults())
+        if self.genes and self.genes[0].name == "site":
+            values[0] = site
+        for gene_index, default in zip(self.plans[site].genes, self.plans[site].defaults):
+            if gene_index is not None:
+                values[gene_index] = default
+        return self.repair(values)
+
+    def genome_defaults(self) -> list[float]:
+        return [self.base.args.get(g.name, g.low) if not g.dimension else
+                getattr(self.base, g.name[:-2])["xyz".index(g.name[-1])] for g in self.genes]
+
     def random_genome(self, rng: np.random.Generator) -> list[float]:
         values = []
         for gene in self.genes:
@@ -86,6 +177,8 @@ class SearchSpace:
         values = [min(max(int(round(v)) if g.integer else float(v), g.low), g.high) if math.isfinite(v) else g.low
                   for g, v in zip(self.genes, values)]
         values = [min(g.choices, key=lambda c: abs(c - v)) if g.choices else v for g, v in zip(self.genes, values)]
+        if self.plans:
+            return values  # a site's dimensions follow from its inputs: launch() refuses the impossible
         for what, limit in (("block", MAX_THREADS_PER_BLOCK), ("grid", self.max_blocks)):
             searched = [i for i, g in enumerate(self.genes) if g.name.startswith(what + ".")]
             while searched and math.prod(self._dims(values, what)) > limit:
@@ -96,11 +189,39 @@ class SearchSpace:
         return values
 
     def launch(self, values: list[float], **options) -> Launch:
-        """The launch a genome stands for; `options` override Launch fields."""
+        """The launch a genome stands for; `options` override Launch fields. InvalidGenome
+        when a site's inputs give no launch CUDA would run."""
+        if self.plans:
+            return self.site_launch(values, **options)
         args = dict(self.base.args)
         args.update({g.name: v for g, v in zip(self.genes, values) if not g.dimension})
         return replace(self.base, grid=self._dims(values, "grid"), block=self._dims(values, "block"), args=args,
                        **options)
+
+    def site_launch(self, values: list[float], **options) -> Launch:
+        plan = self.plans[int(values[0]) if self.genes and self.genes[0].name == "site" else 0]
+        inputs = [values[g] if g is not None else d for g, d in zip(plan.genes, plan.defaults)]
+        try:
+            grid = tuple(int(evaluate(e, inputs)) for e in plan.site.grid)
+            block = tuple(int(evaluate(e, inputs)) for e in plan.site.block)
+            shared = int(evaluate(plan.site.shared, inputs))
+            computed = {name: evaluate(e, inputs) for name, e in plan.scalars}
+        except (Unknown, TypeError, ValueError) as error:
+            raise InvalidGenome(f"no launch at {plan.site.label}: {error}") from None
+        problem = launch_problem(grid, block) or (min(grid + block) < 1 and "a dimension of 0")
+        if problem:
+            raise InvalidGenome(f"no launch at {plan.site.label}: {problem}")
+        scalars = {p.name: p for p in self.kernel.scalars()}
+        args = dict(self.base.args)
+        args.update({name: _as_parameter(scalars[name], value) for name, value in computed.items()})
+        args.update({g.name: v for g, v in zip(self.genes, values) if not g.dimension and g.name in scalars
+                     and g.name not in computed})
+        args.update({name: Alias(target) for name, target in plan.aliases})
+        if self.kernel.dynamic_shared:
+            options.setdefault("shared_bytes", shared)
+        searched = any(g is not None and values[g] != d for g, d in zip(plan.genes, plan.defaults))
+        options.setdefault("origin", f"site {plan.site.label}" + (", inputs searched" if searched else ""))
+        return replace(self.base, grid=grid, block=block, args=args, **options)
 
     def genome(self, launch: Launch) -> list[float]:
         """The genome of `launch` (its values for the genes)."""
@@ -114,6 +235,45 @@ class SearchSpace:
             if gene.name.startswith(what + "."):
                 dims["xyz".index(gene.name[-1])] = int(value)
         return tuple(dims)
+
+
+def _aliases(kernel: KernelInfo, arguments: dict[str, list]) -> tuple[tuple[str, str], ...]:
+    """Pointer parameters a site passes the same buffer as an earlier one."""
+    first: dict[str, str] = {}
+    aliases = []
+    for param in kernel.params:
+        expression = arguments.get(param.name)
+        if param.kind == "pointer" and expression is not None and expression[0] == "input":
+            key = repr(expression)
+            if key in first:
+                aliases.append((param.name, first[key]))
+            else:
+                first[key] = param.name
+    return tuple(aliases)
+
+
+def _input_default(site_input, base: Launch):
+    """What an input of a site is when nothing sets it: as many as the base launch has
+    threads along x (so a size covers a 1-D launch), 1.0 for a float."""
+    if site_input.kind == "float":
+        return 1.0
+    return base.grid[0] * base.block[0]
+
+
+def _input_gene(name: str, site_input) -> Gene:
+    if site_input.kind == "float":
+        return Gene(name, *FLOAT_RANGE, integer=False)
+    return Gene(name, 1, min((1 << max(site_input.bits - 1, 1)) - 1, INTEGER_CEILING))
+
+
+def _as_parameter(param, value):
+    """A host value (an unsigned integer of the parameter's width, or a float) as the
+    parameter's value."""
+    if param.kind == "float":
+        return float(value)
+    bits = param.bits or 64
+    value = int(value) & ((1 << bits) - 1)
+    return value - (1 << bits) if param.signed is not False and bits > 1 and value >> (bits - 1) else value
 
 
 def _scalar_gene(param) -> Gene:

@@ -838,6 +838,10 @@ def _parse_function(header: str, body: list[str] | None, types: NamedTypes) -> F
     linkage, convention = None, None
     while True:
         kind, text = parser.peek()
+        if kind == "meta":  # a declaration's metadata attachment (declare !dbg !7 i32 @f(...))
+            parser.next()
+            parser.next()
+            continue
         if kind != "word" or text not in DEFINITION_PREFIX and text not in _RETURN_ATTRIBUTES:
             break
         parser.next()

@@ -48,6 +48,7 @@ class Launch:
     coverage: bool = False  # record branch coverage in Events.coverage (the search's runs)
     growth_limit: int = DEFAULT_GROWTH_LIMIT  # bytes a paged buffer may grow to; beyond is out of bounds
     sample: tuple[int, ...] | None = None  # run only these linear block indices (all for grid.sync kernels)
+    origin: str = ""  # where the launch comes from, for reports: given, site FILE:LINE, synthetic
 
     def __post_init__(self):
         self.grid = _dim3(self.grid)

@@ -217,30 +217,46 @@ class SearchOptions:
 
 
 def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str], options: SearchOptions,
-            warp_model: str = "independent", progress=None, reads: tuple[str, ...] | None = None) -> KernelCheck:
+            warp_model: str = "independent", progress=None, reads: tuple[str, ...] | None = None,
+            sites: tuple = ()) -> KernelCheck:
     """Search launches of `kernel` around `base` (changing what `fixed` does not name:
     "grid", "block", parameter names), then check the best ones the search found and
-    `base` itself in full. Without anything to search, check `base` alone. `reads` are
-    the index registers the kernel's own code reads (default: indices_read). The check's
-    seconds count the search too; both together stop at options.max_seconds.
-    `progress(text)` is told what is being done."""
+    `base` itself in full. Without anything to search, check `base` alone. With launch
+    `sites` (evolve.launchsite) of the kernel, and neither grid nor block fixed, the
+    search varies only what the sites leave open, and each site's own launch (its inputs
+    at their defaults) is checked first, instead of `base`. `reads` are the index
+    registers the kernel's own code reads (default: indices_read). The check's seconds
+    count the search too; both together stop at options.max_seconds. `progress(text)` is
+    told what is being done."""
     from evolve.constants import compared_constants
     from evolve.search import search
-    from evolve.space import SearchSpace
+    from evolve.space import InvalidGenome, SearchSpace
     from evolve.taint import relevant_parameters
 
     start = time.perf_counter()
     deadline = start + options.max_seconds
     reads = indices_read(program, kernel) if reads is None else reads
-    space = SearchSpace.of(kernel, base, relevant_parameters(program, kernel), fixed, options.max_blocks, reads,
-                           compared_constants(program, kernel))
+    relevant, constants = relevant_parameters(program, kernel), compared_constants(program, kernel)
+    at_sites = []
+    if sites and not {"grid", "block"} & fixed:
+        space = SearchSpace.of_sites(kernel, base, relevant, fixed, list(sites), reads, constants)
+        for number, plan in enumerate(space.plans):
+            try:
+                at_sites.append(space.launch(space.initial(number), origin=f"site {plan.site.label}",
+                                             paged_random=True, seed=options.seed))  # as searched launches
+            except InvalidGenome:
+                continue  # its inputs' defaults make no launch: the search finds some that do
+    else:
+        space = SearchSpace.of(kernel, base, relevant, fixed, options.max_blocks, reads, constants)
     if not space.genes:
-        return check_kernel(program, kernel, [base], warp_model, deadline=deadline, progress=progress)
+        return check_kernel(program, kernel, at_sites or [base], warp_model, deadline=deadline, progress=progress)
     found = search(program, space, options.population, options.generations, options.launches, options.seed,
                    progress, deadline)
-    launches = [candidate.launch for candidate in found.best] + [base]
-    check = check_kernel(program, kernel, launches, warp_model, found.contract,
-                         [candidate.fitness for candidate in found.best] + [None], deadline, progress)
+    searched = [replace(c.launch, origin=c.launch.origin or "search") for c in found.best]
+    fitness = [candidate.fitness for candidate in found.best]
+    launches, fitness = (at_sites + searched, [None] * len(at_sites) + fitness) if at_sites else \
+        (searched + [base], fitness + [None])
+    check = check_kernel(program, kernel, launches, warp_model, found.contract, fitness, deadline, progress)
     check.search = search_summary(space, found, options)
     check.seconds = time.perf_counter() - start
     return check

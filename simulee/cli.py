@@ -113,6 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="how many of the best distinct launches found are checked in full, default 3")
     group.add_argument("--max-blocks", type=_positive, default=32, metavar="N",
                        help="the most blocks a searched grid may have, default 32")
+    group.add_argument("--no-launch-sites", dest="launch_sites", action="store_false",
+                       help="ignore the launches the host code makes (by default a kernel with launch sites is "
+                            "checked under them, and the search varies only what they leave open)")
 
     run = commands.add_parser("run", parents=[compile_options, launch_options(True), execution_options],
                               help="run a kernel with a given launch and save its buffers",
@@ -518,7 +521,7 @@ def launches_for(kernel, args, reads=None, require_scalars: bool = False, trace:
     given = launch_arguments(kernel, args.arg, args.buffer, args.seed, require_scalars, args.buffer_cast, args.alias)
     launches = []
     if grid or block:  # the one not given takes its default
-        launches.append(default_launch(kernel, given, grid, block, **options))
+        launches.append(default_launch(kernel, given, grid, block, origin="given", **options))
     for text in getattr(args, "launch", []):
         parts = text.split("/")
         if len(parts) < 2:
@@ -528,7 +531,7 @@ def launches_for(kernel, args, reads=None, require_scalars: bool = False, trace:
         if overlap:
             raise SimuleeError(f"--launch {text}: {overlap[0]} is also given by --arg")
         launches.append(default_launch(kernel, {**given, **extra}, parse_dims(parts[0], "launch grid"),
-                                       parse_block(parts[1], "launch block"), **options))
+                                       parse_block(parts[1], "launch block"), origin="given", **options))
     if not launches:
         launches.append(default_launch(kernel, given, **options))
     return launches
@@ -544,6 +547,7 @@ def run_check(args) -> int:
     path = Path(args.path)
     files = source_files(path)
     checks, unreadable = [], []
+    sites = _launch_sites(args, files, options)
     with _Progress(args.quiet, "checking", "kernel") as bar:
         loading = each_program(path, files, options, args.verbose, lambda file: bar.start(f"compiling {file.name}"))
         for number, (file, program, error) in enumerate(loading):
@@ -559,7 +563,7 @@ def run_check(args) -> int:
             bar.grow(len(kernels))
             for kernel in kernels:
                 bar.start(kernel.name)
-                checks.append(_check_one(program, kernel, args, bar.status))
+                checks.append(_check_one(program, kernel, args, bar.status, sites.get(kernel.symbol, ())))
                 bar.update(1)
     failed = sum(1 for check in checks if check.status != "ok")
     seconds = time.perf_counter() - start
@@ -578,9 +582,28 @@ def run_check(args) -> int:
     return EXIT_ERROR if failed or unreadable else EXIT_OK
 
 
-def _check_one(program, kernel, args, progress=None):
+def _launch_sites(args, files: list[Path], options) -> dict[str, tuple]:
+    """The launch sites of every kernel in the host code of `files`, by kernel symbol
+    (none when launches are given or --no-launch-sites); a file whose host code does not
+    compile is said once."""
+    from simulee.sites import host_sites
+
+    if not args.launch_sites or args.launch or args.no_search or args.grid or args.block:
+        return {}
+    found: dict[str, tuple] = {}
+    for file in files:
+        sites, problem = host_sites(file, options)
+        if problem and args.verbose:
+            print(f"simulee: note: {display(str(file))}: no launch sites read: {problem}", file=sys.stderr)
+        for site in sites:
+            found[site.kernel] = found.get(site.kernel, ()) + (site,)
+    return found
+
+
+def _check_one(program, kernel, args, progress=None, sites: tuple = ()):
     """Check one kernel on the --launch launches, on the default launch (--no-search), or
-    on the launches the input search finds around what --grid/--block/--arg/--buffer fix.
+    on the launches the input search finds around what --grid/--block/--arg/--buffer fix
+    and the kernel's launch `sites` leave open.
     An internal error is recorded against the kernel (so that one kernel cannot stop a
     folder's check) unless SIMULEE_DEBUG asks for the traceback."""
     import time
@@ -598,7 +621,7 @@ def _check_one(program, kernel, args, progress=None):
         fixed |= {text.partition("=")[0].strip() for text in args.arg + args.buffer + args.alias}
         search = SearchOptions(args.population, args.generations, args.launches, args.max_blocks, args.seed,
                                max_seconds)
-        return explore(program, kernel, launches[0], fixed, search, args.warp_model, progress, reads)
+        return explore(program, kernel, launches[0], fixed, search, args.warp_model, progress, reads, sites)
     except SimuleeError:
         raise
     except Exception as error:
@@ -723,7 +746,7 @@ def _scan(args):
     within = args.kernel_timeout - min(max(2.0, 0.1 * args.kernel_timeout), 0.5 * args.kernel_timeout)
     settings = Settings(args.population, args.generations, args.launches, args.max_blocks, args.seed,
                         args.warp_model, args.step_limit, args.shared_bytes, min(args.max_seconds or within, within),
-                        args.heap_bytes)
+                        args.heap_bytes, args.launch_sites)
     compiling = replace(compile_options(args), timeout=within)
     options = ScanOptions(path, Path(args.output) if args.output else default_output(path), args.project or name,
                           compiling, settings, Limits(args.kernel_timeout, args.memory_limit), args.jobs,

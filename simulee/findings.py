@@ -130,4 +130,13 @@ def launch_of(result) -> dict:
             arguments[name] = f"={value.target}"
         else:
             arguments[name] = value.item() if hasattr(value, "item") else value
-    return {"grid": list(launch.grid), "block": list(launch.block), "args": arguments}
+    return {"grid": list(launch.grid), "block": list(launch.block), "args": arguments,
+            "origin": launch.origin or "default"}
+
+
+SYNTHETIC = ("default", "search")  # launch origins no launch site or user gave
+
+
+def synthetic(launch: dict | None) -> bool:
+    """Whether a finding's launch is one only Simulee made up (no launch site, no user)."""
+    return bool(launch) and launch.get("origin", "default") in SYNTHETIC

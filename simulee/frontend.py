@@ -245,8 +245,10 @@ def read_ir_file(path: Path) -> str:
         raise SimuleeError(f"{path}: not valid LLVM bitcode: {_one_line(str(error))}") from None
 
 
-def compile_cuda(path: Path, options: CompileOptions = CompileOptions(), cache: IRCache | None = None) -> str:
-    """Compile a CUDA source for the device and return the IR after always-inline and SROA.
+def compile_cuda(path: Path, options: CompileOptions = CompileOptions(), cache: IRCache | None = None,
+                 host: bool = False) -> str:
+    """Compile a CUDA source for the device and return the IR after always-inline and SROA
+    (with `host`, its host side, optimized as optimize_host says, for launch sites).
     A missing header is stood in for and failing host code left out (salvage.py); the IR
     then starts with a `; simulee: degraded: ...` line (see `degradation`). The result is
     cached; a cached entry is reused only while every file the compiler read is unchanged.
@@ -255,7 +257,7 @@ def compile_cuda(path: Path, options: CompileOptions = CompileOptions(), cache: 
     clang = find_clang(options.clang)
     source = Path(os.path.abspath(path))
     options = options.for_source(source)
-    arguments = clang_arguments(clang, source, options)
+    arguments = clang_arguments(clang, source, options, host)
     allowed = confinement(clang, options)
     key = digest(
         json.dumps(
@@ -285,7 +287,7 @@ def compile_cuda(path: Path, options: CompileOptions = CompileOptions(), cache: 
             first_failure = first_failure or (result.returncode != 0 and result.stderr)
             if result.returncode == 0:
                 # a source whose kernel templates nothing instantiates gets instances of its own
-                if not attempt.instantiate(source, result.stdout):
+                if host or not attempt.instantiate(source, result.stdout):
                     break
                 continue
             if not attempt.answer(result.stderr, deps):
@@ -304,7 +306,8 @@ def compile_cuda(path: Path, options: CompileOptions = CompileOptions(), cache: 
         elif degraded:
             message += f" [after {degraded}]"
         raise CompileError(message, diagnostics)
-    ir = inline_and_promote(device_library.adapt(result.stdout), str(path))
+    ir = optimize_host(result.stdout, str(path)) if host else \
+        inline_and_promote(device_library.adapt(result.stdout), str(path))
     if degraded:
         ir = f"; simulee: degraded: {degraded}\n" + ir
     # ziglang's and the toolkit's headers are covered by their versions in the key.
@@ -412,20 +415,19 @@ def _confined(files: list[str], allowed: list[str], path: Path) -> None:
             raise SimuleeError(f"{path}: include outside the repository: {file} (pass -I for its folder to allow it)")
 
 
-def clang_arguments(clang: Clang, source: Path, options: CompileOptions) -> list[str]:
+def clang_arguments(clang: Clang, source: Path, options: CompileOptions, host: bool = False) -> list[str]:
     """The driver arguments that compile `source` (the last of them) to device IR text on
-    stdout."""
+    stdout (with `host`, to host IR with line tables)."""
     arguments = [
         "-x", "cuda",
-        "--cuda-device-only",
+        "--cuda-host-only" if host else "--cuda-device-only",
         f"--cuda-gpu-arch={options.arch}",
         "-nocudainc",
         "-nocudalib",
         "-O1",
         "-Xclang", "-disable-llvm-passes",
-        # Full debug info: parameter names and types, not only line tables.
-        "-g",
-        "-Xclang", "-debug-info-kind=constructor",
+        # Device: full debug info (parameter names and types, not only line tables).
+        *(["-gline-tables-only", "-fno-exceptions"] if host else ["-g", "-Xclang", "-debug-info-kind=constructor"]),
         "-Xclang", "-fcuda-allow-variadic-functions",
         "-Wno-unknown-cuda-version",
         "-ferror-limit=0",  # every error: the count is true, and salvage sees them all at once
@@ -575,6 +577,27 @@ def inline_and_promote(ir: str, origin: str = "<ir>") -> str:
     passes.run(module, builder)
     # the scopes of inlined noalias parameters: alias-analysis hints only
     return re.sub(r"\n\s*call void @llvm\.experimental\.noalias\.scope\.decl\([^\n]*", "", str(module))
+
+
+def optimize_host(ir: str, origin: str = "<ir>") -> str:
+    """Host IR after LLVM's -O1 pipeline, which folds dim3 constructors and inlines the
+    functions around a launch, except the device stubs (`__device_stub__kernel`, what a
+    `<<<...>>>` calls), kept as calls so that each launch names its kernel and passes its
+    arguments one by one."""
+    llvm = _llvm()
+    try:
+        module = llvm.parse_assembly(ir)
+        module.verify()
+    except RuntimeError as error:
+        raise SimuleeError(f"{origin}: invalid LLVM IR from the compiler: {_one_line(str(error))}") from None
+    for function in module.functions:
+        if not function.is_declaration and "__device_stub__" in function.name:
+            function.add_function_attribute("noinline")
+    machine = llvm.Target.from_triple(module.triple).create_target_machine()
+    tuning = llvm.create_pipeline_tuning_options(speed_level=1)
+    builder = llvm.create_pass_builder(machine, tuning)
+    builder.getModulePassManager().run(module, builder)
+    return str(module)
 
 
 def _recursive_functions(llvm, module) -> set[str]:

@@ -9,11 +9,11 @@ import os
 from pathlib import Path
 
 from simulee import __version__
-from simulee.findings import ERROR, WARNING, Finding, display, where
+from simulee.findings import ERROR, WARNING, Finding, display, synthetic, where
 
 CSV_COLUMNS = ("project", "file", "kernel", "type", "severity", "space", "hazard", "scope", "benign", "line",
-               "column", "first_line", "second_line", "grid", "block", "args", "instances", "addresses", "seconds",
-               "message")
+               "column", "first_line", "second_line", "grid", "block", "args", "origin", "instances", "addresses",
+               "seconds", "message")
 # a progress bar (tqdm) while its total still grows: no time left, it would mean nothing
 WITHOUT_TIME_LEFT = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -101,6 +101,13 @@ def _launch_text(launch: dict) -> str:
             + (f" {arguments}" if arguments else ""))
 
 
+def _origin_text(launch: dict) -> str:
+    """Where a finding's launch comes from; a synthetic one says so."""
+    if synthetic(launch):
+        return "synthetic launch: no launch site or user gives it"
+    return {"given": "launch as given"}.get(launch.get("origin"), launch.get("origin", ""))
+
+
 def findings_text(findings: list[Finding]) -> str:
     """Findings compiler-style, without a summary."""
     out = io.StringIO()
@@ -137,7 +144,7 @@ def _text_finding(out, finding: Finding, sources: dict[str, list[str]]) -> None:
         details.append(f"{finding.instances} instances" + (f" at {finding.addresses} addresses"
                                                            if finding.addresses > 1 else ""))
     if launch:
-        details.append("launch " + _launch_text(launch))
+        details.append("launch " + _launch_text(launch) + f" ({_origin_text(launch)})")
     if details:
         out.write(f"{'':8}{'; '.join(details)}\n")
 
@@ -182,6 +189,7 @@ def csv_rows(records: list[dict], project: str = "") -> list[dict]:
                 "first_line": first.get("line", ""), "second_line": second.get("line", ""),
                 "grid": "x".join(map(str, launch.get("grid", []))), "block": "x".join(map(str, launch.get("block", []))),
                 "args": " ".join(f"{k}={v}" for k, v in launch.get("args", {}).items()),
+                "origin": "synthetic" if synthetic(launch) else launch.get("origin", ""),
                 "instances": finding["instances"], "addresses": finding["addresses"],
                 "seconds": record["seconds"], "message": finding["message"],
             })
@@ -236,10 +244,12 @@ def sarif_document(records: list[dict], root: Path | None = None, uncompiled: li
             "ruleId": finding["type"],
             "ruleIndex": used.index(finding["type"]),
             "level": finding["severity"] if finding["severity"] in ("error", "warning", "note") else "warning",
-            "message": {"text": finding["message"]},
+            "message": {"text": finding["message"] + (" (on a synthetic launch: no launch site or user gives it)"
+                                                      if synthetic(finding["launch"]) else "")},
             "locations": [_sarif_location(finding["first"], finding["kernel"])],
-            "properties": {key: finding[key] for key in ("kernel", "space", "hazard", "scope", "benign", "instances",
-                                                         "addresses", "launch") if finding[key] is not None},
+            "properties": {**{key: finding[key] for key in ("kernel", "space", "hazard", "scope", "benign", "instances",
+                                                            "addresses", "launch") if finding[key] is not None},
+                           "synthetic": synthetic(finding["launch"])},
         }
         if finding["second"] is not None:
             related = _sarif_location(finding["second"], finding["kernel"])

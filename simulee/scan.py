@@ -134,7 +134,7 @@ def file_tasks(options: ScanOptions) -> list[FileTask]:
                               replace(compile_options, confine=confine,
                                       include_dirs=compile_options.include_dirs + (str(file.parent),) + shared),
                               refused, parts[file].relative_to(root).as_posix() if file in parts else "",
-                              tuple(other for other in names if other != name)))
+                              tuple(other for other in names if other != name), options.settings.launch_sites))
     return tasks
 
 
@@ -144,23 +144,35 @@ def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, 
     by_file = {task.file: task for task in tasks}
     bar = _progress(ledger, quiet, pool)
     pending = set()
+    listed: list[dict] = []
 
-    def submit_kernels(task: FileTask, kernels: list) -> None:
-        for name, line in kernels:
-            if not ledger.has_kernel(task, name):
-                pending.add(pool.submit(check_kernel, KernelTask(task, name, line, settings)))
-                bar.total += 1
+    def submit_kernels() -> None:
+        """Every file listed: check their kernels, each with its launch sites from any file."""
+        sites: dict[str, list] = {}
+        for record in listed:
+            for site in record.get("sites", []):
+                sites.setdefault(site["kernel"], []).append(site)
+        for record in listed:
+            task = by_file[record["file"]]
+            for name, line, *symbol in record["kernels"]:
+                if not ledger.has_kernel(task, name):
+                    pending.add(pool.submit(check_kernel, KernelTask(task, name, line, settings,
+                                                                     tuple(sites.get(symbol[0] if symbol else name, ())))))
+                    bar.total += 1
+        bar.bar_format = None  # the total is final: the time left means something
         bar.refresh()
 
     listing = 0
     for task in tasks:
-        listed = ledger.file(task)
-        if listed is None:
+        record = ledger.file(task)
+        if record is None:
             pending.add(pool.submit(list_kernels, task))
             listing += 1
             bar.total += 1
         else:
-            submit_kernels(task, listed["kernels"])
+            listed.append(record)
+    if not listing:
+        submit_kernels()
     while pending:
         done, pending = wait(pending, timeout=REPORT_SECONDS, return_when=FIRST_COMPLETED)
         ledger.refresh()
@@ -169,12 +181,13 @@ def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, 
             ledger.add(record)
             if record["record"] == "file":
                 listing -= 1
-                submit_kernels(by_file[record["file"]], record["kernels"])
+                listed.append(record)
+                if not listing:
+                    submit_kernels()
             bar.set_postfix(findings=ledger.finding_count(), refresh=False)
-            if listing == 0 and getattr(bar, "bar_format", None):  # every file is listed: the total is final, the ETA means something
-                bar.bar_format = None
             bar.update(1)
     bar.close()
+
 
 
 def _progress(ledger: Ledger, quiet: bool, pool: Pool):

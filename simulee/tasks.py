@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import functools
 import os
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from interpreter.heap import DEFAULT_HEAP_BYTES
@@ -29,6 +30,7 @@ class Settings:
     shared_bytes: int = 48 * 1024
     max_seconds: float = float("inf")  # for a kernel's search and checks together
     heap_bytes: int = DEFAULT_HEAP_BYTES
+    launch_sites: bool = True  # check kernels under the launches the host code makes
 
 
 @dataclass(frozen=True)
@@ -44,10 +46,12 @@ class FileTask:
     refused: str = ""  # why the file is not compiled at all (a link out of the repository)
     part_of: str = ""  # the source that includes this one: it is checked as part of that one
     siblings: tuple[str, ...] = ()  # the repository's other sources, where undefined device functions are looked for
+    launch_sites: bool = True  # read the launch sites of its host code too
 
-    def record(self, status: str, error: str = "", kernels: list | None = None) -> dict:
+    def record(self, status: str, error: str = "", kernels: list | None = None, sites: list | None = None,
+               host: str = "") -> dict:
         return {"record": "file", "root": self.root, "file": self.file, "sha256": self.sha256, "fingerprint": self.fingerprint,
-                "status": status, "error": error, "kernels": kernels or []}
+                "status": status, "error": error, "kernels": kernels or [], "sites": sites or [], "host": host}
 
     def failed(self, status: str, message: str) -> dict:
         return self.record(status, message)
@@ -61,6 +65,7 @@ class KernelTask:
     kernel: str
     line: int
     settings: Settings
+    sites: tuple[dict, ...] = ()  # the kernel's launch sites in the repository's host code (Site.to_json)
 
     def record(self, check: dict) -> dict:
         return {"record": "kernel", "root": self.source.root, "file": self.source.file, "sha256": self.source.sha256,
@@ -76,25 +81,48 @@ class KernelTask:
 
 def list_kernels(task: FileTask) -> dict:
     """The file's record: ok with its kernels' names and lines, or compile-error with the
-    compiler's first error."""
+    compiler's first error; and the launch sites its host code holds (of any kernel of
+    the repository) with `host`, why there are none when its host code fails."""
     if task.refused:
         return task.record("error", task.refused)
     if task.part_of:
         return task.record("included", f"checked as part of {task.part_of}, which includes it")
+    start = time.perf_counter()
     try:
-        program = _program(task)
+        program, failure = _program(task), None
     except SimuleeError as error:
-        return task.record("compile-error" if isinstance(error, CompileError) else "error",
-                           _relative(str(error), task.root))
-    kernels = [[kernel.name, kernel.line] for kernel in program.kernels]
+        program, failure = None, error
+    sites, host = _launch_sites(task, start)
+    if failure is not None:
+        return task.record("compile-error" if isinstance(failure, CompileError) else "error",
+                           _relative(str(failure), task.root), sites=sites, host=host)
+    kernels = [[kernel.name, kernel.line, kernel.symbol] for kernel in program.kernels]
     if program.degraded:
-        return task.record("degraded", _relative(program.degraded, task.root), kernels)
-    return task.record("ok", kernels=kernels)
+        return task.record("degraded", _relative(program.degraded, task.root), kernels, sites, host)
+    return task.record("ok", kernels=kernels, sites=sites, host=host)
+
+
+def _launch_sites(task: FileTask, start: float) -> tuple[list[dict], str]:
+    """The launch sites of the file's host code as JSON, and why there are none; its
+    compiler gets what is left of the file's time (options.timeout) after the device side."""
+    from simulee.sites import host_sites
+
+    if not task.launch_sites:
+        return [], ""
+    options = task.options
+    if options.timeout is not None:
+        left = options.timeout - (time.perf_counter() - start)
+        if left < 1:
+            return [], "host code not compiled: no time left after the device code"
+        options = replace(options, timeout=left)
+    sites, host = host_sites(Path(task.root, task.file), options)
+    return _relative([site.to_json() for site in sites], task.root), _relative(host, task.root)
 
 
 def check_kernel(task: KernelTask) -> dict:
     """The kernel's record: its check (KernelCheck.to_json) over the launches the input
-    search finds from the default launch."""
+    search finds from the default launch and the kernel's launch sites."""
+    from evolve.launchsite import Site
     from simulee.check import SearchOptions, default_launch, explore, indices_read
 
     settings = task.settings
@@ -108,7 +136,8 @@ def check_kernel(task: KernelTask) -> dict:
                           seed=settings.seed, heap_bytes=settings.heap_bytes)
     search = SearchOptions(settings.population, settings.generations, settings.launches, settings.max_blocks,
                            settings.seed, settings.max_seconds)
-    check = explore(program, kernel, base, set(), search, settings.warp_model, None, reads)
+    sites = tuple(Site.from_json(site) for site in task.sites if site["kernel"] == kernel.symbol)
+    check = explore(program, kernel, base, set(), search, settings.warp_model, None, reads, sites)
     return task.record(_relative(check.to_json(), task.source.root))
 
 

@@ -38,7 +38,7 @@ def test_json_report_field_by_field(run_cli):
     (finding,) = kernel["findings"]
     expected = {"type": "data-race", "severity": "error", "kernel": "atomic_vs_plain", "line": 47, "column": 36,
                 "space": "global", "hazard": "write-write", "scope": "inter-warp", "benign": False,
-                "launch": {"grid": [1, 1, 1], "block": [64, 1, 1], "args": {}}, "instances": 2, "addresses": 1}
+                "launch": {"grid": [1, 1, 1], "block": [64, 1, 1], "args": {}, "origin": "default"}, "instances": 2, "addresses": 1}
     assert {key: finding[key] for key in expected} == expected
     assert finding["file"] == kernel["file"]
     assert finding["first"] == {"access": "write", "line": 47, "column": 36, "file": kernel["file"],
@@ -108,7 +108,7 @@ def test_text_report_reads_like_a_compiler(run_cli):
     assert lines[1] == "    47 |   if (threadIdx.x == 0) counter[0] = 0;"
     assert lines[2] == "       |                                    ^"
     assert lines[3].strip().startswith("witness block (0,0,0) thread (0,0,0) and block (0,0,0) thread (")
-    assert lines[3].endswith("launch grid (1,1,1) block (64,1,1)")
+    assert lines[3].endswith("launch grid (1,1,1) block (64,1,1) (synthetic launch: no launch site or user gives it)")
     assert lines[-1].startswith("simulee: checked 1 kernel in 1 file: 1 error, 0 warnings (")
 
 

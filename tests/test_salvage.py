@@ -43,7 +43,7 @@ def simulee(*args) -> subprocess.CompletedProcess:
 def test_missing_headers_are_stood_in_for_and_failing_host_code_left_out(records):
     record = records["gpu/generated_config.cu"]
     assert record["status"] == "degraded"
-    assert [name for name, _ in record["kernels"]] == ["scale"]
+    assert [name for name, *_ in record["kernels"]] == ["scale"]
     assert "missing: project_config.h, fancylib/matrix.hpp" in record["error"]
     assert "host code left out: launch_scale (gpu/generated_config.cu:9)" in record["error"]
 
@@ -68,17 +68,17 @@ def test_a_source_included_by_another_is_checked_through_it(records):
     assert records["gpu/parts/reduce_part.cu"]["status"] == "included"
     assert "gpu/unity.cu" in records["gpu/parts/reduce_part.cu"]["error"]
     assert records["gpu/unity.cu"]["status"] == "ok"
-    assert [name for name, _ in records["gpu/unity.cu"]["kernels"]] == ["block_sum"]
+    assert [name for name, *_ in records["gpu/unity.cu"]["kernels"]] == ["block_sum"]
 
 
 def test_nvcc_dialect_sized_extern_shared_register_escapes_and_pre_sm60_atomics(records):
     for file, kernel in (("gpu/extern_shared.cu", "transpose_tile"), ("gpu/timer_asm.cu", "stamp")):
         assert records[file]["status"] == "ok", records[file]["error"]
-        assert [name for name, _ in records[file]["kernels"]] == [kernel]
+        assert [name for name, *_ in records[file]["kernels"]] == [kernel]
     # its own atomicAdd(double *) needs a GPU before sm_60: compiled for one, and it says so
     assert records["gpu/old_atomics.cu"]["status"] == "degraded"
     assert records["gpu/old_atomics.cu"]["error"] == "compiled for sm_52, not sm_70"
-    assert [name for name, _ in records["gpu/old_atomics.cu"]["kernels"]] == ["total"]
+    assert [name for name, *_ in records["gpu/old_atomics.cu"]["kernels"]] == ["total"]
     result = simulee("check", GPU / "extern_shared.cu", "--launch", "1/32,32", "--shared-bytes", "8192")
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -181,7 +181,7 @@ def test_kernel_headers_no_source_includes_are_compiled_with_their_templates_ins
     assert "gpu/common.cuh" not in records  # included by prefixed.cu; and it has no kernel
     record = records["gpu/jit_kernels.cuh"]
     assert record["status"] == "ok", record["error"]
-    assert sorted(name for name, _ in record["kernels"]) == ["axpy<double>", "axpy<float>", "axpy<int>", "fill"]
+    assert sorted(name for name, *_ in record["kernels"]) == ["axpy<double>", "axpy<float>", "axpy<int>", "fill"]
 
 
 def test_a_missing_helper_math_gets_simulees_vector_arithmetic(records):

@@ -77,7 +77,10 @@ def test_a_scan_records_every_file_kernel_and_finding(full):
 
     kernels = rows(full, "kernels.csv")
     assert {(row["file"], row["kernel"]) for row in kernels} == KERNELS
-    assert all(row["status"] == "ok" and int(row["launches"]) > 1 for row in kernels)
+    assert all(row["status"] == "ok" for row in kernels)
+    # pairs' launch sites fix everything (<<<4, 128>>>): that launch alone; the rest are searched
+    assert all(int(row["launches"]) == 1 if row["kernel"].startswith("pairs") else int(row["launches"]) > 1
+               for row in kernels)
     findings = {(row["file"], row["kernel"]): int(row["findings"]) for row in kernels}
     assert findings[("src/stencil/smooth.cu", "smooth_fixed")] == 0
 

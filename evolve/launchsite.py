@@ -1,0 +1,201 @@
+"""A launch site as the search uses it: where the host code launches a kernel, each
+dimension, the dynamic shared memory and each argument as an expression over the host
+values the code does not fix (its *inputs*), and how to evaluate them. simulee.sites reads
+sites from host code.
+
+An expression is a JSON-ready nested list: ["const", v], ["input", i], or
+[opcode, bits, operand, ...]: LLVM's integer and float operations (`bits` the result's
+width), casts [cast, bits, source bits, operand], ["icmp", bits, predicate, a, b],
+["select", bits, condition, a, b], s/u min/max, and ["pitch", 64, width]: the pitch
+cudaMallocPitch gives for a row of `width` bytes."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+PITCH_ALIGNMENT = 512  # bytes: the pitch cudaMallocPitch gives on current GPUs is a multiple of this
+INTEGER_OPS = {"add", "sub", "mul", "udiv", "sdiv", "urem", "srem", "shl", "lshr", "ashr", "and", "or", "xor"}
+FLOAT_OPS = {"fadd", "fsub", "fmul", "fdiv"}
+CASTS = {"zext", "sext", "trunc", "sitofp", "uitofp", "fptosi", "fptoui", "fpext", "fptrunc", "freeze"}
+
+
+@dataclass(frozen=True)
+class Input:
+    """A value the host code does not fix: `kind` is integer, float or pointer; `what`
+    says where it comes from (a parameter of a host function, a load, a call)."""
+
+    kind: str
+    bits: int
+    what: str
+
+    def to_json(self) -> list:
+        return [self.kind, self.bits, self.what]
+
+
+@dataclass(frozen=True)
+class Site:
+    """One launch of `kernel` (its mangled symbol) at `file`:`line`. `grid` and `block`
+    hold an expression per axis, `shared` the dynamic shared memory in bytes, `args` one
+    expression per kernel parameter (None when the host code's arguments could not be
+    matched to the kernel's parameters), all over `inputs`."""
+
+    kernel: str
+    file: str
+    line: int
+    grid: tuple
+    block: tuple
+    shared: list
+    args: tuple | None
+    inputs: tuple[Input, ...] = ()
+    cooperative: bool = False
+
+    @property
+    def label(self) -> str:
+        return f"{Path(self.file).name}:{self.line}"
+
+    def to_json(self) -> dict:
+        return {"kernel": self.kernel, "file": self.file, "line": self.line, "grid": list(self.grid),
+                "block": list(self.block), "shared": self.shared, "args": None if self.args is None else list(self.args),
+                "inputs": [i.to_json() for i in self.inputs], "cooperative": self.cooperative}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Site":
+        return cls(data["kernel"], data["file"], data["line"], tuple(data["grid"]), tuple(data["block"]),
+                   data["shared"], None if data["args"] is None else tuple(data["args"]),
+                   tuple(Input(*i) for i in data["inputs"]), data.get("cooperative", False))
+
+    def shape(self) -> str:
+        """What tells two sites apart, other than where they are (the same launch in a
+        function and inlined into its caller is one site)."""
+        return repr((self.kernel, self.line, self.grid, self.block, self.shared, self.args,
+                     tuple((i.kind, i.bits) for i in self.inputs)))
+
+
+# ---------------------------------------------------------------------------- evaluating
+
+
+class Unknown(Exception):
+    """An expression with no value for these inputs (a division by zero, say)."""
+
+
+def evaluate(expression: list, inputs: list):
+    """The value of `expression` when input i is inputs[i] (integers as unsigned values of
+    their width, floats as Python floats). Raises Unknown when it has none."""
+    kind = expression[0]
+    if kind == "const":
+        return expression[1]
+    if kind == "input":
+        return inputs[expression[1]]
+    bits = expression[1]
+    mask = (1 << bits) - 1
+    if kind in INTEGER_OPS:
+        a, b = (int(evaluate(e, inputs)) & mask for e in expression[2:4])
+        return _integer(kind, a, b, bits) & mask
+    if kind in FLOAT_OPS:
+        a, b = (float(evaluate(e, inputs)) for e in expression[2:4])
+        if kind == "fdiv" and b == 0:
+            raise Unknown("division by zero")
+        return {"fadd": a + b, "fsub": a - b, "fmul": a * b, "fdiv": a / b if b else 0.0}[kind]
+    if kind in CASTS:
+        return _cast(kind, bits, expression[2], evaluate(expression[3], inputs))
+    if kind == "icmp":
+        a, b = (int(evaluate(e, inputs)) & mask for e in expression[3:5])
+        predicate = expression[2]
+        if predicate.startswith("s"):
+            a, b = _signed(a, bits), _signed(b, bits)
+        return int({"eq": a == b, "ne": a != b}.get(predicate, None) if predicate in ("eq", "ne") else
+                   {"gt": a > b, "ge": a >= b, "lt": a < b, "le": a <= b}[predicate[1:]])
+    if kind == "select":
+        return evaluate(expression[3] if evaluate(expression[2], inputs) & 1 else expression[4], inputs)
+    if kind in ("smin", "smax", "umin", "umax"):
+        a, b = (int(evaluate(e, inputs)) & mask for e in expression[2:4])
+        if kind[0] == "s":
+            a, b = _signed(a, bits), _signed(b, bits)
+        return (min(a, b) if kind.endswith("min") else max(a, b)) & mask
+    if kind == "pitch":
+        width = int(evaluate(expression[2], inputs)) & mask
+        return max(1, math.ceil(width / PITCH_ALIGNMENT)) * PITCH_ALIGNMENT
+    raise Unknown(f"no value for {kind}")
+
+
+def _integer(op: str, a: int, b: int, bits: int) -> int:
+    if op in ("udiv", "sdiv", "urem", "srem") and b == 0:
+        raise Unknown("division by zero")
+    if op in ("sdiv", "srem"):
+        sa, sb = _signed(a, bits), _signed(b, bits)
+        quotient = abs(sa) // abs(sb) * (1 if (sa < 0) == (sb < 0) else -1)
+        return quotient if op == "sdiv" else sa - quotient * sb
+    if op in ("shl", "lshr", "ashr") and b >= bits:
+        raise Unknown("shift past the width")
+    return {"add": lambda: a + b, "sub": lambda: a - b, "mul": lambda: a * b, "udiv": lambda: a // b,
+            "urem": lambda: a % b, "shl": lambda: a << b, "lshr": lambda: a >> b,
+            "ashr": lambda: _signed(a, bits) >> b, "and": lambda: a & b, "or": lambda: a | b,
+            "xor": lambda: a ^ b}[op]()
+
+
+def _cast(kind: str, bits: int, source_bits: int, value):
+    if kind == "freeze" or kind in ("fpext", "fptrunc"):
+        return value
+    if kind in ("sitofp", "uitofp"):
+        value = int(value) & ((1 << source_bits) - 1)
+        return float(_signed(value, source_bits) if kind == "sitofp" else value)
+    if kind in ("fptosi", "fptoui"):
+        if not math.isfinite(value):
+            raise Unknown("not a finite number")
+        return int(value) & ((1 << bits) - 1)
+    value = int(value) & ((1 << source_bits) - 1)
+    if kind == "sext":
+        value = _signed(value, source_bits)
+    return value & ((1 << bits) - 1)
+
+
+def _signed(value: int, bits: int) -> int:
+    return value - (1 << bits) if value >> (bits - 1) & 1 else value
+
+
+def inputs_of(expression: list) -> set[int]:
+    """The inputs an expression reads."""
+    if expression[0] == "input":
+        return {expression[1]}
+    if expression[0] == "const":
+        return set()
+    return set().union(*(inputs_of(e) for e in expression[2:] if isinstance(e, list)))
+
+
+# ---------------------------------------------------------------------------- kernel arguments
+
+
+def host_pieces(param) -> int | None:
+    """How many host arguments the x86-64 ABI passes a kernel parameter in: one for a
+    scalar or pointer, a struct of up to 16 bytes in eightbytes, a larger one by address;
+    None for what this does not know."""
+    if param.kind in ("pointer", "integer", "float"):
+        return 1
+    if param.kind == "struct" and param.size:
+        return -(-param.size // 8) if param.size <= 16 else 1
+    return None
+
+
+def kernel_arguments(params, site: Site) -> dict[str, list] | None:
+    """The expression of each kernel parameter a site passes (scalars and pointers by
+    name, members of small structs as "param.member" when their eightbyte is computed,
+    not merely passed through); None when the site's arguments do not match the
+    parameters."""
+    pieces = [host_pieces(p) for p in params]
+    if site.args is None or None in pieces or sum(pieces) != len(site.args):
+        return None
+    values, index = {}, 0
+    for param, count in zip(params, pieces):
+        given = site.args[index:index + count]
+        index += count
+        if param.kind != "struct":
+            values[param.name] = given[0]
+        elif param.size <= 16:
+            for member in param.fields:
+                piece = given[member.offset // 8]
+                if member.kind == "integer" and piece[0] != "input" and member.bits:
+                    shift = ["lshr", 64, piece, ["const", member.offset % 8 * 8]]
+                    values[member.name] = ["trunc", member.bits, 64, shift]
+    return values

@@ -1,0 +1,266 @@
+"""Launch sites: where the host code launches each kernel, and with what.
+
+The host side of a source is compiled with LLVM's -O1 pipeline (frontend.optimize_host),
+which folds `dim3` constructors and small functions, and keeps every device stub as a
+call. A launch is a `__cudaPushCallConfiguration(grid, block, shared, stream)` followed by
+a call of the kernel's stub with its arguments, or a `cudaLaunchKernel` /
+`cudaLaunchCooperativeKernel` of the stub with an array of argument addresses.
+
+Each dimension, the dynamic shared memory size and each argument becomes an expression
+(evolve.launchsite) over the values the host code does not fix (its *inputs*: a host
+function's parameter, a value read from memory or returned by a call). Constants stay
+constants; `(n + 255) / 256` stays that expression over the same input `n` that is passed
+as the kernel's argument; a pitch from `cudaMallocPitch` is the width it was asked for
+rounded up; two pointer arguments that are the same buffer are the same input. The search
+then varies only the inputs, so every launch it tries is one the host code could make."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from evolve.launchsite import CASTS, FLOAT_OPS, INTEGER_OPS, Input, Site, Unknown, evaluate, inputs_of
+from interpreter import irparse as ir
+from interpreter.debuginfo import DebugInfo
+from interpreter.types import FloatType, IntType, PointerType
+from simulee.errors import SimuleeError
+
+LAUNCHERS = ("cudaLaunchKernel", "cudaLaunchCooperativeKernel")
+_STUB = re.compile(r"(\d+)__device_stub__")
+_MINMAX = re.compile(r"llvm\.([su](?:min|max))\.i\d+$")
+
+
+def kernel_of_stub(stub: str) -> str:
+    """The kernel symbol a device stub launches: `_Z18__device_stub__addPfi` -> `_Z3addPfi`."""
+    if stub.startswith("__device_stub__"):
+        return stub[len("__device_stub__"):]
+    return _STUB.sub(lambda m: str(int(m.group(1)) - len("__device_stub__")), stub, count=1)
+
+
+# ---------------------------------------------------------------------------- reading sites
+
+
+def sites_in(host_ir: str) -> list[Site]:
+    """Every launch in host IR (frontend.optimize_host's), the same launch once."""
+    module = ir.parse_module(host_ir)
+    debug = DebugInfo(module.metadata)
+    found: dict[str, Site] = {}
+    for function in module.functions.values():
+        if function.is_declaration or "__device_stub__" in function.name:
+            continue
+        for site in _Reader(module, function, debug).sites():
+            found.setdefault(site.shape(), site)
+    return list(found.values())
+
+
+class _Reader:
+    """The launches of one host function, their expressions built over its values."""
+
+    def __init__(self, module: ir.Module, function: ir.Function, debug: DebugInfo):
+        self.module, self.function, self.debug = module, function, debug
+        self.defined = {i.result: i for block in function.blocks for i in block.instructions if i.result}
+        self.stores: dict[str, list] = {}  # local pointer -> the values stored to it
+        self.written: set[str] = set()  # local pointers passed to a call (which may write them)
+        self.pitches: dict[str, object] = {}  # pitch output pointer -> the width asked for (bytes)
+        for block in function.blocks:
+            for instruction in block.instructions:
+                if instruction.opcode == "store":
+                    value, pointer = instruction.operands[:2]
+                    if isinstance(pointer, ir.Local):
+                        self.stores.setdefault(pointer.name, []).append(value)
+                elif instruction.opcode == "call":
+                    arguments = instruction.operands
+                    if not (instruction.extra.get("callee") or "").startswith("llvm."):
+                        self.written.update(a.name for a in arguments if isinstance(a, ir.Local))
+                    if instruction.extra.get("callee") == "cudaMallocPitch" and \
+                            len(arguments) >= 3 and isinstance(arguments[1], ir.Local):
+                        self.pitches[arguments[1].name] = arguments[2]
+
+    def sites(self) -> list[Site]:
+        sites, configuration = [], None
+        for block in self.function.blocks:
+            for instruction in block.instructions:
+                callee, arguments = instruction.extra.get("callee"), instruction.operands
+                if instruction.opcode != "call" or not callee:
+                    continue
+                if callee == "__cudaPushCallConfiguration" and len(arguments) >= 4:
+                    configuration = arguments
+                elif "__device_stub__" in callee and configuration is not None:
+                    sites.append(self.site(instruction, callee, configuration, list(arguments), False))
+                    configuration = None
+                elif callee in LAUNCHERS and len(arguments) >= 7 and isinstance(arguments[0], ir.Global) and \
+                        "__device_stub__" in arguments[0].name:
+                    stub = self.module.functions.get(arguments[0].name)
+                    passed = self.array_arguments(arguments[5], len(stub.params) if stub else 0)
+                    sites.append(self.site(instruction, arguments[0].name, (*arguments[1:5], arguments[6]), passed,
+                                           callee == "cudaLaunchCooperativeKernel"))
+        return sites
+
+    def site(self, call: ir.Instruction, stub: str, configuration, arguments: list | None, cooperative: bool) -> Site:
+        expressions = _Expressions(self)
+        grid = expressions.dims(configuration[0], configuration[1])
+        block = expressions.dims(configuration[2], configuration[3])
+        shared = expressions.of(configuration[4]) if len(configuration) > 4 else ["const", 0]
+        args = None if arguments is None else tuple(expressions.of(a) for a in arguments)
+        location = _user_place(self.debug.location(call.dbg))
+        return Site(kernel_of_stub(stub), location.file if location else "", location.line if location else 0,
+                    grid, block, shared, args, tuple(expressions.inputs), cooperative)
+
+    def array_arguments(self, array, count: int) -> list | None:
+        """The values whose addresses `cudaLaunchKernel`'s argument array holds, loaded
+        (None unless every slot's address was stored once)."""
+        if not isinstance(array, ir.Local) or count == 0:
+            return None
+        slots: dict[int, object] = {}
+        for pointer, values in self.stores.items():
+            base, offset = self.offset_of(pointer)
+            if base == array.name and offset is not None and len(values) == 1:
+                slots[offset // 8] = values[0]
+        if sorted(slots) != list(range(count)):
+            return None
+        return [("load-of", slots[index]) for index in range(count)]
+
+    def offset_of(self, name: str) -> tuple[str, int | None]:
+        """A local pointer as (base, constant byte offset) through getelementptr i8."""
+        instruction = self.defined.get(name)
+        if instruction is not None and instruction.opcode == "getelementptr" and len(instruction.operands) == 2 and \
+                isinstance(instruction.operands[0], ir.Local) and isinstance(instruction.operands[1], ir.ConstInt) and \
+                getattr(instruction.extra.get("source_type"), "bits", None) == 8:
+            return instruction.operands[0].name, instruction.operands[1].value
+        return name, 0
+
+
+class _Expressions:
+    """Expressions of one site; equal host values become the same input."""
+
+    def __init__(self, reader: _Reader):
+        self.reader = reader
+        self.inputs: list[Input] = []
+        self.keys: dict = {}
+
+    def dims(self, xy, z) -> tuple:
+        """x and y packed in an i64 (low and high half), z an i32. A dim3 the host code
+        does not fix (a parameter dim3 grid) is two inputs, x and y."""
+        packed = self.of(xy)
+        if packed[0] == "input":
+            what = self.inputs[packed[1]].what
+            return (self.input(("x", what), IntType(32), f"x of {what}"),
+                    self.input(("y", what), IntType(32), f"y of {what}"), self.of(z))
+        return (*_halves(packed), self.of(z))
+
+    def of(self, value, depth: int = 0) -> list:
+        """The expression of a host value, constants folded."""
+        return _folded(self.unfolded(value, depth))
+
+    def unfolded(self, value, depth: int) -> list:
+        if isinstance(value, tuple) and value[0] == "load-of":  # a cudaLaunchKernel argument slot
+            return self.loaded(value[1], None, depth)
+        if isinstance(value, ir.ConstInt):
+            return ["const", value.value]
+        if isinstance(value, ir.ConstFloat):
+            return ["const", value.value]
+        if isinstance(value, ir.ConstSpecial) and value.kind in ("null", "zeroinitializer"):
+            return ["const", 0]
+        if depth > 64 or not isinstance(value, ir.Local):
+            return self.input(("value", repr(value)), value.type, "a constant expression")
+        instruction = self.reader.defined.get(value.name)
+        if instruction is None:
+            return self.input(("param", value.name), value.type, f"parameter %{value.name} of {self.reader.function.name}")
+        return self.instruction(instruction, depth + 1)
+
+    def instruction(self, instruction: ir.Instruction, depth: int) -> list:
+        opcode, operands, result = instruction.opcode, instruction.operands, instruction.type
+        bits = _bits(result)
+        if opcode in INTEGER_OPS or opcode in FLOAT_OPS:
+            return [opcode, bits, self.of(operands[0], depth), self.of(operands[1], depth)]
+        if opcode in CASTS:
+            return [opcode, bits, _bits(operands[0].type), self.of(operands[0], depth)]
+        if opcode == "icmp":
+            return ["icmp", _bits(operands[0].type), instruction.extra.get("predicate"), self.of(operands[0], depth),
+                    self.of(operands[1], depth)]
+        if opcode == "select":
+            return ["select", bits, *(self.of(o, depth) for o in operands[:3])]
+        if opcode == "load" and isinstance(operands[0], ir.Local):
+            return self.loaded(operands[0], result, depth)
+        minmax = opcode == "call" and _MINMAX.match(instruction.extra.get("callee") or "")
+        if minmax:
+            return [minmax.group(1), bits, self.of(operands[0], depth),
+                    self.of(operands[1], depth)]
+        return self.input(("value", instruction.result), result, f"{opcode} %{instruction.result}")
+
+    def loaded(self, pointer, type_, depth: int) -> list:
+        """A value read from memory: the one value ever stored there (a local written
+        once), a cudaMallocPitch pitch, or an input named by the address."""
+        reader = self.reader
+        if isinstance(pointer, ir.Local):
+            stores = reader.stores.get(pointer.name, [])
+            if pointer.name in reader.pitches:
+                return ["pitch", 64, self.of(reader.pitches[pointer.name], depth)]
+            if len(stores) == 1 and pointer.name not in reader.written:
+                return self.of(stores[0], depth)
+            return self.input(("memory", pointer.name), type_ or pointer.type, f"memory at %{pointer.name}")
+        return self.input(("memory", repr(pointer)), type_ or pointer.type, "memory")
+
+    def input(self, key, type_, what: str) -> list:
+        if key not in self.keys:
+            kind = "float" if isinstance(type_, FloatType) else "pointer" if isinstance(type_, PointerType) or \
+                type_ is None else "integer"
+            self.keys[key] = len(self.inputs)
+            self.inputs.append(Input(kind, _bits(type_), what))
+        return ["input", self.keys[key]]
+
+
+def _halves(packed: list) -> tuple[list, list]:
+    """The low and high 32 bits of an i64 that packs x and y, read off `zext(x) | y << 32`
+    (as -O1 builds a dim3's first half) where possible."""
+    low, high = ["trunc", 32, 64, packed], ["trunc", 32, 64, ["lshr", 64, packed, ["const", 32]]]
+    if packed[0] == "or":
+        parts = packed[2:4]
+        lows = [p for p in parts if p[0] == "zext" and p[2] <= 32 or p[0] == "const" and p[1] < 1 << 32]
+        highs = [p for p in parts if p[0] == "shl" and p[3] == ["const", 32] or p[0] == "const" and p[1] % (1 << 32) == 0]
+        if len(lows) == 1 and len(highs) == 1 and lows[0] is not highs[0]:
+            low = ["trunc", 32, 64, lows[0]]
+            high = ["trunc", 32, 64, highs[0][2] if highs[0][0] == "shl" else ["const", highs[0][1] >> 32]]
+    return _folded(low), _folded(high)
+
+
+def _folded(expression: list) -> list:
+    """An expression of constants as its value."""
+    if expression[0] not in ("const", "input") and not inputs_of(expression):
+        try:
+            return ["const", evaluate(expression, [])]
+        except Unknown:
+            pass
+    return expression
+
+
+def _bits(type_) -> int:
+    if isinstance(type_, IntType):
+        return type_.bits
+    if isinstance(type_, FloatType):
+        return type_.bits
+    return 64
+
+
+def _user_place(location):
+    from simulee.frontend import user_location
+
+    return user_location(location)
+
+
+# ---------------------------------------------------------------------------- compiling
+
+
+def host_sites(path: Path, options) -> tuple[list[Site], str]:
+    """The launch sites of a CUDA source's host code, and '' or why there are none (its
+    host side does not compile: the compiler's first error)."""
+    from simulee.frontend import compile_cuda
+
+    if Path(path).suffix.lower() not in (".cu",):
+        return [], ""
+    try:
+        return sites_in(compile_cuda(Path(path), options, host=True)), ""
+    except SimuleeError as error:
+        return [], f"host code not compiled: {str(error).splitlines()[0]}"
+    except (ir.IRSyntaxError, ValueError, KeyError, IndexError) as error:
+        return [], f"host code not read: {type(error).__name__}: {error}"

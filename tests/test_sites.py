@@ -1,0 +1,133 @@
+"""Launch sites: what the host code's launches say (simulee.sites), how the search keeps
+to them (evolve.space.SearchSpace.of_sites), and what `check` and `scan` report with and
+without them. The kernels are in tests/sites."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import TESTS
+from evolve.launchsite import Site, evaluate
+from simulee.frontend import CompileOptions
+from simulee.sites import host_sites, kernel_of_stub
+
+SITES = TESTS / "sites"
+
+
+def simulee(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "simulee", *map(str, args)], capture_output=True, text=True,
+                          timeout=600)
+
+
+def check_json(file: str, *options) -> dict:
+    result = simulee("check", SITES / file, "-q", "--format", "json", *options)
+    assert result.returncode in (0, 1), result.stderr
+    return json.loads(result.stdout)["kernels"][0]
+
+
+def errors(kernel: dict) -> list[dict]:
+    return [f for f in kernel["findings"] if f["severity"] == "error"]
+
+
+def sites_of(file: str) -> list[Site]:
+    sites, problem = host_sites(SITES / file, CompileOptions())
+    assert problem == ""
+    return sites
+
+
+def dims(site: Site, what: str, inputs: list) -> tuple:
+    return tuple(evaluate(e, inputs) for e in getattr(site, what))
+
+
+def test_stub_names_map_to_kernel_symbols():
+    assert kernel_of_stub("_Z18__device_stub__addPfPKfi") == "_Z3addPfPKfi"
+    assert kernel_of_stub("_ZN2ns16__device_stub__kEv") == "_ZN2ns1kEv"
+    assert kernel_of_stub("__device_stub__plain") == "plain"
+
+
+def test_grids_computed_from_an_argument_keep_the_relation():
+    site = next(s for s in sites_of("grids.cu") if s.kernel == "_Z5scalePffi" and s.line == 16)
+    n = site.args[2]
+    assert n[0] == "input" and site.inputs[n[1]].kind == "integer"
+    for value in (1, 256, 257, 1000):
+        inputs = [None] * len(site.inputs)
+        inputs[n[1]] = value
+        assert dims(site, "grid", inputs) == ((value + 255) // 256, 1, 1)
+        assert dims(site, "block", inputs) == (256, 1, 1)
+    assert site.args[1] == ["const", 2.0] and site.shared == ["const", 0]
+
+
+def test_dim3_constants_shared_memory_templates_and_cudaLaunchKernel():
+    sites = sites_of("grids.cu")
+    tiled = next(s for s in sites if s.kernel == "_Z5tiledILi16EEvPf")
+    assert dims(tiled, "grid", []) == (4, 2, 1) and dims(tiled, "block", []) == (16, 1, 1)
+    assert tiled.shared == ["const", 64] and tiled.line == 17
+    launched = next(s for s in sites if s.kernel == "_Z5scalePffi" and s.line == 21)
+    assert dims(launched, "grid", []) == (8, 1, 1) and dims(launched, "block", []) == (128, 1, 1)
+    assert launched.args[1] == ["const", 0.5]
+    assert launched.args[2][0] == "input"  # n, a parameter of run()
+    assert Site.from_json(json.loads(json.dumps(launched.to_json()))) == launched
+
+
+def test_pitch_from_cudaMallocPitch_is_never_below_the_width():
+    site = sites_of("pitched.cu")[0]
+    assert dims(site, "grid", []) == (40, 1, 1) and site.args[1] == ["const", 300]
+    assert evaluate(site.args[2], []) >= 300 and evaluate(site.args[2], []) * 4 % 512 == 0
+
+
+def test_a_block_the_site_fixes_is_the_only_block_checked():
+    """rotate is correct for the 32-thread blocks its host code launches; any larger block races."""
+    kernel = check_json("rotate.cu")
+    assert errors(kernel) == []
+    assert {tuple(launch["block"]) for launch in kernel["launches"]} == {(32, 1, 1)}
+    assert kernel["launches"][0]["origin"] == "site rotate.cu:14"
+    synthetic = check_json("rotate.cu", "--no-launch-sites")
+    assert errors(synthetic) and all(f["launch"]["origin"] in ("search", "default") for f in errors(synthetic))
+
+
+def test_searched_inputs_keep_pitch_at_least_width():
+    assert errors(check_json("pitched.cu")) == []
+    assert [f["type"] for f in errors(check_json("pitched.cu", "--no-launch-sites"))] == ["data-race"]
+
+
+def test_the_same_buffer_passed_twice_is_one_buffer():
+    found = errors(check_json("shifted.cu"))
+    assert [(f["type"], f["launch"]["args"]) for f in found] == [("data-race", {"in": "=out"})]
+    assert found[0]["launch"]["origin"] == "site shifted.cu:10"
+    assert errors(check_json("shifted.cu", "--no-launch-sites")) == []
+
+
+def test_reports_label_findings_on_synthetic_launches():
+    text = simulee("check", SITES / "rotate.cu", "-q", "--no-launch-sites").stdout
+    assert "synthetic launch: no launch site or user gives it" in text
+    table = list(csv.DictReader(simulee("check", SITES / "rotate.cu", "-q", "--no-launch-sites", "--format",
+                                        "csv").stdout.splitlines()))
+    assert table and {row["origin"] for row in table} == {"synthetic"}
+    sarif = json.loads(simulee("check", SITES / "shifted.cu", "-q", "--format", "sarif").stdout)
+    result = sarif["runs"][0]["results"][0]
+    assert result["properties"]["synthetic"] is False and "synthetic" not in result["message"]["text"]
+
+
+def test_a_scan_takes_launch_sites_from_other_files(tmp_path: Path):
+    """kernels.cu defines rotate, launch.cu launches it with 32-thread blocks."""
+    result = simulee("scan", SITES / "repo", "-o", tmp_path / "out", "--jobs", "1", "-q")
+    assert result.returncode in (0, 1), result.stderr
+    with open(tmp_path / "out" / "kernels.csv", newline="") as stream:
+        kernels = list(csv.DictReader(stream))
+    assert [(k["file"], k["kernel"], k["status"]) for k in kernels] == [("kernels.cu", "rotate", "ok")]
+    records = [json.loads(line) for line in (tmp_path / "out" / "scan.jsonl").read_text().splitlines()]
+    check = next(r["check"] for r in records if r["record"] == "kernel")
+    assert {tuple(launch["block"]) for launch in check["launches"]} == {(32, 1, 1)}
+    assert [f for f in check["findings"] if f["severity"] == "error"] == []
+
+
+@pytest.mark.parametrize("given", [("--block", "64"), ("--launch", "2/64")])
+def test_a_launch_given_on_the_command_line_replaces_the_sites(given):
+    kernel = check_json("rotate.cu", *given)
+    assert errors(kernel) and all(launch["origin"] in ("given", "search") for launch in kernel["launches"])
