@@ -69,7 +69,7 @@ class Site:
     def shape(self) -> str:
         """What tells two sites apart, other than where they are (the same launch in a
         function and inlined into its caller is one site)."""
-        return repr((self.kernel, self.line, self.grid, self.block, self.shared, self.args,
+        return repr((self.kernel, self.file, self.line, self.grid, self.block, self.shared, self.args,
                      tuple((i.kind, i.bits) for i in self.inputs)))
 
 

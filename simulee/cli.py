@@ -590,14 +590,14 @@ def _launch_sites(args, files: list[Path], options) -> dict[str, tuple]:
 
     if not args.launch_sites or args.launch or args.no_search or args.grid or args.block:
         return {}
-    found: dict[str, tuple] = {}
+    found: dict[str, dict] = {}
     for file in files:
         sites, problem = host_sites(file, options)
         if problem and args.verbose:
             print(f"simulee: note: {display(str(file))}: no launch sites read: {problem}", file=sys.stderr)
-        for site in sites:
-            found[site.kernel] = found.get(site.kernel, ()) + (site,)
-    return found
+        for site in sites:  # a launcher in a header two files include is one site
+            found.setdefault(site.kernel, {}).setdefault(site.shape(), site)
+    return {kernel: tuple(by_shape.values()) for kernel, by_shape in found.items()}
 
 
 def _check_one(program, kernel, args, progress=None, sites: tuple = ()):

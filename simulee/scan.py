@@ -148,16 +148,17 @@ def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, 
 
     def submit_kernels() -> None:
         """Every file listed: check their kernels, each with its launch sites from any file."""
-        sites: dict[str, list] = {}
+        sites: dict[str, dict] = {}
         for record in listed:
-            for site in record.get("sites", []):
-                sites.setdefault(site["kernel"], []).append(site)
+            for site in record.get("sites", []):  # a launcher in a header two files include is one site
+                sites.setdefault(site["kernel"], {}).setdefault(json.dumps(site, sort_keys=True), site)
         for record in listed:
             task = by_file[record["file"]]
             for name, line, *symbol in record["kernels"]:
                 if not ledger.has_kernel(task, name):
                     pending.add(pool.submit(check_kernel, KernelTask(task, name, line, settings,
-                                                                     tuple(sites.get(symbol[0] if symbol else name, ())))))
+                                                                     tuple(sites.get(symbol[0] if symbol else name,
+                                                                                     {}).values()))))
                     bar.total += 1
         bar.bar_format = None  # the total is final: the time left means something
         bar.refresh()
