@@ -129,7 +129,7 @@ class _Runs:
         self.program, self.space, self.seed, self.deadline = program, space, seed, deadline
         self.contract = Contract()
         # a block a launch site fixes is the block the code runs with: its faults are bugs, not a contract
-        self.learns = any(g.name.startswith("block.") for g in space.genes)
+        self.learns = not space.plans or any(e[0] != "const" for plan in space.plans for e in plan.site.block)
         self.settled: set[tuple[str, int]] = set()  # bounds a probe at the bound itself confirmed
         self.scores: dict[tuple, Fitness] = {}
         self.behaviour: dict[tuple, frozenset] = {}
