@@ -78,11 +78,10 @@ class SearchSpace:
         ("grid", "block" or a parameter name)."""
         reads = set(kernel.builtins if reads is None else reads)
         genes = []
-        for what, registers, ceilings in (("grid", ("ctaid", "nctaid"), [min(max_blocks, g) for g in GRID_LIMITS]),
-                                          ("block", ("tid", "ntid"), BLOCK_LIMITS)):
+        for what in ("grid", "block"):
             if what not in fixed:
-                genes += [Gene(f"{what}.{axis}", 1, ceiling) for axis, ceiling in zip("xyz", ceilings)
-                          if any(f"{register}.{axis}" in reads for register in registers)]
+                genes += [Gene(f"{what}.{axis}", 1, min(max_blocks, ceiling) if what == "grid" else ceiling)
+                          for axis, ceiling in zip("xyz", _LIMITS[what]) if _reads_axis(reads, what, axis)]
         for param in kernel.params:
             if param.name in relevant and param.name not in fixed:
                 genes.append(_scalar_gene(param))
@@ -118,8 +117,8 @@ class SearchSpace:
             for what in ("grid", "block"):
                 for axis, expression in zip("xyz", getattr(site, what)):
                     if expression[0] == "input":
-                        ceiling = (GRID_LIMITS if what == "grid" else BLOCK_LIMITS)["xyz".index(axis)]
-                        read = any(f"{r}.{axis}" in reads for r in (("ctaid", "nctaid") if what == "grid" else ("tid", "ntid")))
+                        ceiling = _LIMITS[what]["xyz".index(axis)]
+                        read = _reads_axis(reads, what, axis)
                         defaults[expression[1]] = getattr(base, what)["xyz".index(axis)] if read else 1
                         if read and what not in fixed:
                             chosen[expression[1]] = gene(f"{what}.{axis}", lambda c=ceiling, n=f"{what}.{axis}": Gene(n, 1, c))
@@ -146,7 +145,7 @@ class SearchSpace:
         launch's values), or without sites the genome of `base`."""
         if not self.plans:
             return self.genome(self.base)
-        values = list(self.genome_defaults())
+        values = self._base_values()
         if self.genes and self.genes[0].name == "site":
             values[0] = site
         for gene_index, default in zip(self.plans[site].genes, self.plans[site].defaults):
@@ -154,7 +153,8 @@ class SearchSpace:
                 values[gene_index] = default
         return self.repair(values)
 
-    def genome_defaults(self) -> list[float]:
+    def _base_values(self) -> list[float]:
+        """Each gene's value in `base` (its lowest value when base has none: a site's input)."""
         return [self.base.args.get(g.name, g.low) if not g.dimension else
                 getattr(self.base, g.name[:-2])["xyz".index(g.name[-1])] for g in self.genes]
 
@@ -235,6 +235,15 @@ class SearchSpace:
             if gene.name.startswith(what + "."):
                 dims["xyz".index(gene.name[-1])] = int(value)
         return tuple(dims)
+
+
+_LIMITS = {"grid": GRID_LIMITS, "block": BLOCK_LIMITS}
+_REGISTERS = {"grid": ("ctaid", "nctaid"), "block": ("tid", "ntid")}  # what reads blockIdx/gridDim, threadIdx/blockDim
+
+
+def _reads_axis(reads: set[str], what: str, axis: str) -> bool:
+    """Whether the kernel reads the grid's or block's dimension `axis` (its index or size)."""
+    return any(f"{register}.{axis}" in reads for register in _REGISTERS[what])
 
 
 def _aliases(kernel: KernelInfo, arguments: dict[str, list]) -> tuple[tuple[str, str], ...]:

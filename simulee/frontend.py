@@ -553,16 +553,22 @@ def _llvm():
     return llvm
 
 
-def inline_and_promote(ir: str, origin: str = "<ir>") -> str:
-    """Run always-inline and SROA over `ir`: every defined device function that is neither
-    recursive nor noinline is marked alwaysinline first, so calls disappear wherever they
-    can, and private variables are promoted to SSA values. Returns the new IR text."""
-    llvm = _llvm()
+def _verified_module(llvm, ir: str, origin: str):
+    """`ir` parsed and verified by llvmlite; SimuleeError when the compiler's IR is invalid."""
     try:
         module = llvm.parse_assembly(ir)
         module.verify()
     except RuntimeError as error:
         raise SimuleeError(f"{origin}: invalid LLVM IR from the compiler: {_one_line(str(error))}") from None
+    return module
+
+
+def inline_and_promote(ir: str, origin: str = "<ir>") -> str:
+    """Run always-inline and SROA over `ir`: every defined device function that is neither
+    recursive nor noinline is marked alwaysinline first, so calls disappear wherever they
+    can, and private variables are promoted to SSA values. Returns the new IR text."""
+    llvm = _llvm()
+    module = _verified_module(llvm, ir, origin)
     recursive = _recursive_functions(llvm, module)
     for function in module.functions:
         if function.is_declaration or function.name in recursive:
@@ -585,11 +591,7 @@ def optimize_host(ir: str, origin: str = "<ir>") -> str:
     `<<<...>>>` calls), kept as calls so that each launch names its kernel and passes its
     arguments one by one."""
     llvm = _llvm()
-    try:
-        module = llvm.parse_assembly(ir)
-        module.verify()
-    except RuntimeError as error:
-        raise SimuleeError(f"{origin}: invalid LLVM IR from the compiler: {_one_line(str(error))}") from None
+    module = _verified_module(llvm, ir, origin)
     for function in module.functions:
         if not function.is_declaration and "__device_stub__" in function.name:
             function.add_function_attribute("noinline")

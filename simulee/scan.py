@@ -32,6 +32,7 @@ from pathlib import Path
 
 import platformdirs
 
+from evolve.launchsite import Site
 from simulee import __version__, compile_commands, report
 from simulee.cache import digest, file_digest
 from simulee.discover import include_dirs, included_sources, inside, kernel_headers, prefix_folder, sources
@@ -151,14 +152,14 @@ def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, 
         sites: dict[str, dict] = {}
         for record in listed:
             for site in record.get("sites", []):  # a launcher in a header two files include is one site
-                sites.setdefault(site["kernel"], {}).setdefault(json.dumps(site, sort_keys=True), site)
+                sites.setdefault(site["kernel"], {}).setdefault(Site.from_json(site).shape(), site)
         for record in listed:
             task = by_file[record["file"]]
             for name, line, *symbol in record["kernels"]:
                 if not ledger.has_kernel(task, name):
+                    found = sites.get(symbol[0], {}) if symbol else {}  # a ledger from before symbols: no sites
                     pending.add(pool.submit(check_kernel, KernelTask(task, name, line, settings,
-                                                                     tuple(sites.get(symbol[0] if symbol else name,
-                                                                                     {}).values()))))
+                                                                     tuple(found.values()))))
                     bar.total += 1
         bar.bar_format = None  # the total is final: the time left means something
         bar.refresh()
@@ -188,7 +189,6 @@ def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, 
             bar.set_postfix(findings=ledger.finding_count(), refresh=False)
             bar.update(1)
     bar.close()
-
 
 
 def _progress(ledger: Ledger, quiet: bool, pool: Pool):

@@ -136,7 +136,7 @@ def check_kernel(task: KernelTask) -> dict:
                           seed=settings.seed, heap_bytes=settings.heap_bytes)
     search = SearchOptions(settings.population, settings.generations, settings.launches, settings.max_blocks,
                            settings.seed, settings.max_seconds)
-    sites = tuple(Site.from_json(site) for site in task.sites if site["kernel"] == kernel.symbol)
+    sites = tuple(Site.from_json(site) for site in task.sites)
     check = explore(program, kernel, base, set(), search, settings.warp_model, None, reads, sites)
     return task.record(_relative(check.to_json(), task.source.root))
 
