@@ -671,11 +671,13 @@ class _Progress:
         self.bar.update(count)
 
     def blocks(self, done: int, total: int) -> None:
-        """A launch's progress over its blocks (only drawn when it has several waves)."""
+        """A launch's progress over its blocks (only drawn when it has several waves), drawn
+        after every wave: waves are few, and tqdm's rate limit would hide fast ones."""
         if done < total or self.bar.total:
             self.bar.total = total
             self.final = True
             self.update(done - self.bar.n)
+            self.bar.refresh()
 
 
 # ---------------------------------------------------------------------------- scan
