@@ -127,7 +127,8 @@ class SearchSpace:
                     defaults[expression[1]] = base.args.get(name, defaults[expression[1]])
                     if name.partition(".")[0] in relevant and chosen[expression[1]] is None:
                         chosen[expression[1]] = gene(name, lambda p=scalars[name]: _scalar_gene(p))
-            needed = inputs_of(site.shared).union(*(inputs_of(e) for e in site.grid + site.block),
+            computed_dims = [e for e in site.grid + site.block if e[0] != "input"]  # a bare input is done above
+            needed = inputs_of(site.shared).union(*(inputs_of(e) for e in computed_dims),
                                                   *(inputs_of(e) for n, e in given.items() if n.partition(".")[0] in relevant))
             for index in sorted(needed):
                 if chosen[index] is None and site.inputs[index].kind != "pointer":

@@ -131,3 +131,34 @@ def test_a_scan_takes_launch_sites_from_other_files(tmp_path: Path):
 def test_a_launch_given_on_the_command_line_replaces_the_sites(given):
     kernel = check_json("rotate.cu", *given)
     assert errors(kernel) and all(launch["origin"] in ("given", "search") for launch in kernel["launches"])
+
+
+def test_wrapper_dim3_parameters_struct_members_and_a_cooperative_launch():
+    """fill_matrix passes its caller's dim3 grid and block, and a Dim {n, n, 2n} by value."""
+    fill = next(s for s in sites_of("wrapped.cu") if s.kernel == "_Z4fillPf3Dimi")
+    assert all(e[0] == "input" for e in fill.grid + fill.block)  # x, y and z of each dim3 are open
+    from evolve.launchsite import kernel_arguments
+    from simulee.frontend import load_program
+
+    program = load_program(SITES / "wrapped.cu")
+    members = kernel_arguments(program.kernel("fill").params, fill)
+    n = next(i for i, put in enumerate(fill.inputs) if put.what.startswith("parameter %5 "))  # after two dim3s (i64, i32 each) and m
+    inputs = [7] * len(fill.inputs)
+    inputs[n] = 40
+    assert [evaluate(members[name], inputs) for name in ("d.rows", "d.cols", "d.stride")] == [40, 40, 80]
+    sweep = next(s for s in sites_of("wrapped.cu") if s.kernel == "_Z5sweepPf")
+    assert sweep.cooperative and dims(sweep, "grid", []) == (4, 1, 1) and dims(sweep, "block", []) == (32, 1, 1)
+
+    kernels = {k["kernel"]: k for k in json.loads(simulee("check", SITES / "wrapped.cu", "-q", "--format",
+                                                          "json").stdout)["kernels"]}
+    checked = kernels["fill"]["launches"]
+    assert kernels["fill"]["search"]["genes"] == ["grid.x", "block.x"]  # the axes fill reads, nothing else
+    assert all(launch["grid"][1:] == [1, 1] and launch["block"][1:] == [1, 1] for launch in checked)
+    assert all(launch["args"]["d.stride"] == 2 * launch["args"]["d.rows"] for launch in checked)
+    assert errors(kernels["fill"]) == [] and errors(kernels["sweep"]) == []
+
+
+def test_a_value_given_with_arg_holds_beside_the_sites():
+    kernel = check_json("grids.cu", "-k", "scale", "--arg", "n=300")
+    assert {launch["args"]["n"] for launch in kernel["launches"]} == {300}
+    assert all(launch["origin"].startswith("site grids.cu:") for launch in kernel["launches"])
