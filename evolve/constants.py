@@ -8,17 +8,19 @@ from interpreter.irparse import ConstInt
 from interpreter.loader import KernelInfo, Program
 
 DICTIONARY_SIZE = 64  # values kept, the first compared first
+EDGES = (0, -1, 1)  # tried whatever the kernel compares against: an empty size, a negative one
 
 
 def compared_constants(program: Program, kernel: KernelInfo) -> tuple[int, ...]:
     """The integer constants the kernel's code compares against (icmp operands and switch
     cases, in any function it calls), each with its neighbours c - 1 and c + 1, then the
     differences of two of them (`threadIdx.x == 15` and `== 200` make an offset of 185
-    meet them)."""
+    meet them), and the edge values 0, -1 and 1."""
     compared = _compared(program, kernel)
     found = dict.fromkeys(value for number in compared for value in (number, number - 1, number + 1))
     found.update(dict.fromkeys(abs(a - b) for a in compared for b in compared if a != b))
-    return tuple(found)[:DICTIONARY_SIZE]
+    edges = [value for value in EDGES if value not in found]
+    return (tuple(found)[:DICTIONARY_SIZE - len(edges)] + tuple(edges))
 
 
 def _compared(program: Program, kernel: KernelInfo) -> list[int]:

@@ -39,7 +39,8 @@ class Site:
     """One launch of `kernel` (its mangled symbol) at `file`:`line`. `grid` and `block`
     hold an expression per axis, `shared` the dynamic shared memory in bytes, `args` one
     expression per kernel parameter (None when the host code's arguments could not be
-    matched to the kernel's parameters), all over `inputs`."""
+    matched to the kernel's parameters), all over `inputs`; `conditions` hold whenever the
+    host code makes the launch (`if (Bl.x == 32)` around it)."""
 
     kernel: str
     file: str
@@ -50,6 +51,7 @@ class Site:
     args: tuple | None
     inputs: tuple[Input, ...] = ()
     cooperative: bool = False
+    conditions: tuple = ()  # what the host code tests on every path to the launch: expressions that are 1
 
     @property
     def label(self) -> str:
@@ -58,19 +60,21 @@ class Site:
     def to_json(self) -> dict:
         return {"kernel": self.kernel, "file": self.file, "line": self.line, "grid": list(self.grid),
                 "block": list(self.block), "shared": self.shared, "args": None if self.args is None else list(self.args),
-                "inputs": [i.to_json() for i in self.inputs], "cooperative": self.cooperative}
+                "inputs": [i.to_json() for i in self.inputs], "cooperative": self.cooperative,
+                "conditions": list(self.conditions)}
 
     @classmethod
     def from_json(cls, data: dict) -> "Site":
         return cls(data["kernel"], data["file"], data["line"], tuple(data["grid"]), tuple(data["block"]),
                    data["shared"], None if data["args"] is None else tuple(data["args"]),
-                   tuple(Input(*i) for i in data["inputs"]), data.get("cooperative", False))
+                   tuple(Input(*i) for i in data["inputs"]), data.get("cooperative", False),
+                   tuple(data.get("conditions", ())))
 
     def shape(self) -> str:
         """What tells two sites apart, other than where they are (the same launch in a
         function and inlined into its caller is one site)."""
         return repr((self.kernel, self.file, self.line, self.grid, self.block, self.shared, self.args,
-                     tuple((i.kind, i.bits) for i in self.inputs)))
+                     tuple((i.kind, i.bits) for i in self.inputs), self.conditions))
 
 
 # ---------------------------------------------------------------------------- evaluating
@@ -153,6 +157,35 @@ def _cast(kind: str, bits: int, source_bits: int, value):
 
 def _signed(value: int, bits: int) -> int:
     return value - (1 << bits) if value >> (bits - 1) & 1 else value
+
+
+def input_bounds(condition: list) -> tuple[int, int | None, int | None] | None:
+    """(input, lowest, highest) when `condition` bounds a bare input by a constant
+    (`n <= 4096`, `Bl.x == 32`, and their negations), else None. Bounds are of the
+    input read as its comparison's signedness."""
+    negated = False
+    while condition[0] == "xor" and condition[3] == ["const", 1]:
+        condition, negated = condition[2], not negated
+    if condition[0] != "icmp":
+        return None
+    predicate, a, b = condition[2], condition[3], condition[4]
+    if a[0] == "const" and b[0] == "input":
+        a, b = b, a
+        predicate = _SWAPPED.get(predicate, predicate)
+    if a[0] != "input" or b[0] != "const":
+        return None
+    if negated:
+        predicate = _NEGATED[predicate]
+    value = _signed(int(b[1]) & ((1 << condition[1]) - 1), condition[1]) if predicate[0] == "s" else int(b[1])
+    return {"eq": (a[1], value, value), "ne": None, "sgt": (a[1], value + 1, None), "ugt": (a[1], value + 1, None),
+            "sge": (a[1], value, None), "uge": (a[1], value, None), "slt": (a[1], None, value - 1),
+            "ult": (a[1], None, value - 1), "sle": (a[1], None, value), "ule": (a[1], None, value)}[predicate]
+
+
+_SWAPPED = {"sgt": "slt", "slt": "sgt", "sge": "sle", "sle": "sge", "ugt": "ult", "ult": "ugt", "uge": "ule",
+            "ule": "uge"}
+_NEGATED = {"eq": "ne", "ne": "eq", "sgt": "sle", "sle": "sgt", "sge": "slt", "slt": "sge", "ugt": "ule",
+            "ule": "ugt", "uge": "ult", "ult": "uge"}
 
 
 def inputs_of(expression: list) -> set[int]:

@@ -9,7 +9,8 @@ F has not improved for STAGNATION generations. Fitness
 runs execute a sample of blocks (the first two and the last) on buffers of seeded random
 content within small limits. A launch is invalid, and ranks last, when it breaks the
 kernel's stated assumptions, hits a limit, would be too much work to check in full, or
-breaks the launch contract learned from its faults (contract.py)."""
+breaks the launch contract learned from its faults (contract.py: a block too large for a
+fixed-size array, or arguments that take an index the same in every thread past one)."""
 
 from __future__ import annotations
 
@@ -19,11 +20,12 @@ from dataclasses import dataclass, field
 import numpy as np
 from deap import base, creator, tools
 
-from evolve.contract import Contract
+from evolve.contract import Contract, content_buffers
 from evolve.fitness import ACCEPTABLE, WEIGHTS, WORST, Fitness, measure
 from evolve.mutation import cauchy_child, dictionary_child, gaussian_child, initial_steps
-from evolve.space import InvalidGenome, SearchSpace
-from interpreter.launch import MAX_THREADS_PER_BLOCK, Launch, Result
+from evolve.space import SITE_GENE, InvalidGenome, SearchSpace
+from evolve.taint import address_sources
+from interpreter.launch import MAX_THREADS_PER_BLOCK, Alias, Launch, Result
 from interpreter.loader import Program
 from interpreter.simt import execute
 
@@ -127,7 +129,8 @@ class _Runs:
 
     def __init__(self, program: Program, space: SearchSpace, seed: int, deadline: float = float("inf")):
         self.program, self.space, self.seed, self.deadline = program, space, seed, deadline
-        self.contract = Contract()
+        self.contract = Contract(sources=address_sources(program, space.kernel), open=frozenset(space.open_scalars()),
+                                 buffers=content_buffers(space.kernel))
         # a block a launch site fixes is the block the code runs with: its faults are bugs, not a contract
         self.learns = not space.plans or any(e[0] != "const" for plan in space.plans for e in plan.site.block)
         self.settled: set[tuple[str, int]] = set()  # bounds a probe at the bound itself confirmed
@@ -156,7 +159,7 @@ class _Runs:
         launch = self.fitness_run(values)
         result = self.execute(launch, values)
         if not self.allows(values) or result.status != "ok" or \
-                any(a.kind == "assume" for a in result.events.assertions):
+                any(a.kind == "assume" for a in result.events.assertions) or self.contract.breaks(result):
             return WORST, frozenset()
         ran = len(set(launch.sample)) if launch.sample else launch.blocks
         checked = min(launch.blocks, max(1, DETECTION_THREADS // launch.threads_per_block))
@@ -227,7 +230,7 @@ class _Runs:
         steps = SEARCH_STEP_LIMIT if launch.step_limit is None else min(launch.step_limit, SEARCH_STEP_LIMIT)
         return self.space.launch(values, sample=(0, 1, launch.blocks - 1) if launch.blocks > 3 else None,
                                  step_limit=steps, work_limit=SEARCH_WORK_LIMIT, growth_limit=SEARCH_GROWTH_LIMIT,
-                                 paged_random=True, seed=self.seed, coverage=True,
+                                 seed=self.seed, coverage=True,
                                  time_limit=max(self.deadline - time.perf_counter(), 0.0))
 
     def choose(self, keep: int) -> list[Candidate]:
@@ -258,7 +261,7 @@ class _Runs:
                 break
             *_, fitness, key = max(novel, key=lambda item: item[:2])
             added += admit(fitness, key)
-        return [Candidate(self.space.launch(list(key), paged_random=True, seed=self.seed), fitness)
+        return [Candidate(self.space.launch(list(key), seed=self.seed), fitness)
                 for fitness, key in chosen if self.allows(list(key))]  # a later probe may have tightened it
 
 
@@ -280,10 +283,13 @@ def _record(space: SearchSpace, generation: int, evaluations: int, best) -> dict
 
 
 def describe(space: SearchSpace, values: list) -> dict:
-    """A genome as grid, block and the searched arguments."""
+    """A genome as grid, block, the searched arguments (and site), and what the buffers
+    hold."""
     try:
         launch = space.launch(values)
     except InvalidGenome as error:
         return {"invalid": str(error)}
+    aliases = {name: value.target for name, value in launch.args.items() if isinstance(value, Alias)}
     return {"grid": list(launch.grid), "block": list(launch.block),
-            "args": {g.name: v for g, v in zip(space.genes, values) if not g.dimension}}
+            "args": {g.name: v for g, v in zip(space.genes, values) if g.argument or g.name == SITE_GENE},
+            "fill": launch.fill, **({"aliases": aliases} if aliases else {})}

@@ -1,25 +1,32 @@
 """What the search may change about a launch: a genome is one number per gene. Genes are
 the grid and block dimensions the kernel reads (a kernel that reads only threadIdx.x gets
-1-D blocks and one block) and the scalar parameters that flow into addresses or branches;
-everything else keeps the value of the base launch. Members of structs passed by value keep
+1-D blocks and one block), the scalar parameters that flow into addresses or branches,
+what the buffers hold when their content flows there (FILL_GENE: small, wide, distinct or
+sorted values, interpreter.contents), and, with no launch site to say which buffers are
+which, whether two pointer parameters of the same type are one buffer (ALIAS_GENE: an
+in-place call); everything else keeps the value of the base launch. Members of structs passed by value keep
 theirs: varied freely, the search sets a matrix's stride below its width and every row
 overlaps the next (kaldi's MatrixDim), which the code never does."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from evolve.launchsite import Site, Unknown, evaluate, inputs_of, kernel_arguments
+from evolve.launchsite import Site, Unknown, evaluate, input_bounds, inputs_of, kernel_arguments
+from evolve.taint import ADDRESS
 from interpreter.launch import BLOCK_LIMITS, GRID_LIMITS, MAX_THREADS_PER_BLOCK, Alias, Launch, launch_problem
-from interpreter.loader import KernelInfo
+from interpreter.loader import KernelInfo, ParamInfo
 
 INTEGER_CEILING = 1 << 16  # the largest integer argument the search tries
 INITIAL_INTEGER_CEILING = 4096  # initial integers are drawn log-uniformly up to this
 FLOAT_RANGE = (-64.0, 64.0)
 INITIAL_FLOAT_RANGE = (0.0, 4.0)
+SITE_GENE, FILL_GENE, ALIAS_GENE = "@site", "@fill", "@alias"  # genes that are no parameter (@ is in no C name)
+SEARCHED_FILLS = ("small", "wide", "distinct", "sorted")  # FILL_GENE's choices, the first the default
+SEARCHED_INPUTS = ", inputs searched"  # what a site launch's origin ends with when the search chose its open values
 
 
 @dataclass(frozen=True)
@@ -35,6 +42,11 @@ class Gene:
     @property
     def dimension(self) -> bool:
         return self.name.startswith(("grid.", "block."))
+
+    @property
+    def argument(self) -> bool:
+        """Whether the gene is a kernel argument (a scalar or a member of a struct)."""
+        return not self.dimension and not self.name.startswith("@")
 
 
 class InvalidGenome(ValueError):
@@ -52,14 +64,26 @@ class SitePlan:
     defaults: tuple
     scalars: tuple[tuple[str, list], ...]
     aliases: tuple[tuple[str, str], ...]
+    bounds: tuple[tuple[int, int | None, int | None], ...] = ()  # (input, lowest, highest) the host code tests
+
+    def inputs(self, values: list[float] | None = None) -> list:
+        """The site's inputs for a genome (None: at their defaults): each its gene's value
+        (or its default), within the bounds the host code's conditions set (`Bl.x == 32`
+        makes it 32)."""
+        inputs = [values[g] if g is not None and values is not None else d for g, d in zip(self.genes, self.defaults)]
+        for index, low, high in self.bounds:
+            inputs[index] = min(max(inputs[index], low if low is not None else inputs[index]),
+                                high if high is not None else inputs[index])
+        return inputs
 
 
 @dataclass
 class SearchSpace:
     """Genes and how a genome becomes a launch. `base` supplies every value that is not a
     gene; `relevant` says, per scalar parameter that matters, where it flows. With launch
-    `plans` (one per launch site) a genome is a site (the gene "site" when there are
-    several) and the site's inputs: every launch is one the host code can make."""
+    `plans` (one per launch site) a genome is a site (SITE_GENE when there are several)
+    and the site's inputs: every launch is one the host code can make. `aliases` are the
+    pairs of pointer parameters ALIAS_GENE chooses from (choice i > 0: pair i - 1)."""
 
     kernel: KernelInfo
     base: Launch
@@ -68,14 +92,19 @@ class SearchSpace:
     max_blocks: int
     dictionary: tuple[int, ...] = ()  # constants the kernel compares against (evolve.constants)
     plans: tuple[SitePlan, ...] = ()
+    aliases: tuple[tuple[str, str], ...] = ()
+    fill: str = SEARCHED_FILLS[0]  # what buffers hold when no gene chooses it
+    stated: object = None  # what the user states (stating)
+    derived: dict = field(default_factory=dict)  # arguments a stated relation computes: name -> expression
 
     @classmethod
     def of(cls, kernel: KernelInfo, base: Launch, relevant: dict[str, list[str]], fixed: set[str],
-           max_blocks: int = 32, reads: tuple[str, ...] | None = None, dictionary: tuple[int, ...] = ()
-           ) -> "SearchSpace":
+           max_blocks: int = 32, reads: tuple[str, ...] | None = None, dictionary: tuple[int, ...] = (),
+           aliases: tuple[tuple[str, str], ...] = ()) -> "SearchSpace":
         """The space around `base`: dimensions the kernel reads (`reads`, default all its
-        index registers) and relevant scalar parameters, less those named in `fixed`
-        ("grid", "block" or a parameter name)."""
+        index registers), relevant scalar parameters and the content of buffers, less
+        those named in `fixed` ("grid", "block", "fill" or a parameter name), and which of
+        the pairs `aliases` (alias_pairs) is one buffer, unless a pointer is fixed."""
         reads = set(kernel.builtins if reads is None else reads)
         genes = []
         for what in ("grid", "block"):
@@ -83,9 +112,14 @@ class SearchSpace:
                 genes += [Gene(f"{what}.{axis}", 1, min(max_blocks, ceiling) if what == "grid" else ceiling)
                           for axis, ceiling in zip("xyz", _LIMITS[what]) if _reads_axis(reads, what, axis)]
         for param in kernel.params:
-            if param.name in relevant and param.name not in fixed:
-                genes.append(_scalar_gene(param))
-        return cls(kernel, base, tuple(genes), relevant, max_blocks, dictionary)
+            if param.name in relevant and param.name not in fixed and param.kind in ("integer", "float"):
+                genes.append(_scalar_gene(param, relevant[param.name]))
+        genes += _fill_genes(kernel, relevant, fixed)
+        aliases = () if fixed & _pointers(kernel) else aliases  # the user said what the buffers are
+        if aliases:
+            genes.append(Gene(ALIAS_GENE, 0, len(aliases), choices=tuple(range(len(aliases) + 1))))
+        return cls(kernel, base, tuple(genes), relevant, max_blocks, dictionary, aliases=aliases,
+                   fill=_fixed_fill(base, fixed))
 
     @classmethod
     def of_sites(cls, kernel: KernelInfo, base: Launch, relevant: dict[str, list[str]], fixed: set[str],
@@ -98,7 +132,7 @@ class SearchSpace:
         value of `base`."""
         reads = set(kernel.builtins if reads is None else reads)
         scalars = {p.name: p for p in kernel.scalars()}
-        genes: list[Gene] = [Gene("site", 0, len(sites) - 1, choices=tuple(range(len(sites))))] if len(sites) > 1 else []
+        genes: list[Gene] = [Gene(SITE_GENE, 0, len(sites) - 1, choices=tuple(range(len(sites))))] if len(sites) > 1 else []
         names: dict[str, int] = {}
 
         def gene(name: str, make) -> int:
@@ -126,7 +160,8 @@ class SearchSpace:
                 if expression[0] == "input" and site.inputs[expression[1]].kind != "pointer":
                     defaults[expression[1]] = base.args.get(name, defaults[expression[1]])
                     if name.partition(".")[0] in relevant and chosen[expression[1]] is None:
-                        chosen[expression[1]] = gene(name, lambda p=scalars[name]: _scalar_gene(p))
+                        chosen[expression[1]] = gene(name, lambda p=scalars[name]: _scalar_gene(
+                            p, relevant[p.name.partition(".")[0]]))
             computed_dims = [e for e in site.grid + site.block if e[0] != "input"]  # a bare input is done above
             needed = inputs_of(site.shared).union(*(inputs_of(e) for e in computed_dims),
                                                   *(inputs_of(e) for n, e in given.items() if n.partition(".")[0] in relevant))
@@ -134,12 +169,41 @@ class SearchSpace:
                 if chosen[index] is None and site.inputs[index].kind != "pointer":
                     chosen[index] = gene(f"{site.label}#{index}", lambda i=site.inputs[index], n=f"{site.label}#{index}":
                                          _input_gene(n, i))
-            plans.append(SitePlan(site, tuple(chosen), tuple(defaults), tuple(given.items()), aliases))
+            bounds = tuple(b for b in map(input_bounds, site.conditions) if b is not None)
+            plans.append(SitePlan(site, tuple(chosen), tuple(defaults), tuple(given.items()), aliases, bounds))
         for param in kernel.params:  # relevant scalars no site gives
             if param.name in relevant and param.name not in fixed and param.kind in ("integer", "float") and \
                     any(param.name not in dict(plan.scalars) for plan in plans):
-                gene(param.name, lambda p=param: _scalar_gene(p))
-        return cls(kernel, base, tuple(genes), relevant, 0, dictionary, tuple(plans))
+                gene(param.name, lambda p=param: _scalar_gene(p, relevant[p.name]))
+        genes += _fill_genes(kernel, relevant, fixed)
+        return cls(kernel, base, tuple(genes), relevant, 0, dictionary, tuple(plans), fill=_fixed_fill(base, fixed))
+
+    def stating(self, stated) -> "SearchSpace":
+        """This space within what the user states (simulee.config.KernelContract): its
+        `ranges` and `choices` narrow the genes of those arguments, arguments a relation
+        fixes (`derivations`) are computed (`derive`) instead of searched, every launch
+        keeps its relations (`admits(launch)`: '' or the one broken) and gets the buffers
+        it makes (`make_buffers(launch, params)`)."""
+        derived = stated.derivations({g.name for g in self.genes if g.argument})
+        genes = []
+        for gene in self.genes:
+            if gene.name in derived:
+                continue
+            if gene.name in stated.choices:
+                choices = tuple(sorted(stated.choices[gene.name]))
+                gene = Gene(gene.name, choices[0], choices[-1], gene.integer, choices)
+            elif gene.name in stated.ranges:
+                gene = Gene(gene.name, *stated.ranges[gene.name], gene.integer)
+            genes.append(gene)
+        return replace(self, genes=tuple(genes), stated=stated, derived=derived)
+
+    def open_scalars(self) -> set[str]:
+        """The scalar parameters whose value the search chooses: its argument genes, and
+        those a launch site computes from what the host code leaves open."""
+        names = {g.name for g in self.genes if g.argument}
+        for plan in self.plans:
+            names |= {name for name, expression in plan.scalars if inputs_of(expression)}
+        return names & {p.name for p in self.kernel.scalars()}
 
     def initial(self, site: int = 0) -> list[float]:
         """The genome of a site's launch with its inputs at their defaults (the base
@@ -147,7 +211,7 @@ class SearchSpace:
         if not self.plans:
             return self.genome(self.base)
         values = self._base_values()
-        if self.genes and self.genes[0].name == "site":
+        if self.genes and self.genes[0].name == SITE_GENE:
             values[0] = site
         for gene_index, default in zip(self.plans[site].genes, self.plans[site].defaults):
             if gene_index is not None:
@@ -155,9 +219,10 @@ class SearchSpace:
         return self.repair(values)
 
     def _base_values(self) -> list[float]:
-        """Each gene's value in `base` (its lowest value when base has none: a site's input)."""
-        return [self.base.args.get(g.name, g.low) if not g.dimension else
-                getattr(self.base, g.name[:-2])["xyz".index(g.name[-1])] for g in self.genes]
+        """Each gene's value in `base` (its lowest value when base has none: a site's
+        input, the first fill, no alias)."""
+        return [getattr(self.base, g.name[:-2])["xyz".index(g.name[-1])] if g.dimension else
+                self.base.args.get(g.name, g.low) if g.argument else g.low for g in self.genes]
 
     def random_genome(self, rng: np.random.Generator) -> list[float]:
         values = []
@@ -192,17 +257,52 @@ class SearchSpace:
     def launch(self, values: list[float], **options) -> Launch:
         """The launch a genome stands for; `options` override Launch fields. InvalidGenome
         when a site's inputs give no launch CUDA would run."""
-        if self.plans:
-            return self.site_launch(values, **options)
+        options = {**self._contents(values), **options}
+        launch = self.site_launch(values, **options) if self.plans else self._searched_launch(values, **options)
+        return launch if self.stated is None else self.within_statement(launch)
+
+    def within_statement(self, launch: Launch) -> Launch:
+        """`launch` with the buffers the user states, InvalidGenome when it breaks a
+        relation the user states."""
+        try:
+            launch = self.stated.derive(launch, self.derived) if self.derived else launch
+        except (ValueError, KeyError, ArithmeticError, TypeError) as error:
+            raise InvalidGenome(f"no value for a stated relation: {error}") from None
+        broken = self.stated.admits(launch)
+        if broken:
+            raise InvalidGenome(f"breaks the stated relation {broken}")
+        try:
+            buffers = self.stated.make_buffers(launch, self.kernel.params)
+        except (ValueError, KeyError, ArithmeticError, TypeError) as error:
+            raise InvalidGenome(f"no stated buffer: {error}") from None
+        return replace(launch, args={**launch.args, **buffers}) if buffers else launch
+
+    def _searched_launch(self, values: list[float], **options) -> Launch:
         args = dict(self.base.args)
-        args.update({g.name: v for g, v in zip(self.genes, values) if not g.dimension})
+        args.update({g.name: v for g, v in zip(self.genes, values) if g.argument})
+        alias = self._chosen(values, ALIAS_GENE)
+        if alias:
+            name, target = self.aliases[int(alias) - 1]
+            args[name] = Alias(target)
         return replace(self.base, grid=self._dims(values, "grid"), block=self._dims(values, "block"), args=args,
                        **options)
 
+    def _chosen(self, values: list[float], name: str):
+        """The value of the gene `name`, None when there is no such gene."""
+        return next((v for g, v in zip(self.genes, values) if g.name == name), None)
+
+    def _contents(self, values: list[float]) -> dict:
+        """What buffers hold in a searched launch: seeded content (SEARCHED_FILLS, as the
+        fill gene chooses), with the kernel's compared constants for a wide fill."""
+        chosen = self._chosen(values, FILL_GENE)
+        return {"fill": self.fill if chosen is None else SEARCHED_FILLS[int(chosen)], "dictionary": self.dictionary}
+
     def site_launch(self, values: list[float], **options) -> Launch:
-        plan = self.plans[int(values[0]) if self.genes and self.genes[0].name == "site" else 0]
-        inputs = [values[g] if g is not None else d for g, d in zip(plan.genes, plan.defaults)]
+        plan = self.plans[int(values[0]) if self.genes and self.genes[0].name == SITE_GENE else 0]
+        inputs = plan.inputs(values)
         try:
+            if not all(int(evaluate(condition, inputs)) & 1 for condition in plan.site.conditions):
+                raise Unknown("the host code does not launch it with those values")
             grid = tuple(int(evaluate(e, inputs)) for e in plan.site.grid)
             block = tuple(int(evaluate(e, inputs)) for e in plan.site.block)
             shared = int(evaluate(plan.site.shared, inputs))
@@ -215,20 +315,25 @@ class SearchSpace:
         scalars = {p.name: p for p in self.kernel.scalars()}
         args = dict(self.base.args)
         args.update({name: _as_parameter(scalars[name], value) for name, value in computed.items()})
-        args.update({g.name: v for g, v in zip(self.genes, values) if not g.dimension and g.name in scalars
+        args.update({g.name: v for g, v in zip(self.genes, values) if g.argument and g.name in scalars
                      and g.name not in computed})
         args.update({name: Alias(target) for name, target in plan.aliases})
         if self.kernel.dynamic_shared:
             options.setdefault("shared_bytes", shared)
-        searched = any(g is not None and values[g] != d for g, d in zip(plan.genes, plan.defaults))
-        options.setdefault("origin", f"site {plan.site.label}" + (", inputs searched" if searched else ""))
+        searched = inputs != plan.inputs()
+        options.setdefault("origin", f"site {plan.site.label}" + (SEARCHED_INPUTS if searched else ""))
         return replace(self.base, grid=grid, block=block, args=args, **options)
 
     def genome(self, launch: Launch) -> list[float]:
         """The genome of `launch` (its values for the genes)."""
         dims = {f"{what}.{axis}": size for what in ("grid", "block")
                 for axis, size in zip("xyz", getattr(launch, what))}
-        return self.repair([dims[g.name] if g.dimension else launch.args[g.name] for g in self.genes])
+        aliased = [index + 1 for index, (name, target) in enumerate(self.aliases)
+                   if launch.args.get(name) == Alias(target)]
+        special = {FILL_GENE: SEARCHED_FILLS.index(launch.fill) if launch.fill in SEARCHED_FILLS else 0,
+                   ALIAS_GENE: aliased[0] if aliased else 0}
+        return self.repair([dims[g.name] if g.dimension else launch.args[g.name] if g.argument else special[g.name]
+                            for g in self.genes])
 
     def _dims(self, values: list[float], what: str) -> tuple[int, int, int]:
         dims = list(getattr(self.base, what))
@@ -286,10 +391,56 @@ def _as_parameter(param, value):
     return value - (1 << bits) if param.signed is not False and bits > 1 and value >> (bits - 1) else value
 
 
-def _scalar_gene(param) -> Gene:
-    """Integers from 1 (a size, count or stride of 0 makes no launch) up to the type's
-    maximum or INTEGER_CEILING; enums their enumerators; booleans 0 or 1; floats within
-    FLOAT_RANGE."""
+def _fill_genes(kernel: KernelInfo, relevant: dict[str, list[str]], fixed: set[str]) -> list[Gene]:
+    """FILL_GENE when the content of some buffer the search fills flows into addresses or
+    branches (and the user did not say what buffers hold)."""
+    filled = [p for p in kernel.params if p.kind == "pointer" and p.name in relevant and p.name not in fixed]
+    if not filled or "fill" in fixed:
+        return []
+    return [Gene(FILL_GENE, 0, len(SEARCHED_FILLS) - 1, choices=tuple(range(len(SEARCHED_FILLS))))]
+
+
+def _fixed_fill(base: Launch, fixed: set[str]) -> str:
+    """The fill of every searched launch when the search does not choose it: the base
+    launch's when the user fixed it, else small random values."""
+    return base.fill if "fill" in fixed else SEARCHED_FILLS[0]
+
+
+def _pointers(kernel: KernelInfo) -> set[str]:
+    return {p.name for p in kernel.params if p.kind == "pointer"}
+
+
+def alias_pairs(kernel: KernelInfo, accesses: dict[str, set[str]]) -> tuple[tuple[str, str], ...]:
+    """Pairs (later, earlier) of pointer parameters that an in-place call could make one
+    buffer: the same pointee type, neither __restrict__ nor const (a `const T *` is an
+    input the kernel only reads), one read and the other written (`accesses`,
+    evolve.taint.pointer_accesses: two outputs are never one buffer, nor two inputs)."""
+    pointers = [p for p in kernel.params if p.kind == "pointer" and not _restricted(p)
+                and not (p.pointee or "").startswith("const ")]
+    return tuple((b.name, a.name) for i, a in enumerate(pointers) for b in pointers[i + 1:]
+                 if _pointee(a) == _pointee(b) and _pointee(a) and _in_place(accesses, a.name, b.name))
+
+
+def _in_place(accesses: dict[str, set[str]], a: str, b: str) -> bool:
+    one, other = accesses.get(a, set()), accesses.get(b, set())
+    return "read" in one and "write" in other or "write" in one and "read" in other
+
+
+def _pointee(param: ParamInfo) -> str:
+    return " ".join(w for w in (param.pointee or "").replace("*", " * ").split() if w != "volatile")
+
+
+def _restricted(param: ParamInfo) -> bool:
+    return "restrict" in (param.c_type or "")
+
+
+def _scalar_gene(param, uses: list[str]) -> Gene:
+    """Integers up to the type's maximum or INTEGER_CEILING, from 1 when the parameter
+    flows into addresses (a size, stride or pitch of 0 or less puts every thread on one
+    address, which the code never does) and else from -1 (0 for unsigned types: an empty
+    size, a negative flag); enums their enumerators; booleans 0 or 1; floats within
+    FLOAT_RANGE. Random genomes start from 1 either way: 0 and -1 come from the
+    dictionary and from mutation."""
     if param.kind == "float":
         return Gene(param.name, *FLOAT_RANGE, integer=False)
     if param.choices:
@@ -298,5 +449,7 @@ def _scalar_gene(param) -> Gene:
     bits = param.bits or 32
     if bits == 1:
         return Gene(param.name, 0, 1)
-    maximum = (1 << (bits - 1)) - 1 if param.signed is not False else (1 << bits) - 1
-    return Gene(param.name, 1, min(maximum, INTEGER_CEILING))
+    signed = param.signed is not False
+    maximum = (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1
+    lowest = 1 if ADDRESS in uses else -1 if signed else 0
+    return Gene(param.name, lowest, min(maximum, INTEGER_CEILING))

@@ -1,8 +1,9 @@
-"""Which scalar parameters of a kernel matter to the search (after SESA): a static taint
-over the decoded IR from each scalar parameter to the places where a value decides what
-threads do to memory, namely addresses (of loads, stores, atomics, memcpy/memset) and
-branch conditions (which include loop bounds). A parameter that reaches neither cannot
-make threads collide, so the search keeps it fixed.
+"""Which parameters of a kernel matter to the search (after SESA): a static taint over the
+decoded IR from each scalar parameter, and from the content of each pointer parameter's
+buffer, to the places where a value decides what threads do to memory, namely addresses
+(of loads, stores, atomics, memcpy/memset) and branch conditions (which include loop
+bounds). A scalar that reaches neither cannot make threads collide, so the search keeps it
+fixed; a buffer whose content reaches neither needs no content searched.
 
 Taint is a bit set of parameters per SSA value. It flows through every computation (an
 instruction's result carries the taint of all its operands, a load also that of its
@@ -13,35 +14,141 @@ analysis: conservative, so a relevant parameter is never kept fixed by mistake."
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from interpreter.decode import DecodedFunction
 from interpreter.loader import KernelInfo, Program
 
 ADDRESS, BRANCH = "address", "branch"
+SPECIAL_REGISTER = "llvm.nvvm.read.ptx.sreg."  # thread and block indices, lane, clock: differ between threads
 MEMORY_ADDRESS = {"load": 0, "store": 1, "atomicrmw": 0, "cmpxchg": 0}  # opcode -> pointer operand
 POINTER_STEPS = {"getelementptr", "bitcast", "addrspacecast"}  # results based on operand 0
 MEMORY_INTRINSICS = ("llvm.memcpy", "llvm.memmove", "llvm.memset")
 
 
 def relevant_parameters(program: Program, kernel: KernelInfo) -> dict[str, list[str]]:
-    """Scalar (integer and float) parameter name -> where it flows: "address", "branch"
-    (both when both); parameters that reach neither are left out."""
+    """Parameter name -> where it flows: "address", "branch" (both when both), for scalar
+    (integer and float) parameters and for pointer parameters, whose buffer's content is
+    what flows (a value loaded from it); parameters that reach neither are left out."""
     functions = {f.name: f for f in program.reachable_functions(kernel.symbol)}
     root = functions[kernel.symbol]
-    scalars = [(index, param) for index, param in enumerate(kernel.params) if param.kind in ("integer", "float")]
+    sources = [(index, param) for index, param in enumerate(kernel.params)
+               if param.kind in ("integer", "float", "pointer")]
     taint = _Taint(functions)
-    for bit, (index, _) in enumerate(scalars):
-        taint.add(root.name, root.params[index], 1 << bit)
+    for bit, (index, param) in enumerate(sources):
+        if param.kind == "pointer":
+            taint.objects[("param", root.name, index)] = 1 << bit
+        else:
+            taint.add(root.name, root.params[index], 1 << bit)
     taint.solve()
     return {param.name: [use for use in (ADDRESS, BRANCH) if taint.sinks[use] >> bit & 1]
-            for bit, (_, param) in enumerate(scalars) if taint.sinks[ADDRESS] >> bit & 1 or taint.sinks[BRANCH] >> bit & 1}
+            for bit, (_, param) in enumerate(sources) if taint.sinks[ADDRESS] >> bit & 1 or taint.sinks[BRANCH] >> bit & 1}
+
+
+@dataclass(frozen=True)
+class AddressSource:
+    """What the index or address of one instruction depends on: scalar parameters, the
+    content of pointer parameters' buffers (a value loaded from them), and whether it
+    depends on anything that differs between threads (a thread or block index or other
+    special register, any value loaded from memory)."""
+
+    scalars: frozenset[str]
+    contents: frozenset[str]
+    varying: bool
+
+    def uniform_in(self, names: set[str]) -> frozenset[str]:
+        """The parameters of `names` this index depends on when it depends on nothing
+        else that varies (the same index in every thread): empty otherwise."""
+        return self.scalars & names if not self.varying and not self.contents else frozenset()
+
+
+def address_sources(program: Program, kernel: KernelInfo) -> dict[tuple[str, int], AddressSource]:
+    """(function, op index) -> what its index or address depends on, for every
+    getelementptr (its variable indices), load, store and atomic (its address) that
+    depends on a parameter or on what varies. The content of a table of pointers (`T **`)
+    is no source: Simulee fills it with buffers of its own."""
+    functions = {f.name: f for f in program.reachable_functions(kernel.symbol)}
+    root = functions[kernel.symbol]
+    if "address_sources" in root.analyses:
+        return root.analyses["address_sources"]
+    sources = [(index, param) for index, param in enumerate(kernel.params) if param.kind in ("integer", "float")
+               or param.kind == "pointer" and param.pointee_kind != "pointer"]
+    varying = 1 << len(sources)
+    taint = _Taint(functions, varying=varying)
+    for bit, (index, param) in enumerate(sources):
+        if param.kind == "pointer":
+            taint.objects[("param", root.name, index)] = 1 << bit
+        else:
+            taint.add(root.name, root.params[index], 1 << bit)
+    taint.solve()
+    found = {}
+    for function in functions.values():
+        for position, op in enumerate(function.ops):
+            if op.opcode == "getelementptr":
+                slots = [slot for slot in op.args[1:] if slot not in function.constants]
+            elif op.opcode in MEMORY_ADDRESS:
+                slots = [op.args[MEMORY_ADDRESS[op.opcode]]]
+            else:
+                continue
+            bits = 0
+            for slot in slots:
+                bits |= taint.get(function.name, slot)
+            if bits:
+                named = [(p.name, p.kind == "pointer") for bit, (_, p) in enumerate(sources) if bits >> bit & 1]
+                found[(function.name, position)] = AddressSource(
+                    frozenset(n for n, pointer in named if not pointer), frozenset(n for n, pointer in named if pointer),
+                    bool(bits & varying))
+    root.analyses["address_sources"] = found
+    return found
+
+
+def pointer_accesses(program: Program, kernel: KernelInfo) -> dict[str, set[str]]:
+    """Pointer parameter name -> "read" and/or "write": whether the kernel (or a device
+    function it passes the pointer to) loads or stores through it (an atomic writes: it
+    accumulates into an output).
+    Accesses through pointers of other origin (a phi, a pointer loaded from memory) are
+    not seen."""
+    functions = {f.name: f for f in program.reachable_functions(kernel.symbol)}
+    bases = {name: _pointer_bases(function) for name, function in functions.items()}
+    origin: dict[tuple, set[int]] = {("param", kernel.symbol, index): {index}
+                                     for index, param in enumerate(kernel.params) if param.kind == "pointer"}
+    changed = True
+    while changed:  # a pointer passed to a device function is its parameter there
+        changed = False
+        for name, function in functions.items():
+            for op in function.ops:
+                target = functions.get(op.extra.get("callee") or "") if op.opcode == "call" else None
+                for position, slot in enumerate(op.args if target is not None else ()):
+                    found = origin.get(bases[name].get(slot), set())
+                    key = ("param", target.name, position)
+                    if found - origin.get(key, set()):
+                        origin.setdefault(key, set()).update(found)
+                        changed = True
+    uses: dict[str, set[str]] = {}
+    for name, function in functions.items():
+        for op in function.ops:
+            if op.opcode in MEMORY_ADDRESS:
+                kinds = ("read",) if op.opcode == "load" else ("write",)
+                pointers = [(op.args[MEMORY_ADDRESS[op.opcode]], kinds)]
+            elif op.opcode == "call" and (op.extra.get("callee") or "").startswith(MEMORY_INTRINSICS):
+                pointers = [(op.args[0], ("write",))] + [(slot, ("read",)) for slot in op.args[1:2]]
+            else:
+                continue
+            for slot, kinds in pointers:
+                for index in origin.get(bases[name].get(slot), ()):
+                    uses.setdefault(kernel.params[index].name, set()).update(kinds)
+    return uses
 
 
 class _Taint:
     """The fixpoint: taint bits per (function, slot), per memory object and per function
-    return, and the bits that reached each kind of sink."""
+    return, and the bits that reached each kind of sink. With a `varying` bit, the result
+    of every special-register read, load and atomic carries it too (it differs between
+    threads)."""
 
-    def __init__(self, functions: dict[str, DecodedFunction]):
+    def __init__(self, functions: dict[str, DecodedFunction], varying: int = 0):
         self.functions = functions
+        self.varying = varying
         self.values: dict[tuple[str, int], int] = {}
         self.objects: dict[object, int] = {}
         self.returns: dict[str, int] = {}
@@ -81,6 +188,7 @@ class _Taint:
             if opcode != "load":  # the stored value taints the object written
                 changed |= self._taint_object(base, bits)
             bits |= self.objects.get(None, 0) | self.objects.get(base, 0) if base is not None else self._any_object()
+            bits |= self.varying
         elif opcode in ("br", "switch"):
             self.sinks[BRANCH] |= bits
             return False
@@ -88,6 +196,8 @@ class _Taint:
             callee = op.extra.get("callee") or ""
             if callee.startswith(MEMORY_INTRINSICS):
                 self.sinks[ADDRESS] |= bits
+            if callee.startswith(SPECIAL_REGISTER):
+                bits |= self.varying
             target = self.functions.get(callee)
             if target is not None:
                 for slot, parameter in zip(op.args, target.params):

@@ -25,7 +25,7 @@ class Launch:
 
     `args` maps parameter names to values: a number for a scalar parameter; for a pointer a
     NumPy array (the buffer, whose size is enforced) or None (a paged buffer that grows on
-    first touch and reads as zeros, or as seeded small random words with `paged_random`), or
+    first touch and reads as `fill` says: zeros, or seeded content, interpreter.contents), or
     an Alias of another pointer parameter (the same buffer). Pointer
     parameters missing from `args` get paged buffers; struct parameters passed by value may
     be given as a bytes-like object, else they are zero."""
@@ -41,7 +41,8 @@ class Launch:
     heap_bytes: int = DEFAULT_HEAP_BYTES  # the device heap in-kernel malloc allocates from
     wave_threads: int = 1 << 18  # threads run together; larger grids run in waves of blocks
     seed: int = 0
-    paged_random: bool = False
+    fill: str = "zeros"  # what paged buffers hold before they are written (interpreter.contents.FILLS)
+    dictionary: tuple[int, ...] = ()  # constants a "wide" fill draws some elements from
     trace: bool = True
     trace_limit: float = float("inf")  # trace records kept at most; later accesses are counted, not kept
     stop_when_traced: bool = False  # stop the launch once the trace is full (a check needs nothing after)

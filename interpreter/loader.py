@@ -95,6 +95,7 @@ class KernelInfo:
     builtins: tuple[str, ...]  # e.g. ("ctaid.x", "ntid.x", "tid.x")
     shared_bytes: int
     dynamic_shared: bool
+    shared_variables: tuple[str, ...] = ()  # the __shared__ variables its code refers to, in module order
 
     @property
     def base_name(self) -> str:
@@ -205,8 +206,9 @@ class Program:
             },
             key=lambda b: (INDEX_ORDER.index(b.partition(".")[0]), b),
         )
-        shared = [self.module.globals[name] for name in sorted(_referenced_globals(reachable))
-                  if name in self.module.globals and self.module.globals[name].addrspace == SHARED]
+        referenced = _referenced_globals(reachable)
+        shared = [variable for name, variable in self.module.globals.items()
+                  if name in referenced and variable.addrspace == SHARED]
         return KernelInfo(
             symbol,
             qualified_name(signature),
@@ -217,6 +219,8 @@ class Program:
             tuple(builtins),
             _static_size([g for g in shared if g.initializer is not None], self.layout),
             any(g.initializer is None for g in shared),
+            tuple(name for name in self.module.globals if name in referenced
+                  and self.module.globals[name].addrspace == SHARED),
         )
 
     def _params(self, function: ir.Function):

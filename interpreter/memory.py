@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from interpreter.contents import Fill
+
 GLOBAL, SHARED, CONSTANT, LOCAL, CODE = 1, 3, 4, 5, 7
 SPACE_NAMES = {GLOBAL: "global", SHARED: "shared", CONSTANT: "constant", LOCAL: "local", CODE: "code"}
 SPACE_SHIFT, REGION_SHIFT = 56, 40
@@ -49,14 +51,14 @@ def split(addresses) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 @dataclass
 class Region:
     """A buffer of global or constant memory. `size` is enforced when given; a paged region
-    (size None) grows on first touch, filled with zeros or, given `fill_seed`, random_words."""
+    (size None) grows on first touch, filled with zeros or, given `fill`, that content."""
 
     name: str
     space: int
     data: np.ndarray
     size: int | None
     read_only: bool = False
-    fill_seed: int | None = None
+    fill: Fill | None = None
     touched: int = 0  # one past the highest byte accessed
     growth_limit: int = DEFAULT_GROWTH_LIMIT
     filled: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))  # per FILL_CHUNK: has its content
@@ -80,7 +82,7 @@ class Region:
             grown = np.zeros(capacity, dtype=np.uint8)
             grown[: len(self.data)] = self.data
             self.data = grown
-        if (self.fill_seed is not None or self.pointees is not None) and offsets is not None:
+        if (self.fill is not None or self.pointees is not None) and offsets is not None:
             if len(self.filled) < len(self.data) // FILL_CHUNK:
                 self.filled = np.concatenate([self.filled, np.zeros(len(self.data) // FILL_CHUNK - len(self.filled), bool)])
             chunks = np.union1d(offsets // FILL_CHUNK, (offsets + size - 1) // FILL_CHUNK)
@@ -89,26 +91,15 @@ class Region:
                 slots = (fresh[:, None] * (FILL_CHUNK // 8) + np.arange(FILL_CHUNK // 8)).ravel()
                 self.data.view("<i8")[slots] = self.pointees(slots)
             elif len(fresh):
-                words = (fresh[:, None] * (FILL_CHUNK // 4) + np.arange(FILL_CHUNK // 4)).ravel()
-                self.data.view("<u4")[words] = random_words(self.fill_seed, words)
+                per_chunk = FILL_CHUNK // np.dtype(self.fill.dtype).itemsize
+                elements = (fresh[:, None] * per_chunk + np.arange(per_chunk)).ravel()
+                self.data.view(self.fill.dtype)[elements] = self.fill.values(elements)
             self.filled[fresh] = True
 
 
 FILL_CHUNK = 256  # bytes of a random region (or a table of pointers) filled at once
 POINTER_SLOTS = 1 << 14  # pointers of a table of pointers that point to buffers
 REGION_RESERVE = 1024  # regions tables of pointers leave for everything else
-
-
-def random_words(seed: int, words: np.ndarray) -> np.ndarray:
-    """The 32-bit words at word indices `words` of a buffer randomly filled with `seed`:
-    drawn from [0, 64) (a splitmix64 hash of seed and index), small enough to serve as
-    indices, loop bounds or counts, and finite when read as floats."""
-    with np.errstate(over="ignore"):
-        x = words.astype(np.uint64) + np.uint64(seed & (2**64 - 1)) * np.uint64(0x9E3779B97F4A7C15)
-        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        x = x ^ (x >> np.uint64(31))
-    return (x >> np.uint64(58)).astype(np.uint32)
 
 
 @dataclass
@@ -145,7 +136,7 @@ class Memory:
     # -- setting up
 
     def add_region(self, name: str, space: int, data: np.ndarray | None = None, size: int | None = None,
-                   read_only: bool = False, fill_seed: int | None = None) -> int:
+                   read_only: bool = False, fill: Fill | None = None) -> int:
         """A new region; returns its number. With `data`, its bytes start as those (and its
         size is enforced unless `size` is None and `data` is None)."""
         if data is not None:
@@ -154,20 +145,20 @@ class Memory:
             capacity = max(16, (size + 15) // 16 * 16)
             buffer = np.zeros(capacity, dtype=np.uint8)
             buffer[: len(raw)] = raw
-        elif fill_seed is not None:
-            buffer = np.zeros(0, dtype=np.uint8)  # every byte comes from random_words
+        elif fill is not None:
+            buffer = np.zeros(0, dtype=np.uint8)  # every byte comes from the fill
         else:
             buffer = np.zeros(max(16, ((size or 0) + 15) // 16 * 16), dtype=np.uint8)
-        region = Region(name, space, buffer, size, read_only, fill_seed, growth_limit=self.growth_limit)
+        region = Region(name, space, buffer, size, read_only, fill, growth_limit=self.growth_limit)
         self.regions.append(region)
         if len(self.regions) > REGION_MASK:
             raise MemoryError("too many memory regions")
         return len(self.regions) - 1
 
-    def add_pointer_table(self, name: str, levels: int, fill_seed: int | None = None) -> int:
+    def add_pointer_table(self, name: str, levels: int, fill: Fill | None = None) -> int:
         """A paged region of pointers (a `T**` argument), each to a paged region of its own
         made when its slot is first touched: with `levels` > 1 those hold pointers too, and
-        the last level holds data (zeros, or random_words from `fill_seed`). Slots past
+        the last level holds data (zeros, or `fill`'s content). Slots past
         POINTER_SLOTS, or past the regions left (REGION_RESERVE kept), hold null."""
         number = self.add_region(name, GLOBAL)
 
@@ -176,9 +167,9 @@ class Memory:
             for index, slot in enumerate(slots.tolist()):
                 if slot >= POINTER_SLOTS or len(self.regions) >= REGION_MASK - REGION_RESERVE:
                     continue
-                seed = None if fill_seed is None else fill_seed * 7919 + slot + 1
-                inner = (self.add_pointer_table(f"{name}[{slot}]", levels - 1, seed) if levels > 1
-                         else self.add_region(f"{name}[{slot}]", GLOBAL, fill_seed=seed))
+                inner_fill = None if fill is None else fill.inner(slot)
+                inner = (self.add_pointer_table(f"{name}[{slot}]", levels - 1, inner_fill) if levels > 1
+                         else self.add_region(f"{name}[{slot}]", GLOBAL, fill=inner_fill))
                 addresses[index] = self.region_address(inner)
             return addresses
 

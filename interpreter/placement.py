@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from interpreter import irparse as ir
+from interpreter.contents import Fill
 from interpreter.decode import Address
 from interpreter.launch import Alias, Launch
 from interpreter.loader import KernelInfo, ParamInfo, Program
@@ -31,6 +32,9 @@ C_DTYPES = {
     "int8_t": np.int8, "uint8_t": np.uint8, "int16_t": np.int16, "uint16_t": np.uint16, "int32_t": np.int32,
     "uint32_t": np.uint32, "int64_t": np.int64, "uint64_t": np.uint64, "size_t": np.uint64,
 }
+
+
+SHARED_ARRAY_ALIGN = 16  # bytes: the alignment of a kernel's shared arrays
 
 
 class LaunchError(ValueError):
@@ -64,7 +68,7 @@ class Placement:
         self.function_names = list(program.module.functions)
         for index, name in enumerate(self.function_names):
             self.addresses[name] = tag(CODE, index + 1, 0)
-        self.shared_bytes = self._place_globals(launch)
+        self.shared_bytes = self._place_globals(launch, kernel.shared_variables)
         self.arguments = [None if isinstance(launch.args.get(param.name), Alias) else self._argument(index, param, launch)
                           for index, param in enumerate(kernel.params)]
         for index, param in enumerate(kernel.params):  # aliases point where their targets do
@@ -73,13 +77,18 @@ class Placement:
 
     # -- globals
 
-    def _place_globals(self, launch: Launch) -> int:
+    def _place_globals(self, launch: Launch, own_shared: tuple[str, ...]) -> int:
         """Regions for global and constant variables, shared offsets; returns the size of a
-        block's shared segment (static variables, then the dynamic part if any)."""
+        block's shared segment (static variables, then the dynamic part if any). The
+        kernel's own shared variables (`own_shared`) come first, as its compiler lays them
+        out alone, arrays aligned to 16 bytes (vector loads of a float array are); those of
+        other kernels of the module after them."""
         module = self.program.module
         static_end, dynamic = 0, []
         images = {}
-        for name, variable in module.globals.items():
+        names = [n for n in own_shared if n in module.globals] + [n for n in module.globals if n not in own_shared]
+        for name in names:
+            variable = module.globals[name]
             if name.startswith("llvm."):
                 continue
             image = self.program.global_variable(name)
@@ -88,7 +97,8 @@ class Placement:
                 if image.data is None:
                     dynamic.append(name)
                     continue
-                static_end = (static_end + image.align - 1) // image.align * image.align
+                align = max(image.align, SHARED_ARRAY_ALIGN if image.size >= SHARED_ARRAY_ALIGN else 1)
+                static_end = (static_end + align - 1) // align * align
                 self.addresses[name] = tag(SHARED, 0, static_end)
                 static_end += image.size
             else:
@@ -144,12 +154,12 @@ class Placement:
             return Argument(param, by_value=_with_members(data, param.fields, launch.args))
         if param.kind == "pointer":
             if given is None:
-                seed = None if not launch.paged_random else launch.seed * 1000 + index
+                fill = _fill(launch, launch.seed * 1000 + index, param)
                 if param.pointee_kind == "pointer":  # T**: a table of pointers to buffers
                     levels = (param.pointee or "*").count("*")
-                    region = self.memory.add_pointer_table(param.name, levels, seed)
+                    region = self.memory.add_pointer_table(param.name, levels, fill)
                 else:
-                    region = self.memory.add_region(param.name, GLOBAL, fill_seed=seed)
+                    region = self.memory.add_region(param.name, GLOBAL, fill=fill)
                 return Argument(param, self.memory.region_address(region), region)
             if isinstance(given, np.ndarray):
                 region = self.memory.add_region(param.name, GLOBAL, given, size=given.nbytes)
@@ -176,8 +186,8 @@ class Placement:
         it: name.0, name.1, ... in field order."""
         data = bytearray(data)
         for number, offset in enumerate(self._pointer_offsets(ty, 0)):
-            seed = None if not launch.paged_random else launch.seed * 1000 + seed_base + number
-            region = self.memory.add_region(f"{name}.{number}", GLOBAL, fill_seed=seed)
+            fill = _fill(launch, launch.seed * 1000 + seed_base + number)
+            region = self.memory.add_region(f"{name}.{number}", GLOBAL, fill=fill)
             data[offset : offset + 8] = np.int64(self.memory.region_address(region)).tobytes()
         return bytes(data)
 
@@ -205,8 +215,7 @@ class Placement:
                 raw = region.data[: argument.array.nbytes].copy()
                 buffers[argument.param.name] = raw.view(argument.array.dtype).reshape(argument.array.shape)
             else:
-                pointee = (argument.param.pointee or "").replace("const ", "").replace("volatile ", "").strip()
-                dtype = np.dtype(C_DTYPES.get(pointee, np.uint8))
+                dtype = element_dtype(argument.param) or np.dtype(np.uint8)
                 count = region.touched // dtype.itemsize
                 buffers[argument.param.name] = region.data[: count * dtype.itemsize].copy().view(dtype)
         return buffers
@@ -260,6 +269,33 @@ class Placement:
                     offset += self.layout.size(current) * index
             return np.int64(int(operands[0]) + offset)
         raise UnsupportedConstant(f"constant expression '{opcode}'")
+
+
+def element_dtype(param: ParamInfo) -> np.dtype | None:
+    """The dtype of the numbers a pointer parameter points to (at the last level of a
+    `T **`): its C type's (unsigned ones too), else by kind and width; None for structs,
+    void and unknown types."""
+    name = (param.pointee or "").replace("const ", "").replace("volatile ", "").replace("*", "").strip()
+    if name in C_DTYPES:
+        return np.dtype(C_DTYPES[name])
+    bits = param.pointee_bits
+    if param.pointee_kind == "float" and bits in (16, 32, 64):
+        return np.dtype(f"<f{bits // 8}")
+    if param.pointee_kind in ("integer", "enum") and bits in (8, 16, 32, 64):
+        return np.dtype(f"<i{bits // 8}")
+    if param.pointee_kind == "bool":
+        return np.dtype(np.bool_)
+    return None
+
+
+def _fill(launch: Launch, seed: int, param: ParamInfo | None = None) -> Fill | None:
+    """The content of a paged buffer of the launch, drawn as the type `param` points to
+    (None: zeros)."""
+    if launch.fill == "zeros":
+        return None
+    dtype = element_dtype(param) if param is not None else None
+    dtype = dtype if dtype is not None and dtype.kind in "iuf" and dtype.itemsize in (1, 2, 4, 8) else np.dtype("<u4")
+    return Fill(launch.fill, seed, dtype.str, launch.dictionary)
 
 
 def _with_members(data: bytes, fields, args: dict) -> bytes:

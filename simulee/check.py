@@ -4,12 +4,14 @@ over all the launches together."""
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field, replace
 
-from evolve.contract import Contract
+from evolve.contract import Contract, made_up_buffers
 from evolve.search import DETECTION_THREADS
-from interpreter.launch import Launch, Result
+from evolve.space import SEARCHED_INPUTS
+from interpreter.launch import Alias, Launch, Result
 from interpreter.loader import INDEX_REGISTER, KernelInfo, Program
 from interpreter.simt import execute
 from simulee.detect.divergence import find_divergence
@@ -17,10 +19,11 @@ from simulee.detect.faults import find_faults, invalid_launch
 from simulee.detect.race import find_races
 from simulee.detect.redundant import BarrierVerdict, barrier_verdicts, redundant_findings
 from simulee.detect.vacuous import find_vacuous
-from simulee.findings import ERROR, Finding, display, launch_of
+from simulee.findings import ERROR, WARNING, Finding, display, launch_of
 from simulee.frontend import BUILTIN_VARIABLES, library_file, user_location
 from simulee.model import build_model
 
+STRIDE_NAME = re.compile(r"stride|pitch|^ld[a-z]?$|_ld[a-z]?$", re.I)  # a row's length in memory, by convention
 DEFAULT_THREADS_PER_BLOCK = 64
 DEFAULT_BLOCKS_PER_AXIS = 2
 FULL_CHECK_THREADS = DETECTION_THREADS  # larger launches are checked on sampled runs of blocks
@@ -46,6 +49,19 @@ class KernelCheck:
     search: dict | None = None  # what the input search did (search_summary)
     notes: list[str] = field(default_factory=list)  # what was not checked as asked, and why
     seconds: float = 0.0
+    suppressed: list[tuple[Finding, str]] = field(default_factory=list)  # findings a suppression hides, and why
+
+    def suppress(self, reason_of) -> None:
+        """Move the findings `reason_of(finding)` gives a reason for (else None) to
+        `suppressed`."""
+        kept = []
+        for finding in self.findings:
+            reason = reason_of(finding)
+            if reason is None:
+                kept.append(finding)
+            else:
+                self.suppressed.append((finding, reason))
+        self.findings = kept
 
     def errors(self) -> int:
         return sum(1 for f in self.findings if f.severity == ERROR)
@@ -55,7 +71,9 @@ class KernelCheck:
                 "error": self.error or None, "launches": self.launches,
                 "findings": [f.to_json() for f in self.findings],
                 "barriers": [v.to_json() for v in self.verdicts], "assumptions": self.assumptions,
-                "notes": self.notes, "seconds": round(self.seconds, 3), **({"search": self.search} if self.search is not None else {})}
+                "notes": self.notes, "seconds": round(self.seconds, 3),
+                **({"search": self.search} if self.search is not None else {}),
+                **({"suppressed": [dict(f.to_json(), reason=r) for f, r in self.suppressed]} if self.suppressed else {})}
 
 
 def indices_read(program: Program, kernel: KernelInfo) -> tuple[str, ...]:
@@ -84,9 +102,10 @@ def default_launch(kernel: KernelInfo, args: dict | None = None, grid=None, bloc
     repeat it). Block: 64 threads (two warps) shaped by the thread-index axes it reads
     (64x1x1, 16x4x1 or 16x4x2). Every integer scalar is the number of threads along x (a
     size n covers every thread of a 1-D launch; a width, height or depth spans the x
-    extent; at most the largest value of its type), every enum its first enumerator, every
-    float 1.0, and so is every member of a struct passed by value. Pointers get buffers
-    that grow on demand and read as zeros.
+    extent; at most the largest value of its type), twice that for a row stride, pitch or
+    leading dimension (named so: rows padded apart, as allocations make them), every enum
+    its first enumerator, every float 1.0, and so is every member of a struct passed by
+    value. Pointers get buffers that grow on demand and read as zeros.
     `args` overrides any of these. `reads` (default: every index register the kernel
     reads) are the index registers that shape the launch."""
     reads = set(kernel.builtins if reads is None else reads)
@@ -105,10 +124,51 @@ def default_launch(kernel: KernelInfo, args: dict | None = None, grid=None, bloc
             continue  # a member of a struct given whole
         if scalar.choices:  # an enum: its first enumerator
             values[scalar.name] = scalar.choices[0]
+        elif scalar.kind == "integer":
+            size = grid[0] * block[0] * (2 if STRIDE_NAME.search(scalar.name.rpartition(".")[2]) else 1)
+            values[scalar.name] = min(size, integer_maximum(scalar))
         else:
-            values[scalar.name] = min(grid[0] * block[0], integer_maximum(scalar)) if scalar.kind == "integer" else 1.0
+            values[scalar.name] = 1.0
     values.update(args or {})
     return Launch(tuple(grid), tuple(block), values, **options)
+
+
+@dataclass
+class Given:
+    """What a check is given about a kernel's launches, on the command line or in a
+    simulee.toml: grid and block (None: not given), argument values (numbers, NumPy
+    buffers, Alias), what buffers hold, and exact launches ((grid, block, args) each)."""
+
+    grid: tuple | None = None
+    block: tuple | None = None
+    args: dict = field(default_factory=dict)
+    fill: str | None = None
+    launches: tuple = ()
+    origin: str = "given"  # what findings on these launches say they come from
+
+    def over(self, other: "Given") -> "Given":
+        """These values, and `other`'s where these give none (the command line over a
+        simulee.toml)."""
+        launches = self.launches or tuple((grid, block, {k: v for k, v in args.items() if k not in self.args})
+                                          for grid, block, args in other.launches)
+        return Given(self.grid or other.grid, self.block or other.block, {**other.args, **self.args},
+                     self.fill or other.fill, launches,
+                     self.origin if self.grid or self.block or self.launches or not other.launches else other.origin)
+
+    def fixed(self) -> set[str]:
+        """What the search must keep: "grid", "block", "fill" and argument names."""
+        return {name for name in ("grid", "block", "fill") if getattr(self, name)} | set(self.args)
+
+    def launches_of(self, kernel: KernelInfo, reads=None, **options) -> list[Launch]:
+        """The exact launches given; else one launch with the grid and block given (and
+        the rest default), or the default launch with the arguments given."""
+        options = dict(options, fill=self.fill or "zeros")
+        if self.launches:
+            return [default_launch(kernel, {**self.args, **args}, grid, block, reads, origin=self.origin, **options)
+                    for grid, block, args in self.launches]
+        if self.grid or self.block:
+            return [default_launch(kernel, self.args, self.grid, self.block, reads, origin=self.origin, **options)]
+        return [default_launch(kernel, self.args, reads=reads, **options)]
 
 
 def integer_maximum(param) -> int:
@@ -124,12 +184,21 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
                  deadline: float = float("inf"), progress=None) -> KernelCheck:
     """Run every launch and report everything found. A launch that breaks an assumption the
     kernel states (__assume, __requires) reports only that: the kernel promises nothing
-    there. With a `contract` (inferred by the search), launches that break it (as learned
-    from all of them) are skipped as invalid. `fitness` gives each launch's search fitness.
-    Launches of more than FULL_CHECK_THREADS threads run on sampled blocks; none runs past
-    `deadline` (time.perf_counter()); `progress(text)` follows the waves of each launch."""
+    there. A launch outside the kernel's contract is skipped as invalid: with a `contract`
+    inferred by the search, one that breaks its bounds or takes a uniform index past a
+    fixed-size array through searched arguments; always, one that faults at an address
+    computed from buffer content Simulee made up. A finding that only launches resting on
+    Simulee's guesses show (an alias the search tried, made-up content meeting addresses,
+    open host values the search chose) is a warning that says so (`conditional`).
+    `fitness` gives each launch's search fitness. Launches of more than
+    FULL_CHECK_THREADS threads run on sampled blocks; none runs past `deadline`
+    (time.perf_counter()); `progress(text)` follows the waves of each launch."""
+    from evolve.contract import content_buffers
+    from evolve.taint import address_sources
+
     start = time.perf_counter()
     check = KernelCheck(kernel.name, kernel.symbol, kernel.file, kernel.line)
+    rules = contract or Contract(sources=address_sources(program, kernel), buffers=content_buffers(kernel))
     results: list[Result] = []
     for number, launch in enumerate(launches):
         if time.perf_counter() >= deadline:
@@ -153,9 +222,11 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
             contract.learn(result)
         results.append(result)
     merged: dict[tuple, Finding] = {}
+    trusted: set[tuple] = set()  # findings some launch shows without resting on a guess
+    doubts: dict[tuple, str] = {}  # the others: what guess the first launch showing them rests on
     explored: list[tuple[Result, object]] = []
     for result, entry in zip(results, check.launches):
-        if contract is not None and not contract.allows(result.launch.block):
+        if not rules.allows(result.launch.block) or rules.breaks(result):
             entry["status"] = "invalid"
             continue
         broken = invalid_launch(result)
@@ -166,18 +237,54 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
         model = build_model(result)
         for finding in find_races(model, warp_model) + find_divergence(result) + find_faults(result):
             _merge(merged, finding)
+            doubt = _doubt(finding, result.launch, rules)
+            if doubt:
+                doubts.setdefault(finding.key(), doubt)
+            else:
+                trusted.add(finding.key())
         explored.append((result, model))
     if explored:
         check.verdicts = barrier_verdicts(program, kernel, explored, warp_model)
         for finding in redundant_findings(check.verdicts, launch_of(explored[0][0])):
             _merge(merged, finding)
-    for finding in find_vacuous(kernel, explored, len(merged)):
+    for key, finding in merged.items():
+        if key in doubts and key not in trusted:
+            conditional(finding, doubts[key])
+    for finding in find_vacuous(kernel, explored, len(merged)) if check.status == "ok" else ():
         _merge(merged, finding)
-    if contract is not None:
-        check.assumptions = [_assumption(bound) for bound in contract.bounds.values()]
+    check.assumptions = [_assumption(bound) for bound in rules.bounds.values()]
+    check.notes += [_outside_note(outside) for outside in rules.outside]
     check.findings = sorted(merged.values(), key=lambda f: (f.file, f.line, f.column, f.type, f.message))
     check.seconds = time.perf_counter() - start
     return check
+
+
+def _doubt(finding: Finding, launch: Launch, rules: Contract) -> str:
+    """What guess of Simulee's the launch showing `finding` rests on for it ('' when none):
+    two pointers made one buffer by the search, addresses that meet through content
+    Simulee made up, or values the search chose where the host code leaves them open."""
+    if searched_alias(launch):
+        pairs = ", ".join(f"{name}=={value.target}" for name, value in launch.args.items() if isinstance(value, Alias))
+        return (f"only when {pairs}: an in-place call, which no launch site or user makes; mark the pointers "
+                "__restrict__ if the kernel never gets one")
+    made_up = made_up_buffers(launch, rules.buffers)
+    read = sorted(set().union(*(rules.sources[op].contents for op in finding.ops if op in rules.sources)) & made_up)
+    if read and finding.type == "data-race":
+        return (f"only when what {', '.join(read)} hold{'s' if len(read) == 1 else ''} makes these addresses meet "
+                f"(content Simulee made up, buffers {launch.fill}); if it never does, state what "
+                f"{'it holds' if len(read) == 1 else 'they hold'} in simulee.toml")
+    if launch.origin.endswith(SEARCHED_INPUTS):
+        return (f"only with values the search chose for what the host code at {launch.origin.split()[1].rstrip(',')} "
+                "leaves open")
+    return ""
+
+
+def conditional(finding: Finding, why: str) -> None:
+    """Make `finding` a warning that rests on a guess, and say which."""
+    if finding.severity == ERROR:
+        finding.severity = WARNING
+    finding.message += f" ({why})"
+    finding.details["conditional"] = why
 
 
 def detection_launch(launch: Launch, deadline: float = float("inf")) -> tuple[Launch, str]:
@@ -218,48 +325,94 @@ class SearchOptions:
 
 def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str], options: SearchOptions,
             warp_model: str = "independent", progress=None, reads: tuple[str, ...] | None = None,
-            sites: tuple = ()) -> KernelCheck:
+            sites: tuple = (), stated=None) -> KernelCheck:
     """Search launches of `kernel` around `base` (changing what `fixed` does not name:
     "grid", "block", parameter names), then check the best ones the search found and
     `base` itself in full. Without anything to search, check `base` alone. With launch
     `sites` (evolve.launchsite) of the kernel, and neither grid nor block fixed, the
     search varies only what the sites leave open, and each site's own launch (its inputs
     at their defaults) is checked first, instead of `base`. `reads` are the index
-    registers the kernel's own code reads (default: indices_read). The check's seconds
-    count the search too; both together stop at options.max_seconds. `progress(text)` is
-    told what is being done."""
+    registers the kernel's own code reads (default: indices_read). With `stated` (what a
+    simulee.toml states, SearchSpace.stating), every launch keeps it: `base` too, or it
+    is not checked. The check's seconds count the search too; both together stop at
+    options.max_seconds. `progress(text)` is told what is being done."""
     from evolve.constants import compared_constants
     from evolve.search import search
-    from evolve.space import InvalidGenome, SearchSpace
-    from evolve.taint import relevant_parameters
+    from evolve.space import InvalidGenome, SearchSpace, alias_pairs
+    from evolve.taint import pointer_accesses, relevant_parameters
 
     start = time.perf_counter()
     deadline = start + options.max_seconds
     reads = indices_read(program, kernel) if reads is None else reads
     relevant, constants = relevant_parameters(program, kernel), compared_constants(program, kernel)
-    at_sites = []
     if sites and not {"grid", "block"} & fixed:
         space = SearchSpace.of_sites(kernel, base, relevant, fixed, list(sites), reads, constants)
-        for number, plan in enumerate(space.plans):
-            try:
-                at_sites.append(space.launch(space.initial(number), origin=f"site {plan.site.label}",
-                                             paged_random=True, seed=options.seed))  # as searched launches
-            except InvalidGenome:
-                continue  # its inputs' defaults make no launch: the search finds some that do
     else:
-        space = SearchSpace.of(kernel, base, relevant, fixed, options.max_blocks, reads, constants)
+        space = SearchSpace.of(kernel, base, relevant, fixed, options.max_blocks, reads, constants,
+                               alias_pairs(kernel, pointer_accesses(program, kernel)))
+    if stated is not None:
+        space = space.stating(stated)
+        base = _within(space, base)
+    at_sites = []
+    for number, plan in enumerate(space.plans):
+        try:
+            at_sites.append(space.launch(space.initial(number), origin=f"site {plan.site.label}",
+                                         seed=options.seed))  # on seeded content, as searched launches
+        except InvalidGenome:
+            continue  # its inputs' defaults make no launch: the search finds some that do
     if not space.genes:
-        return check_kernel(program, kernel, at_sites or [base], warp_model, deadline=deadline, progress=progress)
+        return check_kernel(program, kernel, at_sites if space.plans else [b for b in [base] if b], warp_model,
+                            deadline=deadline, progress=progress)
     found = search(program, space, options.population, options.generations, options.launches, options.seed,
                    progress, deadline)
     searched = [replace(c.launch, origin=c.launch.origin or "search") for c in found.best]
     fitness = [candidate.fitness for candidate in found.best]
-    launches, fitness = (at_sites + searched, [None] * len(at_sites) + fitness) if at_sites else \
-        (searched + [base], fitness + [None])
+    for launch in list(searched):  # each aliased launch beside its twin on separate buffers
+        twin = replace(launch, args={n: v for n, v in launch.args.items() if not isinstance(v, Alias)})
+        if searched_alias(launch) and _identity(twin) not in map(_identity, searched):
+            searched.append(twin)
+            fitness.append(None)
+    # with launch sites every launch checked is one of theirs: the default launch may contradict them
+    launches, fitness = (at_sites + searched, [None] * len(at_sites) + fitness) if space.plans or base is None \
+        else (searched + [base], fitness + [None])
     check = check_kernel(program, kernel, launches, warp_model, found.contract, fitness, deadline, progress)
     check.search = search_summary(space, found, options)
     check.seconds = time.perf_counter() - start
     return check
+
+
+def check_given(program: Program, kernel: KernelInfo, given: Given, contract=None, search: SearchOptions | None = None,
+                warp_model: str = "independent", sites: tuple = (), progress=None, **options) -> KernelCheck:
+    """Check a kernel as `simulee check` and a scan's workers do: on the exact launches
+    `given` (or, with no `search`, the one launch it describes), else by the input search
+    around what it gives and within what `contract` (simulee.config.KernelContract, less
+    what `given` gives) states, under the launch `sites` unless a grid or block is given.
+    `options` are Launch fields of every launch."""
+    reads = indices_read(program, kernel)
+    max_seconds = options.pop("max_seconds", float("inf"))
+    deadline = time.perf_counter() + (search.max_seconds if search else max_seconds)
+    if given.fill == "wide":
+        from evolve.constants import compared_constants
+
+        options["dictionary"] = compared_constants(program, kernel)
+    launches = given.launches_of(kernel, reads, **options)
+    if contract:
+        launches = [contract.with_buffers(launch, kernel.params) for launch in launches]
+    if given.launches or search is None:
+        return check_kernel(program, kernel, launches, warp_model, deadline=deadline, progress=progress)
+    fixed = given.fixed() | ({b.name for b in contract.buffers} if contract else set())
+    return explore(program, kernel, launches[0], fixed, search, warp_model, progress, reads, sites,
+                   stated=contract or None)
+
+
+def _within(space, base: Launch) -> Launch | None:
+    """`base` with the buffers the user states; None when it breaks what the user states."""
+    from evolve.space import InvalidGenome
+
+    try:
+        return space.within_statement(base)
+    except InvalidGenome:
+        return None
 
 
 def search_summary(space, found, options: SearchOptions) -> dict:
@@ -279,6 +432,22 @@ def _assumption(bound) -> dict:
     location = user_location(bound.location)
     return {"bound": bound.text(), "file": display(location.file) if location else None,
             "line": location.line if location else None}
+
+
+def searched_alias(launch: Launch) -> bool:
+    """Whether a launch makes two pointer parameters one buffer because the search tried
+    it, not because a launch site or the user says so."""
+    return launch.origin == "search" and any(isinstance(v, Alias) for v in launch.args.values())
+
+
+def _identity(launch: Launch) -> tuple:
+    return launch.grid, launch.block, launch.fill, tuple(sorted((name, repr(v)) for name, v in launch.args.items()))
+
+
+def _outside_note(outside) -> str:
+    location = user_location(outside.location)
+    where = f"at line {location.line}" if location else "somewhere"
+    return f"{where} {outside.why}: the kernel is not written for that, and such launches were not checked"
 
 
 def _merge(found: dict[tuple, Finding], finding: Finding) -> None:

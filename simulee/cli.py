@@ -15,6 +15,7 @@ import re
 import sys
 from pathlib import Path
 
+from interpreter.contents import FILLS
 from interpreter.heap import DEFAULT_HEAP_BYTES
 from interpreter.launch import DEFAULT_STEP_LIMIT
 from simulee import __version__
@@ -84,6 +85,12 @@ def build_parser() -> argparse.ArgumentParser:
                                 "without one get buffers that grow on demand and read as zeros")
         group.add_argument("--alias", action="append", default=[], metavar="NAME=OTHER",
                            help="pointer NAME points to the same buffer as pointer OTHER (e.g. out=in)")
+        group.add_argument("--fill", choices=FILLS, metavar="MODE",
+                           help="what buffers without --buffer hold before they are written: zeros (default for "
+                                "run), small (random integers 0-63), wide (the type's whole range: negatives, "
+                                "extremes, constants the kernel compares against), distinct (no two alike) or "
+                                "sorted (non-decreasing, each value twice); random ones drawn from --seed. check "
+                                "searches it unless given")
         group.add_argument("--buffer-cast", action="store_true",
                            help="convert --buffer data to the type the parameter points to (else a mismatch is an "
                                 "error)")
@@ -113,6 +120,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="how many of the best distinct launches found are checked in full, default 3")
     group.add_argument("--max-blocks", type=_positive, default=32, metavar="N",
                        help="the most blocks a searched grid may have, default 32")
+    group.add_argument("--config", metavar="FILE",
+                       help="the simulee.toml stating launches, arguments, relations, buffers and suppressions "
+                            "(default: the one in the checked folder or the nearest folder above it, within its "
+                            "repository)")
     group.add_argument("--no-launch-sites", dest="launch_sites", action="store_false",
                        help="ignore the launches the host code makes (by default a kernel with launch sites is "
                             "checked under them, and the search varies only what they leave open)")
@@ -447,7 +458,7 @@ def run_run(args) -> int:
     path = Path(args.path)
     program = load_degraded(path, compile_options(args))
     kernel = select_kernel(program, args.kernel, path)
-    (launch,) = launches_for(kernel, args, require_scalars=True, trace=bool(args.trace))
+    (launch,) = launches_for(program, kernel, args, require_scalars=True, trace=bool(args.trace))
     launch.trace_limit = RUN_TRACE_LIMIT
     with _Progress(args.quiet, "running", "block") as bar:
         result = execute(program, kernel, launch, bar.blocks)
@@ -503,25 +514,17 @@ def report_events(result) -> int:
 # ---------------------------------------------------------------------------- check
 
 
-def launches_for(kernel, args, reads=None, require_scalars: bool = False, trace: bool = True,
-                 timed: bool = True) -> list:
-    """The launches a command runs: --grid/--block/--arg, the --launch options, or the
-    default launch; whatever they leave out takes its default (see default_launch, shaped
-    by the index registers `reads`). With `require_scalars`, every scalar must be given;
-    `timed` launches stop after --max-seconds."""
-    from simulee.check import default_launch
-    from simulee.launchspec import launch_arguments, parse_block, parse_dims
+def given_on_command_line(kernel, args, require_scalars: bool = False, contract=None):
+    """What the options give (simulee.check.Given): --grid/--block/--arg/--buffer/--alias/
+    --fill and the --launch options, over what `contract` (a simulee.toml's) gives. With
+    `require_scalars`, every scalar must then have a value."""
+    from simulee.check import Given
+    from simulee.launchspec import launch_arguments, parse_block, parse_dims, require_values
 
-    options = dict(shared_bytes=args.shared_bytes, step_limit=args.step_limit, seed=args.seed, reads=reads,
-                   heap_bytes=args.heap_bytes, trace=trace)
-    if args.max_seconds is not None and timed:
-        options["time_limit"] = args.max_seconds
     grid = args.grid and parse_dims(args.grid, "grid")
     block = args.block and parse_block(args.block, "block")
-    given = launch_arguments(kernel, args.arg, args.buffer, args.seed, require_scalars, args.buffer_cast, args.alias)
+    given = launch_arguments(kernel, args.arg, args.buffer, args.seed, False, args.buffer_cast, args.alias)
     launches = []
-    if grid or block:  # the one not given takes its default
-        launches.append(default_launch(kernel, given, grid, block, origin="given", **options))
     for text in getattr(args, "launch", []):
         parts = text.split("/")
         if len(parts) < 2:
@@ -530,17 +533,44 @@ def launches_for(kernel, args, reads=None, require_scalars: bool = False, trace:
         overlap = sorted(set(extra) & set(given))
         if overlap:
             raise SimuleeError(f"--launch {text}: {overlap[0]} is also given by --arg")
-        launches.append(default_launch(kernel, {**given, **extra}, parse_dims(parts[0], "launch grid"),
-                                       parse_block(parts[1], "launch block"), origin="given", **options))
-    if not launches:
-        launches.append(default_launch(kernel, given, **options))
-    return launches
+        launches.append((parse_dims(parts[0], "launch grid"), parse_block(parts[1], "launch block"), extra))
+    result = Given(grid, block, given, args.fill, tuple(launches))
+    if contract:
+        result = result.over(contract.given(kernel, args.seed))
+    if require_scalars:
+        require_values(kernel, result.args)
+    return result
+
+
+def launch_options(args, timed: bool = True, trace: bool = True) -> dict:
+    """The Launch fields the execution options set; `timed` launches stop after
+    --max-seconds."""
+    options = dict(shared_bytes=args.shared_bytes, step_limit=args.step_limit, seed=args.seed,
+                   heap_bytes=args.heap_bytes, trace=trace)
+    if args.max_seconds is not None and timed:
+        options["time_limit"] = args.max_seconds
+    return options
+
+
+def launches_for(program, kernel, args, require_scalars: bool = False, trace: bool = True) -> list:
+    """The launches `run` and `trace` run: --grid/--block/--arg, the --launch options, or
+    the default launch; whatever they leave out takes its default (default_launch). A
+    wide --fill draws from the constants the kernel compares against, as the search's
+    does."""
+    from evolve.constants import compared_constants
+
+    given = given_on_command_line(kernel, args, require_scalars)
+    options = launch_options(args, trace=trace)
+    if given.fill == "wide":
+        options["dictionary"] = compared_constants(program, kernel)
+    return given.launches_of(kernel, **options)
 
 
 def run_check(args) -> int:
     import time
 
     from simulee import report
+    from simulee.config import config_for
 
     start = time.perf_counter()
     options = compile_options(args)
@@ -548,6 +578,9 @@ def run_check(args) -> int:
     files = source_files(path)
     checks, unreadable = [], []
     sites = _launch_sites(args, files, options)
+    config = config_for(path, args.config)
+    if config.path and args.verbose:
+        print(f"simulee: note: using {display(str(config.path))}", file=sys.stderr)
     with _Progress(args.quiet, "checking", "kernel") as bar:
         loading = each_program(path, files, options, args.verbose, lambda file: bar.start(f"compiling {file.name}"))
         for number, (file, program, error) in enumerate(loading):
@@ -563,7 +596,8 @@ def run_check(args) -> int:
             bar.grow(len(kernels))
             for kernel in kernels:
                 bar.start(kernel.name)
-                checks.append(_check_one(program, kernel, args, bar.status, sites.get(kernel.symbol, ())))
+                checks.append(_check_one(program, kernel, args, bar.status, sites.get(kernel.symbol, ()), config))
+                checks[-1].suppress(config.reason)
                 bar.update(1)
     failed = sum(1 for check in checks if check.status != "ok")
     seconds = time.perf_counter() - start
@@ -600,28 +634,25 @@ def _launch_sites(args, files: list[Path], options) -> dict[str, tuple]:
     return {kernel: tuple(by_shape.values()) for kernel, by_shape in found.items()}
 
 
-def _check_one(program, kernel, args, progress=None, sites: tuple = ()):
+def _check_one(program, kernel, args, progress=None, sites: tuple = (), config=None):
     """Check one kernel on the --launch launches, on the default launch (--no-search), or
     on the launches the input search finds around what --grid/--block/--arg/--buffer fix
-    and the kernel's launch `sites` leave open.
+    and the kernel's launch `sites` leave open, within what the simulee.toml (`config`)
+    states of it and the options do not override.
     An internal error is recorded against the kernel (so that one kernel cannot stop a
     folder's check) unless SIMULEE_DEBUG asks for the traceback."""
-    import time
-
-    from simulee.check import KernelCheck, SearchOptions, check_kernel, explore, indices_read
+    from simulee.check import KernelCheck, SearchOptions, check_given
 
     try:
-        reads = indices_read(program, kernel)
-        launches = launches_for(kernel, args, reads, timed=False)  # the time is the kernel's, not each launch's
+        contract = config.for_kernel(kernel.file or args.path, kernel) if config else None
+        if contract:
+            contract = contract.without(_named_on_command_line(args), bool(args.launch or args.grid or args.block))
+        given = given_on_command_line(kernel, args, contract=contract)
         max_seconds = args.max_seconds if args.max_seconds is not None else float("inf")
-        if args.launch or args.no_search:
-            return check_kernel(program, kernel, launches, args.warp_model,
-                                deadline=time.perf_counter() + max_seconds, progress=progress)
-        fixed = {name for name in ("grid", "block") if getattr(args, name)}
-        fixed |= {text.partition("=")[0].strip() for text in args.arg + args.buffer + args.alias}
-        search = SearchOptions(args.population, args.generations, args.launches, args.max_blocks, args.seed,
-                               max_seconds)
-        return explore(program, kernel, launches[0], fixed, search, args.warp_model, progress, reads, sites)
+        search = None if args.no_search else SearchOptions(args.population, args.generations, args.launches,
+                                                           args.max_blocks, args.seed, max_seconds)
+        return check_given(program, kernel, given, contract, search, args.warp_model, sites, progress,
+                           max_seconds=max_seconds, **launch_options(args, timed=False))
     except SimuleeError:
         raise
     except Exception as error:
@@ -629,6 +660,12 @@ def _check_one(program, kernel, args, progress=None, sites: tuple = ()):
             raise
         return KernelCheck(kernel.name, kernel.symbol, kernel.file, kernel.line, status="error",
                            error=f"internal error: {type(error).__name__}: {error}")
+
+
+def _named_on_command_line(args) -> set[str]:
+    """The names --arg, --buffer, --alias (and --fill) give values."""
+    names = {text.partition("=")[0].strip() for text in args.arg + args.buffer + args.alias}
+    return names | ({"fill"} if args.fill else set())
 
 
 class _Progress:
@@ -734,6 +771,7 @@ def _scan(args):
     """Run the scan the options describe and return its ledger."""
     from dataclasses import replace
 
+    from simulee.config import config_for
     from simulee.scan import ScanOptions, default_output, scan
     from simulee.tasks import Settings
     from simulee.workers import Limits
@@ -746,9 +784,10 @@ def _scan(args):
         raise SimuleeError(f"--scheduler {args.scheduler}: expected tcp://HOST:PORT or local")
     # a kernel's work (and a compiler) stops in time to report before its worker is stopped
     within = args.kernel_timeout - min(max(2.0, 0.1 * args.kernel_timeout), 0.5 * args.kernel_timeout)
+    config = config_for(path, args.config)  # read here, so that a mistake in it stops the scan at once
     settings = Settings(args.population, args.generations, args.launches, args.max_blocks, args.seed,
                         args.warp_model, args.step_limit, args.shared_bytes, min(args.max_seconds or within, within),
-                        args.heap_bytes, args.launch_sites)
+                        args.heap_bytes, args.launch_sites, str(config.path or ""))
     compiling = replace(compile_options(args), timeout=within)
     options = ScanOptions(path, Path(args.output) if args.output else default_output(path), args.project or name,
                           compiling, settings, Limits(args.kernel_timeout, args.memory_limit), args.jobs,
@@ -767,7 +806,7 @@ def run_trace(args) -> int:
     path = Path(args.path)
     program = load_degraded(path, compile_options(args))
     kernel = select_kernel(program, args.kernel, path)
-    (launch,) = launches_for(kernel, args)
+    (launch,) = launches_for(program, kernel, args)
     launch, note = detection_launch(launch)
     if note:
         print(f"simulee: note: {note}", file=sys.stderr)

@@ -50,6 +50,7 @@ class Finding:
     instances: int = 1
     addresses: int = 0
     details: dict = field(default_factory=dict)
+    ops: tuple = field(default=(), compare=False, repr=False)  # (function, index) of the instructions involved
 
     @property
     def file(self) -> str:
@@ -130,7 +131,8 @@ def launch_of(result) -> dict:
             arguments[name] = f"={value.target}"
         else:
             arguments[name] = value.item() if hasattr(value, "item") else value
-    return {"grid": list(launch.grid), "block": list(launch.block), "args": arguments,
+    contents = {"fill": launch.fill, **({"seed": launch.seed} if launch.fill != "zeros" else {})}
+    return {"grid": list(launch.grid), "block": list(launch.block), "args": arguments, **contents,
             "origin": launch.origin or "default"}
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from interpreter.launch import BLOCK_LIMITS, GRID_LIMITS, Alias, launch_problem
+from interpreter.placement import element_dtype
 from simulee.errors import SimuleeError
 
 FILLS = ("zeros", "ones", "iota", "random")
@@ -190,19 +191,6 @@ def _element_typed(param, data: np.ndarray, option: str, cast: bool) -> np.ndarr
     return converted
 
 
-def element_dtype(param) -> np.dtype | None:
-    """The dtype of what a pointer parameter points to when that is a number; None for
-    structs, void and unknown types, which take data of any type."""
-    bits = param.pointee_bits
-    if param.pointee_kind == "float" and bits in (16, 32, 64):
-        return np.dtype(f"<f{bits // 8}")
-    if param.pointee_kind in ("integer", "enum") and bits in (8, 16, 32, 64):
-        return np.dtype(f"<i{bits // 8}")
-    if param.pointee_kind == "bool":
-        return np.dtype(np.bool_)
-    return None
-
-
 def _same_element(given: np.dtype, target: np.dtype) -> bool:
     """Whether data of dtype `given` already are elements of `target`: the same width,
     both integers (signedness is how the kernel reads them) or both floating point."""
@@ -249,11 +237,17 @@ def launch_arguments(kernel, args: list[str], buffers: list[str], seed: int, req
         if name in values or isinstance(values.get(target), Alias):
             raise SimuleeError(f"--alias {name}={target}: {name if name in values else target} is given already")
         values[name] = Alias(target)
+    if require_scalars:
+        require_values(kernel, values)
+    return values
+
+
+def require_values(kernel, values: dict) -> None:
+    """An error unless every scalar parameter has a value."""
     missing = [p.name for p in kernel.params if p.kind in ("integer", "float") and p.name not in values]
-    if missing and require_scalars:
+    if missing:
         raise SimuleeError(f"no value for scalar parameter{'s' if len(missing) > 1 else ''} "
                            f"{', '.join(missing)} of {kernel.name} (use --arg NAME=VALUE)")
-    return values
 
 
 def _param(by_name: dict, name: str, kernel, option: str):

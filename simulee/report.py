@@ -12,8 +12,8 @@ from simulee import __version__
 from simulee.findings import ERROR, WARNING, Finding, display, synthetic, where
 
 CSV_COLUMNS = ("project", "file", "kernel", "type", "severity", "space", "hazard", "scope", "benign", "line",
-               "column", "first_line", "second_line", "grid", "block", "args", "origin", "instances", "addresses",
-               "seconds", "message")
+               "column", "first_line", "second_line", "grid", "block", "args", "fill", "origin", "instances",
+               "addresses", "seconds", "message")
 # a progress bar (tqdm) while its total still grows: no time left, it would mean nothing
 WITHOUT_TIME_LEFT = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -70,6 +70,9 @@ def text(checks, show_barriers: bool = False, seconds: float | None = None, verb
     summary = (f"simulee: checked {len(checks)} kernel{'s' if len(checks) != 1 else ''} in {files} "
                f"file{'s' if files != 1 else ''}: {errors} error{'s' if errors != 1 else ''}, "
                f"{warnings} warning{'s' if warnings != 1 else ''}")
+    suppressed = sum(len(c.suppressed) for c in checks)
+    if suppressed:
+        summary += f", {suppressed} suppressed"
     if failed:
         summary += f", {failed} not checked"
     if uncompiled:
@@ -98,7 +101,13 @@ def _text_search(out, check) -> None:
 def _launch_text(launch: dict) -> str:
     arguments = " ".join(f"{k}={v}" for k, v in launch["args"].items())
     return (f"grid ({','.join(map(str, launch['grid']))}) block ({','.join(map(str, launch['block']))})"
-            + (f" {arguments}" if arguments else ""))
+            + (f" {arguments}" if arguments else "") + _fill_text(launch))
+
+
+def _fill_text(launch: dict) -> str:
+    """What the launch's buffers held, unless zeros (`--fill MODE --seed S` reproduces it)."""
+    fill = launch.get("fill", "zeros")
+    return f" buffers {fill} (seed {launch.get('seed', 0)})" if fill != "zeros" else ""
 
 
 def _origin_text(launch: dict) -> str:
@@ -189,6 +198,7 @@ def csv_rows(records: list[dict], project: str = "") -> list[dict]:
                 "first_line": first.get("line", ""), "second_line": second.get("line", ""),
                 "grid": "x".join(map(str, launch.get("grid", []))), "block": "x".join(map(str, launch.get("block", []))),
                 "args": " ".join(f"{k}={v}" for k, v in launch.get("args", {}).items()),
+                "fill": _fill_text(launch).replace(" buffers ", "", 1),
                 "origin": "synthetic" if synthetic(launch) else launch.get("origin", ""),
                 "instances": finding["instances"], "addresses": finding["addresses"],
                 "seconds": record["seconds"], "message": finding["message"],
@@ -227,11 +237,12 @@ def cell_text(value):
 
 
 def sarif_document(records: list[dict], root: Path | None = None, uncompiled: list[dict] = ()) -> dict:
-    """SARIF 2.1.0 of the kernel records (KernelCheck.to_json): one result per finding;
-    the other access (or the thread that missed the barrier) is a related location.
+    """SARIF 2.1.0 of the kernel records (KernelCheck.to_json): one result per finding,
+    suppressed ones with their `suppressions`; the other access (or the thread that missed
+    the barrier) is a related location.
     Files that did not compile ({file, error}) are the invocation's error notifications.
     Relative file names are relative to `root` (default: the current folder)."""
-    findings = [finding for record in records for finding in record["findings"]]
+    findings = [finding for record in records for finding in record["findings"] + record.get("suppressed", [])]
     used = sorted({f["type"] for f in findings} | {"data-race"})
     rules = [{"id": rule, "shortDescription": {"text": RULES.get(rule, rule.replace("-", " "))},
               "defaultConfiguration": {"level": "warning" if rule in ("redundant-barrier", "warp-mask",
@@ -251,6 +262,8 @@ def sarif_document(records: list[dict], root: Path | None = None, uncompiled: li
                                                             "addresses", "launch") if finding[key] is not None},
                            "synthetic": synthetic(finding["launch"])},
         }
+        if "reason" in finding:  # suppressed, in simulee.toml
+            result["suppressions"] = [{"kind": "external", "justification": finding["reason"]}]
         if finding["second"] is not None:
             related = _sarif_location(finding["second"], finding["kernel"])
             related["id"] = 1

@@ -6,7 +6,9 @@ compiler sees, never the user's files:
 - a header that is not there (generated at build time by CMake, a library not installed:
   `config.h`, OpenCV, MPI) is given an empty stand-in in a scratch folder searched last;
 - a type the missing header declared is declared as an opaque pointer (most such types,
-  cublasHandle_t, cudnnHandle_t, are);
+  cublasHandle_t, cudnnHandle_t, are), and a function it declared (or a function-like
+  macro, checkCudaErrors) as a host function taking anything and doing nothing, so that
+  the host code calling it, and the kernel launches in it, stay;
 - host code that then fails (it uses what the missing header declared, or what clang
   rejects and nvcc accepts) has the bodies of those host functions left out, in copies of
   the source and of the repository's headers that clang sees in their place (a virtual
@@ -32,6 +34,7 @@ MAX_STUB_ROUNDS = 6  # rounds of leaving host functions out
 _MISSING = re.compile(r"^(.*?):\d+:\d+: fatal error: '([^']+)' file not found", re.M)
 _ERROR_LINE = re.compile(r"^(.*?):(\d+):\d+: (?:fatal )?error: ", re.M)
 _UNKNOWN_TYPE = re.compile(r": error: unknown type name '(\w+)'")
+_UNDECLARED = re.compile(r"^(.*?):(\d+):(\d+): error: use of undeclared identifier '(\w+)'", re.M)
 _UNKNOWN_NAMESPACE = re.compile(r"^(.*?):(\d+):\d+: error: (expected namespace name)", re.M)
 _ASM_ESCAPE = re.compile(r"^(.*?):(\d+):\d+: error: (invalid % escape) in inline assembly string", re.M)
 _EXTERN_SHARED = re.compile(r"^(.*?):(\d+):\d+: error: __shared__ variable '(\w+)' cannot be 'extern'", re.M)
@@ -59,6 +62,7 @@ class Salvage:
     editable: tuple[str, ...]  # the folders whose files host code may be left out of (the repository)
     missing: list[str] = field(default_factory=list)
     opaque: list[str] = field(default_factory=list)  # unknown type names declared as opaque pointers
+    functions: list[str] = field(default_factory=list)  # undeclared functions declared as host functions doing nothing
     left_out: list[tuple[str, str, int]] = field(default_factory=list)  # host functions: (file, name, line)
     texts: dict[str, str] = field(default_factory=dict)  # file -> its text with host code left out
     left_out_keys: set = field(default_factory=set)  # (file, line) of the functions left out
@@ -77,9 +81,10 @@ class Salvage:
         arguments += [f"-D{macro}" for macro in self.assumed] + (["-fgpu-rdc"] if self.relocatable else [])
         if self.missing:
             arguments += ["-idirafter", str(self.scratch / "missing")]
-        if self.opaque:
+        if self.opaque or self.functions:
             declarations = self.scratch / "opaque.h"
-            declarations.write_text("".join(f"typedef {_stand_in_type(name)} {name};\n" for name in self.opaque))
+            declarations.write_text("".join(f"typedef {_stand_in_type(name)} {name};\n" for name in self.opaque) + "".join(
+                f"template <class... T> static inline int {name}(T &&...) {{ return 0; }}\n" for name in self.functions))
             arguments += ["-include", str(declarations)]
         texts = dict(self.texts)
         if self.instantiated:
@@ -106,6 +111,8 @@ class Salvage:
             parts.append("assumed a CUDA build: " + ", ".join(self.assumed))
         if self.missing:
             parts.append("missing: " + ", ".join(self.missing))
+        if self.functions:
+            parts.append("functions taken to do nothing: " + ", ".join(self.functions))
         if self.left_out:
             def where(file: str) -> str:
                 path = Path(file)
@@ -152,6 +159,10 @@ class Salvage:
             if unknown:
                 self.opaque += unknown
                 return True
+            called = [name for name in dict.fromkeys(self._called_undeclared(diagnostics)) if name not in self.functions]
+            if called:
+                self.functions += called
+                return True
         if self._leave_out_host_code(diagnostics):
             return True
         if self.arch is None and self.requested_arch != NEWER_ARCH:  # code for a newer GPU (integer wmma, sm_80 asserts)
@@ -162,6 +173,26 @@ class Salvage:
             self.instances = [] if kept == self.instances else kept
             return True
         return False
+
+    def _called_undeclared(self, diagnostics: str) -> list[str]:
+        """Undeclared names that the repository's host functions call (`name(` where the
+        error is): what a missing header declared as a function or a function-like macro.
+        In device code an undeclared name stays an error."""
+        found = []
+        for file, line, column, name in _UNDECLARED.findall(diagnostics):
+            file = os.path.abspath(file)
+            if not self._editable(os.path.realpath(file)):
+                continue
+            try:
+                text = self._text(file)
+            except OSError:
+                continue
+            lines = text.split("\n")
+            number = int(line)
+            in_host = any(f.first <= number <= f.last for f in host_functions(text))
+            if in_host and number <= len(lines) and re.match(r"%s\s*\(" % re.escape(name), lines[number - 1][int(column) - 1:]):
+                found.append(name)
+        return found
 
     def _assume_cuda_build(self, read: list[str]) -> bool:
         """Define the macros by which a repository's sources ask whether the build has CUDA

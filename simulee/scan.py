@@ -117,7 +117,10 @@ def file_tasks(options: ScanOptions) -> list[FileTask]:
     if compile_options.compile_commands is None and options.target.is_dir():
         found = compile_commands.find(root)
         compile_options = replace(compile_options, compile_commands=found and str(found))
-    fingerprint = digest(json.dumps([__version__, asdict(options.settings), asdict(compile_options)]).encode())[:16]
+    config = options.settings.config
+    stated = file_digest(Path(config)) if config else ""  # a changed simulee.toml checks every kernel again
+    fingerprint = digest(json.dumps([__version__, asdict(options.settings), asdict(compile_options),
+                                     stated]).encode())[:16]
     shared = include_dirs(root, files)
     prefix = prefix_folder(root, files, Path(platformdirs.user_cache_dir("simulee")) / "prefixes")
     shared += (prefix,) if prefix else ()
@@ -158,8 +161,10 @@ def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, 
             for name, line, *symbol in record["kernels"]:
                 if not ledger.has_kernel(task, name):
                     found = sites.get(symbol[0], {}) if symbol else {}  # a ledger from before symbols: no sites
+                    # its file's host code launches kernels, but no host code of the repository this one
+                    unlaunched = settings.launch_sites and bool(record.get("sites")) and not found
                     pending.add(pool.submit(check_kernel, KernelTask(task, name, line, settings,
-                                                                     tuple(found.values()))))
+                                                                     tuple(found.values()), unlaunched)))
                     bar.total += 1
         bar.bar_format = None  # the total is final: the time left means something
         bar.refresh()
@@ -313,6 +318,7 @@ class Ledger:
         uncompiled = [r for r in self.files.values() if not compiled(r)]
         files = Counter(r["status"] for r in self.files.values())
         errors = sum(1 for f in findings if f["severity"] == "error")
+        suppressed = sum(len(check.get("suppressed", [])) for check in checks)
         lines = [f"# Simulee scan: {self.project}", "",
                  f"{_count(len(self.files), 'file')} ({len(uncompiled)} not compiled"
                  + (f", {files['degraded']} degraded" if files["degraded"] else "")
@@ -320,7 +326,8 @@ class Ledger:
                  + "), "
                  f"{_count(len(checks), 'kernel')} ({', '.join(f'{n} {s}' for s, n in sorted(statuses.items()))}), "
                  f"{_count(len(findings), 'finding')} ({_count(errors, 'error')}, "
-                 f"{_count(len(findings) - errors, 'warning')}); {self.seconds:.1f} s"
+                 f"{_count(len(findings) - errors, 'warning')}"
+                 + (f"; {suppressed} suppressed" if suppressed else "") + f"); {self.seconds:.1f} s"
                  + (f", {_count(self.resumed, 'kernel')} from an earlier run" if self.resumed else ""), ""]
         by_type = Counter((f["type"], f["severity"]) for f in findings)
         lines += _markdown(("type", "severity", "findings", "kernels", "files"),

@@ -59,6 +59,20 @@ class _Reader:
     def __init__(self, module: ir.Module, function: ir.Function, debug: DebugInfo):
         self.module, self.function, self.debug = module, function, debug
         self.defined = {i.result: i for block in function.blocks for i in block.instructions if i.result}
+        self.incoming: dict[str, list[tuple[str, tuple]]] = {}  # block -> (predecessor, the edge's condition)
+        for block in function.blocks:
+            last = block.instructions[-1] if block.instructions else None
+            if last is not None and last.opcode == "br" and len(last.extra["targets"]) == 2:
+                for target, taken in zip(last.extra["targets"], (True, False)):
+                    self.incoming.setdefault(_label(target), []).append((block.name, ("br", last.operands[0], taken)))
+            elif last is not None and last.opcode == "br":
+                self.incoming.setdefault(_label(last.extra["targets"][0]), []).append((block.name, ("always",)))
+            elif last is not None and last.opcode == "switch":
+                values = tuple(value for value, _ in last.extra["cases"])
+                for value, target in last.extra["cases"]:
+                    self.incoming.setdefault(_label(target), []).append((block.name, ("case", last.operands[0], value)))
+                self.incoming.setdefault(_label(last.extra["default"]), []).append(
+                    (block.name, ("default", last.operands[0], values)))
         self.stores: dict[str, list] = {}  # local pointer -> the values stored to it
         self.written: set[str] = set()  # local pointers passed to a call (which may write them)
         self.pitches: dict[str, object] = {}  # pitch output pointer -> the width asked for (bytes)
@@ -79,6 +93,7 @@ class _Reader:
     def sites(self) -> list[Site]:
         sites, configuration = [], None
         for block in self.function.blocks:
+            self.block = block.name
             for instruction in block.instructions:
                 callee, arguments = instruction.extra.get("callee"), instruction.operands
                 if instruction.opcode != "call" or not callee:
@@ -102,9 +117,24 @@ class _Reader:
         block = expressions.dims(configuration[2], configuration[3])
         shared = expressions.of(configuration[4]) if len(configuration) > 4 else ["const", 0]
         args = None if arguments is None else tuple(expressions.of(a) for a in arguments)
+        conditions = tuple(expressions.condition(edge) for edge in self.path(self.block))
         location = _user_place(self.debug.location(call.dbg))
         return Site(kernel_of_stub(stub), location.file if location else "", location.line if location else 0,
-                    grid, block, shared, args, tuple(expressions.inputs), cooperative)
+                    grid, block, shared, args, tuple(expressions.inputs), cooperative,
+                    tuple(c for c in conditions if c is not None))
+
+    def path(self, block: str) -> list[tuple]:
+        """The conditions of the branches every path to `block` takes: up its chain of
+        blocks with a single predecessor (a merge ends it: what holds above it need not
+        hold on each way in)."""
+        edges, seen = [], {block}
+        while len(self.incoming.get(block, [])) == 1:
+            block, edge = self.incoming[block][0]
+            if block in seen:
+                break
+            seen.add(block)
+            edges.append(edge)
+        return edges
 
     def array_arguments(self, array, count: int) -> list | None:
         """The values whose addresses `cudaLaunchKernel`'s argument array holds, loaded
@@ -137,6 +167,7 @@ class _Expressions:
         self.reader = reader
         self.inputs: list[Input] = []
         self.keys: dict = {}
+        self.halves: dict[int, tuple[list, list]] = {}  # a packed dim3 input -> its x and y inputs
 
     def dims(self, xy, z) -> tuple:
         """x and y packed in an i64 (low and high half), z an i32. A dim3 the host code
@@ -144,9 +175,35 @@ class _Expressions:
         packed = self.of(xy)
         if packed[0] == "input":
             what = self.inputs[packed[1]].what
-            return (self.input(("x", what), IntType(32), f"x of {what}"),
-                    self.input(("y", what), IntType(32), f"y of {what}"), self.of(z))
+            halves = (self.input(("x", what), IntType(32), f"x of {what}"),
+                      self.input(("y", what), IntType(32), f"y of {what}"))
+            self.halves[packed[1]] = halves
+            return (*halves, self.of(z))
         return (*_halves(packed), self.of(z))
+
+    def condition(self, edge: tuple) -> list | None:
+        """The condition a branch edge takes, as an expression that is 1 when it holds
+        (several, for a switch's default: all of its cases fail); None when it reads
+        anything the launch itself does not (a call's result, memory): it says nothing
+        about the launch."""
+        known = len(self.inputs)
+        kind = edge[0]
+        if kind == "always":
+            return None
+        value = _through_halves(self.of(edge[1]), self.halves)
+        bits = _bits(edge[1].type)
+        if kind == "br":
+            result = value if edge[2] else ["xor", 1, value, ["const", 1]]
+        elif kind == "case":
+            result = ["icmp", bits, "eq", value, ["const", edge[2]]]
+        else:  # a switch's default: none of its cases
+            result = _all([["icmp", bits, "ne", value, ["const", v]] for v in edge[2]]) if edge[2] else ["const", 1]
+        read = inputs_of(result)
+        if not read or max(read) >= known:
+            del self.inputs[known:]
+            self.keys = {key: index for key, index in self.keys.items() if index < known}
+            return None
+        return _folded(result)
 
     def of(self, value, depth: int = 0) -> list:
         """The expression of a host value, constants folded."""
@@ -208,6 +265,32 @@ class _Expressions:
             self.keys[key] = len(self.inputs)
             self.inputs.append(Input(kind, _bits(type_), what))
         return ["input", self.keys[key]]
+
+
+def _label(target: str) -> str:
+    return target.lstrip("%")
+
+
+def _all(conditions: list[list]) -> list:
+    """The conjunction of 1-bit conditions."""
+    result = conditions[0]
+    for condition in conditions[1:]:
+        result = ["and", 1, result, condition]
+    return result
+
+
+def _through_halves(expression: list, halves: dict[int, tuple[list, list]]) -> list:
+    """`expression` with the low and high halves of a packed dim3 input (`trunc` of it, of
+    it shifted right by 32) read as its x and y inputs."""
+    if expression[0] == "trunc" and expression[1] == 32:
+        inner = expression[3]
+        if inner[0] == "input" and inner[1] in halves:
+            return halves[inner[1]][0]
+        if inner[0] == "lshr" and inner[3] == ["const", 32] and inner[2][0] == "input" and inner[2][1] in halves:
+            return halves[inner[2][1]][1]
+    if expression[0] in ("const", "input"):
+        return expression
+    return expression[:2] + [_through_halves(e, halves) if isinstance(e, list) else e for e in expression[2:]]
 
 
 def _halves(packed: list) -> tuple[list, list]:

@@ -31,6 +31,7 @@ class Settings:
     max_seconds: float = float("inf")  # for a kernel's search and checks together
     heap_bytes: int = DEFAULT_HEAP_BYTES
     launch_sites: bool = True  # check kernels under the launches the host code makes
+    config: str = ""  # the simulee.toml that states contracts and suppressions (absolute path), if any
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,7 @@ class KernelTask:
     line: int
     settings: Settings
     sites: tuple[dict, ...] = ()  # the kernel's launch sites in the repository's host code (Site.to_json)
+    unlaunched: bool = False  # the host code of its file launches other kernels; none of the repository this one
 
     def record(self, check: dict) -> dict:
         return {"record": "kernel", "root": self.source.root, "file": self.source.file, "sha256": self.source.sha256,
@@ -121,24 +123,44 @@ def _launch_sites(task: FileTask, start: float) -> tuple[list[dict], str]:
 
 def check_kernel(task: KernelTask) -> dict:
     """The kernel's record: its check (KernelCheck.to_json) over the launches the input
-    search finds from the default launch and the kernel's launch sites."""
+    search finds from the default launch and the kernel's launch sites, within what the
+    scan's simulee.toml states of it (and with its suppressions)."""
     from evolve.launchsite import Site
-    from simulee.check import SearchOptions, default_launch, explore, indices_read
+    from simulee.check import Given, SearchOptions, check_given, conditional
+    from simulee.findings import synthetic
 
     settings = task.settings
     try:
         program = _program(task.source)
         kernel = program.kernel(task.kernel)
+        config = _config(settings.config)
+        contract = config.for_kernel(Path(task.source.root, task.source.file), kernel)
+        given = contract.given(kernel, settings.seed) if contract else Given()
     except (SimuleeError, KeyError) as error:
         return task.failed("error", str(error))
-    reads = indices_read(program, kernel)
-    base = default_launch(kernel, reads=reads, shared_bytes=settings.shared_bytes, step_limit=settings.step_limit,
-                          seed=settings.seed, heap_bytes=settings.heap_bytes)
     search = SearchOptions(settings.population, settings.generations, settings.launches, settings.max_blocks,
                            settings.seed, settings.max_seconds)
     sites = tuple(Site.from_json(site) for site in task.sites)
-    check = explore(program, kernel, base, set(), search, settings.warp_model, None, reads, sites)
+    check = check_given(program, kernel, given, contract, search, settings.warp_model, sites,
+                        shared_bytes=settings.shared_bytes, step_limit=settings.step_limit, seed=settings.seed,
+                        heap_bytes=settings.heap_bytes)
+    if task.unlaunched:
+        for finding in check.findings:
+            if synthetic(finding.launch):
+                conditional(finding, UNLAUNCHED)
+    check.suppress(config.reason)
     return task.record(_relative(check.to_json(), task.source.root))
+
+
+UNLAUNCHED = ("its file's host code launches other kernels but no host code of the repository this one: the "
+              "launch is synthetic")
+
+
+@functools.lru_cache(maxsize=2)
+def _config(path: str):
+    from simulee.config import Config, load_config
+
+    return load_config(Path(path)) if path else Config()
 
 
 @functools.lru_cache(maxsize=4)

@@ -7,6 +7,7 @@ import pytest
 
 from conftest import KERNELS, program
 from simulee.check import check_kernel, default_launch
+from interpreter.launch import Alias
 
 INDEPENDENT, LOCKSTEP = "independent", "lockstep"
 
@@ -275,7 +276,8 @@ def test_verdicts_merge_launches():
     file = "paper_examples.cu"
     zero, some = np.zeros(64, np.int32), np.full(64, 2, np.int32)
     quiet = check(file, "loop_trip_barrier_fixed", ((1, 1, 1), (64, 1, 1), {"trips": zero, "most": 2}))
-    assert [v.verdict for v in quiet.verdicts] == ["needed", "redundant", "redundant"]  # nobody writes in the loop
+    # nobody writes in the loop: the barrier between its reads was put to no test, the last one orders no write
+    assert [v.verdict for v in quiet.verdicts] == ["needed", "not-covered", "redundant"]
     both = check(file, "loop_trip_barrier_fixed", ((1, 1, 1), (64, 1, 1), {"trips": zero, "most": 2}),
                  ((1, 1, 1), (64, 1, 1), {"trips": some, "most": 2}))
     assert [v.verdict for v in both.verdicts] == ["needed", "needed", "needed"]
@@ -380,10 +382,10 @@ def test_members_of_a_struct_by_value_are_listed_and_keep_their_defaults_in_the_
         ("w.shift", "integer", 8, 21)]
     assert window.to_json()["members"][5] == {"name": "w.flip", "type": "bool", "kind": "integer", "offset": 20}
     assert program(KERNELS / "enum_params.cu").kernel("apply_op").params[1].to_json()["choices"] == [3, 7, 11]
-    # rows, cols and stride all default to the threads along x: a matrix whose rows never overlap
+    # rows and cols default to the threads along x, the stride to twice that: a matrix whose rows never overlap
     found = explored("struct_members.cu", "copy_next")
     assert found.findings == [] and "d.stride" not in found.search["genes"]
-    assert {launch["args"]["d.stride"] for launch in found.launches} == {found.launches[-1]["args"]["d.rows"]}
+    assert {launch["args"]["d.stride"] for launch in found.launches} == {2 * found.launches[-1]["args"]["d.rows"]}
     assert explored("struct_members.cu", "copy_next_fixed").findings == []
 
 
@@ -415,7 +417,7 @@ def test_the_search_tries_the_constants_the_code_compares_against():
     from evolve.constants import compared_constants
 
     loaded = program(KERNELS / "magic_values.cu")
-    assert compared_constants(loaded, loaded.kernel("magic")) == (1337, 1336, 1338)
+    assert compared_constants(loaded, loaded.kernel("magic")) == (1337, 1336, 1338, 0, -1, 1)  # and the edges
     magic = explored("magic_values.cu", "magic")
     assert [(f.type, f.line) for f in magic.findings] == [("data-race", line_of("magic_values.cu", "every thread"))]
     assert explored("magic_values.cu", "magic_fixed").findings == []
@@ -435,3 +437,69 @@ def test_a_barrier_in_a_loop_one_iteration_never_tested_is_not_covered_not_redun
     two = check(file, "tiled", ((2, 1, 1), (64, 1, 1), {"tiles": 2}))
     assert [v.verdict for v in two.verdicts] == ["needed", "needed"]
     assert two.verdicts[1].race.first.line == line_of(file, "tile[threadIdx.x] = in[k")
+
+
+def test_races_that_need_what_the_buffers_hold_are_found():
+    file = "buffer_contents.cu"
+    for kernel, line in (("threshold", "threads above the threshold race"),
+                         ("negative_first", "threads with a negative input race")):
+        found = explored(file, kernel)
+        assert [(f.type, f.severity, f.line) for f in found.findings] == [("data-race", "error", line_of(file, line))]
+        assert found.findings[0].launch["fill"] != "zeros"  # the witness says what the buffers held
+    assert "@fill" in explored(file, "threshold").search["genes"]
+    for fixed in ("threshold_fixed", "scatter_fixed"):
+        assert explored(file, fixed).findings == []
+
+
+def test_a_race_whose_addresses_meet_through_made_up_content_is_a_warning():
+    file = "buffer_contents.cu"
+    (race,) = explored(file, "scatter").findings  # out[index[t]]: duplicates only if index has them
+    assert (race.type, race.severity, race.line) == ("data-race", "warning", line_of(file, "duplicate indices race"))
+    assert "only when what index holds makes these addresses meet" in race.message
+    given = check(file, "scatter", ((1, 1, 1), (64, 1, 1), {"index": np.arange(64, dtype=np.int32) // 2}))
+    assert [(f.type, f.severity) for f in given.findings] == [("data-race", "error")]  # the user's duplicates
+    distinct = check(file, "scatter", ((1, 1, 1), (64, 1, 1), {"index": np.arange(64, dtype=np.int32)}))
+    assert distinct.findings == []
+
+
+def test_a_fault_at_an_address_made_up_content_gives_makes_the_launch_invalid_not_a_finding():
+    file = "buffer_contents.cu"
+    wide = check(file, "scatter", ((1, 1, 1), (64, 1, 1), {}))  # zeros: every thread writes out[0]
+    assert [f.severity for f in wide.findings] == ["warning"]
+    from simulee.check import check_kernel, default_launch
+
+    loaded = program(KERNELS / file)
+    info = loaded.kernel("scatter")
+    far = check_kernel(loaded, info, [default_launch(info, {}, (1, 1, 1), (64, 1, 1), fill="wide")])
+    assert far.launches[0]["status"] == "invalid"
+    assert "what index holds (content Simulee made up) is out of bounds" in far.notes[0]
+    assert [(f.type, f.severity) for f in far.findings] == [("vacuous-check", "warning")]  # nothing was checked
+
+
+def test_a_race_only_an_in_place_call_makes_is_a_warning_that_says_so():
+    file = "buffer_contents.cu"
+    (race,) = explored(file, "shift").findings
+    assert (race.type, race.severity, race.line) == ("data-race", "warning", line_of(file, "in place, thread t"))
+    assert race.launch["args"]["in"] == "=out" and "only when in==out" in race.message
+    assert explored(file, "shift_from_input").findings == []  # a const input is never the output
+    given = check(file, "shift", ((1, 1, 1), (64, 1, 1), {"in": Alias("out")}))  # the user says it is in place
+    assert [(f.type, f.severity) for f in given.findings] == [("data-race", "error")]
+
+
+def test_a_scalar_that_takes_a_uniform_index_past_a_table_is_a_contract_not_a_bug():
+    file = "buffer_contents.cu"
+    searched = explored(file, "per_level")
+    assert searched.findings == [] and "level=64" in searched.notes[0]
+    assert any(entry["status"] == "ok" for entry in searched.launches)  # smaller levels were checked
+    given = check(file, "per_level", ((1, 1, 1), (32, 1, 1), {"level": 20}))  # a value the user chose is a bug
+    assert [f.type for f in given.findings] == ["out-of-bounds"]
+
+
+def test_a_barrier_no_launch_put_to_the_test_is_not_covered_not_redundant():
+    from simulee.detect.redundant import NOTHING_ACROSS
+
+    lone = check("reduction.cu", "reduce_sum", ((2, 1, 1), (1, 1, 1), {"n": 2}))  # one thread per block
+    assert [v.verdict for v in lone.verdicts] == ["not-covered", "not-covered"] and lone.findings == []
+    assert lone.verdicts[0].passes == 2 and lone.verdicts[0].reason == NOTHING_ACROSS
+    full = check("reduction.cu", "reduce_sum", ((2, 1, 1), (64, 1, 1), {"n": 128}))
+    assert [v.verdict for v in full.verdicts] == ["needed", "needed"]

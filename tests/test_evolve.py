@@ -13,7 +13,8 @@ from evolve.fitness import WORST, Fitness, measure
 from evolve.mutation import adapted_steps, cauchy_child, gaussian_child, initial_steps
 from evolve.space import Gene, SearchSpace
 from interpreter.launch import Launch
-from interpreter.memory import GLOBAL, LOCAL, SHARED, random_words
+from interpreter.contents import Fill
+from interpreter.memory import GLOBAL, LOCAL, SHARED
 from interpreter.simt import execute
 from interpreter.trace import TraceRecorder
 from simulee.check import default_launch
@@ -113,15 +114,31 @@ def test_space_has_only_the_dimensions_the_kernel_reads():
     assert [g.name for g in space_of("search_targets.cu", "quotient_write").genes] == ["block.x", "d"]
     assert [g.name for g in space_of("search_targets.cu", "diagonal").genes] == ["block.x", "block.y"]
     assert [g.name for g in space_of("matmul.cu", "matmul").genes] == \
-        ["grid.x", "grid.y", "block.x", "block.y", "m", "k", "n"]
+        ["grid.x", "grid.y", "block.x", "block.y", "m", "k", "n"]  # no aliases: a and b are const, inputs
     assert [g.name for g in space_of("matmul.cu", "matmul", {"grid", "k"}).genes] == ["block.x", "block.y", "m", "n"]
+    assert [g.name for g in space_of("qualifiers.cu", "qualified").genes] == ["block.x"]
+
+
+def test_only_an_input_and_an_output_of_one_type_may_be_one_buffer():
+    from evolve.space import alias_pairs
+    from evolve.taint import pointer_accesses
+
+    def pairs(file, kernel):
+        loaded = program(KERNELS / file)
+        info = loaded.kernel(kernel)
+        return alias_pairs(info, pointer_accesses(loaded, info))
+
+    assert pairs("buffer_contents.cu", "shift") == (("in", "out"),)
+    assert pairs("buffer_contents.cu", "shift_from_input") == ()  # a const input
+    assert pairs("qualifiers.cu", "qualified") == ()  # __restrict__
+    assert pairs("buffer_contents.cu", "two_outputs") == ()  # both only written
 
 
 def test_repair_keeps_launches_legal():
     space = space_of("matmul.cu", "matmul", max_blocks=16)
     grid_x, grid_y, block_x, block_y, m, k, n = space.repair([64, 8, 512, 64, 0, -5.6, 1e9])
     assert grid_x * grid_y <= 16 and block_x * block_y <= 1024
-    assert (m, k, n) == (1, 1, 65536)
+    assert (m, k, n) == (0, 1, 65536)  # m only bounds a branch: down to -1; k and n scale addresses: from 1
     rounded = space.repair([1, 1, 1, 1, 2.6, 7.4, 3])
     assert rounded[4:] == [3, 7, 3] and all(isinstance(v, int) for v in rounded)
 
@@ -198,10 +215,24 @@ def test_coverage_records_edges_and_splits():
 
 def test_random_content_depends_on_seed_and_position_only():
     words = np.arange(4096)
-    first, again, other = random_words(7, words), random_words(7, words), random_words(8, words)
+    first, again, other = (Fill("small", seed).values(words) for seed in (7, 7, 8))
     assert (first == again).all() and (first != other).any()
     assert first.min() == 0 and first.max() == 63
-    assert (random_words(7, words[100:200]) == first[100:200]).all()
+    assert (Fill("small", 7).values(words[100:200]) == first[100:200]).all()
+
+
+def test_fills_give_what_they_promise_in_the_element_type():
+    elements = np.arange(4096)
+    distinct = Fill("distinct", 3, "<i4").values(elements)
+    assert len(np.unique(distinct)) == len(elements) and set(distinct.tolist()) == set(elements.tolist())
+    assert (np.diff(Fill("sorted", 3, "<i8").values(elements)) >= 0).all()
+    assert (Fill("sorted", 3).values(elements) == elements // 2).all()
+    wide = Fill("wide", 5, "<i4", (1337,)).values(elements)
+    assert wide.dtype == np.int32 and wide.min() < 0 and wide.max() > 64 and (wide == 1337).any()
+    assert {0, 1, -1, 2**31 - 1, -2**31} <= set(wide.tolist())
+    floats = Fill("wide", 5, "<f4").values(elements)
+    assert floats.dtype == np.float32 and np.isfinite(floats).all() and floats.min() < -100 and floats.max() > 100
+    assert (Fill("small", 5, "<f4").values(elements) == Fill("small", 5).values(elements)).all()  # 0.0 to 63.0
 
 
 def test_work_limit_stops_a_launch():

@@ -783,10 +783,11 @@ __global__ void absurd(char *out, unsigned long long length, int count) {
 
 
 def test_a_table_of_pointers_fills_the_slots_touched_and_leaves_those_past_its_bound_null():
+    from interpreter.contents import Fill
     from interpreter.memory import GLOBAL, POINTER_SLOTS, Memory, split
 
     memory = Memory()
-    table = memory.regions[memory.add_pointer_table("rows", 2, fill_seed=3)]
+    table = memory.regions[memory.add_pointer_table("rows", 2, Fill("small", 3))]
     table.ensure(16, np.array([0, 8]), 8)  # slots 0 and 1 (and the rest of their chunk)
     first, second = table.data.view("<i8")[:2]
     spaces, regions, offsets = split(np.array([first, second], dtype=np.int64))

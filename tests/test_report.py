@@ -38,7 +38,8 @@ def test_json_report_field_by_field(run_cli):
     (finding,) = kernel["findings"]
     expected = {"type": "data-race", "severity": "error", "kernel": "atomic_vs_plain", "line": 47, "column": 36,
                 "space": "global", "hazard": "write-write", "scope": "inter-warp", "benign": False,
-                "launch": {"grid": [1, 1, 1], "block": [64, 1, 1], "args": {}, "origin": "default"}, "instances": 2, "addresses": 1}
+                "launch": {"grid": [1, 1, 1], "block": [64, 1, 1], "args": {}, "fill": "zeros", "origin": "default"},
+                "instances": 2, "addresses": 1}
     assert {key: finding[key] for key in expected} == expected
     assert finding["file"] == kernel["file"]
     assert finding["first"] == {"access": "write", "line": 47, "column": 36, "file": kernel["file"],

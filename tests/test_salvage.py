@@ -45,7 +45,9 @@ def test_missing_headers_are_stood_in_for_and_failing_host_code_left_out(records
     assert record["status"] == "degraded"
     assert [name for name, *_ in record["kernels"]] == ["scale"]
     assert "missing: project_config.h, fancylib/matrix.hpp" in record["error"]
-    assert "host code left out: launch_scale (gpu/generated_config.cu:9)" in record["error"]
+    assert "functions taken to do nothing: fancy_synchronize" in record["error"]  # launch_scale stays
+    assert "host code left out: rows_of (gpu/generated_config.cu:14)" in record["error"]
+    assert [site["line"] for site in record["sites"]] == [11]
 
 
 def test_degraded_kernels_are_still_checked_and_the_user_is_told():
@@ -228,3 +230,11 @@ def test_a_missing_librarys_namespace_and_vector_types_are_taken_as_their_names_
     out = result.buffers["vertices"].reshape(32, 7)
     np.testing.assert_array_equal(out[:, 1], np.arange(32) * np.float32(0.5))
     np.testing.assert_array_equal(out[:, 6], 1)
+
+
+def test_functions_of_a_missing_header_do_nothing_so_host_code_and_its_launches_stay(records):
+    record = records["gpu/checked_launch.cu"]
+    assert record["status"] == "degraded" and "host code left out" not in record["error"]
+    assert "functions taken to do nothing: checkCudaErrors, getLastCudaError" in record["error"]
+    (site,) = record["sites"]
+    assert site["line"] == 11 and site["block"] == [["const", 128], ["const", 1], ["const", 1]]

@@ -10,7 +10,8 @@ import pytest
 from conftest import KERNELS, program, written
 from evolve.search import search
 from evolve.space import SearchSpace
-from evolve.taint import relevant_parameters
+from evolve.space import alias_pairs
+from evolve.taint import pointer_accesses, relevant_parameters
 from simulee.check import SearchOptions, check_kernel, default_launch, explore
 
 SEEDS = (1, 2, 3)
@@ -105,10 +106,12 @@ def test_only_relevant_scalars_are_searched():
     loaded = program(KERNELS / "relevance.cu")
     info = loaded.kernel("mixed")
     assert relevant_parameters(loaded, info) == {
-        "d": ["address"], "n": ["branch"], "stride": ["address", "branch"], "scale": ["address"],
-        "stored": ["address"]}
-    space = SearchSpace.of(info, default_launch(info), relevant_parameters(loaded, info), {"n"})
-    assert [g.name for g in space.genes] == ["block.x", "d", "stride", "scale", "stored"]
+        "b": ["address"], "d": ["address"], "n": ["branch"], "stride": ["address", "branch"], "scale": ["address"],
+        "stored": ["address"]}  # b: what its buffer holds becomes an index (a[b[t]])
+    pairs = alias_pairs(info, pointer_accesses(loaded, info))
+    assert pointer_accesses(loaded, info) == {"a": {"read", "write"}, "b": {"read", "write"}} and pairs == (("b", "a"),)
+    space = SearchSpace.of(info, default_launch(info), relevant_parameters(loaded, info), {"n"}, aliases=pairs)
+    assert [g.name for g in space.genes] == ["block.x", "d", "stride", "scale", "stored", "@fill", "@alias"]
 
 
 def test_same_seed_same_report(run_cli):
@@ -139,7 +142,7 @@ def test_json_shows_the_search(run_cli):
     assert 1 <= len(search_json["history"]) <= 10
     for record in search_json["history"]:
         assert set(record) == {"generation", "evaluations", "best", "launch"}
-        assert set(record["launch"]) == {"grid", "block", "args"}
+        assert set(record["launch"]) == {"grid", "block", "args", "fill"}
     assert search_json["stopped"] in ("acceptable", "converged", "generations")
     searched_launches = [entry for entry in kernel["launches"] if entry["fitness"] is not None]
     assert searched_launches and all(0 < entry["fitness"]["F"] <= 1 for entry in searched_launches)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import TESTS
-from evolve.launchsite import Site, evaluate
+from evolve.launchsite import Site, evaluate, input_bounds
 from simulee.frontend import CompileOptions
 from simulee.sites import host_sites, kernel_of_stub
 
@@ -162,3 +162,30 @@ def test_a_value_given_with_arg_holds_beside_the_sites():
     kernel = check_json("grids.cu", "-k", "scale", "--arg", "n=300")
     assert {launch["args"]["n"] for launch in kernel["launches"]} == {300}
     assert all(launch["origin"].startswith("site grids.cu:") for launch in kernel["launches"])
+
+
+def test_what_the_host_code_tests_around_a_launch_bounds_its_values():
+    sites = {site.kernel: site for site in sites_of("dispatch.cu")}
+    (condition,) = sites["_Z4tileILi16EEvPf"].conditions  # block.x == 16
+    assert input_bounds(condition)[1:] == (16, 16)
+    (guard,) = sites["_Z4fillPii"].conditions  # not n > 4096
+    assert input_bounds(guard)[1:] == (None, 4096)
+    for kernel, block in (("tile<16>", 16), ("tile<32>", 32)):
+        checked = check_json("dispatch.cu", "-k", kernel)
+        assert {tuple(l["block"]) for l in checked["launches"]} == {(block, 1, 1)} and checked["findings"] == []
+    fill = check_json("dispatch.cu", "-k", "fill")
+    assert fill["findings"] == [] and all(l["args"]["n"] <= 4096 for l in fill["launches"])
+    # without the sites, the search tries what the host code never does
+    assert 10 in [f["line"] for f in errors(check_json("dispatch.cu", "-k", "tile<16>", "--no-launch-sites"))]
+    assert errors(check_json("dispatch.cu", "-k", "fill", "--no-launch-sites"))[0]["line"] == 17
+
+
+def test_a_kernel_its_files_host_code_never_launches_is_reported_as_a_warning_by_a_scan(tmp_path):
+    result = simulee("scan", SITES / "dispatch.cu", "-o", tmp_path / "out", "-q", "--jobs", "1")
+    assert result.returncode == 0, result.stderr  # warnings only
+    rows = list(csv.DictReader((tmp_path / "out" / "bugs.csv").open()))
+    assert [(r["kernel"], r["type"], r["severity"], r["line"]) for r in rows] == [
+        ("unused", "data-race", "warning", "22")]
+    assert "no host code of the repository this one" in rows[0]["message"]
+    checked = check_json("dispatch.cu", "-k", "unused")  # a check of the file alone still calls it an error
+    assert [f["severity"] for f in checked["findings"]] == ["error"]

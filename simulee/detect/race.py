@@ -303,7 +303,8 @@ def summarize(model: MemoryAccessModel, pairs: Pairs) -> list[Finding]:
                    + (" (both wrote the same value)" if all_benign else ""))
         findings.append(Finding("data-race", WARNING if all_benign else ERROR, result.kernel, message,
                                 first_place, second_place, space, hazard, scope, all_benign, launch,
-                                int(instances[index]), int(units[index])))
+                                int(instances[index]), int(units[index]),
+                                ops=tuple((ops[int(c["op"][x])].function, ops[int(c["op"][x])].index) for x in (a, b))))
     return findings
 
 

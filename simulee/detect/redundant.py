@@ -23,9 +23,12 @@ import numpy as np
 from interpreter.loops import innermost_loop
 from simulee.detect.divergence import divergent_barriers
 from simulee.detect.race import Pairs, racing_pairs, summarize
+from interpreter.trace import READ
 from simulee.findings import WARNING, Finding, Place, display, place, place_at
 
 NOT_EXERCISED = "in a loop that ran at most one iteration in every launch: the next iteration's accesses never met it"
+NOTHING_ACROSS = ("no launch had blocks of two threads or more write anything around it: it was never put to the "
+                  "test")
 
 # a plain block barrier: no result (a __syncthreads_count/and/or computes a value, so it can
 # never be removed) and not a split arrive
@@ -66,7 +69,7 @@ def barrier_verdicts(program, kernel, launches, warp_model: str = "independent")
     removed: list[list] = [[] for _ in launches]  # per launch: passes of the barriers found redundant
     divergent_ops = [divergent_barriers(result) for result, _ in launches]
     for site in sites:
-        passes, divergent, race, repeated = 0, False, None, False
+        passes, divergent, race, repeated, exercised = 0, False, None, False, False
         function = program.function(site[0])
         in_loop = innermost_loop(function, function.ops[site[1]].block) is not None
         location = None
@@ -81,6 +84,7 @@ def barrier_verdicts(program, kernel, launches, warp_model: str = "independent")
             own[number] = blocks, epochs = _passes(result, op)
             passes += len(blocks)
             repeated = repeated or _repeated(blocks)
+            exercised = exercised or _exercised(model, blocks, epochs)
             if len(blocks) and race is None:
                 gone = removed[number] + [own[number]]
                 race = _race_without(model, np.concatenate([b for b, _ in gone]),
@@ -94,6 +98,8 @@ def barrier_verdicts(program, kernel, launches, warp_model: str = "independent")
             verdict = "needed"
         elif in_loop and not repeated:
             verdict, reason = "not-covered", NOT_EXERCISED
+        elif not exercised:
+            verdict, reason = "not-covered", NOTHING_ACROSS
         else:
             verdict = "redundant"
         if verdict == "redundant":
@@ -119,6 +125,20 @@ def _passes(result, op: int) -> tuple[np.ndarray, np.ndarray]:
     if not blocks:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     return np.concatenate(blocks).astype(np.int64), np.concatenate(epochs).astype(np.int64)
+
+
+def _exercised(model, blocks: np.ndarray, epochs: np.ndarray) -> bool:
+    """Whether some pass of the barrier could have shown a race: its block has two threads
+    or more, and something was written in the epochs it separated. A block of one thread,
+    or a barrier with nothing written around it, puts it to no test."""
+    if len(model) == 0 or len(blocks) == 0 or model.result.launch.threads_per_block < 2:
+        return False
+    epoch = model["epoch"].astype(np.int64)
+    stride = int(max(epochs.max(), epoch.max())) + 2
+    passes = np.unique(blocks.astype(np.int64) * stride + epochs)
+    written = model["action"] != READ
+    key = model["block"][written].astype(np.int64) * stride + epoch[written]
+    return bool((np.isin(key, passes) | np.isin(key - 1, passes)).any())
 
 
 def _repeated(blocks: np.ndarray) -> bool:

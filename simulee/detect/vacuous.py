@@ -14,14 +14,19 @@ VACUOUS = "vacuous-check"
 
 
 def find_vacuous(kernel: KernelInfo, explored: list[tuple[Result, MemoryAccessModel]], found: int) -> list[Finding]:
-    """The warning for `kernel` when none of the launches checked (`explored`: each with
-    its model, which holds every global and shared access that did not fault) touched
-    memory and the `found` findings of its check are none."""
-    if not explored or found or any(len(model) for _, model in explored):
+    """The warning for `kernel` when its check found nothing (`found` findings: none) and
+    none of the launches checked (`explored`: each with its model, which holds every
+    global and shared access that did not fault) touched memory, or no launch was
+    checked at all (every one outside the kernel's contract, or none could be made)."""
+    if found or any(len(model) for _, model in explored):
         return []
+    where = Place("kernel", kernel.file, kernel.line, 0)
+    if not explored:
+        return [Finding(VACUOUS, WARNING, kernel.name, "vacuous check: no launch could be checked (none could be "
+                        "made, or each was outside what the kernel is written for: see the notes); give the launch "
+                        "and arguments the kernel is used with (--launch, --arg, simulee.toml)", where)]
     launches = len(explored)
     message = (f"vacuous check: {'no launch' if launches > 1 else 'the launch'} checked "
                f"({launches} launch{'es' if launches > 1 else ''}) accessed global or shared memory, so nothing "
                "was checked; give the launch and arguments the kernel is used with (--launch, --arg)")
-    return [Finding(VACUOUS, WARNING, kernel.name, message, Place("kernel", kernel.file, kernel.line, 0),
-                    launch=launch_of(explored[0][0]))]
+    return [Finding(VACUOUS, WARNING, kernel.name, message, where, launch=launch_of(explored[0][0]))]

@@ -1,0 +1,36 @@
+// Kernels whose correct use needs what simulee.toml (beside this file) states.
+
+// Rows of `width` floats at a pitch: rows overlap unless pitch >= width.
+__global__ void copy_rows(float *out, const float *in, int width, int pitch) {
+  int x = threadIdx.x, y = blockIdx.x;
+  if (x < width) out[y * pitch + x] = in[y * width + x];  // rows overlap when pitch < width
+}
+
+// Stream compaction: offsets is the exclusive scan of flags, so kept elements never meet.
+__global__ void compact(const int *flags, const int *offsets, const float *in, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && flags[i]) out[offsets[i]] = in[i];
+}
+
+// The same with an off-by-half slot: kept neighbours meet even with the stated offsets.
+__global__ void compact_halved(const int *flags, const int *offsets, const float *in, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && flags[i]) out[offsets[i] / 2] = in[i];  // two kept elements share a slot
+}
+
+// Tiles of `tile` elements: correct only for tile == blockDim.x.
+__global__ void tiled(float *data, int tile) {
+  __shared__ float s[1024];
+  s[threadIdx.x] = data[blockIdx.x * tile + threadIdx.x];
+  __syncthreads();
+  data[blockIdx.x * tile + threadIdx.x] = s[blockDim.x - 1 - threadIdx.x];  // tiles overlap when tile < blockDim.x
+}
+
+// Mode 3 is a broken mode nobody uses.
+__global__ void modes(int *out, int mode) {
+  int t = threadIdx.x;
+  if (mode == 3)
+    out[0] = t;  // every thread writes out[0]
+  else
+    out[t] = mode;
+}

@@ -1,0 +1,87 @@
+// Races that depend on what the buffers hold, on two pointers being one buffer, and a
+// scalar that indexes a fixed-size table: what the search's content, alias and contract
+// handling are for.
+// kernel: threshold(const int *in, int *found)
+//   reads: tid.x
+//   shared: 0
+// kernel: threshold_fixed(const int *in, int *found)
+//   reads: tid.x
+//   shared: 0
+// kernel: negative_first(const int *in, int *out)
+//   reads: tid.x
+//   shared: 0
+// kernel: scatter(const int *index, int *out)
+//   reads: tid.x
+//   shared: 0
+// kernel: scatter_fixed(const int *index, int *out)
+//   reads: tid.x
+//   shared: 0
+// kernel: shift(int *out, int *in)
+//   reads: tid.x
+//   shared: 0
+// kernel: shift_from_input(int *out, const int *in)
+//   reads: tid.x
+//   shared: 0
+// kernel: two_outputs(int *sums, int *counts)
+//   reads: tid.x
+//   shared: 0
+// kernel: per_level(int *out, int level)
+//   reads: tid.x
+//   shared: 0
+
+__device__ int level_counts[2 * 8 + 1];
+
+// Only values above 100 make threads write `found`: small random words never are.
+__global__ void threshold(const int *in, int *found) {
+  int t = threadIdx.x;
+  if (in[t] > 100) *found = t;  // threads above the threshold race
+}
+
+__global__ void threshold_fixed(const int *in, int *found) {
+  int t = threadIdx.x;
+  if (in[t] > 100) atomicMax(found, t);
+}
+
+// Only negative values make threads write out[0].
+__global__ void negative_first(const int *in, int *out) {
+  int t = threadIdx.x;
+  if (in[t] < 0)
+    out[0] = t;  // threads with a negative input race
+  else
+    out[t + 1] = in[t];
+}
+
+// Collides when two indices are equal.
+__global__ void scatter(const int *index, int *out) {
+  int t = threadIdx.x;
+  out[index[t]] = t;  // duplicate indices race
+}
+
+__global__ void scatter_fixed(const int *index, int *out) {
+  int t = threadIdx.x;
+  out[t] = index[t];
+}
+
+// Races only when called in place (out == in).
+__global__ void shift(int *out, int *in) {
+  int t = threadIdx.x;
+  out[t] = in[t + 1];  // in place, thread t reads what thread t + 1 writes
+}
+
+// The same, but `in` is declared an input.
+__global__ void shift_from_input(int *out, const int *in) {
+  int t = threadIdx.x;
+  out[t] = in[t + 1];
+}
+
+// Two outputs, only written: no call passes one buffer as both.
+__global__ void two_outputs(int *sums, int *counts) {
+  int t = threadIdx.x;
+  sums[t / 2] = t;  // neighbours race, whatever the buffers
+  counts[t] = 1;
+}
+
+// Every thread reads the same entry, which exists only for level < 8.
+__global__ void per_level(int *out, int level) {
+  out[threadIdx.x] = level_counts[2 * level + 1];  // past the table for level >= 8
+}

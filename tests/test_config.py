@@ -1,0 +1,138 @@
+"""simulee.toml: contracts the user states (launches, values, ranges, relations, buffers,
+aliases) keep correct kernels clean and leave real bugs found; suppressions hide what the
+user accepts; mistakes in the file are one-line errors."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+from conftest import ROOT
+
+CONFIG = ROOT / "tests" / "config"
+KERNELS = CONFIG / "kernels.cu"
+
+
+@pytest.fixture
+def no_config(tmp_path) -> str:
+    empty = tmp_path / "empty.toml"
+    empty.write_text("")
+    return str(empty)
+
+
+def findings(run_cli, *options, kernel: str) -> list[tuple[str, str, int]]:
+    status, out, err = run_cli("check", KERNELS, "-k", kernel, "--format", "json", *options)
+    assert status in (0, 1), err
+    (check,) = json.loads(out)["kernels"]
+    return [(f["type"], f["severity"], f["line"]) for f in check["findings"]]
+
+
+def line_of(text: str) -> int:
+    return next(number for number, line in enumerate(KERNELS.read_text().splitlines(), 1) if text in line)
+
+
+@pytest.mark.parametrize("kernel, racy_line, severity", [
+    ("copy_rows", "rows overlap when pitch < width", "error"),  # relation pitch >= width
+    # offsets = exclusive_scan(flags); made up, they meet: a warning that says it rests on made-up content
+    ("compact", "out[offsets[i]] = in[i]", "warning"),
+    ("tiled", "tiles overlap when tile < blockDim.x", "error"),  # tile == blockDim.x, computed
+    ("modes", "every thread writes out[0]", "error"),  # mode only 0, 1 or 2
+])
+def test_what_the_toml_states_keeps_a_correct_kernel_clean(run_cli, no_config, kernel, racy_line, severity):
+    assert findings(run_cli, kernel=kernel) == []
+    unstated = findings(run_cli, "--config", no_config, kernel=kernel)
+    assert ("data-race", severity, line_of(racy_line)) in unstated
+
+
+def test_a_real_bug_stays_found_under_the_stated_contract(run_cli):
+    assert findings(run_cli, kernel="compact_halved") == [("data-race", "error", line_of("share a slot"))]
+
+
+def test_stated_buffers_and_derived_arguments_are_what_the_launch_checked(run_cli):
+    status, out, _ = run_cli("check", KERNELS, "-k", "tiled", "--format", "json")
+    (check,) = json.loads(out)["kernels"]
+    assert "tile" not in check["search"]["genes"]  # computed from the block, never searched
+    assert all(launch["args"]["tile"] == launch["block"][0] for launch in check["launches"])
+    status, out, _ = run_cli("check", KERNELS, "-k", "compact", "--format", "json")
+    (check,) = json.loads(out)["kernels"]
+    assert all(launch["args"]["offsets"].startswith("int32[") for launch in check["launches"])
+
+
+def test_exact_launches_and_values_from_the_toml(run_cli, tmp_path):
+    (tmp_path / "kernels.cu").write_text(KERNELS.read_text())
+    (tmp_path / "simulee.toml").write_text(textwrap.dedent("""
+        [[kernel]]
+        name = "modes"
+        launches = ["1/64/mode=3", "1/32/mode=1"]
+    """))
+    status, out, _ = run_cli("check", tmp_path / "kernels.cu", "-k", "modes", "--format", "json")
+    (check,) = json.loads(out)["kernels"]
+    assert [(l["grid"], l["block"], l["args"], l["origin"]) for l in check["launches"]] == [
+        ([1, 1, 1], [64, 1, 1], {"mode": 3}, "stated"), ([1, 1, 1], [32, 1, 1], {"mode": 1}, "stated")]
+    assert status == 1 and [f["type"] for f in check["findings"]] == ["data-race"]
+    assert check["findings"][0]["launch"]["origin"] == "stated"  # not synthetic: the user says so
+    status, out, _ = run_cli("check", tmp_path / "kernels.cu", "-k", "modes", "--arg", "mode=2", "--format", "json")
+    (check,) = json.loads(out)["kernels"]  # the command line wins over the toml
+    assert status == 0 and {l["args"]["mode"] for l in check["launches"]} == {2}
+
+
+def test_a_suppression_hides_a_finding_from_the_text_and_marks_it_in_sarif(run_cli, tmp_path):
+    (tmp_path / "kernels.cu").write_text(KERNELS.read_text())
+    (tmp_path / "simulee.toml").write_text(textwrap.dedent("""
+        [[suppress]]
+        rule = "data-race"
+        kernel = "compact_*"
+        reason = "tracked in #12"
+    """))
+    status, out, _ = run_cli("check", tmp_path / "kernels.cu", "-k", "compact_halved")
+    assert status == 0 and "error:" not in out and "1 suppressed" in out
+    status, out, _ = run_cli("check", tmp_path / "kernels.cu", "-k", "compact_halved", "--format", "sarif")
+    (result,) = json.loads(out)["runs"][0]["results"]
+    assert result["suppressions"] == [{"kind": "external", "justification": "tracked in #12"}]
+    status, out, _ = run_cli("check", tmp_path / "kernels.cu", "-k", "modes")  # other kernels are not hidden
+    assert status == 1
+
+
+def test_a_scan_reads_the_repository_toml(run_cli, tmp_path):
+    (tmp_path / "kernels.cu").write_text(KERNELS.read_text())
+    (tmp_path / "simulee.toml").write_text((CONFIG / "simulee.toml").read_text() + textwrap.dedent("""
+        [[suppress]]
+        kernel = "compact_halved"
+    """))
+    status, out, err = run_cli("scan", tmp_path, "-o", tmp_path / "out", "--jobs", "1", "-q")
+    assert status == 0, err
+    assert "1 suppressed" in out and "0 errors" in out
+    bugs = (tmp_path / "out" / "bugs.csv").read_text().splitlines()
+    assert len(bugs) == 1  # the header alone
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[[kernel]\nname = 1", "not valid TOML"),
+    ("[[kernel]]\nnmae = 'x'", "unknown key 'nmae'"),
+    ("[[kernel]]\nname = 'copy_rows'\nargs = { widht = 4 }", "copy_rows has no scalar parameter 'widht'"),
+    ("[[kernel]]\nrelations = ['pitch >= ']", "is not an expression"),
+    ("[[kernel]]\nrelations = ['__import__(\"os\")']", "calls something other than"),
+    ("[[kernel]]\nbuffers = { flags = 'int32:n:shuffled' }", "content 'shuffled' is not one of"),
+    ("[[kernel]]\nargs = { n = '9..1' }", "the range is empty"),
+    ("[[kernel]]\nblock = '2048'", "at most 1,024"),
+    ("[[suppress]]\nrule = 3", "are strings"),
+    ("[[tables]]", "unknown table tables"),
+])
+def test_a_mistake_in_the_toml_is_one_line_and_status_2(run_cli, tmp_path, text, message):
+    config = tmp_path / "simulee.toml"
+    config.write_text(text)
+    status, out, err = run_cli("check", KERNELS, "-k", "copy_rows", "--config", config)
+    assert status == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_the_nearest_toml_applies_but_not_one_beyond_the_repository(tmp_path):
+    from simulee.config import find_config
+
+    (tmp_path / "simulee.toml").write_text("")
+    nested = tmp_path / "repo" / "src"
+    nested.mkdir(parents=True)
+    assert find_config(nested) == tmp_path / "simulee.toml"
+    (tmp_path / "repo" / ".git").mkdir()
+    assert find_config(nested) is None
