@@ -9,11 +9,9 @@ fault in thread 0 of every axis bounds nothing: it stays a finding.
 Likewise for the scalar arguments the search chooses: an index that is the same in every
 thread and depends only on such arguments (`d_count[2 * octave + 1]` into a 17-element
 array; evolve.taint.address_sources) going out of bounds says the arguments are outside
-what the kernel was written for. And for what buffers hold: an address computed from
-values read from a buffer whose content Simulee made up (an index array, a table of
-descriptors holding pointers) that goes out of bounds, or to null, says the made-up
-content is not what the kernel is given. Such launches are outside the contract, not bugs
-in the kernel."""
+what the kernel was written for: such launches are outside the contract, not bugs in the
+kernel. (What buffers hold is judged by simulee.check: a fault at an address computed from
+content Simulee made up is the made-up content's, not the kernel's.)"""
 
 from __future__ import annotations
 
@@ -53,7 +51,6 @@ class Outside:
 
 
 UNIFORM_INDEX = "the same index in every thread goes past a fixed-size array when {}"
-MADE_UP_CONTENT = "an address computed from what {} holds (content Simulee made up) is {}"
 
 
 @dataclass
@@ -94,26 +91,25 @@ class Contract:
         return not self.allows(block)
 
     def breaks(self, result: Result) -> Outside | None:
-        """Why `result`'s launch is outside the contract through its arguments or buffers
-        (None: it is not): an out-of-bounds fault at an index only searched arguments
-        decide, or a memory fault at an address computed from made-up content."""
-        made_up = made_up_buffers(result.launch, self.buffers)
+        """Why `result`'s launch is outside the contract through its arguments (None: it
+        is not): an out-of-bounds fault at an index only searched arguments decide."""
         for fault in result.events.faults:
             source = self._source(result, fault)
             uniform = source.uniform_in(self.open) if fault.kind == OUT_OF_BOUNDS else frozenset()
-            if uniform:
-                why = UNIFORM_INDEX.format(", ".join(f"{n}={result.launch.args.get(n)}" for n in sorted(uniform)))
-            elif fault.kind in MEMORY_FAULTS and source.contents & made_up:
-                what = "null" if fault.kind == NULL_POINTER else "misaligned" if fault.kind == MISALIGNED else \
-                    "out of bounds"
-                why = MADE_UP_CONTENT.format(", ".join(sorted(source.contents & made_up)), what)
-            else:
+            if not uniform:
                 continue
+            why = UNIFORM_INDEX.format(", ".join(f"{n}={result.launch.args.get(n)}" for n in sorted(uniform)))
             found = Outside(why, result.trace.ops[fault.op].location)
             if all(known.location != found.location for known in self.outside):
                 self.outside.append(found)  # the first launch that breaks it there
             return found
         return None
+
+    def made_up_reads(self, launch, ops) -> list[str]:
+        """The buffers of `launch` whose content Simulee made up that the addresses of
+        instructions `ops` ((function, index)) are computed from."""
+        sources = [self.sources[op].contents for op in ops if op in self.sources]
+        return sorted(set().union(*sources) & made_up_buffers(launch, self.buffers))
 
     def _source(self, result: Result, fault) -> AddressSource:
         ops = result.trace.ops

@@ -11,6 +11,7 @@ overlaps the next (kaldi's MatrixDim), which the code never does."""
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -26,7 +27,7 @@ FLOAT_RANGE = (-64.0, 64.0)
 INITIAL_FLOAT_RANGE = (0.0, 4.0)
 SITE_GENE, FILL_GENE, ALIAS_GENE = "@site", "@fill", "@alias"  # genes that are no parameter (@ is in no C name)
 SEARCHED_FILLS = ("small", "wide", "distinct", "sorted")  # FILL_GENE's choices, the first the default
-SEARCHED_INPUTS = ", inputs searched"  # what a site launch's origin ends with when the search chose its open values
+STRIDE_NAME = re.compile(r"stride|pitch|^ld[a-z]?$|_ld[a-z]?$", re.I)  # a row's length in memory, by convention
 
 
 @dataclass(frozen=True)
@@ -180,7 +181,8 @@ class SearchSpace:
 
     def stating(self, stated) -> "SearchSpace":
         """This space within what the user states (simulee.config.KernelContract): its
-        `ranges` and `choices` narrow the genes of those arguments, arguments a relation
+        `ranges` and `choices` narrow the genes of those arguments (or make genes of them:
+        a struct's member, kept otherwise, is searched within a range), arguments a relation
         fixes (`derivations`) are computed (`derive`) instead of searched, every launch
         keeps its relations (`admits(launch)`: '' or the one broken) and gets the buffers
         it makes (`make_buffers(launch, params)`)."""
@@ -195,6 +197,14 @@ class SearchSpace:
             elif gene.name in stated.ranges:
                 gene = Gene(gene.name, *stated.ranges[gene.name], gene.integer)
             genes.append(gene)
+        named = {g.name for g in genes}
+        for scalar in self.kernel.scalars():  # a member or unsearched argument the user gives a range is searched
+            integer = scalar.kind == "integer"
+            if scalar.name in stated.choices and scalar.name not in named:
+                choices = tuple(sorted(stated.choices[scalar.name]))
+                genes.append(Gene(scalar.name, choices[0], choices[-1], integer, choices))
+            elif scalar.name in stated.ranges and scalar.name not in named:
+                genes.append(Gene(scalar.name, *stated.ranges[scalar.name], integer))
         return replace(self, genes=tuple(genes), stated=stated, derived=derived)
 
     def open_scalars(self) -> set[str]:
@@ -259,7 +269,39 @@ class SearchSpace:
         when a site's inputs give no launch CUDA would run."""
         options = {**self._contents(values), **options}
         launch = self.site_launch(values, **options) if self.plans else self._searched_launch(values, **options)
+        launch = self._padded(launch)
         return launch if self.stated is None else self.within_statement(launch)
+
+    def _padded(self, launch: Launch) -> Launch:
+        """`launch` with every row stride the search chooses (a parameter named for one:
+        STRIDE_NAME; not one the user gives a range) at least twice every other integer
+        argument: rows padded apart, never
+        overlapping for any width the launch passes (the search would otherwise lower a
+        stride below the width, which no allocation does, to make rows collide)."""
+        stated = set(self.stated.ranges) | set(self.stated.choices) if self.stated is not None else set()
+        strides = [name for name in self._chosen_scalars() - stated if STRIDE_NAME.search(name.rpartition(".")[2])]
+        if not strides:
+            return launch
+        sizes = [v for name, v in launch.args.items() if isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                 and name not in strides]
+        least = 2 * max(sizes, default=0)
+        if all(launch.args.get(name, least) >= least for name in strides):
+            return launch
+        integers = {p.name: p for p in self.kernel.scalars() if p.kind == "integer"}
+        args = dict(launch.args)
+        for name in strides:
+            if name in integers and args.get(name, least) < least:
+                param = integers[name]
+                args[name] = min(least, (1 << ((param.bits or 32) - (param.signed is not False))) - 1)
+        return replace(launch, args=args)
+
+    def _chosen_scalars(self) -> set[str]:
+        """The scalars the search sets: its argument genes, and those a site passes a bare
+        open value as (a value the site computes keeps what the host code computes)."""
+        names = {g.name for g in self.genes if g.argument}
+        for plan in self.plans:
+            names |= {name for name, expression in plan.scalars if expression[0] == "input"}
+        return names
 
     def within_statement(self, launch: Launch) -> Launch:
         """`launch` with the buffers the user states, InvalidGenome when it breaks a
@@ -321,7 +363,7 @@ class SearchSpace:
         if self.kernel.dynamic_shared:
             options.setdefault("shared_bytes", shared)
         searched = inputs != plan.inputs()
-        options.setdefault("origin", f"site {plan.site.label}" + (SEARCHED_INPUTS if searched else ""))
+        options.setdefault("origin", f"site {plan.site.label}" + (", inputs searched" if searched else ""))
         return replace(self.base, grid=grid, block=block, args=args, **options)
 
     def genome(self, launch: Launch) -> list[float]:

@@ -30,17 +30,9 @@ def relevant_parameters(program: Program, kernel: KernelInfo) -> dict[str, list[
     """Parameter name -> where it flows: "address", "branch" (both when both), for scalar
     (integer and float) parameters and for pointer parameters, whose buffer's content is
     what flows (a value loaded from it); parameters that reach neither are left out."""
-    functions = {f.name: f for f in program.reachable_functions(kernel.symbol)}
-    root = functions[kernel.symbol]
     sources = [(index, param) for index, param in enumerate(kernel.params)
                if param.kind in ("integer", "float", "pointer")]
-    taint = _Taint(functions)
-    for bit, (index, param) in enumerate(sources):
-        if param.kind == "pointer":
-            taint.objects[("param", root.name, index)] = 1 << bit
-        else:
-            taint.add(root.name, root.params[index], 1 << bit)
-    taint.solve()
+    taint = _solved(program, kernel, sources)
     return {param.name: [use for use in (ADDRESS, BRANCH) if taint.sinks[use] >> bit & 1]
             for bit, (_, param) in enumerate(sources) if taint.sinks[ADDRESS] >> bit & 1 or taint.sinks[BRANCH] >> bit & 1}
 
@@ -67,22 +59,15 @@ def address_sources(program: Program, kernel: KernelInfo) -> dict[tuple[str, int
     getelementptr (its variable indices), load, store and atomic (its address) that
     depends on a parameter or on what varies. The content of a table of pointers (`T **`)
     is no source: Simulee fills it with buffers of its own."""
-    functions = {f.name: f for f in program.reachable_functions(kernel.symbol)}
-    root = functions[kernel.symbol]
+    root = program.function(kernel.symbol)
     if "address_sources" in root.analyses:
         return root.analyses["address_sources"]
     sources = [(index, param) for index, param in enumerate(kernel.params) if param.kind in ("integer", "float")
                or param.kind == "pointer" and param.pointee_kind != "pointer"]
     varying = 1 << len(sources)
-    taint = _Taint(functions, varying=varying)
-    for bit, (index, param) in enumerate(sources):
-        if param.kind == "pointer":
-            taint.objects[("param", root.name, index)] = 1 << bit
-        else:
-            taint.add(root.name, root.params[index], 1 << bit)
-    taint.solve()
+    taint = _solved(program, kernel, sources, varying)
     found = {}
-    for function in functions.values():
+    for function in taint.functions.values():
         for position, op in enumerate(function.ops):
             if op.opcode == "getelementptr":
                 slots = [slot for slot in op.args[1:] if slot not in function.constants]
@@ -138,6 +123,21 @@ def pointer_accesses(program: Program, kernel: KernelInfo) -> dict[str, set[str]
                 for index in origin.get(bases[name].get(slot), ()):
                     uses.setdefault(kernel.params[index].name, set()).update(kinds)
     return uses
+
+
+def _solved(program: Program, kernel: KernelInfo, sources: list[tuple[int, object]], varying: int = 0) -> "_Taint":
+    """The taint fixpoint with bit i for the i-th of `sources` ((index, parameter)): on a
+    scalar's value, on what a pointer's buffer holds."""
+    functions = {f.name: f for f in program.reachable_functions(kernel.symbol)}
+    root = functions[kernel.symbol]
+    taint = _Taint(functions, varying=varying)
+    for bit, (index, param) in enumerate(sources):
+        if param.kind == "pointer":
+            taint.objects[("param", root.name, index)] = 1 << bit
+        else:
+            taint.add(root.name, root.params[index], 1 << bit)
+    taint.solve()
+    return taint
 
 
 class _Taint:

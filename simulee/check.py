@@ -4,13 +4,12 @@ over all the launches together."""
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field, replace
 
-from evolve.contract import Contract, made_up_buffers
+from evolve.contract import MEMORY_FAULTS, Contract
 from evolve.search import DETECTION_THREADS
-from evolve.space import SEARCHED_INPUTS
+from evolve.space import STRIDE_NAME
 from interpreter.launch import Alias, Launch, Result
 from interpreter.loader import INDEX_REGISTER, KernelInfo, Program
 from interpreter.simt import execute
@@ -23,7 +22,6 @@ from simulee.findings import ERROR, WARNING, Finding, display, launch_of
 from simulee.frontend import BUILTIN_VARIABLES, library_file, user_location
 from simulee.model import build_model
 
-STRIDE_NAME = re.compile(r"stride|pitch|^ld[a-z]?$|_ld[a-z]?$", re.I)  # a row's length in memory, by convention
 DEFAULT_THREADS_PER_BLOCK = 64
 DEFAULT_BLOCKS_PER_AXIS = 2
 FULL_CHECK_THREADS = DETECTION_THREADS  # larger launches are checked on sampled runs of blocks
@@ -186,10 +184,11 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
     kernel states (__assume, __requires) reports only that: the kernel promises nothing
     there. A launch outside the kernel's contract is skipped as invalid: with a `contract`
     inferred by the search, one that breaks its bounds or takes a uniform index past a
-    fixed-size array through searched arguments; always, one that faults at an address
-    computed from buffer content Simulee made up. A finding that only launches resting on
-    Simulee's guesses show (an alias the search tried, made-up content meeting addresses,
-    open host values the search chose) is a warning that says so (`conditional`).
+    fixed-size array through searched arguments. A fault at an address computed from
+    buffer content Simulee made up is that content's, not the kernel's: a note, not a
+    finding. A finding that only launches resting on Simulee's guesses show (an alias the
+    search tried, addresses that meet through made-up content and not on buffers of
+    distinct values) is a warning that says so (`conditional`).
     `fitness` gives each launch's search fitness. Launches of more than
     FULL_CHECK_THREADS threads run on sampled blocks; none runs past `deadline`
     (time.perf_counter()); `progress(text)` follows the waves of each launch."""
@@ -235,9 +234,15 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
                 _merge(merged, finding)
             continue
         model = build_model(result)
-        for finding in find_races(model, warp_model) + find_divergence(result) + find_faults(result):
+        races = find_races(model, warp_model)
+        confirmed = _confirmed(program, kernel, result.launch, races, rules, warp_model, deadline)
+        for finding in races + find_divergence(result) + find_faults(result):
+            made_up = rules.made_up_reads(result.launch, finding.ops)
+            if made_up and finding.type in MEMORY_FAULTS:  # the made-up content's fault, not the kernel's
+                _note_once(check.notes, _made_up_fault_note(finding, made_up))
+                continue
             _merge(merged, finding)
-            doubt = _doubt(finding, result.launch, rules)
+            doubt = _doubt(finding, result.launch, made_up if finding.key() not in confirmed else [])
             if doubt:
                 doubts.setdefault(finding.key(), doubt)
             else:
@@ -259,24 +264,50 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
     return check
 
 
-def _doubt(finding: Finding, launch: Launch, rules: Contract) -> str:
+def _doubt(finding: Finding, launch: Launch, made_up: list[str]) -> str:
     """What guess of Simulee's the launch showing `finding` rests on for it ('' when none):
-    two pointers made one buffer by the search, addresses that meet through content
-    Simulee made up, or values the search chose where the host code leaves them open."""
+    two pointers made one buffer by the search, or, on the launch of a launch site, a race
+    whose addresses are computed from the content Simulee made up for the buffers
+    `made_up` (and that buffers of distinct values do not show): the host code's data has
+    invariants Simulee does not see (an index array that is a permutation, a scan). A kernel
+    checked alone, with no launch site, must be right whatever its buffers hold, as a
+    verifier takes it."""
     if searched_alias(launch):
         pairs = ", ".join(f"{name}=={value.target}" for name, value in launch.args.items() if isinstance(value, Alias))
         return (f"only when {pairs}: an in-place call, which no launch site or user makes; mark the pointers "
                 "__restrict__ if the kernel never gets one")
-    made_up = made_up_buffers(launch, rules.buffers)
-    read = sorted(set().union(*(rules.sources[op].contents for op in finding.ops if op in rules.sources)) & made_up)
-    if read and finding.type == "data-race":
-        return (f"only when what {', '.join(read)} hold{'s' if len(read) == 1 else ''} makes these addresses meet "
-                f"(content Simulee made up, buffers {launch.fill}); if it never does, state what "
-                f"{'it holds' if len(read) == 1 else 'they hold'} in simulee.toml")
-    if launch.origin.endswith(SEARCHED_INPUTS):
-        return (f"only with values the search chose for what the host code at {launch.origin.split()[1].rstrip(',')} "
-                "leaves open")
+    if made_up and finding.type == "data-race" and launch.origin.startswith("site "):
+        return (f"only when what {', '.join(made_up)} hold{'s' if len(made_up) == 1 else ''} makes these addresses "
+                f"meet (content Simulee made up, buffers {launch.fill}); if it never does, state what "
+                f"{'it holds' if len(made_up) == 1 else 'they hold'} in simulee.toml")
     return ""
+
+
+def _confirmed(program: Program, kernel: KernelInfo, launch: Launch, races: list[Finding], rules: Contract,
+               warp_model: str, deadline: float) -> set[tuple]:
+    """The races among `races` whose addresses come from made-up content that do not need
+    repeated values to meet: shown again by the launch on buffers of distinct values (or
+    already on them)."""
+    pending = [race for race in races if rules.made_up_reads(launch, race.ops)]
+    if not pending or launch.fill == "distinct":
+        return {race.key() for race in pending}
+    again = execute(program, kernel, replace(detection_launch(launch, deadline)[0], fill="distinct"))
+    if again.status in ("unsupported", "out-of-memory"):
+        return set()
+    return {race.key() for race in find_races(build_model(again), warp_model)} & {race.key() for race in pending}
+
+
+def _made_up_fault_note(finding: Finding, made_up: list[str]) -> str:
+    what = {"null-pointer": "null", "bad-address": "no address of any buffer"}.get(finding.type,
+                                                                                  finding.type.replace("-", " "))
+    return (f"at line {finding.line} an address computed from what {', '.join(made_up)} "
+            f"hold{'s' if len(made_up) == 1 else ''} (content Simulee made up) is {what}: not reported, since a "
+            "kernel trusts the indices and pointers its data holds")
+
+
+def _note_once(notes: list[str], note: str) -> None:
+    if note not in notes:
+        notes.append(note)
 
 
 def conditional(finding: Finding, why: str) -> None:
@@ -396,9 +427,9 @@ def check_given(program: Program, kernel: KernelInfo, given: Given, contract=Non
 
         options["dictionary"] = compared_constants(program, kernel)
     launches = given.launches_of(kernel, reads, **options)
-    if contract:
-        launches = [contract.with_buffers(launch, kernel.params) for launch in launches]
     if given.launches or search is None:
+        if contract:
+            launches = [contract.with_buffers(launch, kernel.params) for launch in launches]
         return check_kernel(program, kernel, launches, warp_model, deadline=deadline, progress=progress)
     fixed = given.fixed() | ({b.name for b in contract.buffers} if contract else set())
     return explore(program, kernel, launches[0], fixed, search, warp_model, progress, reads, sites,

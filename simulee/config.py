@@ -294,10 +294,15 @@ class KernelContract:
         return Given(grid, block, args, self.fill, tuple(launches), "stated")
 
     def with_buffers(self, launch, params):
-        """`launch` with the buffers the contract states."""
+        """`launch` with the buffers the contract states (a ConfigError when they cannot be
+        made for it)."""
         from dataclasses import replace
 
-        buffers = self.make_buffers(launch, params)
+        try:
+            buffers = self.make_buffers(launch, params)
+        except (ValueError, KeyError, ArithmeticError, TypeError) as error:
+            raise ConfigError(f"{self.sources[-1]}: no stated buffer for the launch grid {launch.grid} block "
+                              f"{launch.block}: {error}") from None
         return replace(launch, args={**launch.args, **buffers}) if buffers else launch
 
     def derivations(self, free: set[str]) -> dict[str, Expression]:

@@ -181,11 +181,8 @@ class Salvage:
         found = []
         for file, line, column, name in _UNDECLARED.findall(diagnostics):
             file = os.path.abspath(file)
-            if not self._editable(os.path.realpath(file)):
-                continue
-            try:
-                text = self._text(file)
-            except OSError:
+            text = self._repository_text(file)
+            if text is None:
                 continue
             lines = text.split("\n")
             number = int(line)
@@ -238,6 +235,16 @@ class Salvage:
             changed = True
         return changed
 
+    def _repository_text(self, file: str) -> str | None:
+        """The text of a repository's file as clang sees it now; None for a file outside
+        it (never edited) or one that cannot be read."""
+        if not self._editable(os.path.realpath(file)):
+            return None
+        try:
+            return self._text(file)
+        except OSError:
+            return None
+
     def _text(self, file: str) -> str:
         """The file's text as clang sees it now."""
         if file not in self.texts:
@@ -264,11 +271,8 @@ class Salvage:
             errors.setdefault(os.path.abspath(file), set()).add(int(line))  # as clang opened it (links kept)
         edits = {}
         for file, lines in errors.items():
-            if not self._editable(os.path.realpath(file)):
-                continue
-            try:
-                text = self._text(file)
-            except OSError:
+            text = self._repository_text(file)
+            if text is None:
                 continue
             functions = [f for f in host_functions(text) if any(f.first <= line <= f.last for line in lines)
                          and (file, f.first) not in self.plain]

@@ -34,9 +34,8 @@ def line_of(text: str) -> int:
 
 
 @pytest.mark.parametrize("kernel, racy_line, severity", [
-    ("copy_rows", "rows overlap when pitch < width", "error"),  # relation pitch >= width
-    # offsets = exclusive_scan(flags); made up, they meet: a warning that says it rests on made-up content
-    ("compact", "out[offsets[i]] = in[i]", "warning"),
+    ("copy_rows", "rows overlap when step < width", "error"),  # relation step >= width
+    ("compact", "out[offsets[i]] = in[i]", "error"),  # offsets = exclusive_scan(flags): made up, they meet
     ("tiled", "tiles overlap when tile < blockDim.x", "error"),  # tile == blockDim.x, computed
     ("modes", "every thread writes out[0]", "error"),  # mode only 0, 1 or 2
 ])
@@ -136,3 +135,16 @@ def test_the_nearest_toml_applies_but_not_one_beyond_the_repository(tmp_path):
     assert find_config(nested) == tmp_path / "simulee.toml"
     (tmp_path / "repo" / ".git").mkdir()
     assert find_config(nested) is None
+
+
+def test_a_member_the_toml_gives_a_range_is_searched(run_cli, tmp_path):
+    kernels = ROOT / "tests" / "kernels" / "struct_members.cu"
+    config = tmp_path / "simulee.toml"
+    config.write_text('[[kernel]]\nname = "copy_next"\nargs = { "d.stride" = "1..4" }\n')
+    status, out, _ = run_cli("check", kernels, "-k", "copy_next", "--config", config, "--format", "json")
+    (check,) = json.loads(out)["kernels"]
+    assert "d.stride" in check["search"]["genes"] and status == 1
+    assert {f["launch"]["args"]["d.stride"] for f in check["findings"]} == {1}  # row i + 1 starts where row i reads
+    config.write_text("")
+    status, out, _ = run_cli("check", kernels, "-k", "copy_next", "--config", config, "--format", "json")
+    assert status == 0  # kept at its default, rows never meet

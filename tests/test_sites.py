@@ -92,8 +92,9 @@ def test_a_block_the_site_fixes_is_the_only_block_checked():
 
 
 def test_searched_inputs_keep_pitch_at_least_width():
-    assert errors(check_json("pitched.cu")) == []
-    assert [f["type"] for f in errors(check_json("pitched.cu", "--no-launch-sites"))] == ["data-race"]
+    assert errors(check_json("pitched.cu")) == []  # the site's cudaMallocPitch relation
+    assert errors(check_json("pitched.cu", "--no-launch-sites")) == []  # a searched pitch stays padded
+    assert [f["type"] for f in errors(check_json("pitched.cu", "--arg", "pitch=10"))] == ["data-race"]
 
 
 def test_the_same_buffer_passed_twice_is_one_buffer():
@@ -189,3 +190,12 @@ def test_a_kernel_its_files_host_code_never_launches_is_reported_as_a_warning_by
     assert "no host code of the repository this one" in rows[0]["message"]
     checked = check_json("dispatch.cu", "-k", "unused")  # a check of the file alone still calls it an error
     assert [f["severity"] for f in checked["findings"]] == ["error"]
+
+
+def test_a_race_through_made_up_content_at_a_launch_site_is_a_warning_that_says_so():
+    (race,) = check_json("compaction.cu")["findings"]  # the host code computed the slots; Simulee made them up
+    assert (race["type"], race["severity"], race["line"]) == ("data-race", "warning", 8)
+    assert "only when what slots holds makes these addresses meet" in race["message"]
+    assert race["details"]["conditional"].startswith("only when what slots holds")
+    (alone,) = errors(check_json("compaction.cu", "--no-launch-sites"))  # alone, any slots are possible
+    assert alone["line"] == 8

@@ -1,9 +1,9 @@
 // Kernels whose correct use needs what simulee.toml (beside this file) states.
 
-// Rows of `width` floats at a pitch: rows overlap unless pitch >= width.
-__global__ void copy_rows(float *out, const float *in, int width, int pitch) {
+// Rows of `width` floats, each `step` floats after the last: rows overlap unless step >= width.
+__global__ void copy_rows(float *out, const float *in, int width, int step) {
   int x = threadIdx.x, y = blockIdx.x;
-  if (x < width) out[y * pitch + x] = in[y * width + x];  // rows overlap when pitch < width
+  if (x < width) out[y * step + x] = in[y * width + x];  // rows overlap when step < width
 }
 
 // Stream compaction: offsets is the exclusive scan of flags, so kept elements never meet.

@@ -16,6 +16,9 @@
 // kernel: scatter_fixed(const int *index, int *out)
 //   reads: tid.x
 //   shared: 0
+// kernel: counted(unsigned int *count, int *out)
+//   reads: tid.x
+//   shared: 0
 // kernel: shift(int *out, int *in)
 //   reads: tid.x
 //   shared: 0
@@ -60,6 +63,13 @@ __global__ void scatter(const int *index, int *out) {
 __global__ void scatter_fixed(const int *index, int *out) {
   int t = threadIdx.x;
   out[t] = index[t];
+}
+
+// The slot comes from a counter whatever it holds: threads 0 and 1 add 0 and 1, so they get
+// the same slot from any start (GPUVerify's atomics/add_tid).
+__global__ void counted(unsigned int *count, int *out) {
+  int t = threadIdx.x;
+  out[atomicAdd(count, t)] = t;  // threads 0 and 1 share a slot
 }
 
 // Races only when called in place (out == in).
