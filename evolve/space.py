@@ -18,7 +18,8 @@ import numpy as np
 
 from evolve.launchsite import Site, Unknown, evaluate, input_bounds, inputs_of, kernel_arguments
 from evolve.taint import ADDRESS
-from interpreter.launch import BLOCK_LIMITS, GRID_LIMITS, MAX_THREADS_PER_BLOCK, Alias, Launch, launch_problem
+from interpreter.launch import (BLOCK_LIMITS, GRID_LIMITS, MAX_SHARED_BYTES, MAX_THREADS_PER_BLOCK, Alias, Launch,
+                               launch_problem)
 from interpreter.loader import KernelInfo, ParamInfo
 
 INTEGER_CEILING = 1 << 16  # the largest integer argument the search tries
@@ -351,7 +352,9 @@ class SearchSpace:
             computed = {name: evaluate(e, inputs) for name, e in plan.scalars}
         except (Unknown, TypeError, ValueError) as error:
             raise InvalidGenome(f"no launch at {plan.site.label}: {error}") from None
-        problem = launch_problem(grid, block) or (min(grid + block) < 1 and "a dimension of 0")
+        problem = launch_problem(grid, block) or (min(grid + block) < 1 and "a dimension of 0") or \
+            (self.kernel.dynamic_shared and not 0 <= shared <= MAX_SHARED_BYTES and
+             f"{shared:,} bytes of dynamic shared memory, more than a CUDA block has")
         if problem:
             raise InvalidGenome(f"no launch at {plan.site.label}: {problem}")
         scalars = {p.name: p for p in self.kernel.scalars()}

@@ -17,6 +17,7 @@ Dim3 = tuple[int, int, int]
 GRID_LIMITS = (2**31 - 1, 65_535, 65_535)
 BLOCK_LIMITS = (1024, 1024, 64)
 MAX_THREADS_PER_BLOCK = 1024
+MAX_SHARED_BYTES = 227 * 1024  # shared memory per block, the most any CUDA GPU gives (with opt-in)
 
 
 @dataclass

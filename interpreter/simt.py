@@ -43,6 +43,7 @@ from interpreter.values import write
 
 
 LOCAL_MEMORY_BUDGET = 1 << 28  # bytes of local (stack) memory of a wave: big stacks make smaller waves
+SHARED_MEMORY_BUDGET = 1 << 28  # bytes of the shared memory of a wave's blocks: big segments make smaller waves
 FAULT_SAMPLE = 4096  # threads kept per faulting instruction and kind
 SPIN_INTERVAL = 4096  # scheduler steps between two looks at whether a loop spins without end
 SPIN_WATCH_THREADS = 1 << 16  # larger groups are not watched (their registers cost too much to compare)
@@ -153,10 +154,12 @@ class Execution:
         self.blocks_run = 0  # blocks of the waves started
         self.deadline = float("inf")
         self.spin = None  # a loop being watched: ((frame, target, rows), (memory version, registers))
-        # waves are smaller when threads need much local memory
+        # waves are smaller when threads need much local memory, or blocks much shared memory
         stack = self.compiler.static_stack_bytes()
         wave_threads = min(launch.wave_threads, LOCAL_MEMORY_BUDGET // stack) if stack else launch.wave_threads
-        self.blocks_per_wave = max(1, wave_threads // launch.threads_per_block)
+        shared = self.compiler.shared_segment_bytes
+        self.blocks_per_wave = max(1, min(wave_threads // launch.threads_per_block,
+                                          SHARED_MEMORY_BUDGET // shared if shared else wave_threads))
         waves, self.wave_blocks = self._wave_counts()
         self.step_limit = launch.step_limit if launch.step_limit is not None else \
             step_budget(program.reachable_functions(kernel.symbol), [p.name for p in kernel.params], launch) * waves

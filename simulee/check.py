@@ -26,7 +26,7 @@ DEFAULT_THREADS_PER_BLOCK = 64
 DEFAULT_BLOCKS_PER_AXIS = 2
 FULL_CHECK_THREADS = DETECTION_THREADS  # larger launches are checked on sampled runs of blocks
 SAMPLED_RUNS = 4  # runs of consecutive blocks a sampled launch checks: its start, its end and between
-TRACE_LIMIT = 1 << 23  # accesses a checked launch keeps in its trace
+TRACE_LIMIT = 1 << 22  # accesses a checked launch keeps in its trace (each costs about 300 bytes to check)
 
 
 @dataclass

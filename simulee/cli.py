@@ -17,7 +17,7 @@ from pathlib import Path
 
 from interpreter.contents import FILLS
 from interpreter.heap import DEFAULT_HEAP_BYTES
-from interpreter.launch import DEFAULT_STEP_LIMIT
+from interpreter.launch import DEFAULT_STEP_LIMIT, MAX_SHARED_BYTES
 from simulee import __version__
 from simulee.errors import CompileError, SimuleeError
 from simulee.findings import display
@@ -414,9 +414,6 @@ def _bytes(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"'{text}' must not be negative")
     return int(value)
-
-
-MAX_SHARED_BYTES = 227 * 1024  # shared memory per block, the most any CUDA GPU gives (with opt-in)
 
 
 def _shared_bytes(text: str) -> int:
