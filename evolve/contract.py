@@ -3,8 +3,11 @@ the thread index (`__shared__ float s[256]; s[threadIdx.x]`) only works for bloc
 are small enough: a launch whose threads index past such an array is one the kernel was
 never meant for, not a bug in it. The contract is learned from launches: an out-of-bounds
 fault whose faulting threads all lie at index m or beyond along a block axis bounds that
-axis (blockDim.x <= m), because without those threads the fault would not happen. A
-fault in thread 0 of every axis bounds nothing: it stays a finding.
+axis (blockDim.x <= m), because without those threads the fault would not happen; one
+whose faulting threads are exactly those from the m-th on, counted x fastest, and no
+axis's, bounds the block's threads (an array indexed by `threadIdx.y * blockDim.x +
+threadIdx.x`: blockDim.x * blockDim.y * blockDim.z <= m). A fault in thread 0 of every
+axis bounds nothing: it stays a finding.
 
 Likewise for the scalar arguments the search chooses: an index that is the same in every
 thread and depends only on such arguments (`d_count[2 * octave + 1]` into a 17-element
@@ -26,6 +29,7 @@ from interpreter.memory import BAD_ADDRESS, LOCAL, MISALIGNED, NULL_POINTER, OUT
 from interpreter.trace import coordinates
 
 AXES = "xyz"
+THREADS = "threads"  # a Bound on the block's thread count
 MEMORY_FAULTS = (OUT_OF_BOUNDS, NULL_POINTER, MISALIGNED, BAD_ADDRESS)
 
 
@@ -33,11 +37,16 @@ MEMORY_FAULTS = (OUT_OF_BOUNDS, NULL_POINTER, MISALIGNED, BAD_ADDRESS)
 class Bound:
     """blockDim.<axis> <= limit, learned from the fault at `location`."""
 
-    axis: str
+    axis: str  # x, y, z, or THREADS: the block's thread count
     limit: int
     location: SourceLocation | None
 
+    def extent(self, block: tuple[int, int, int]) -> int:
+        return int(np.prod(block)) if self.axis == THREADS else block[AXES.index(self.axis)]
+
     def text(self) -> str:
+        if self.axis == THREADS:
+            return f"blockDim.x * blockDim.y * blockDim.z <= {self.limit}"
         return f"blockDim.{self.axis} <= {self.limit}"
 
 
@@ -67,28 +76,31 @@ class Contract:
     outside: list[Outside] = field(default_factory=list)
 
     def allows(self, block: tuple[int, int, int]) -> bool:
-        return all(block[AXES.index(axis)] <= bound.limit for axis, bound in self.bounds.items())
+        return all(bound.extent(block) <= bound.limit for bound in self.bounds.values())
 
     def learn(self, result: Result) -> bool:
-        """Add what `result`'s faults imply; True when its launch breaks the contract.
-        Each fault bounds the axis its faulting threads start furthest out on; of several
-        faults bounding one axis, the loosest bound counts (s[t] and s[t + stride] both
-        fault in a block too large for s, but only s[t] tells how large it may be)."""
+        """Add what `result`'s faults imply; True when they put its launch outside the
+        contract. The faulting threads of each instruction (over all its dynamic
+        instances: paths that diverged before it fault apart) bound the axis they start
+        furthest out on; of several instructions bounding one axis, the loosest bound
+        counts (s[t] and s[t + stride] both fault in a block too large for s, but only
+        s[t] tells how large it may be)."""
         block = result.launch.block
-        found: dict[str, Bound] = {}
         made_up = made_up_buffers(result.launch, self.buffers)
+        threads: dict[int, list[np.ndarray]] = {}
         for fault in result.events.faults:
-            if not _fixed_size(fault) or self._source(result, fault).contents & made_up:
-                continue  # an index read from made-up content says nothing about the block
-            lowest = coordinates(fault.threads, block).min(axis=0)
-            axis = int(np.argmax(lowest))
-            if lowest[axis] > 0 and (AXES[axis] not in found or lowest[axis] > found[AXES[axis]].limit):
-                ops = result.trace.ops
-                location = ops[fault.op].location if 0 <= fault.op < len(ops) else None
-                found[AXES[axis]] = Bound(AXES[axis], int(lowest[axis]), location)
+            if _fixed_size(fault) and not self._source(result, fault).contents & made_up:
+                threads.setdefault(fault.op, []).append(fault.threads)
+            # (an index read from made-up content says nothing about the block)
+        found: dict[str, Bound] = {}
+        ops = result.trace.ops
+        for op, faulting in threads.items():
+            axis, limit = _bounded(np.unique(np.concatenate(faulting)), block)
+            if limit and (axis not in found or limit > found[axis].limit):
+                found[axis] = Bound(axis, limit, ops[op].location if 0 <= op < len(ops) else None)
         for bound in found.values():
             self.tighten(bound)
-        return not self.allows(block)
+        return bool(found)
 
     def breaks(self, result: Result) -> Outside | None:
         """Why `result`'s launch is outside the contract through its arguments (None: it
@@ -123,10 +135,24 @@ class Contract:
             self.bounds[bound.axis] = bound
 
     def texts(self) -> list[str]:
-        return [self.bounds[axis].text() for axis in AXES if axis in self.bounds]
+        return [self.bounds[axis].text() for axis in (*AXES, THREADS) if axis in self.bounds]
 
 
 NO_SOURCE = AddressSource(frozenset(), frozenset(), True)
+
+
+def _bounded(threads: np.ndarray, block: tuple[int, int, int]) -> tuple[str, int]:
+    """The axis (or THREADS) and limit the faulting `threads` (sorted linear indices in a
+    block of shape `block`) bound; a limit of 0 bounds nothing. Threads that are exactly
+    those from the m-th on, and not the last rows along one axis, bound the thread count."""
+    lowest = coordinates(threads, block).min(axis=0)
+    axis = int(np.argmax(lowest))
+    threads_per_block = int(np.prod(block))
+    along_axis = lowest[axis] > 0 and len(threads) == threads_per_block // block[axis] * (block[axis] - lowest[axis])
+    suffix = threads[0] > 0 and len(threads) == threads_per_block - threads[0]  # exactly those from threads[0] on
+    if suffix and not along_axis:
+        return THREADS, int(threads[0])
+    return AXES[axis], int(lowest[axis])
 
 
 def content_buffers(kernel) -> frozenset[str]:

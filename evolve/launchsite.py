@@ -188,6 +188,25 @@ _NEGATED = {"eq": "ne", "ne": "eq", "sgt": "sle", "sle": "sgt", "sge": "slt", "s
             "ule": "ugt", "uge": "ult", "ult": "uge"}
 
 
+def packed_inputs(site: Site) -> frozenset[int]:
+    """The 64-bit inputs a site reads the upper half of (`lshr 32`): two 32-bit values
+    packed in one, as the x86-64 ABI passes a struct of two ints (kaldi's MatrixDim
+    rows and cols) by value."""
+    found: set[int] = set()
+
+    def visit(expression) -> None:
+        if not isinstance(expression, list) or expression[0] in ("const", "input"):
+            return
+        if expression[:2] == ["lshr", 64] and expression[2][0] == "input" and expression[3] == ["const", 32]:
+            found.add(expression[2][1])
+        for operand in expression[2:]:
+            visit(operand)
+
+    for expression in (*site.grid, *site.block, site.shared, *(site.args or ()), *site.conditions):
+        visit(expression)
+    return frozenset(found)
+
+
 def inputs_of(expression: list) -> set[int]:
     """The inputs an expression reads."""
     if expression[0] == "input":

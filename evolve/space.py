@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from evolve.launchsite import Site, Unknown, evaluate, input_bounds, inputs_of, kernel_arguments
+from evolve.launchsite import Site, Unknown, evaluate, input_bounds, inputs_of, kernel_arguments, packed_inputs
 from evolve.taint import ADDRESS
 from interpreter.launch import (BLOCK_LIMITS, GRID_LIMITS, MAX_SHARED_BYTES, MAX_THREADS_PER_BLOCK, Alias, Launch,
                                launch_problem)
@@ -28,7 +28,7 @@ FLOAT_RANGE = (-64.0, 64.0)
 INITIAL_FLOAT_RANGE = (0.0, 4.0)
 SITE_GENE, FILL_GENE, ALIAS_GENE = "@site", "@fill", "@alias"  # genes that are no parameter (@ is in no C name)
 SEARCHED_FILLS = ("small", "wide", "distinct", "sorted")  # FILL_GENE's choices, the first the default
-STRIDE_NAME = re.compile(r"stride|pitch|^ld[a-z]?$|_ld[a-z]?$", re.I)  # a row's length in memory, by convention
+STRIDE_NAME = re.compile(r"stride|pitch|area|^ld[a-z]?$|_ld[a-z]?$", re.I)  # a row's (plane's) length, by convention
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,7 @@ class SitePlan:
     scalars: tuple[tuple[str, list], ...]
     aliases: tuple[tuple[str, str], ...]
     bounds: tuple[tuple[int, int | None, int | None], ...] = ()  # (input, lowest, highest) the host code tests
+    packed: frozenset[int] = frozenset()  # inputs that pack two 32-bit values: both halves take the value
 
     def inputs(self, values: list[float] | None = None) -> list:
         """The site's inputs for a genome (None: at their defaults): each its gene's value
@@ -76,6 +77,9 @@ class SitePlan:
         for index, low, high in self.bounds:
             inputs[index] = min(max(inputs[index], low if low is not None else inputs[index]),
                                 high if high is not None else inputs[index])
+        for index in self.packed:
+            half = int(inputs[index]) & 0xFFFFFFFF
+            inputs[index] = half << 32 | half
         return inputs
 
 
@@ -96,6 +100,7 @@ class SearchSpace:
     plans: tuple[SitePlan, ...] = ()
     aliases: tuple[tuple[str, str], ...] = ()
     fill: str = SEARCHED_FILLS[0]  # what buffers hold when no gene chooses it
+    strides: frozenset[str] = frozenset()  # integer parameters used as row strides (evolve.taint.stride_parameters)
     stated: object = None  # what the user states (stating)
     derived: dict = field(default_factory=dict)  # arguments a stated relation computes: name -> expression
 
@@ -172,7 +177,8 @@ class SearchSpace:
                     chosen[index] = gene(f"{site.label}#{index}", lambda i=site.inputs[index], n=f"{site.label}#{index}":
                                          _input_gene(n, i))
             bounds = tuple(b for b in map(input_bounds, site.conditions) if b is not None)
-            plans.append(SitePlan(site, tuple(chosen), tuple(defaults), tuple(given.items()), aliases, bounds))
+            plans.append(SitePlan(site, tuple(chosen), tuple(defaults), tuple(given.items()), aliases, bounds,
+                                  packed_inputs(site)))
         for param in kernel.params:  # relevant scalars no site gives
             if param.name in relevant and param.name not in fixed and param.kind in ("integer", "float") and \
                     any(param.name not in dict(plan.scalars) for plan in plans):
@@ -270,17 +276,18 @@ class SearchSpace:
         when a site's inputs give no launch CUDA would run."""
         options = {**self._contents(values), **options}
         launch = self.site_launch(values, **options) if self.plans else self._searched_launch(values, **options)
-        launch = self._padded(launch)
+        launch = self.padded(launch)
         return launch if self.stated is None else self.within_statement(launch)
 
-    def _padded(self, launch: Launch) -> Launch:
-        """`launch` with every row stride the search chooses (a parameter named for one:
-        STRIDE_NAME; not one the user gives a range) at least twice every other integer
-        argument: rows padded apart, never
+    def padded(self, launch: Launch) -> Launch:
+        """`launch` with every row stride the search chooses (a parameter named for one,
+        STRIDE_NAME, or used as one: `strides`; not one the user gives a range) at least
+        twice every other integer argument: rows padded apart, never
         overlapping for any width the launch passes (the search would otherwise lower a
         stride below the width, which no allocation does, to make rows collide)."""
         stated = set(self.stated.ranges) | set(self.stated.choices) if self.stated is not None else set()
-        strides = [name for name in self._chosen_scalars() - stated if STRIDE_NAME.search(name.rpartition(".")[2])]
+        strides = [name for name in self._chosen_scalars() - stated
+                   if STRIDE_NAME.search(name.rpartition(".")[2]) or name in self.strides]
         if not strides:
             return launch
         sizes = [v for name, v in launch.args.items() if isinstance(v, (int, np.integer)) and not isinstance(v, bool)

@@ -87,6 +87,24 @@ def address_sources(program: Program, kernel: KernelInfo) -> dict[tuple[str, int
     return found
 
 
+def stride_parameters(program: Program, kernel: KernelInfo) -> set[str]:
+    """The integer parameters that multiply a thread-dependent index (`row * pitch`,
+    `channel * area`) and decide no branch: row strides, by how they are used."""
+    sources = [(index, param) for index, param in enumerate(kernel.params) if param.kind == "integer"]
+    varying = 1 << len(sources)
+    taint = _solved(program, kernel, sources, varying)
+    multipliers = 0
+    for function in taint.functions.values():
+        for op in function.ops:
+            if op.opcode == "mul" and len(op.args) == 2:
+                a, b = (taint.get(function.name, slot) for slot in op.args)
+                for scalar, index in ((a, b), (b, a)):
+                    if index & varying and not scalar & varying:
+                        multipliers |= scalar
+    branching = taint.sinks[BRANCH]
+    return {param.name for bit, (_, param) in enumerate(sources) if multipliers >> bit & 1 and not branching >> bit & 1}
+
+
 def pointer_accesses(program: Program, kernel: KernelInfo) -> dict[str, set[str]]:
     """Pointer parameter name -> "read" and/or "write": whether the kernel (or a device
     function it passes the pointer to) loads or stores through it (an atomic writes: it

@@ -149,9 +149,10 @@ class Given:
         simulee.toml)."""
         launches = self.launches or tuple((grid, block, {k: v for k, v in args.items() if k not in self.args})
                                           for grid, block, args in other.launches)
+        gives_launch = lambda given: bool(given.grid or given.block or given.launches)
+        origin = other.origin if gives_launch(other) and not gives_launch(self) else self.origin
         return Given(self.grid or other.grid, self.block or other.block, {**other.args, **self.args},
-                     self.fill or other.fill, launches,
-                     self.origin if self.grid or self.block or self.launches or not other.launches else other.origin)
+                     self.fill or other.fill, launches, origin)
 
     def fixed(self) -> set[str]:
         """What the search must keep: "grid", "block", "fill" and argument names."""
@@ -183,8 +184,8 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
     """Run every launch and report everything found. A launch that breaks an assumption the
     kernel states (__assume, __requires) reports only that: the kernel promises nothing
     there. A launch outside the kernel's contract is skipped as invalid: with a `contract`
-    inferred by the search, one that breaks its bounds or takes a uniform index past a
-    fixed-size array through searched arguments. A fault at an address computed from
+    inferred by the search, one whose own faults past a fixed-size array bound its block
+    (evolve.contract) or that takes a uniform index past one through searched arguments. A fault at an address computed from
     buffer content Simulee made up is that content's, not the kernel's: a note, not a
     finding. A finding that only launches resting on Simulee's guesses show (an alias the
     search tried, addresses that meet through made-up content and not on buffers of
@@ -198,7 +199,7 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
     start = time.perf_counter()
     check = KernelCheck(kernel.name, kernel.symbol, kernel.file, kernel.line)
     rules = contract or Contract(sources=address_sources(program, kernel), buffers=content_buffers(kernel))
-    results: list[Result] = []
+    results: list[tuple[Result, dict, bool]] = []  # each launch run, its entry in check.launches, outside
     for number, launch in enumerate(launches):
         if time.perf_counter() >= deadline:
             check.notes.append(f"{len(launches) - number} of {len(launches)} launches not checked: out of time")
@@ -214,18 +215,20 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
         if result.status == "trace-limit":
             check.notes.append(f"launch {_launch_text(launch)} was stopped once its trace held {len(result.trace):,} "
                                "accesses, the most a check keeps: what it did after is not checked")
+        if result.status == "out-of-memory" and (results or number + 1 < len(launches)):
+            check.notes.append(f"launch {_launch_text(launch)} not checked: {result.message}")  # the others still are
+            continue
         if result.status in ("unsupported", "out-of-memory"):
             check.status, check.error = result.status, result.message
             break
-        if contract is not None:
-            contract.learn(result)
-        results.append(result)
+        outside = contract.learn(result) if contract is not None else False  # by its own faults
+        results.append((result, check.launches[-1], outside))
     merged: dict[tuple, Finding] = {}
     trusted: set[tuple] = set()  # findings some launch shows without resting on a guess
     doubts: dict[tuple, str] = {}  # the others: what guess the first launch showing them rests on
     explored: list[tuple[Result, object]] = []
-    for result, entry in zip(results, check.launches):
-        if not rules.allows(result.launch.block) or rules.breaks(result):
+    for result, entry, outside in results:
+        if outside or rules.breaks(result):
             entry["status"] = "invalid"
             continue
         broken = invalid_launch(result)
@@ -257,7 +260,8 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
             conditional(finding, doubts[key])
     for finding in find_vacuous(kernel, explored, len(merged)) if check.status == "ok" else ():
         _merge(merged, finding)
-    check.assumptions = [_assumption(bound) for bound in rules.bounds.values()]
+    check.assumptions = [_assumption(bound) for bound in rules.bounds.values()  # none a checked launch refutes
+                         if all(bound.extent(result.launch.block) <= bound.limit for result, _ in explored)]
     check.notes += [_outside_note(outside) for outside in rules.outside]
     check.findings = sorted(merged.values(), key=lambda f: (f.file, f.line, f.column, f.type, f.message))
     check.seconds = time.perf_counter() - start
@@ -370,7 +374,7 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
     from evolve.constants import compared_constants
     from evolve.search import search
     from evolve.space import InvalidGenome, SearchSpace, alias_pairs
-    from evolve.taint import pointer_accesses, relevant_parameters
+    from evolve.taint import pointer_accesses, relevant_parameters, stride_parameters
 
     start = time.perf_counter()
     deadline = start + options.max_seconds
@@ -381,6 +385,8 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
     else:
         space = SearchSpace.of(kernel, base, relevant, fixed, options.max_blocks, reads, constants,
                                alias_pairs(kernel, pointer_accesses(program, kernel)))
+    space = replace(space, strides=frozenset(stride_parameters(program, kernel)))
+    base = space.padded(base)
     if stated is not None:
         space = space.stating(stated)
         base = _within(space, base)

@@ -11,7 +11,8 @@ Each dimension, the dynamic shared memory size and each argument becomes an expr
 function's parameter, a value read from memory or returned by a call). Constants stay
 constants; `(n + 255) / 256` stays that expression over the same input `n` that is passed
 as the kernel's argument; a pitch from `cudaMallocPitch` is the width it was asked for
-rounded up; two pointer arguments that are the same buffer are the same input. The search
+rounded up; what `cudaDeviceGetAttribute` answers is a V100's (DEVICE_ATTRIBUTES: a warp of
+32); two pointer arguments that are the same buffer are the same input. The search
 then varies only the inputs, so every launch it tries is one the host code could make."""
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ from interpreter.types import FloatType, IntType, PointerType
 from simulee.errors import SimuleeError
 
 LAUNCHERS = ("cudaLaunchKernel", "cudaLaunchCooperativeKernel")
+# what cudaDeviceGetAttribute answers for the GPU compiled for (a V100, sm_70): warp size, block and
+# grid limits, shared memory per block, multiprocessors
+DEVICE_ATTRIBUTES = {1: 1024, 2: 1024, 3: 1024, 4: 64, 5: 2**31 - 1, 6: 65535, 7: 65535, 8: 49152, 10: 32, 16: 80}
 _STUB = re.compile(r"(\d+)__device_stub__")
 _MINMAX = re.compile(r"llvm\.([su](?:min|max))\.i\d+$")
 
@@ -76,6 +80,7 @@ class _Reader:
         self.stores: dict[str, list] = {}  # local pointer -> the values stored to it
         self.written: set[str] = set()  # local pointers passed to a call (which may write them)
         self.pitches: dict[str, object] = {}  # pitch output pointer -> the width asked for (bytes)
+        self.attributes: dict[str, int] = {}  # cudaDeviceGetAttribute output pointer -> the value it gets
         for block in function.blocks:
             for instruction in block.instructions:
                 if instruction.opcode == "store":
@@ -89,6 +94,10 @@ class _Reader:
                     if instruction.extra.get("callee") == "cudaMallocPitch" and \
                             len(arguments) >= 3 and isinstance(arguments[1], ir.Local):
                         self.pitches[arguments[1].name] = arguments[2]
+                    if instruction.extra.get("callee") == "cudaDeviceGetAttribute" and len(arguments) >= 2 and \
+                            isinstance(arguments[0], ir.Local) and isinstance(arguments[1], ir.ConstInt) and \
+                            arguments[1].value in DEVICE_ATTRIBUTES:
+                        self.attributes[arguments[0].name] = DEVICE_ATTRIBUTES[arguments[1].value]
 
     def sites(self) -> list[Site]:
         sites, configuration = [], None
@@ -101,8 +110,8 @@ class _Reader:
                 if callee == "__cudaPushCallConfiguration" and len(arguments) >= 4:
                     configuration = arguments
                 elif "__device_stub__" in callee and configuration is not None:
+                    # the last configuration pushed: -O1 hoists one pushed by both arms of an if/else
                     sites.append(self.site(instruction, callee, configuration, list(arguments), False))
-                    configuration = None
                 elif callee in LAUNCHERS and len(arguments) >= 7 and isinstance(arguments[0], ir.Global) and \
                         "__device_stub__" in arguments[0].name:
                     stub = self.module.functions.get(arguments[0].name)
@@ -253,6 +262,8 @@ class _Expressions:
             stores = reader.stores.get(pointer.name, [])
             if pointer.name in reader.pitches:
                 return ["pitch", 64, self.of(reader.pitches[pointer.name], depth)]
+            if pointer.name in reader.attributes:
+                return ["const", reader.attributes[pointer.name]]
             if len(stores) == 1 and pointer.name not in reader.written:
                 return self.of(stores[0], depth)
             return self.input(("memory", pointer.name), type_ or pointer.type, f"memory at %{pointer.name}")

@@ -34,7 +34,7 @@ def line_of(text: str) -> int:
 
 
 @pytest.mark.parametrize("kernel, racy_line, severity", [
-    ("copy_rows", "rows overlap when step < width", "error"),  # relation step >= width
+    ("halves", "halves overlap when offset < width", "error"),  # relation offset >= width
     ("compact", "out[offsets[i]] = in[i]", "error"),  # offsets = exclusive_scan(flags): made up, they meet
     ("tiled", "tiles overlap when tile < blockDim.x", "error"),  # tile == blockDim.x, computed
     ("modes", "every thread writes out[0]", "error"),  # mode only 0, 1 or 2
@@ -110,7 +110,7 @@ def test_a_scan_reads_the_repository_toml(run_cli, tmp_path):
 @pytest.mark.parametrize("text, message", [
     ("[[kernel]\nname = 1", "not valid TOML"),
     ("[[kernel]]\nnmae = 'x'", "unknown key 'nmae'"),
-    ("[[kernel]]\nname = 'copy_rows'\nargs = { widht = 4 }", "copy_rows has no scalar parameter 'widht'"),
+    ("[[kernel]]\nname = 'halves'\nargs = { widht = 4 }", "halves has no scalar parameter 'widht'"),
     ("[[kernel]]\nrelations = ['pitch >= ']", "is not an expression"),
     ("[[kernel]]\nrelations = ['__import__(\"os\")']", "calls something other than"),
     ("[[kernel]]\nbuffers = { flags = 'int32:n:shuffled' }", "content 'shuffled' is not one of"),
@@ -122,7 +122,7 @@ def test_a_scan_reads_the_repository_toml(run_cli, tmp_path):
 def test_a_mistake_in_the_toml_is_one_line_and_status_2(run_cli, tmp_path, text, message):
     config = tmp_path / "simulee.toml"
     config.write_text(text)
-    status, out, err = run_cli("check", KERNELS, "-k", "copy_rows", "--config", config)
+    status, out, err = run_cli("check", KERNELS, "-k", "halves", "--config", config)
     assert status == 2 and message in err and len(err.strip().splitlines()) == 1, err
 
 

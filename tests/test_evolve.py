@@ -172,6 +172,26 @@ def test_contract_bound_from_thread_indexed_shared_array():
     assert contract.allows((256, 1, 1)) and not contract.allows((257, 1, 1))
 
 
+def test_a_parameter_multiplying_a_thread_index_is_a_stride(tmp_path):
+    from evolve.taint import stride_parameters
+
+    loaded, info = written(tmp_path, "rows.cu", "__global__ void k(float *out, int step, int width, int n) {\n"
+                           "  int x = threadIdx.x, y = blockIdx.x;\n"
+                           "  if (x < width) out[y * step + x] = n * 2.0f;\n}\n", "k")
+    assert stride_parameters(loaded, info) == {"step"}  # width decides a branch; n scales no index
+
+
+def test_contract_bounds_the_thread_count_of_a_flattened_block_index(tmp_path):
+    loaded, info = written(tmp_path, "flat.cu", "__global__ void k(float *out) {\n  __shared__ float s[256];\n"
+                           "  int tid = threadIdx.y * blockDim.x + threadIdx.x;\n  s[tid] = tid;\n  __syncthreads();\n"
+                           "  out[tid] = s[255 - tid % 256];\n}\n", "k")
+    contract = Contract()
+    assert not contract.learn(execute(loaded, info, default_launch(info, block=(32, 8, 1))))
+    assert contract.learn(execute(loaded, info, default_launch(info, block=(78, 4, 1))))  # threads 256.. fault
+    assert contract.texts() == ["blockDim.x * blockDim.y * blockDim.z <= 256"]
+    assert contract.allows((32, 8, 1)) and contract.allows((128, 2, 1)) and not contract.allows((16, 17, 1))
+
+
 def test_contract_ignores_faults_in_thread_zero_and_in_host_buffers(tmp_path):
     loaded, info = written(tmp_path, "faults.cu", "__global__ void k(int *a, int n) {\n  __shared__ int s[8];\n"
                            "  if (threadIdx.x == 0) s[n] = 1;\n  a[threadIdx.x * 100000000] = 1;\n}\n", "k")

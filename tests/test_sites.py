@@ -159,6 +159,14 @@ def test_wrapper_dim3_parameters_struct_members_and_a_cooperative_launch():
     assert errors(kernels["fill"]) == [] and errors(kernels["sweep"]) == []
 
 
+def test_both_arms_of_an_if_sharing_a_configuration_and_a_block_of_the_devices_warp_size():
+    sites = {site.kernel: site for site in sites_of("branches.cu")}
+    assert {"_Z7forwardPfi", "_Z8backwardPfi"} <= set(sites)
+    assert dims(sites["_Z8warp_sumPfPKf"], "block", []) == (32, 1, 1)  # cudaDevAttrWarpSize
+    checked = check_json("branches.cu", "-k", "warp_sum")
+    assert {tuple(l["block"]) for l in checked["launches"]} == {(32, 1, 1)} and checked["findings"] == []
+
+
 def test_a_value_given_with_arg_holds_beside_the_sites():
     kernel = check_json("grids.cu", "-k", "scale", "--arg", "n=300")
     assert {launch["args"]["n"] for launch in kernel["launches"]} == {300}

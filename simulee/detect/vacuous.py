@@ -26,7 +26,7 @@ def find_vacuous(kernel: KernelInfo, explored: list[tuple[Result, MemoryAccessMo
                         "made, or each was outside what the kernel is written for: see the notes); give the launch "
                         "and arguments the kernel is used with (--launch, --arg, simulee.toml)", where)]
     launches = len(explored)
-    message = (f"vacuous check: {'no launch' if launches > 1 else 'the launch'} checked "
-               f"({launches} launch{'es' if launches > 1 else ''}) accessed global or shared memory, so nothing "
+    which = f"none of the {launches} launches checked" if launches > 1 else "the launch checked"
+    message = (f"vacuous check: {which} accessed no global or shared memory, so nothing "
                "was checked; give the launch and arguments the kernel is used with (--launch, --arg)")
     return [Finding(VACUOUS, WARNING, kernel.name, message, where, launch=launch_of(explored[0][0]))]

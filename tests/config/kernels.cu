@@ -1,9 +1,11 @@
 // Kernels whose correct use needs what simulee.toml (beside this file) states.
 
-// Rows of `width` floats, each `step` floats after the last: rows overlap unless step >= width.
-__global__ void copy_rows(float *out, const float *in, int width, int step) {
-  int x = threadIdx.x, y = blockIdx.x;
-  if (x < width) out[y * step + x] = in[y * width + x];  // rows overlap when step < width
+// Block 0 copies `width` floats to out[0..), block 1 to out[offset..): they overlap unless offset >= width.
+__global__ void halves(float *out, const float *in, int width, int offset) {
+  int x = threadIdx.x;
+  if (blockIdx.x > 1) return;
+  int start = blockIdx.x == 0 ? 0 : offset;
+  if (x < width) out[start + x] = in[x];  // halves overlap when offset < width
 }
 
 // Stream compaction: offsets is the exclusive scan of flags, so kept elements never meet.
