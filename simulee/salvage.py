@@ -46,6 +46,7 @@ NEWER_ARCH = "sm_90"  # tried last, for code that needs a newer GPU than the one
 _TEMPLATE_LAUNCH = re.compile(r"(\b[A-Za-z_][\w:]*\s*<[^;{}()]*?>)\s*<<<")
 _DEVICE_LAUNCH = "kernel launch from __device__ or __global__ function requires relocatable device code"
 INSTANCE_TYPES = ("float", "int", "double")
+_CURAND_BUILTINS = re.compile(r"curand_mtgp32_kernel\.h:\d+:\d+: (?:error: )?redeclaration of '(?:blockDim|threadIdx)'")
 _KERNEL_TEMPLATE = re.compile(r"template\s*<\s*(?:typename|class)\s+\w+\s*>\s*(?:static\s+)?__global__\s+"
                               r"(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?"
                               r"(\w+)\s*\(")
@@ -74,11 +75,13 @@ class Salvage:
     instances: list[tuple[str, str]] = field(default_factory=list)  # kernel templates instantiated: (name, type)
     relocatable: bool = False  # compiled as relocatable device code (kernels that launch kernels)
     instantiated: str = ""  # the header they are instantiated in
+    curand_builtins: bool = False  # curand_mtgp32_kernel.h redeclares blockDim and threadIdx: included as clang does
 
     def arguments(self) -> list[str]:
         """What to add to clang's arguments (before the source)."""
         arguments = []
         arguments += [f"-D{macro}" for macro in self.assumed] + (["-fgpu-rdc"] if self.relocatable else [])
+        arguments += ["-D__SIMULEE_CURAND_BUILTINS"] if self.curand_builtins else []
         if self.missing:
             arguments += ["-idirafter", str(self.scratch / "missing")]
         if self.opaque or self.functions:
@@ -143,6 +146,9 @@ class Salvage:
         if missing:
             return self._stand_in(missing.group(2))
         if not self.assumed and self._assume_cuda_build(read):
+            return True
+        if not self.curand_builtins and _CURAND_BUILTINS.search(diagnostics):
+            self.curand_builtins = True
             return True
         if self.arch is None and _OLD_GPU_CODE.search(diagnostics):
             self.arch = OLD_ARCH
@@ -282,8 +288,10 @@ class Salvage:
                 launched = [] if (file, function.first) in self.left_out_keys else \
                     list(dict.fromkeys(_TEMPLATE_LAUNCH.findall(_blank_comments_and_strings(body))))
                 kept = "".join(f"(void)&{kernel}; " for kernel in launched)
-                text = text[:function.start] + f" {kept}__builtin_unreachable(); " + "\n" * body.count("\n") \
-                    + text[function.end:]
+                # a void function does nothing; one whose value is needed never returns (an empty body
+                # would make calling it undefined, and the optimizer would delete the caller's launches)
+                ending = "__builtin_unreachable(); " if function.returns else ""
+                text = text[:function.start] + f" {kept}{ending}" + "\n" * body.count("\n") + text[function.end:]
                 if (file, function.first) in self.left_out_keys:
                     self.plain.add((file, function.first))  # its kept instances failed too: now none
                 else:
@@ -337,14 +345,16 @@ _LIBRARY_TYPES = {"cufftComplex": "float2", "cufftDoubleComplex": "double2", "cu
 
 @dataclass(frozen=True)
 class Function:
-    """A function definition: its name, the lines of its body, and the offsets of what is
-    between its braces."""
+    """A function definition: its name, the lines of its body, the offsets of what is
+    between its braces, and whether it returns a value (not void, a constructor or a
+    destructor)."""
 
     name: str
     first: int
     last: int
     start: int
     end: int
+    returns: bool = True
 
 
 def host_functions(text: str) -> list[Function]:
@@ -355,9 +365,14 @@ def host_functions(text: str) -> list[Function]:
         if _DEVICE_SPECIFIERS.search(header) or not re.search(r"[\w>\]]\s*\(.*\)", header) or \
                 re.search(r"=\s*$|\[[^\]]*\]\s*\(", header):
             continue
-        names = re.findall(r"(operator\s*\S+?|[~\w:]+)\s*\(", header)
+        named = re.search(r"(operator\s*\S+?|[~\w:]+)\s*\(", header)
+        name, before = (named.group(1), header[:named.start()]) if named else ("?", "")
         first, last = text.count("\n", 0, start) + 1, text.count("\n", 0, end) + 1
-        found.append(Function(names[0] if names else "?", first, last, start, end))
+        specifiers = re.sub(r"\b(inline|explicit|static|virtual|constexpr|template\s*<[^>]*>)\s*", "", before)
+        # void, or no return type at all (a constructor, a destructor)
+        returns = not (re.search(r"\bvoid\s*$", before) or name.rpartition("::")[2].startswith("~") or
+                       not specifiers.strip())
+        found.append(Function(name, first, last, start, end, returns))
     return found
 
 

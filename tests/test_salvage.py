@@ -152,6 +152,22 @@ def test_host_functions_are_found_at_namespace_and_class_level_and_device_code_i
     assert [(f.name, f.first, f.last) for f in host_functions(text)] == [("f", 3, 3), ("m", 7, 7), ("host", 14, 16)]
 
 
+def test_a_void_host_function_left_out_does_nothing_and_its_callers_launches_stay(tmp_path):
+    from simulee.frontend import CompileOptions
+    from simulee.sites import host_sites
+
+    assert [(f.name, f.returns) for f in host_functions("void v() { }\nint i() { return 1; }\nstruct S { S() { }\n"
+                                                        "  ~S() { } };\n")] == \
+        [("v", False), ("i", True), ("S", False), ("~S", False)]
+    source = tmp_path / "bench.cu"
+    source.write_text("__global__ void k(float *p) { p[threadIdx.x] = 1.0f; }\n"
+                      "void reference(float *p) { undeclared_simd_call(p); }  // does not compile here\n"
+                      "int main() {\n  float *p;\n  cudaMalloc(&p, 512);\n  reference(p);\n"
+                      "  k<<<1, 128>>>(p);\n  return 0;\n}\n")
+    sites, problem = host_sites(source, CompileOptions())
+    assert problem == "" and [site.line for site in sites] == [7]
+
+
 def test_degradation_is_recorded_in_the_ir():
     ir = load_ir(GPU / "generated_config.cu")
     assert degradation(ir).startswith("missing: project_config.h")

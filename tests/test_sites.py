@@ -167,6 +167,11 @@ def test_both_arms_of_an_if_sharing_a_configuration_and_a_block_of_the_devices_w
     assert {tuple(l["block"]) for l in checked["launches"]} == {(32, 1, 1)} and checked["findings"] == []
 
 
+def test_host_code_including_curand_kernel_h_is_read():
+    (site,) = sites_of("noise.cu")
+    assert site.kernel == "_Z5noisePfyi" and dims(site, "block", []) == (128, 1, 1)
+
+
 def test_a_value_given_with_arg_holds_beside_the_sites():
     kernel = check_json("grids.cu", "-k", "scale", "--arg", "n=300")
     assert {launch["args"]["n"] for launch in kernel["launches"]} == {300}

@@ -70,4 +70,18 @@
 #include "simulee/textures.h"
 #include "simulee/launch.h"
 
+/* curand_mtgp32_kernel.h redeclares blockDim and threadIdx for the host as a dim3 and a
+   uint3: when a source includes it (simulee.salvage defines the macro), it is included first
+   with those names standing for Simulee's types, as clang's own CUDA wrapper does, and its
+   guard keeps the source's #include from redeclaring them. */
+#if defined(__SIMULEE_CURAND_BUILTINS) && __has_include("curand_mtgp32_kernel.h")
+#pragma push_macro("dim3")
+#pragma push_macro("uint3")
+#define dim3 __simulee_blockDim_t
+#define uint3 __simulee_threadIdx_t
+#include "curand_mtgp32_kernel.h"
+#pragma pop_macro("dim3")
+#pragma pop_macro("uint3")
+#endif
+
 #endif
