@@ -258,7 +258,8 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
     for key, finding in merged.items():
         if key in doubts and key not in trusted:
             conditional(finding, doubts[key])
-    for finding in find_vacuous(kernel, explored, len(merged)) if check.status == "ok" else ():
+    out_of_time = len(check.launches) < len(launches)  # launches the deadline left unrun
+    for finding in find_vacuous(kernel, explored, len(merged), out_of_time) if check.status == "ok" else ():
         _merge(merged, finding)
     check.assumptions = [_assumption(bound) for bound in rules.bounds.values()  # none a checked launch refutes
                          if all(bound.extent(result.launch.block) <= bound.limit for result, _ in explored)]

@@ -176,7 +176,7 @@ def test_a_kernel_out_of_time_reports_what_it_found_and_the_scan_goes_on(tmp_pat
     shutil.copytree(REPO / "src" / "faults", repository / "faults")
     (repository / "loops" / "count.cu").write_text(COUNT_UP)
     folder = tmp_path / "timeout"
-    result = scan(repository, "-o", folder, "--step-limit", "1000000000", "--kernel-timeout", "6", "--jobs", "2",
+    result = scan(repository, "-o", folder, "--step-limit", "1000000000", "--kernel-timeout", "15", "--jobs", "2",
                   "-q")
     kernels = {row["kernel"]: row for row in rows(folder, "kernels.csv")}
     assert kernels["count_up"]["status"] == "ok"  # stopped in time to keep what it found

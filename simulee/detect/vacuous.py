@@ -13,14 +13,19 @@ from simulee.model import MemoryAccessModel
 VACUOUS = "vacuous-check"
 
 
-def find_vacuous(kernel: KernelInfo, explored: list[tuple[Result, MemoryAccessModel]], found: int) -> list[Finding]:
+def find_vacuous(kernel: KernelInfo, explored: list[tuple[Result, MemoryAccessModel]], found: int,
+                 out_of_time: bool = False) -> list[Finding]:
     """The warning for `kernel` when its check found nothing (`found` findings: none) and
     none of the launches checked (`explored`: each with its model, which holds every
     global and shared access that did not fault) touched memory, or no launch was
-    checked at all (every one outside the kernel's contract, or none could be made)."""
+    checked at all (every one outside the kernel's contract, or none could be made); when
+    time ran out first (`out_of_time`), a time-limit warning says so instead."""
     if found or any(len(model) for _, model in explored):
         return []
     where = Place("kernel", kernel.file, kernel.line, 0)
+    if not explored and out_of_time:
+        return [Finding("time-limit", WARNING, kernel.name, "not checked: time ran out before a launch was checked "
+                        "(--max-seconds, or a scan's --kernel-timeout)", where)]
     if not explored:
         return [Finding(VACUOUS, WARNING, kernel.name, "vacuous check: no launch could be checked (none could be "
                         "made, or each was outside what the kernel is written for: see the notes); give the launch "
