@@ -185,11 +185,11 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
     kernel states (__assume, __requires) reports only that: the kernel promises nothing
     there. A launch outside the kernel's contract is skipped as invalid: with a `contract`
     inferred by the search, one whose own faults past a fixed-size array bound its block
-    (evolve.contract) or that takes a uniform index past one through searched arguments. A fault at an address computed from
-    buffer content Simulee made up is that content's, not the kernel's: a note, not a
+    (evolve.contract) or that takes a uniform index past one through searched arguments. A
+    fault at an address computed from buffer content Simulee made up is that content's, not the kernel's: a note, not a
     finding. A finding that only launches resting on Simulee's guesses show (an alias the
     search tried, addresses that meet through made-up content and not on buffers of
-    distinct values) is a warning that says so (`conditional`).
+    distinct or of sorted values) is a warning that says so (`conditional`).
     `fitness` gives each launch's search fitness. Launches of more than
     FULL_CHECK_THREADS threads run on sampled blocks; none runs past `deadline`
     (time.perf_counter()); `progress(text)` follows the waves of each launch."""
@@ -273,7 +273,7 @@ def _doubt(finding: Finding, launch: Launch, made_up: list[str]) -> str:
     """What guess of Simulee's the launch showing `finding` rests on for it ('' when none):
     two pointers made one buffer by the search, or, on the launch of a launch site, a race
     whose addresses are computed from the content Simulee made up for the buffers
-    `made_up` (and that buffers of distinct values do not show): the host code's data has
+    `made_up` (and that buffers of distinct or of sorted values do not show): the host code's data has
     invariants Simulee does not see (an index array that is a permutation, a scan). A kernel
     checked alone, with no launch site, must be right whatever its buffers hold, as a
     verifier takes it."""
@@ -290,16 +290,24 @@ def _doubt(finding: Finding, launch: Launch, made_up: list[str]) -> str:
 
 def _confirmed(program: Program, kernel: KernelInfo, launch: Launch, races: list[Finding], rules: Contract,
                warp_model: str, deadline: float) -> set[tuple]:
-    """The races among `races` whose addresses come from made-up content that do not need
-    repeated values to meet: shown again by the launch on buffers of distinct values (or
-    already on them)."""
-    pending = [race for race in races if rules.made_up_reads(launch, race.ops)]
-    if not pending or launch.fill == "distinct":
-        return {race.key() for race in pending}
-    again = execute(program, kernel, replace(detection_launch(launch, deadline)[0], fill="distinct"))
-    if again.status in ("unsupported", "out-of-memory"):
-        return set()
-    return {race.key() for race in find_races(build_model(again), warp_model)} & {race.key() for race in pending}
+    """The races among `races` whose addresses come from made-up content that neither
+    repeated values nor disorder make: shown again by the launch on buffers of distinct
+    values and on sorted ones (CONFIRMING_FILLS; each as is when the launch had it). An
+    index array of distinct values puts no two threads on one address, and ranges cut by
+    sorted offsets (CSR row pointers) never overlap: a race through content that shows on
+    both is the kernel's, one that needs either is the content's."""
+    pending = {race.key() for race in races if rules.made_up_reads(launch, race.ops)}
+    for fill in CONFIRMING_FILLS:
+        if not pending or fill == launch.fill:
+            continue
+        again = execute(program, kernel, replace(detection_launch(launch, deadline)[0], fill=fill))
+        if again.status in ("unsupported", "out-of-memory"):
+            return set()
+        pending &= {race.key() for race in find_races(build_model(again), warp_model)}
+    return pending
+
+
+CONFIRMING_FILLS = ("distinct", "sorted")
 
 
 def _made_up_fault_note(finding: Finding, made_up: list[str]) -> str:

@@ -212,3 +212,13 @@ def test_a_race_through_made_up_content_at_a_launch_site_is_a_warning_that_says_
     assert race["details"]["conditional"].startswith("only when what slots holds")
     (alone,) = errors(check_json("compaction.cu", "--no-launch-sites"))  # alone, any slots are possible
     assert alone["line"] == 8
+
+
+def test_csr_rows_that_overlap_only_out_of_order_are_a_warning_and_a_row_past_its_end_an_error():
+    rows = check_json("compaction.cu", "-k", "scale_rows")
+    assert [(f["type"], f["severity"]) for f in rows["findings"]] == [("data-race", "warning")]
+    assert "only when what row_ptr holds" in rows["findings"][0]["message"]
+    past = errors(check_json("compaction.cu", "-k", "scale_rows_past"))
+    line = next(n for n, text in enumerate((SITES / "compaction.cu").read_text().splitlines(), 1)
+                if "one past the row's end" in text)
+    assert past and {f["line"] for f in past} == {line}

@@ -11,3 +11,26 @@ __global__ void compact(const int *flags, const int *slots, const float *in, flo
 void compact_all(const int *flags, const int *slots, const float *in, float *out, int n) {
   compact<<<(n + 127) / 128, 128>>>(flags, slots, in, out, n);
 }
+
+// Each thread writes its CSR row, row_ptr[r] up to row_ptr[r + 1]: rows in order never
+// overlap, but made-up offsets out of order (even all distinct) make rows overlap.
+__global__ void scale_rows(const int *row_ptr, float *values, float factor, int rows) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < rows)
+    for (int k = row_ptr[r]; k < row_ptr[r + 1]; k++) values[k] *= factor;  // rows out of order overlap
+}
+
+void scale_all(const int *row_ptr, float *values, int rows) {
+  scale_rows<<<(rows + 63) / 64, 64>>>(row_ptr, values, 0.5f, rows);
+}
+
+// The same with a row written one past its end: rows in order meet too.
+__global__ void scale_rows_past(const int *row_ptr, float *values, float factor, int rows) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < rows)
+    for (int k = row_ptr[r]; k <= row_ptr[r + 1]; k++) values[k] *= factor;  // one past the row's end
+}
+
+void scale_all_past(const int *row_ptr, float *values, int rows) {
+  scale_rows_past<<<(rows + 63) / 64, 64>>>(row_ptr, values, 0.5f, rows);
+}
