@@ -29,9 +29,14 @@ class Input:
     kind: str
     bits: int
     what: str
+    parameter: tuple = ()  # (host function, parameter index, "", "x" or "y" of a packed dim3) when it is one
 
     def to_json(self) -> list:
-        return [self.kind, self.bits, self.what]
+        return [self.kind, self.bits, self.what, *([list(self.parameter)] if self.parameter else [])]
+
+    @classmethod
+    def from_json(cls, data: list) -> "Input":
+        return cls(data[0], data[1], data[2], tuple(data[3]) if len(data) > 3 else ())
 
 
 @dataclass(frozen=True)
@@ -52,29 +57,60 @@ class Site:
     inputs: tuple[Input, ...] = ()
     cooperative: bool = False
     conditions: tuple = ()  # what the host code tests on every path to the launch: expressions that are 1
+    callers: tuple[str, ...] = ()  # file:line of the calls that reach the launch's function, outermost first
 
     @property
     def label(self) -> str:
-        return f"{Path(self.file).name}:{self.line}"
+        return " -> ".join((*self.callers, f"{Path(self.file).name}:{self.line}"))
 
     def to_json(self) -> dict:
         return {"kernel": self.kernel, "file": self.file, "line": self.line, "grid": list(self.grid),
                 "block": list(self.block), "shared": self.shared, "args": None if self.args is None else list(self.args),
                 "inputs": [i.to_json() for i in self.inputs], "cooperative": self.cooperative,
-                "conditions": list(self.conditions)}
+                "conditions": list(self.conditions), "callers": list(self.callers)}
 
     @classmethod
     def from_json(cls, data: dict) -> "Site":
         return cls(data["kernel"], data["file"], data["line"], tuple(data["grid"]), tuple(data["block"]),
                    data["shared"], None if data["args"] is None else tuple(data["args"]),
-                   tuple(Input(*i) for i in data["inputs"]), data.get("cooperative", False),
-                   tuple(data.get("conditions", ())))
+                   tuple(Input.from_json(i) for i in data["inputs"]), data.get("cooperative", False),
+                   tuple(data.get("conditions", ())), tuple(data.get("callers", ())))
+
+    def open_functions(self) -> set[str]:
+        """The host functions whose parameters the launch reads: a caller of one fixes them."""
+        return {i.parameter[0] for i in self.inputs if i.parameter}
 
     def shape(self) -> str:
         """What tells two sites apart, other than where they are (the same launch in a
         function and inlined into its caller is one site)."""
         return repr((self.kernel, self.file, self.line, self.grid, self.block, self.shared, self.args,
                      tuple((i.kind, i.bits) for i in self.inputs), self.conditions))
+
+
+@dataclass(frozen=True)
+class Call:
+    """A call of the host function `callee` (its symbol) at `file`:`line`: each argument
+    (in the callee's LLVM parameters) an expression over `inputs`, under `conditions`."""
+
+    callee: str
+    file: str
+    line: int
+    args: tuple
+    inputs: tuple[Input, ...] = ()
+    conditions: tuple = ()
+
+    @property
+    def label(self) -> str:
+        return f"{Path(self.file).name}:{self.line}"
+
+    def to_json(self) -> dict:
+        return {"callee": self.callee, "file": self.file, "line": self.line, "args": list(self.args),
+                "inputs": [i.to_json() for i in self.inputs], "conditions": list(self.conditions)}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Call":
+        return cls(data["callee"], data["file"], data["line"], tuple(data["args"]),
+                   tuple(Input.from_json(i) for i in data["inputs"]), tuple(data.get("conditions", ())))
 
 
 # ---------------------------------------------------------------------------- evaluating

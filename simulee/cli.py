@@ -124,6 +124,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the simulee.toml stating launches, arguments, relations, buffers and suppressions "
                             "(default: the one in the checked folder or the nearest folder above it, within its "
                             "repository)")
+    group.add_argument("--host", action="append", default=[], metavar="FILE",
+                       help="a C++ or CUDA source whose calls of the checked files' functions make their launches "
+                            "(a launcher `run(dim3 grid, dim3 block, ...)` called from main.cpp); repeatable. A "
+                            "folder checked reads its own .cc/.cpp/.cxx files")
     group.add_argument("--no-launch-sites", dest="launch_sites", action="store_false",
                        help="ignore the launches the host code makes (by default a kernel with launch sites is "
                             "checked under them, and the search varies only what they leave open)")
@@ -617,18 +621,30 @@ def _launch_sites(args, files: list[Path], options) -> dict[str, tuple]:
     """The launch sites of every kernel in the host code of `files`, by kernel symbol
     (none when launches are given or --no-launch-sites); a file whose host code does not
     compile is said once."""
-    from simulee.sites import host_sites
+    from simulee.discover import host_sources, mentioning
+    from simulee.sites import host_calls, host_sites, identifier, through_callers
 
     if not args.launch_sites or args.launch or args.no_search or args.grid or args.block:
         return {}
-    found: dict[str, dict] = {}
+    read: list = []
     for file in files:
         sites, problem = host_sites(file, options)
         if problem and args.verbose:
             print(f"simulee: note: {display(str(file))}: no launch sites read: {problem}", file=sys.stderr)
-        for site in sites:  # a launcher in a header two files include is one site
-            found.setdefault(site.kernel, {}).setdefault(site.shape(), site)
-    return {kernel: tuple(by_shape.values()) for kernel, by_shape in found.items()}
+        read += sites
+    callees = set().union(*(site.open_functions() for site in read))
+    path = Path(args.path)
+    hosts = [Path(host) for host in args.host] + (host_sources(path) if path.is_dir() else []) + files
+    calls = []
+    for file in mentioning(hosts, {identifier(callee) for callee in callees}, options.include_dirs):
+        found, problem = host_calls(file, options, callees)
+        if problem and args.verbose:
+            print(f"simulee: note: {display(str(file))}: no calls read: {problem}", file=sys.stderr)
+        calls += found
+    by_kernel: dict[str, dict] = {}
+    for site in through_callers(read, calls):  # a launcher in a header two files include is one site
+        by_kernel.setdefault(site.kernel, {}).setdefault(site.shape() + repr(site.callers), site)
+    return {kernel: tuple(by_shape.values()) for kernel, by_shape in by_kernel.items()}
 
 
 def _check_one(program, kernel, args, progress=None, sites: tuple = (), config=None):

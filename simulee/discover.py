@@ -22,8 +22,12 @@ def sources(root: Path, include: tuple[str, ...] = (), exclude: tuple[str, ...] 
     """Every .cu file under `root`, sorted, outside the SKIPPED folders and the `exclude`
     globs; with `include` globs, only the files matching one of them. A glob matches a
     path relative to `root` (`src/*/old_*.cu`) or any one of its folder names (`tests`)."""
+    return _files(root, (".cu",), include, exclude)
+
+
+def _files(root: Path, suffixes: tuple[str, ...], include: tuple[str, ...], exclude: tuple[str, ...]) -> list[Path]:
     found = []
-    for path in sorted(root.rglob("*.cu")):
+    for path in sorted(p for p in root.rglob("*") if p.suffix.lower() in suffixes):
         relative = PurePosixPath(path.relative_to(root).as_posix())
         if not path.is_file() or _matches(relative, SKIPPED, folders_only=True) or _matches(relative, exclude):
             continue
@@ -31,6 +35,66 @@ def sources(root: Path, include: tuple[str, ...] = (), exclude: tuple[str, ...] 
             continue
         found.append(path)
     return found
+
+
+HOST_SUFFIXES = (".cc", ".cpp", ".cxx", ".c++")  # C++ sources whose calls of a .cu's functions may make its launches
+
+
+def host_sources(root: Path, include: tuple[str, ...] = (), exclude: tuple[str, ...] = ()) -> list[Path]:
+    """Every C++ source under `root` (HOST_SUFFIXES), chosen as `sources` chooses .cu files."""
+    return _files(root, HOST_SUFFIXES, include, exclude)
+
+
+def mentioning(files: list[Path], names: set[str], folders: tuple[str, ...]) -> list[Path]:
+    """The files of `files` that can call a function named in `names` (its identifier,
+    not its symbol): their text names one, or names a function that a header they reach
+    defines around a call of one (kaldi's inline `cuda_add_mat` around `cudaF_add_mat`)."""
+    if not names:
+        return []
+    texts: dict[Path, str] = {}
+    reached: dict[Path, set[Path]] = {}
+
+    def text(path: Path) -> str:
+        if path not in texts:
+            try:
+                texts[path] = path.read_text(errors="replace")
+            except OSError:
+                texts[path] = ""
+        return texts[path]
+
+    def headers(path: Path) -> set[Path]:
+        pending, seen = [path], set()
+        while pending:
+            including = pending.pop()
+            for name in _included_names(including):
+                for folder in (including.parent, *map(Path, folders)):
+                    candidate = (folder / name).resolve()
+                    if candidate.is_file():
+                        if candidate not in seen:
+                            seen.add(candidate)
+                            pending.append(candidate)
+                        break
+        return seen
+
+    wanted = _words(names)
+    for file in files:
+        reached[file] = headers(file.resolve())
+    wrappers = set(names)
+    for header in set().union(*reached.values()):
+        body = text(header)
+        for match in wanted.finditer(body):
+            enclosing = _FUNCTION_HEAD.findall(body, 0, match.start())
+            if enclosing:
+                wrappers.add(enclosing[-1])
+    calling = _words(wrappers)
+    return [file for file in files if calling.search(text(file.resolve()))]
+
+
+_FUNCTION_HEAD = re.compile(r"\b([A-Za-z_]\w*)\s*\([^;{}()]*(?:\([^;{}()]*\)[^;{}()]*)*\)\s*(?:const\s*)?\{")
+
+
+def _words(names: set[str]) -> re.Pattern:
+    return re.compile(r"\b(?:%s)\b" % "|".join(sorted(map(re.escape, names))))
 
 
 def _matches(relative: PurePosixPath, globs: tuple[str, ...], folders_only: bool = False) -> bool:

@@ -33,7 +33,8 @@ MAX_STUB_ROUNDS = 6  # rounds of leaving host functions out
 
 _MISSING = re.compile(r"^(.*?):\d+:\d+: fatal error: '([^']+)' file not found", re.M)
 _ERROR_LINE = re.compile(r"^(.*?):(\d+):\d+: (?:fatal )?error: ", re.M)
-_UNKNOWN_TYPE = re.compile(r": error: unknown type name '(\w+)'")
+# a type a missing header declared: used as one, or named by `using ::uint64;` (kaldi without OpenFst)
+_UNKNOWN_TYPE = re.compile(r": error: (?:unknown type name|no member named) '(\w+)'(?! in '| in namespace)")
 _UNDECLARED = re.compile(r"^(.*?):(\d+):(\d+): error: use of undeclared identifier '(\w+)'", re.M)
 _UNKNOWN_NAMESPACE = re.compile(r"^(.*?):(\d+):\d+: error: (expected namespace name)", re.M)
 _ASM_ESCAPE = re.compile(r"^(.*?):(\d+):\d+: error: (invalid % escape) in inline assembly string", re.M)

@@ -32,13 +32,15 @@ from pathlib import Path
 
 import platformdirs
 
-from evolve.launchsite import Site
+from evolve.launchsite import Call, Site
 from simulee import __version__, compile_commands, report
 from simulee.cache import digest, file_digest
-from simulee.discover import include_dirs, included_sources, inside, kernel_headers, prefix_folder, sources
+from simulee.discover import (host_sources, include_dirs, included_sources, inside, kernel_headers, mentioning,
+                              prefix_folder, sources)
 from simulee.errors import SimuleeError
 from simulee.frontend import CompileOptions
-from simulee.tasks import FileTask, KernelTask, Settings, check_kernel, list_kernels
+from simulee.sites import identifier, through_callers
+from simulee.tasks import CallsTask, FileTask, KernelTask, Settings, check_kernel, list_calls, list_kernels
 from simulee.workers import Limits, Pool
 
 LEDGER = "scan.jsonl"
@@ -91,11 +93,13 @@ def default_output(target: Path) -> Path:
 def scan(options: ScanOptions) -> Ledger:
     """Check every kernel of options.target; the ledger holds every record."""
     start = time.perf_counter()
-    tasks = file_tasks(options)
+    layout = Layout.of(options)
+    tasks = file_tasks(options, layout)
     with Pool(options.jobs, options.limits, options.scheduler) as pool:  # first: a scheduler may be unreachable
         ledger = Ledger(options.output, options.project, options.root, tasks, options.resume)
         try:
-            _run(pool, ledger, tasks, options.settings, options.quiet)
+            _run(pool, ledger, tasks, options.settings, options.quiet,
+                 lambda callees: host_tasks(options, layout, callees))
         except KeyboardInterrupt:
             ledger.finish(time.perf_counter() - start)
             raise KeyboardInterrupt(f"what finished is in {options.output} (go on with --resume)") from None
@@ -105,57 +109,109 @@ def scan(options: ScanOptions) -> Ledger:
     return ledger
 
 
-def file_tasks(options: ScanOptions) -> list[FileTask]:
+def file_tasks(options: ScanOptions, layout: "Layout | None" = None) -> list[FileTask]:
     """A task per source to scan, compiled with the user's options, the file's folder and
     the repository's include folders, reading nothing outside the repository and -I."""
-    root = options.root
-    files = sources(root, options.include, options.exclude) if options.target.is_dir() else \
-        [Path(os.path.abspath(options.target))]
-    if not files:
-        raise SimuleeError(f"no .cu files to scan under {options.target}")
-    compile_options = options.compile
-    if compile_options.compile_commands is None and options.target.is_dir():
-        found = compile_commands.find(root)
-        compile_options = replace(compile_options, compile_commands=found and str(found))
-    config = options.settings.config
-    stated = file_digest(Path(config)) if config else ""  # a changed simulee.toml checks every kernel again
-    fingerprint = digest(json.dumps([__version__, asdict(options.settings), asdict(compile_options),
-                                     stated]).encode())[:16]
-    shared = include_dirs(root, files)
-    prefix = prefix_folder(root, files, Path(platformdirs.user_cache_dir("simulee")) / "prefixes")
-    shared += (prefix,) if prefix else ()
-    if options.target.is_dir():
-        files = sorted(files + kernel_headers(root, files, shared, options.include, options.exclude))
-    confine = (str(root),) + compile_options.include_dirs
-    parts = included_sources(root, files, shared)
-    names = tuple(file.relative_to(root).as_posix() for file in files if file not in parts and inside(file, root))
-    tasks = []
-    for file in files:
-        name = file.relative_to(root).as_posix()
-        within = inside(file, root)
+    layout = layout or Layout.of(options)
+    parts = included_sources(layout.root, layout.files, layout.shared)
+    names = tuple(file.relative_to(layout.root).as_posix() for file in layout.files
+                  if file not in parts and inside(file, layout.root))
+    return [layout.task(file, parts[file].relative_to(layout.root).as_posix() if file in parts else "",
+                        tuple(other for other in names if other != file.relative_to(layout.root).as_posix()),
+                        options.settings.launch_sites)
+            for file in layout.files]
+
+
+def host_tasks(options: ScanOptions, layout: "Layout", callees: set[str]) -> list[CallsTask]:
+    """A task per source whose host code can call one of `callees` (symbols of functions
+    whose launches read their parameters): the repository's C++ sources and CUDA sources
+    whose text, or a header they include, names one (simulee.discover.mentioning)."""
+    if not options.target.is_dir() or not callees:
+        return []
+    candidates = host_sources(layout.root, options.include, options.exclude) + layout.files
+    found = mentioning(candidates, {identifier(callee) for callee in callees}, layout.shared)
+    return [CallsTask(layout.task(file, "", (), False), tuple(sorted(callees))) for file in found
+            if inside(file, layout.root)]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What every source of a scan is compiled with."""
+
+    root: Path
+    files: list
+    options: CompileOptions
+    shared: tuple[str, ...]  # the repository's include folders
+    fingerprint: str
+
+    @classmethod
+    def of(cls, options: ScanOptions) -> "Layout":
+        root = options.root
+        files = sources(root, options.include, options.exclude) if options.target.is_dir() else \
+            [Path(os.path.abspath(options.target))]
+        if not files:
+            raise SimuleeError(f"no .cu files to scan under {options.target}")
+        compile_options = options.compile
+        if compile_options.compile_commands is None and options.target.is_dir():
+            found = compile_commands.find(root)
+            compile_options = replace(compile_options, compile_commands=found and str(found))
+        config = options.settings.config
+        stated = file_digest(Path(config)) if config else ""  # a changed simulee.toml checks every kernel again
+        fingerprint = digest(json.dumps([__version__, asdict(options.settings), asdict(compile_options),
+                                         stated]).encode())[:16]
+        shared = include_dirs(root, files)
+        prefix = prefix_folder(root, files, Path(platformdirs.user_cache_dir("simulee")) / "prefixes")
+        shared += (prefix,) if prefix else ()
+        if options.target.is_dir():
+            files = sorted(files + kernel_headers(root, files, shared, options.include, options.exclude))
+        confine = (str(root),) + compile_options.include_dirs
+        return cls(root, files, replace(compile_options, confine=confine), shared, fingerprint)
+
+    def task(self, file: Path, part_of: str, siblings: tuple[str, ...], launch_sites: bool) -> FileTask:
+        name = file.relative_to(self.root).as_posix()
+        within = inside(file, self.root)
         refused = "" if within else f"{name}: include outside the repository: a link to {os.path.realpath(file)}"
-        tasks.append(FileTask(str(root), name, file_digest(file) or "" if within else "", fingerprint,
-                              replace(compile_options, confine=confine,
-                                      include_dirs=compile_options.include_dirs + (str(file.parent),) + shared),
-                              refused, parts[file].relative_to(root).as_posix() if file in parts else "",
-                              tuple(other for other in names if other != name), options.settings.launch_sites))
-    return tasks
+        options = replace(self.options, include_dirs=self.options.include_dirs + (str(file.parent),) + self.shared)
+        return FileTask(str(self.root), name, file_digest(file) or "" if within else "", self.fingerprint, options,
+                        refused, part_of, siblings, launch_sites)
 
 
-def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, quiet: bool) -> None:
-    """List the files the ledger has not, check the kernels it has not, and keep every
-    record as it comes."""
+def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, quiet: bool, callers) -> None:
+    """List the files the ledger has not, read the calls that fix the launches of the
+    wrappers they hold (`callers(callees)`: the tasks that do), check the kernels the
+    ledger has not, and keep every record as it comes."""
     by_file = {task.file: task for task in tasks}
     bar = _progress(ledger, quiet, pool)
     pending = set()
     listed: list[dict] = []
+    read: list[dict] = []  # calls records
+
+    def submit(function, task) -> None:
+        pending.add(pool.submit(function, task))
+        bar.total += 1
+
+    def submit_calls() -> int:
+        """Every file listed: read the calls of the functions whose launches are open; how many to read."""
+        callees = {function for record in listed for site in record.get("sites", [])
+                   for function in Site.from_json(site).open_functions()} if settings.launch_sites else set()
+        submitted = 0
+        for task in callers(callees):
+            record = ledger.calls(task)
+            if record is None:
+                submit(list_calls, task)
+                submitted += 1
+            else:
+                read.append(record)
+        return submitted
 
     def submit_kernels() -> None:
-        """Every file listed: check their kernels, each with its launch sites from any file."""
+        """Every file listed and every call read: check their kernels, each with its launch sites from any file."""
+        calls = [Call.from_json(call) for record in read for call in record["calls"]]
         sites: dict[str, dict] = {}
         for record in listed:
-            for site in record.get("sites", []):  # a launcher in a header two files include is one site
-                sites.setdefault(site["kernel"], {}).setdefault(Site.from_json(site).shape(), site)
+            for site in through_callers([Site.from_json(site) for site in record.get("sites", [])], calls):
+                # a launcher in a header two files include is one site
+                sites.setdefault(site.kernel, {}).setdefault(site.shape() + repr(site.callers), site.to_json())
         for record in listed:
             task = by_file[record["file"]]
             for name, line, *symbol in record["kernels"]:
@@ -163,23 +219,22 @@ def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, 
                     found = sites.get(symbol[0], {}) if symbol else {}  # a ledger from before symbols: no sites
                     # its file's host code launches kernels, but no host code of the repository this one
                     unlaunched = settings.launch_sites and bool(record.get("sites")) and not found
-                    pending.add(pool.submit(check_kernel, KernelTask(task, name, line, settings,
-                                                                     tuple(found.values()), unlaunched)))
-                    bar.total += 1
+                    submit(check_kernel, KernelTask(task, name, line, settings, tuple(found.values()), unlaunched))
         bar.bar_format = None  # the total is final: the time left means something
         bar.refresh()
 
-    listing = 0
+    listing = calling = 0
     for task in tasks:
         record = ledger.file(task)
         if record is None:
-            pending.add(pool.submit(list_kernels, task))
+            submit(list_kernels, task)
             listing += 1
-            bar.total += 1
         else:
             listed.append(record)
     if not listing:
-        submit_kernels()
+        calling = submit_calls()
+        if not calling:
+            submit_kernels()
     while pending:
         done, pending = wait(pending, timeout=REPORT_SECONDS, return_when=FIRST_COMPLETED)
         ledger.refresh()
@@ -187,9 +242,16 @@ def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, 
             record = future.result()
             ledger.add(record)
             if record["record"] == "file":
-                listing -= 1
                 listed.append(record)
+                listing -= 1
                 if not listing:
+                    calling = submit_calls()
+                    if not calling:
+                        submit_kernels()
+            elif record["record"] == "calls":
+                read.append(record)
+                calling -= 1
+                if not calling:
                     submit_kernels()
             bar.set_postfix(findings=ledger.finding_count(), refresh=False)
             bar.update(1)
@@ -214,6 +276,7 @@ class Ledger:
     def __init__(self, folder: Path, project: str, root: Path, tasks: list[FileTask], resume: bool):
         self.folder, self.project, self.root = folder, project, root
         self.files: dict[tuple, dict] = {}
+        self.callers: dict[tuple, dict] = {}  # calls records: what host code passes to functions that launch
         self.kernels: dict[tuple, dict] = {}
         self.seconds = 0.0
         self.started = time.perf_counter()
@@ -230,14 +293,24 @@ class Ledger:
             self.release()
             raise
         current = {(task.file, task.sha256, task.fingerprint) for task in tasks}
+        fingerprints = {task.fingerprint for task in tasks}
         for record in _read_ledger(folder / LEDGER) if resume else []:
             if _key(record)[:3] in current:
-                (self.files if record["record"] == "file" else self.kernels)[_key(record)] = record
+                self._table(record)[_key(record)] = record
+            elif record["record"] == "calls" and record["fingerprint"] in fingerprints:  # checked against its file by calls()
+                self.callers[_key(record)] = record
         self.resumed = len(self.kernels)
         self._rewrite()
 
     def file(self, task: FileTask) -> dict | None:
         return self.files.get((task.file, task.sha256, task.fingerprint))
+
+    def calls(self, task: CallsTask) -> dict | None:
+        """The calls record of an unchanged file for the same callees, if kept."""
+        return self.callers.get((task.source.file, task.source.sha256, task.source.fingerprint, task.callees))
+
+    def _table(self, record: dict) -> dict:
+        return {"file": self.files, "calls": self.callers}.get(record["record"], self.kernels)
 
     def has_kernel(self, task: FileTask, kernel: str) -> bool:
         return (task.file, task.sha256, task.fingerprint, kernel) in self.kernels
@@ -245,7 +318,7 @@ class Ledger:
     def add(self, record: dict) -> None:
         """Keep a record: append it to the ledger and its rows to the tables; every
         REPORT_SECONDS, bring summary.md and report.sarif up to date."""
-        (self.files if record["record"] == "file" else self.kernels)[_key(record)] = record
+        self._table(record)[_key(record)] = record
         with open(self.folder / LEDGER, "a") as ledger:
             ledger.write(json.dumps(record) + "\n")
         for name, rows in self._rows([record]).items():
@@ -293,7 +366,8 @@ class Ledger:
         """The ledger and every table from the records kept, in order."""
         files = sorted(self.files.values(), key=lambda r: r["file"])
         kernels = sorted(self.kernels.values(), key=_order)
-        (self.folder / LEDGER).write_text("".join(json.dumps(record) + "\n" for record in files + kernels))
+        calls = sorted(self.callers.values(), key=lambda r: r["file"])
+        (self.folder / LEDGER).write_text("".join(json.dumps(record) + "\n" for record in files + calls + kernels))
         for name, rows in self._rows(files + kernels).items():
             (self.folder / name).write_text(report.table_text(rows, _COLUMNS[name]))
 
@@ -357,6 +431,11 @@ class Ledger:
                            "Files not compiled")
         lines += _markdown(("file", "compiled without"), [(r["file"], r["error"]) for r in sorted(
             self.files.values(), key=lambda r: r["file"]) if r["status"] == "degraded"], "Files compiled degraded")
+        lines += _markdown(("file", "calls of launchers", "first error"),
+                           [(r["file"], len(r["calls"]), r["error"]) for r in sorted(self.callers.values(),
+                                                                                      key=lambda r: r["file"])],
+                           "Host code read for the launches its calls make (a folder of a larger tree may need -I "
+                           "for the rest)")
         return "\n".join(lines)
 
 
@@ -416,6 +495,8 @@ def _replace(path: Path, text: str) -> None:
 
 def _key(record: dict) -> tuple:
     key = (record["file"], record["sha256"], record["fingerprint"])
+    if record["record"] == "calls":
+        return key + (tuple(record["callees"]),)
     return key if record["record"] == "file" else key + (record["kernel"],)
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from evolve.launchsite import CASTS, FLOAT_OPS, INTEGER_OPS, Input, Site, Unknown, evaluate, inputs_of
+from evolve.launchsite import CASTS, FLOAT_OPS, INTEGER_OPS, Call, Input, Site, Unknown, evaluate, inputs_of
 from interpreter import irparse as ir
 from interpreter.debuginfo import DebugInfo
 from interpreter.types import FloatType, IntType, PointerType
@@ -46,15 +46,95 @@ def kernel_of_stub(stub: str) -> str:
 
 def sites_in(host_ir: str) -> list[Site]:
     """Every launch in host IR (frontend.optimize_host's), the same launch once."""
-    module = ir.parse_module(host_ir)
-    debug = DebugInfo(module.metadata)
     found: dict[str, Site] = {}
-    for function in module.functions.values():
-        if function.is_declaration or "__device_stub__" in function.name:
-            continue
-        for site in _Reader(module, function, debug).sites():
+    for reader in _readers(ir.parse_module(host_ir)):
+        for site in reader.sites():
             found.setdefault(site.shape(), site)
     return list(found.values())
+
+
+def calls_in(host_ir: str, callees: set[str]) -> list[Call]:
+    """Every call in host IR of a function among `callees` (symbols), the same call once."""
+    if not any(callee in host_ir for callee in callees):
+        return []
+    found: dict[str, Call] = {}
+    for reader in _readers(ir.parse_module(host_ir)):
+        for call in reader.calls(callees):
+            found.setdefault(repr(call), call)
+    return list(found.values())
+
+
+def _readers(module: ir.Module):
+    debug = DebugInfo(module.metadata)
+    for function in module.functions.values():
+        if not function.is_declaration and "__device_stub__" not in function.name:
+            yield _Reader(module, function, debug)
+
+
+def through_callers(sites: list[Site], calls: list[Call], depth: int = 3) -> list[Site]:
+    """`sites` as the repository's calls make them: a launch that reads parameters of the
+    host function it lies in (a wrapper `launch(dim3 grid, dim3 block, ...)`) becomes one
+    launch per call of that function, its parameters what the call passes; up to `depth`
+    callers out. A launch whose function nobody calls stays as it is."""
+    by_callee: dict[str, list[Call]] = {}
+    for call in calls:
+        by_callee.setdefault(call.callee, []).append(call)
+    result = []
+    for site in sites:
+        pending = [site]
+        for _ in range(depth):
+            reached = []
+            for open_site in pending:
+                callers = [c for function in sorted(open_site.open_functions()) for c in by_callee.get(function, ())]
+                reached += [through(open_site, call) for call in callers] or [open_site]
+            if reached == pending:
+                break
+            pending = reached
+        found = {s.shape() + repr(s.callers): s for s in pending}
+        result += found.values()
+    return result
+
+
+def through(site: Site, call: Call) -> Site:
+    """`site` as `call` makes it: the parameters of the called function replaced by what
+    the call passes (a packed dim3's x and y by its halves), the call's inputs and
+    conditions added."""
+    inputs = list(call.inputs)
+    replaced: dict[int, list] = {}
+    halves: dict[tuple, list] = {}  # (input of the call, part) -> a 32-bit input: a dim3 passed on as it came
+
+    def half(passed: list, part: str) -> list:
+        if passed[0] != "input":
+            return _halves(passed)[part == "y"]
+        outer = inputs[passed[1]]
+        if (passed[1], part) not in halves:
+            halves[passed[1], part] = ["input", len(inputs)]
+            inputs.append(Input("integer", 32, f"{part} of {outer.what}", outer.parameter and (*outer.parameter[:2], part)))
+        return halves[passed[1], part]
+
+    for index, value in enumerate(site.inputs):
+        function, position, part = value.parameter if value.parameter else ("", -1, "")
+        if function == call.callee and 0 <= position < len(call.args):
+            passed = call.args[position]
+            replaced[index] = half(passed, part) if part else passed
+        else:
+            replaced[index] = ["input", len(inputs)]
+            inputs.append(value)
+
+    def substitute(expression):
+        if not isinstance(expression, list):
+            return expression
+        if expression[0] == "input":
+            return replaced[expression[1]]
+        if expression[0] == "const":
+            return expression
+        return _folded(expression[:2] + [substitute(e) for e in expression[2:]])
+
+    return Site(site.kernel, site.file, site.line, tuple(substitute(e) for e in site.grid),
+                tuple(substitute(e) for e in site.block), substitute(site.shared),
+                None if site.args is None else tuple(substitute(e) for e in site.args), tuple(inputs),
+                site.cooperative, tuple(call.conditions) + tuple(substitute(c) for c in site.conditions),
+                (call.label, *site.callers))
 
 
 class _Reader:
@@ -120,6 +200,21 @@ class _Reader:
                                            callee == "cudaLaunchCooperativeKernel"))
         return sites
 
+    def calls(self, callees: set[str]) -> list[Call]:
+        found = []
+        for block in self.function.blocks:
+            self.block = block.name
+            for instruction in block.instructions:
+                if instruction.opcode == "call" and instruction.extra.get("callee") in callees:
+                    expressions = _Expressions(self)
+                    args = tuple(expressions.of(a) for a in instruction.operands)
+                    conditions = tuple(expressions.condition(edge) for edge in self.path(self.block))
+                    location = _user_place(self.debug.location(instruction.dbg))
+                    found.append(Call(instruction.extra["callee"], location.file if location else "",
+                                      location.line if location else 0, args, tuple(expressions.inputs),
+                                      tuple(c for c in conditions if c is not None)))
+        return found
+
     def site(self, call: ir.Instruction, stub: str, configuration, arguments: list | None, cooperative: bool) -> Site:
         expressions = _Expressions(self)
         grid = expressions.dims(configuration[0], configuration[1])
@@ -183,9 +278,9 @@ class _Expressions:
         does not fix (a parameter dim3 grid) is two inputs, x and y."""
         packed = self.of(xy)
         if packed[0] == "input":
-            what = self.inputs[packed[1]].what
-            halves = (self.input(("x", what), IntType(32), f"x of {what}"),
-                      self.input(("y", what), IntType(32), f"y of {what}"))
+            what, parameter = self.inputs[packed[1]].what, self.inputs[packed[1]].parameter
+            halves = tuple(self.input((part, what), IntType(32), f"{part} of {what}",
+                                      parameter and (*parameter[:2], part)) for part in ("x", "y"))
             self.halves[packed[1]] = halves
             return (*halves, self.of(z))
         return (*_halves(packed), self.of(z))
@@ -231,7 +326,10 @@ class _Expressions:
             return self.input(("value", repr(value)), value.type, "a constant expression")
         instruction = self.reader.defined.get(value.name)
         if instruction is None:
-            return self.input(("param", value.name), value.type, f"parameter %{value.name} of {self.reader.function.name}")
+            function = self.reader.function
+            position = next((i for i, p in enumerate(function.params) if p.name == value.name), -1)
+            return self.input(("param", value.name), value.type, f"parameter %{value.name} of {function.name}",
+                              (function.name, position, "") if position >= 0 else ())
         return self.instruction(instruction, depth + 1)
 
     def instruction(self, instruction: ir.Instruction, depth: int) -> list:
@@ -269,12 +367,12 @@ class _Expressions:
             return self.input(("memory", pointer.name), type_ or pointer.type, f"memory at %{pointer.name}")
         return self.input(("memory", repr(pointer)), type_ or pointer.type, "memory")
 
-    def input(self, key, type_, what: str) -> list:
+    def input(self, key, type_, what: str, parameter: tuple = ()) -> list:
         if key not in self.keys:
             kind = "float" if isinstance(type_, FloatType) else "pointer" if isinstance(type_, PointerType) or \
                 type_ is None else "integer"
             self.keys[key] = len(self.inputs)
-            self.inputs.append(Input(kind, _bits(type_), what))
+            self.inputs.append(Input(kind, _bits(type_), what, parameter))
         return ["input", self.keys[key]]
 
 
@@ -343,6 +441,26 @@ def _user_place(location):
 
 
 # ---------------------------------------------------------------------------- compiling
+
+
+def host_calls(path: Path, options, callees: set[str]) -> tuple[list[Call], str]:
+    """The calls of `callees` (symbols) in a source's host code (.cu or C++, compiled as
+    CUDA's host side), and '' or why there are none (its first compile error)."""
+    from simulee.frontend import compile_cuda
+
+    try:
+        return calls_in(compile_cuda(Path(path), options, host=True), callees), ""
+    except SimuleeError as error:
+        return [], f"host code not compiled: {str(error).splitlines()[0]}"
+    except (ir.IRSyntaxError, ValueError, KeyError, IndexError) as error:
+        return [], f"host code not read: {type(error).__name__}: {error}"
+
+
+def identifier(symbol: str) -> str:
+    """The name a function's symbol is called by in source: `_ZN2ns6launchEPfi` -> launch."""
+    from interpreter.loader import _strip_templates, demangle, qualified_name
+
+    return _strip_templates(qualified_name(demangle(symbol))).rpartition("::")[2]
 
 
 def host_sites(path: Path, options) -> tuple[list[Site], str]:

@@ -59,6 +59,23 @@ class FileTask:
 
 
 @dataclass(frozen=True)
+class CallsTask:
+    """Read the calls that `source`'s host code makes of `callees` (symbols of host
+    functions whose launches read their parameters)."""
+
+    source: FileTask
+    callees: tuple[str, ...]
+
+    def record(self, status: str, calls: list, error: str = "") -> dict:
+        return {"record": "calls", "root": self.source.root, "file": self.source.file, "sha256": self.source.sha256,
+                "fingerprint": self.source.fingerprint, "callees": list(self.callees), "status": status,
+                "calls": calls, "error": error}
+
+    def failed(self, status: str, message: str) -> dict:
+        return self.record(status, [], message)
+
+
+@dataclass(frozen=True)
 class KernelTask:
     """Check the kernel `kernel` (defined at `line`) of a listed file."""
 
@@ -119,6 +136,15 @@ def _launch_sites(task: FileTask, start: float) -> tuple[list[dict], str]:
         options = replace(options, timeout=left)
     sites, host = host_sites(Path(task.root, task.file), options)
     return _relative([site.to_json() for site in sites], task.root), _relative(host, task.root)
+
+
+def list_calls(task: CallsTask) -> dict:
+    """The calls record: what each call of the callees passes, as JSON (Call.to_json)."""
+    from simulee.sites import host_calls
+
+    calls, problem = host_calls(Path(task.source.root, task.source.file), task.source.options, set(task.callees))
+    return task.record("error" if problem else "ok", _relative([call.to_json() for call in calls], task.source.root),
+                       _relative(problem, task.source.root))
 
 
 def check_kernel(task: KernelTask) -> dict:

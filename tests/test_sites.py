@@ -222,3 +222,39 @@ def test_csr_rows_that_overlap_only_out_of_order_are_a_warning_and_a_row_past_it
     line = next(n for n, text in enumerate((SITES / "compaction.cu").read_text().splitlines(), 1)
                 if "one past the row's end" in text)
     assert past and {f["line"] for f in past} == {line}
+
+
+def test_a_launcher_called_from_a_cpp_file_is_checked_under_its_callers_launches():
+    """colsum is right only on 1-D grids of 1-D blocks; its launcher takes grid and block
+    from callers/main.cpp (256 threads a block) or colsum_2d.cpp (a 128x2 block)."""
+    from simulee.sites import calls_in, host_calls, through_callers
+
+    launcher = sites_of("callers/colsum.cu")
+    assert [site.open_functions() for site in launcher] == [{"_Z13launch_colsum4dim3S_PfPKfii"}]
+    calls, problem = host_calls(SITES / "callers" / "main.cpp", CompileOptions(), launcher[0].open_functions())
+    assert problem == "" and len(calls) == 1
+    [site] = through_callers(launcher, calls)
+    assert site.label == "main.cpp:7 -> colsum.cu:14" and site.open_functions() == {"_Z11column_sumsPfPKfii"}
+    cols = next(i for i, value in enumerate(site.inputs) if value.parameter[1:] == (3, ""))
+    inputs = [0] * len(site.inputs)
+    inputs[cols] = 1000
+    assert dims(site, "grid", inputs) == (4, 1, 1) and dims(site, "block", inputs) == (256, 1, 1)
+    assert calls_in("define void @f() {\n  ret void\n}\n", {"launch_colsum"}) == []
+
+    assert errors(check_json("callers/colsum.cu"))  # alone, the search gives it a second row of blocks
+    clean = check_json("callers/colsum.cu", "--host", SITES / "callers" / "main.cpp")
+    assert errors(clean) == [] and {tuple(launch["block"]) for launch in clean["launches"]} == {(256, 1, 1)}
+    [race] = errors(check_json("callers/colsum.cu", "--host", SITES / "colsum_2d.cpp"))
+    assert race["line"] == 10 and race["launch"]["origin"] == "site colsum_2d.cpp:7 -> colsum.cu:14"
+
+
+def test_a_scan_reads_the_repositorys_cpp_callers_of_a_launcher_and_keeps_them_when_resumed(tmp_path: Path):
+    out = tmp_path / "out"
+    for resumed in (False, True):
+        result = simulee("scan", SITES / "callers", "-o", out, "--jobs", "1", "-q", *(["--resume"] if resumed else []))
+        assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in (out / "scan.jsonl").read_text().splitlines()]
+    assert [(r["file"], r["status"], len(r["calls"])) for r in records if r["record"] == "calls"] == \
+        [("colsum.cu", "ok", 0), ("main.cpp", "ok", 1)]
+    check = next(r["check"] for r in records if r["record"] == "kernel")
+    assert {tuple(launch["block"]) for launch in check["launches"]} == {(256, 1, 1)} and check["findings"] == []
