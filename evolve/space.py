@@ -449,7 +449,10 @@ def _fill_genes(kernel: KernelInfo, relevant: dict[str, list[str]], fixed: set[s
     filled = [p for p in kernel.params if p.kind == "pointer" and p.name in relevant and p.name not in fixed]
     if not filled or "fill" in fixed:
         return []
-    return [Gene(FILL_GENE, 0, len(SEARCHED_FILLS) - 1, choices=tuple(range(len(SEARCHED_FILLS))))]
+    return [FILL]
+
+
+FILL = Gene(FILL_GENE, 0, len(SEARCHED_FILLS) - 1, choices=tuple(range(len(SEARCHED_FILLS))))
 
 
 def _fixed_fill(base: Launch, fixed: set[str]) -> str:

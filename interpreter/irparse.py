@@ -216,6 +216,7 @@ _TOKEN = re.compile(
   | (?P<local>%(?:[-a-zA-Z$._0-9]+|"[^"]*"))
   | (?P<global>@(?:[-a-zA-Z$._0-9]+|"[^"]*"))
   | (?P<meta>!(?:[-a-zA-Z$._0-9]+|"[^"]*")?)
+  | (?P<comdat>\$(?:[-a-zA-Z$._0-9]+|"[^"]*"))
   | (?P<cstring>c"[^"]*")
   | (?P<string>"[^"]*")
   | (?P<hex>[su]?0x[KLMHR]?[0-9A-Fa-f]+)

@@ -144,6 +144,8 @@ class Program:
         self._functions: dict[str, DecodedFunction] = {}
         self._globals: dict[str, DecodedGlobal] = {}
         self.kernels = _overloads_named(self._kernel_info(name) for name in _kernel_symbols(module))
+        # globals the host code writes (cudaMemcpyToSymbol): a launch finds in them what its fill makes up
+        self.host_written: frozenset[str] = frozenset()
 
     def function(self, name: str) -> DecodedFunction:
         """The decoded definition of function `name` (decoded once)."""
@@ -176,6 +178,14 @@ class Program:
         choices = ", ".join(k.name for k in (found or self.kernels)) or "none"
         problem = "is ambiguous" if found else "not found"
         raise KeyError(f"kernel '{name}' {problem} (kernels: {choices})")
+
+    def reads_host_written(self, name: str) -> bool:
+        """Whether function `name` or one it calls names a variable in host_written."""
+        names = {f"@{variable}" for variable in self.host_written} | {f'@"{v}"' for v in self.host_written}
+        return bool(names) and any(
+            any(word in instruction.text for word in names)
+            for function in self.reachable_functions(name)
+            for block in self.module.functions[function.name].blocks for instruction in block.instructions)
 
     def reachable_functions(self, name: str) -> list[DecodedFunction]:
         """Function `name` and every defined function it can call."""

@@ -10,6 +10,7 @@ copy of. After the run, the pointer arguments' buffers are read back.
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,7 +21,7 @@ from interpreter.decode import Address
 from interpreter.launch import Alias, Launch
 from interpreter.loader import KernelInfo, ParamInfo, Program
 from interpreter.memory import CODE, CONSTANT, GLOBAL, SHARED, Memory, tag
-from interpreter.types import ArrayType, PointerType, StructType, Type, VectorType
+from interpreter.types import ArrayType, FloatType, IntType, PointerType, StructType, Type, VectorType
 from interpreter.values import cast, constant, dtype_of, integer_binary
 
 # C types of paged buffers, for reading them back as arrays
@@ -105,7 +106,9 @@ class Placement:
                 space = CONSTANT if variable.addrspace == CONSTANT else GLOBAL
                 bound = launch.args.get(name)  # an array the caller binds to a global (a texture, say)
                 data = image.data if image.data is not None else np.zeros(image.size, dtype=np.uint8)
-                if space == GLOBAL and not image.relocations and not any(data):
+                if name in self.program.host_written and not image.relocations:
+                    data = _made_up(image.type, data, _fill(launch, launch.seed * 1000 + zlib.crc32(name.encode()), None), self.layout)
+                elif space == GLOBAL and not image.relocations and not any(data):
                     data = self._fresh_pointers(name, image.type, data, launch)
                 region = self.memory.add_region(name, space, data, read_only=space == CONSTANT)
                 self.regions[name] = region
@@ -296,6 +299,23 @@ def _fill(launch: Launch, seed: int, param: ParamInfo | None = None) -> Fill | N
     dtype = element_dtype(param) if param is not None else None
     dtype = dtype if dtype is not None and dtype.kind in "iuf" and dtype.itemsize in (1, 2, 4, 8) else np.dtype("<u4")
     return Fill(launch.fill, seed, dtype.str, launch.dictionary)
+
+
+def _made_up(type_: Type, data: np.ndarray, fill: Fill | None, layout) -> np.ndarray:
+    """A global's bytes as the host code might have written them: elements of its
+    (innermost array) type drawn from `fill` (None: as they are)."""
+    if fill is None:
+        return data
+    element = type_
+    while isinstance(element, ArrayType):
+        element = element.element
+    scalar = isinstance(element, (IntType, FloatType)) and element.bits in (8, 16, 32, 64)
+    dtype = dtype_of(element) if scalar else np.dtype("<u4")  # a struct's members as words
+    count = len(data) // dtype.itemsize
+    made = np.frombuffer(bytes(data), dtype=np.uint8).copy()
+    drawn = Fill(fill.mode, fill.seed, dtype.str, fill.dictionary).values(np.arange(count, dtype=np.int64))
+    made[:count * dtype.itemsize] = np.frombuffer(drawn.astype(dtype).tobytes(), dtype=np.uint8)
+    return made
 
 
 def _with_members(data: bytes, fields, args: dict) -> bytes:

@@ -382,7 +382,7 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
     options.max_seconds. `progress(text)` is told what is being done."""
     from evolve.constants import compared_constants
     from evolve.search import search
-    from evolve.space import InvalidGenome, SearchSpace, alias_pairs
+    from evolve.space import FILL, SEARCHED_FILLS, InvalidGenome, SearchSpace, alias_pairs
     from evolve.taint import pointer_accesses, relevant_parameters, stride_parameters
 
     start = time.perf_counter()
@@ -395,6 +395,9 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
         space = SearchSpace.of(kernel, base, relevant, fixed, options.max_blocks, reads, constants,
                                alias_pairs(kernel, pointer_accesses(program, kernel)))
     space = replace(space, strides=frozenset(stride_parameters(program, kernel)))
+    host_written = "fill" not in fixed and program.reads_host_written(kernel.symbol)
+    if host_written and FILL not in space.genes:
+        space = replace(space, genes=(*space.genes, FILL))  # what the host wrote to device variables is made up
     base = space.padded(base)
     if stated is not None:
         space = space.stating(stated)
@@ -406,6 +409,8 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
                                          seed=options.seed))  # on seeded content, as searched launches
         except InvalidGenome:
             continue  # its inputs' defaults make no launch: the search finds some that do
+    if host_written:  # counts and limits the host wrote: each kind of content Simulee makes up
+        at_sites = [replace(launch, fill=fill) for launch in at_sites for fill in SEARCHED_FILLS]
     if not space.genes:
         return check_kernel(program, kernel, at_sites if space.plans else [b for b in [base] if b], warp_model,
                             deadline=deadline, progress=progress)
@@ -413,6 +418,14 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
                    progress, deadline)
     searched = [replace(c.launch, origin=c.launch.origin or "search") for c in found.best]
     fitness = [candidate.fitness for candidate in found.best]
+    if host_written:  # and each launch found under every other kind of content too
+        kinds = {_identity(launch) for launch in searched}
+        for launch in list(searched):
+            for fill in SEARCHED_FILLS:
+                if _identity(replace(launch, fill=fill)) not in kinds:
+                    kinds.add(_identity(replace(launch, fill=fill)))
+                    searched.append(replace(launch, fill=fill))
+                    fitness.append(None)
     for launch in list(searched):  # each aliased launch beside its twin on separate buffers
         twin = replace(launch, args={n: v for n, v in launch.args.items() if not isinstance(v, Alias)})
         if searched_alias(launch) and _identity(twin) not in map(_identity, searched):

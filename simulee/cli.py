@@ -578,7 +578,7 @@ def run_check(args) -> int:
     path = Path(args.path)
     files = source_files(path)
     checks, unreadable = [], []
-    sites = _launch_sites(args, files, options)
+    sites, written = _launch_sites(args, files, options)
     config = config_for(path, args.config)
     if config.path and args.verbose:
         print(f"simulee: note: using {display(str(config.path))}", file=sys.stderr)
@@ -590,6 +590,7 @@ def run_check(args) -> int:
                 unreadable.append({"file": display(str(file)), "error": error})
                 print(f"simulee: error: {error}", file=sys.stderr)
                 continue
+            program.host_written = frozenset(written.get(file, ()))
             kernels = [select_kernel(program, args.kernel, file)] if args.kernel or not path.is_dir() and \
                 len(program.kernels) == 1 else program.kernels
             if args.kernel is None and not kernels and not path.is_dir():
@@ -617,18 +618,20 @@ def run_check(args) -> int:
     return EXIT_ERROR if failed or unreadable else EXIT_OK
 
 
-def _launch_sites(args, files: list[Path], options) -> dict[str, tuple]:
-    """The launch sites of every kernel in the host code of `files`, by kernel symbol
-    (none when launches are given or --no-launch-sites); a file whose host code does not
-    compile is said once."""
+def _launch_sites(args, files: list[Path], options) -> tuple[dict[str, tuple], dict[Path, set[str]]]:
+    """The launch sites of every kernel in the host code of `files` (as the calls of
+    launchers in --host files and, for a folder, its C++ files make them), by kernel
+    symbol, and the device variables each file's host code writes (none when launches are
+    given or --no-launch-sites); a file whose host code does not compile is said once."""
     from simulee.discover import host_sources, mentioning
-    from simulee.sites import host_calls, host_sites, identifier, through_callers
+    from simulee.sites import host_calls, host_code, identifier, through_callers
 
     if not args.launch_sites or args.launch or args.no_search or args.grid or args.block:
-        return {}
+        return {}, {}
     read: list = []
+    written: dict[Path, set[str]] = {}
     for file in files:
-        sites, problem = host_sites(file, options)
+        sites, written[file], problem = host_code(file, options)
         if problem and args.verbose:
             print(f"simulee: note: {display(str(file))}: no launch sites read: {problem}", file=sys.stderr)
         read += sites
@@ -644,7 +647,7 @@ def _launch_sites(args, files: list[Path], options) -> dict[str, tuple]:
     by_kernel: dict[str, dict] = {}
     for site in through_callers(read, calls):  # a launcher in a header two files include is one site
         by_kernel.setdefault(site.kernel, {}).setdefault(site.shape() + repr(site.callers), site)
-    return {kernel: tuple(by_shape.values()) for kernel, by_shape in by_kernel.items()}
+    return {kernel: tuple(by_shape.values()) for kernel, by_shape in by_kernel.items()}, written
 
 
 def _check_one(program, kernel, args, progress=None, sites: tuple = (), config=None):

@@ -219,7 +219,8 @@ def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, 
                     found = sites.get(symbol[0], {}) if symbol else {}  # a ledger from before symbols: no sites
                     # its file's host code launches kernels, but no host code of the repository this one
                     unlaunched = settings.launch_sites and bool(record.get("sites")) and not found
-                    submit(check_kernel, KernelTask(task, name, line, settings, tuple(found.values()), unlaunched))
+                    submit(check_kernel, KernelTask(task, name, line, settings, tuple(found.values()),
+                                                    written=tuple(record.get("written", ())), unlaunched=unlaunched))
         bar.bar_format = None  # the total is final: the time left means something
         bar.refresh()
 

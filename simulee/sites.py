@@ -46,11 +46,26 @@ def kernel_of_stub(stub: str) -> str:
 
 def sites_in(host_ir: str) -> list[Site]:
     """Every launch in host IR (frontend.optimize_host's), the same launch once."""
+    return read_host(host_ir)[0]
+
+
+def read_host(host_ir: str) -> tuple[list[Site], set[str]]:
+    """The launches in host IR, the same launch once, and the device variables it writes
+    (SYMBOL_WRITERS: their names, as the host's shadow variables are named)."""
+    module = ir.parse_module(host_ir)
     found: dict[str, Site] = {}
-    for reader in _readers(ir.parse_module(host_ir)):
+    for reader in _readers(module):
         for site in reader.sites():
             found.setdefault(site.shape(), site)
-    return list(found.values())
+    written = {operand.name for function in module.functions.values() if not function.is_declaration
+               for block in function.blocks for instruction in block.instructions
+               if instruction.opcode == "call" and instruction.extra.get("callee") in SYMBOL_WRITERS
+               for operand in instruction.operands if isinstance(operand, ir.Global)}
+    return list(found.values()), written
+
+
+# what hands the host a device variable to write: a copy to it, or its address (for cudaMemcpy, cudaMemset)
+SYMBOL_WRITERS = ("cudaMemcpyToSymbol", "cudaMemcpyToSymbolAsync", "cudaGetSymbolAddress")
 
 
 def calls_in(host_ir: str, callees: set[str]) -> list[Call]:
@@ -466,13 +481,20 @@ def identifier(symbol: str) -> str:
 def host_sites(path: Path, options) -> tuple[list[Site], str]:
     """The launch sites of a CUDA source's host code, and '' or why there are none (its
     host side does not compile: the compiler's first error)."""
+    sites, _, problem = host_code(path, options)
+    return sites, problem
+
+
+def host_code(path: Path, options) -> tuple[list[Site], set[str], str]:
+    """What a CUDA source's host code says: its launch sites, the device variables it
+    writes, and '' or why there are none (the compiler's first error)."""
     from simulee.frontend import compile_cuda
 
     if Path(path).suffix.lower() not in (".cu",):
-        return [], ""
+        return [], set(), ""
     try:
-        return sites_in(compile_cuda(Path(path), options, host=True)), ""
+        return (*read_host(compile_cuda(Path(path), options, host=True)), "")
     except SimuleeError as error:
-        return [], f"host code not compiled: {str(error).splitlines()[0]}"
+        return [], set(), f"host code not compiled: {str(error).splitlines()[0]}"
     except (ir.IRSyntaxError, ValueError, KeyError, IndexError) as error:
-        return [], f"host code not read: {type(error).__name__}: {error}"
+        return [], set(), f"host code not read: {type(error).__name__}: {error}"

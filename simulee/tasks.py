@@ -50,9 +50,10 @@ class FileTask:
     launch_sites: bool = True  # read the launch sites of its host code too
 
     def record(self, status: str, error: str = "", kernels: list | None = None, sites: list | None = None,
-               host: str = "") -> dict:
+               host: str = "", written: list | None = None) -> dict:
         return {"record": "file", "root": self.root, "file": self.file, "sha256": self.sha256, "fingerprint": self.fingerprint,
-                "status": status, "error": error, "kernels": kernels or [], "sites": sites or [], "host": host}
+                "status": status, "error": error, "kernels": kernels or [], "sites": sites or [], "host": host,
+                "written": written or []}
 
     def failed(self, status: str, message: str) -> dict:
         return self.record(status, message)
@@ -84,6 +85,7 @@ class KernelTask:
     line: int
     settings: Settings
     sites: tuple[dict, ...] = ()  # the kernel's launch sites in the repository's host code (Site.to_json)
+    written: tuple[str, ...] = ()  # the device variables its file's host code writes (Program.host_written)
     unlaunched: bool = False  # the host code of its file launches other kernels; none of the repository this one
 
     def record(self, check: dict) -> dict:
@@ -111,31 +113,32 @@ def list_kernels(task: FileTask) -> dict:
         program, failure = _program(task), None
     except SimuleeError as error:
         program, failure = None, error
-    sites, host = _launch_sites(task, start)
+    sites, written, host = _host_code(task, start)
     if failure is not None:
         return task.record("compile-error" if isinstance(failure, CompileError) else "error",
                            _relative(str(failure), task.root), sites=sites, host=host)
     kernels = [[kernel.name, kernel.line, kernel.symbol] for kernel in program.kernels]
     if program.degraded:
-        return task.record("degraded", _relative(program.degraded, task.root), kernels, sites, host)
-    return task.record("ok", kernels=kernels, sites=sites, host=host)
+        return task.record("degraded", _relative(program.degraded, task.root), kernels, sites, host, written)
+    return task.record("ok", kernels=kernels, sites=sites, host=host, written=written)
 
 
-def _launch_sites(task: FileTask, start: float) -> tuple[list[dict], str]:
-    """The launch sites of the file's host code as JSON, and why there are none; its
-    compiler gets what is left of the file's time (options.timeout) after the device side."""
-    from simulee.sites import host_sites
+def _host_code(task: FileTask, start: float) -> tuple[list[dict], list[str], str]:
+    """The launch sites of the file's host code as JSON, the device variables it writes,
+    and why there are none; its compiler gets what is left of the file's time
+    (options.timeout) after the device side."""
+    from simulee.sites import host_code
 
     if not task.launch_sites:
-        return [], ""
+        return [], [], ""
     options = task.options
     if options.timeout is not None:
         left = options.timeout - (time.perf_counter() - start)
         if left < 1:
-            return [], "host code not compiled: no time left after the device code"
+            return [], [], "host code not compiled: no time left after the device code"
         options = replace(options, timeout=left)
-    sites, host = host_sites(Path(task.root, task.file), options)
-    return _relative([site.to_json() for site in sites], task.root), _relative(host, task.root)
+    sites, written, host = host_code(Path(task.root, task.file), options)
+    return _relative([site.to_json() for site in sites], task.root), sorted(written), _relative(host, task.root)
 
 
 def list_calls(task: CallsTask) -> dict:
@@ -158,6 +161,7 @@ def check_kernel(task: KernelTask) -> dict:
     settings = task.settings
     try:
         program = _program(task.source)
+        program.host_written = frozenset(task.written)
         kernel = program.kernel(task.kernel)
         config = _config(settings.config)
         contract = config.for_kernel(Path(task.source.root, task.source.file), kernel)

@@ -292,3 +292,13 @@ def test_locations_of_device_function_code():
     # square() is inlined twice through sum_of_squares() into the kernel
     assert {op.location.line for op in multiplies} == {6}
     assert {tuple(l.line for l in op.location.chain()) for op in multiplies} == {(6, 7, 12)}
+
+
+def test_functions_in_a_named_comdat_parse():
+    """Host IR of C++ templates puts each instance in a comdat of its own name."""
+    from interpreter import irparse
+
+    module = irparse.parse_module('$_Z1fv = comdat any\n'
+                                  'define weak_odr void @_Z1fv() comdat($_Z1fv) {\n  ret void\n}\n'
+                                  'define linkonce_odr void @"g.1"() comdat($"g.1") {\n  ret void\n}\n')
+    assert list(module.functions) == ["_Z1fv", "g.1"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import pty
 import re
@@ -55,11 +56,13 @@ def test_scan_moves_while_files_compile_and_shows_the_time_left_only_once_known(
     assert status == 1
     counts = [tuple(map(int, match.groups())) for state in states
               if (match := re.search(r"\| (\d+)/(\d+) \[", state))]
-    files, kernels = 7, 8  # the bar counts each file compiled and each kernel checked
-    assert counts[-1][1] == files + kernels  # (the bar draws at most ten times a second: not every state)
+    # the bar counts each file compiled, each host source read for its calls of launchers and each kernel checked
+    records = [json.loads(line)["record"] for line in (tmp_path / "out" / "scan.jsonl").read_text().splitlines()]
+    files, calls, kernels = 7, records.count("calls"), 8
+    assert counts[-1][1] == files + calls + kernels  # (the bar draws at most ten times a second: not every state)
     assert any(0 < done < files for done, _ in counts)  # it moved while files were compiling
     growing = [state for state in states if re.search(rf"\| \d+/(\d+) \[", state)
-               and int(re.search(r"/(\d+) \[", state)[1]) < files + kernels]
+               and int(re.search(r"/(\d+) \[", state)[1]) < files + calls + kernels]
     assert growing and all("<" not in state for state in growing)  # no time left while the total grows
     assert any("<" in state for state in states)  # once every file is listed, there is
 

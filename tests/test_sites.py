@@ -258,3 +258,18 @@ def test_a_scan_reads_the_repositorys_cpp_callers_of_a_launcher_and_keeps_them_w
         [("colsum.cu", "ok", 0), ("main.cpp", "ok", 1)]
     check = next(r["check"] for r in records if r["record"] == "kernel")
     assert {tuple(launch["block"]) for launch in check["launches"]} == {(256, 1, 1)} and check["findings"] == []
+
+
+def test_device_variables_the_host_code_writes_hold_made_up_content():
+    """totals loops over as many points as two variables written with cudaMemcpyToSymbol
+    say; zero, as a fresh module has them, the loop never runs and its race is missed."""
+    from simulee.sites import host_code
+
+    sites, written, problem = host_code(SITES / "symbols.cu", CompileOptions())
+    assert problem == "" and written == {"counters", "max_points"} and len(sites) == 2
+    result = simulee("check", SITES / "symbols.cu", "-q", "--format", "json")
+    kernels = {k["kernel"]: k for k in json.loads(result.stdout)["kernels"]}
+    assert {(f["line"], f["type"]) for f in errors(kernels["totals"])} == {(11, "data-race"), (12, "data-race")}
+    assert kernels["totals_fixed"]["findings"] == []
+    ignored = json.loads(simulee("check", SITES / "symbols.cu", "-q", "--format", "json", "--no-launch-sites").stdout)
+    assert all(k["findings"] == [] for k in ignored["kernels"])
