@@ -13,7 +13,10 @@ C type). The modes:
 - distinct: every element differs (a permutation of the indices within aligned runs of 64):
   an index array that maps threads to different places;
 - sorted: non-decreasing with every value twice (0, 0, 1, 1, ...): a monotone index array
-  (offsets, a scan) with duplicates.
+  (offsets, a scan) with duplicates;
+- identity: every element its own index (0, 1, 2, ...): index arrays that are the identity
+  and offsets of unit rows, consistent from one buffer to the next (a row table and the
+  table of another matrix's rows it selects agree on every row's length).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-FILLS = ("zeros", "small", "wide", "distinct", "sorted")
+FILLS = ("zeros", "small", "wide", "distinct", "sorted", "identity")
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,8 @@ class Fill:
             return _as(dtype, elements.astype(np.int64) ^ mask)
         if self.mode == "sorted":
             return _as(dtype, elements.astype(np.int64) >> 1)
+        if self.mode == "identity":
+            return _as(dtype, elements.astype(np.int64))
         if self.mode == "wide":
             return self._wide(dtype, hashed(self.seed, elements))
         raise ValueError(f"unknown fill '{self.mode}' (expected one of {', '.join(FILLS)})")

@@ -189,7 +189,7 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
     fault at an address computed from buffer content Simulee made up is that content's, not the kernel's: a note, not a
     finding. A finding that only launches resting on Simulee's guesses show (an alias the
     search tried, addresses that meet through made-up content and not on buffers of
-    distinct or of sorted values) is a warning that says so (`conditional`).
+    distinct, of sorted values or of the identity) is a warning that says so (`conditional`).
     `fitness` gives each launch's search fitness. Launches of more than
     FULL_CHECK_THREADS threads run on sampled blocks; none runs past `deadline`
     (time.perf_counter()); `progress(text)` follows the waves of each launch."""
@@ -273,7 +273,7 @@ def _doubt(finding: Finding, launch: Launch, made_up: list[str]) -> str:
     """What guess of Simulee's the launch showing `finding` rests on for it ('' when none):
     two pointers made one buffer by the search, or, on the launch of a launch site, a race
     whose addresses are computed from the content Simulee made up for the buffers
-    `made_up` (and that buffers of distinct or of sorted values do not show): the host code's data has
+    `made_up` (and that buffers of distinct values, of sorted ones or of the identity do not show): the host code's data has
     invariants Simulee does not see (an index array that is a permutation, a scan). A kernel
     checked alone, with no launch site, must be right whatever its buffers hold, as a
     verifier takes it."""
@@ -291,11 +291,13 @@ def _doubt(finding: Finding, launch: Launch, made_up: list[str]) -> str:
 def _confirmed(program: Program, kernel: KernelInfo, launch: Launch, races: list[Finding], rules: Contract,
                warp_model: str, deadline: float) -> set[tuple]:
     """The races among `races` whose addresses come from made-up content that neither
-    repeated values nor disorder make: shown again by the launch on buffers of distinct
-    values and on sorted ones (CONFIRMING_FILLS; each as is when the launch had it). An
-    index array of distinct values puts no two threads on one address, and ranges cut by
-    sorted offsets (CSR row pointers) never overlap: a race through content that shows on
-    both is the kernel's, one that needs either is the content's."""
+    repeated values, disorder nor disagreeing tables make: shown again by the launch on
+    buffers of distinct values, of sorted ones and of the identity (CONFIRMING_FILLS; each
+    as is when the launch had it). An index array of distinct values puts no two threads on
+    one address, ranges cut by sorted offsets (CSR row pointers) never overlap, and row
+    tables that are each the identity agree on every row's length (a row copied from one
+    CSR matrix into another): a race through content that shows on all three is the
+    kernel's, one that needs any is the content's."""
     pending = {race.key() for race in races if rules.made_up_reads(launch, race.ops)}
     for fill in CONFIRMING_FILLS:
         if not pending or fill == launch.fill:
@@ -307,7 +309,7 @@ def _confirmed(program: Program, kernel: KernelInfo, launch: Launch, races: list
     return pending
 
 
-CONFIRMING_FILLS = ("distinct", "sorted")
+CONFIRMING_FILLS = ("distinct", "sorted", "identity")
 
 
 def _made_up_fault_note(finding: Finding, made_up: list[str]) -> str:

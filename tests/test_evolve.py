@@ -247,6 +247,7 @@ def test_fills_give_what_they_promise_in_the_element_type():
     assert len(np.unique(distinct)) == len(elements) and set(distinct.tolist()) == set(elements.tolist())
     assert (np.diff(Fill("sorted", 3, "<i8").values(elements)) >= 0).all()
     assert (Fill("sorted", 3).values(elements) == elements // 2).all()
+    assert (Fill("identity", 3, "<i4").values(elements) == elements).all()
     wide = Fill("wide", 5, "<i4", (1337,)).values(elements)
     assert wide.dtype == np.int32 and wide.min() < 0 and wide.max() > 64 and (wide == 1337).any()
     assert {0, 1, -1, 2**31 - 1, -2**31} <= set(wide.tolist())

@@ -35,6 +35,11 @@ def errors(kernel: dict) -> list[dict]:
     return [f for f in kernel["findings"] if f["severity"] == "error"]
 
 
+def line_in(file: str, marker: str) -> int:
+    """The line of tests/sites/`file` that holds `marker`."""
+    return next(n for n, text in enumerate((SITES / file).read_text().splitlines(), 1) if marker in text)
+
+
 def sites_of(file: str) -> list[Site]:
     sites, problem = host_sites(SITES / file, CompileOptions())
     assert problem == ""
@@ -219,9 +224,17 @@ def test_csr_rows_that_overlap_only_out_of_order_are_a_warning_and_a_row_past_it
     assert [(f["type"], f["severity"]) for f in rows["findings"]] == [("data-race", "warning")]
     assert "only when what row_ptr holds" in rows["findings"][0]["message"]
     past = errors(check_json("compaction.cu", "-k", "scale_rows_past"))
-    line = next(n for n, text in enumerate((SITES / "compaction.cu").read_text().splitlines(), 1)
-                if "one past the row's end" in text)
-    assert past and {f["line"] for f in past} == {line}
+    assert past and {f["line"] for f in past} == {line_in("compaction.cu", "one past the row's end")}
+
+
+def test_a_row_copied_between_csr_tables_is_a_warning_and_one_element_too_many_an_error():
+    """select_rows takes each output row's start from one table and its length from another:
+    the identity agrees in both, distinct or sorted tables do not."""
+    copied = check_json("compaction.cu", "-k", "select_rows")
+    assert [(f["type"], f["severity"]) for f in copied["findings"]] == [("data-race", "warning")]
+    assert "only when what out_ptr holds" in copied["findings"][0]["message"]
+    past = errors(check_json("compaction.cu", "-k", "select_rows_past"))
+    assert past and {f["line"] for f in past} == {line_in("compaction.cu", "one too many")}
 
 
 def test_a_launcher_called_from_a_cpp_file_is_checked_under_its_callers_launches():

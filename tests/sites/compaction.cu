@@ -34,3 +34,32 @@ __global__ void scale_rows_past(const int *row_ptr, float *values, float factor,
 void scale_all_past(const int *row_ptr, float *values, int rows) {
   scale_rows_past<<<(rows + 63) / 64, 64>>>(row_ptr, values, 0.5f, rows);
 }
+
+// Output row i is input row rows[i], copied to out_ptr[i]: right when the host built out_ptr
+// from the selected rows' lengths, which made-up tables of distinct or sorted values break.
+__global__ void select_rows(const int *out_ptr, float *out, const int *rows, int count,
+                            const int *in_ptr, const float *in) {
+  int i = blockIdx.x * blockDim.y + threadIdx.y;
+  if (i < count) {
+    int start = in_ptr[rows[i]], length = in_ptr[rows[i] + 1] - start;
+    for (int k = threadIdx.x; k < length; k += 32) out[out_ptr[i] + k] = in[start + k];  // selected row
+  }
+}
+
+void select_all(const int *out_ptr, float *out, const int *rows, int count, const int *in_ptr, const float *in) {
+  select_rows<<<(count + 7) / 8, dim3(32, 8)>>>(out_ptr, out, rows, count, in_ptr, in);
+}
+
+// The same copying one element too many: consecutive rows meet whatever the tables hold.
+__global__ void select_rows_past(const int *out_ptr, float *out, const int *rows, int count,
+                                 const int *in_ptr, const float *in) {
+  int i = blockIdx.x * blockDim.y + threadIdx.y;
+  if (i < count) {
+    int start = in_ptr[rows[i]], length = in_ptr[rows[i] + 1] - start;
+    for (int k = threadIdx.x; k <= length; k += 32) out[out_ptr[i] + k] = in[start + k];  // one too many
+  }
+}
+
+void select_all_past(const int *out_ptr, float *out, const int *rows, int count, const int *in_ptr, const float *in) {
+  select_rows_past<<<(count + 7) / 8, dim3(32, 8)>>>(out_ptr, out, rows, count, in_ptr, in);
+}
