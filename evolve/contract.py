@@ -25,8 +25,8 @@ import numpy as np
 from evolve.taint import AddressSource
 from interpreter.debuginfo import SourceLocation
 from interpreter.launch import Alias, Result
-from interpreter.memory import BAD_ADDRESS, LOCAL, MISALIGNED, NULL_POINTER, OUT_OF_BOUNDS, SHARED, split
-from interpreter.trace import coordinates
+from interpreter.memory import LOCAL, SHARED, split
+from interpreter.trace import BAD_ADDRESS, MISALIGNED, NULL_POINTER, OUT_OF_BOUNDS, coordinates
 
 AXES = "xyz"
 THREADS = "threads"  # a Bound on the block's thread count
@@ -173,7 +173,7 @@ def made_up_buffers(launch, pointers: frozenset[str]) -> frozenset[str]:
 def _fixed_size(fault) -> bool:
     """An index past an array dimension (no address), or an access past shared or local
     memory: never a buffer the host sized, which would say nothing about the block."""
-    if fault.kind != "out-of-bounds":
+    if fault.kind != OUT_OF_BOUNDS:
         return False
     if fault.addresses is None:
         return True

@@ -19,7 +19,8 @@ from interpreter.launch import Stop
 from interpreter.loops import innermost_loop, loop_line_pc
 from interpreter.memory import CONSTANT, GLOBAL, LOCAL, SHARED, split, tag
 from interpreter.placement import Placement, UnsupportedConstant
-from interpreter.trace import ATOMIC, READ, WRITE, Assertion, OpInfo
+from interpreter.trace import (ATOMIC, BAD_FUNCTION_POINTER, DIVISION_BY_ZERO, DOUBLE_FREE, INVALID_FREE, OUT_OF_BOUNDS,
+                               READ, TRAP, WRITE, Assertion, OpInfo)
 from interpreter.types import I32, ArrayType, FloatType, IntType, PointerType, StructType, Type, VectorType
 from interpreter.values import (
     UnsupportedValue, cast, constant, divide, dtype_of, float_binary, float_compare, from_bytes,
@@ -280,7 +281,7 @@ class Compiler:
             result, zero = divide(opcode, ra(frame, rows), rb(frame, rows), ty)
             if zero is not None and np.any(zero):
                 lanes = np.flatnonzero(np.broadcast_to(zero, (frame.count if rows is None else len(rows),)))
-                self.ex.fault("division-by-zero", op_id, frame.thread_ids(rows)[lanes])
+                self.ex.fault(DIVISION_BY_ZERO, op_id, frame.thread_ids(rows)[lanes])
             out(frame, rows, result)
 
         return run
@@ -363,7 +364,7 @@ class Compiler:
                     outside = (index < 0) | (index > bound)
                     if outside.any():
                         lanes = np.flatnonzero(np.broadcast_to(outside, (frame.count if rows is None else len(rows),)))
-                        self.ex.fault("out-of-bounds", op_id, frame.thread_ids(rows)[lanes])
+                        self.ex.fault(OUT_OF_BOUNDS, op_id, frame.thread_ids(rows)[lanes])
                 address = address + index * np.int64(scale)
             out(frame, rows, address)
 
@@ -721,7 +722,7 @@ class Compiler:
             everyone = np.arange(frame.count) if rows is None else rows
             valid = (space == 7) & (region >= 1) & (region <= len(names))
             if not valid.all():
-                self.ex.fault("bad-function-pointer", function.op_ids[call_pc], frame.thread_ids(everyone[~valid]))
+                self.ex.fault(BAD_FUNCTION_POINTER, function.op_ids[call_pc], frame.thread_ids(everyone[~valid]))
             for number in np.unique(region[valid]):
                 name = names[int(number) - 1]
                 chosen = everyone[valid & (region == number)]
@@ -820,7 +821,7 @@ class Compiler:
 
             def trap(frame, rows):
                 threads = frame.thread_ids(rows)
-                self.ex.fault("trap", op_id, threads)
+                self.ex.fault(TRAP, op_id, threads)
                 self.ex.exit_threads(threads, op_id)
                 return np.zeros(0, dtype=np.int64)
             return STOP, trap, None
@@ -1032,7 +1033,7 @@ class Compiler:
             everyone = np.arange(frame.count) if rows is None else rows
             too_long = lengths > COPY_LIMIT
             if too_long.any():
-                self.ex.fault("out-of-bounds", op_id, frame.thread_ids(rows)[too_long])
+                self.ex.fault(OUT_OF_BOUNDS, op_id, frame.thread_ids(rows)[too_long])
             self.ex.thread_instructions += int(np.maximum(lengths[~too_long], 0).sum()) // 4  # the work: words moved
             for length in np.unique(lengths[~too_long]):
                 if length <= 0:
@@ -1071,8 +1072,8 @@ class Compiler:
             addresses = np.broadcast_to(np.asarray(pointer(frame, rows), dtype=np.int64), (count,))
             invalid, double = self.heap().free(addresses)
             threads = frame.thread_ids(rows)
-            self.ex.fault("invalid-free", op_id, threads[invalid], addresses[invalid])
-            self.ex.fault("double-free", op_id, threads[double], addresses[double])
+            self.ex.fault(INVALID_FREE, op_id, threads[invalid], addresses[invalid])
+            self.ex.fault(DOUBLE_FREE, op_id, threads[double], addresses[double])
 
         return run
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from interpreter.memory import FAULT_CODES, GLOBAL, Memory, split
+from interpreter.trace import OUT_OF_BOUNDS, USE_AFTER_FREE
 
 GRANULE = 16
 UNUSED, ALLOCATED, FREED = 0, 1, 2
@@ -111,6 +112,6 @@ class Heap:
         freed = (self.state[first] == FREED) | (self.state[last] == FREED)
         outside = (self.state[first] != ALLOCATED) | (self.state[last] != ALLOCATED) | \
             (self.owner[first] != self.owner[last])
-        codes[outside] = FAULT_CODES["out-of-bounds"]
-        codes[freed] = FAULT_CODES["use-after-free"]
+        codes[outside] = FAULT_CODES[OUT_OF_BOUNDS]
+        codes[freed] = FAULT_CODES[USE_AFTER_FREE]
         return codes

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from interpreter.contents import Fill
+from interpreter.trace import BAD_ADDRESS, CONSTANT_WRITE, MISALIGNED, NULL_POINTER, OUT_OF_BOUNDS, USE_AFTER_FREE
 
 GLOBAL, SHARED, CONSTANT, LOCAL, CODE = 1, 3, 4, 5, 7
 SPACE_NAMES = {GLOBAL: "global", SHARED: "shared", CONSTANT: "constant", LOCAL: "local", CODE: "code"}
@@ -28,9 +29,6 @@ REGION_MASK = (1 << (SPACE_SHIFT - REGION_SHIFT)) - 1
 PAGE = 1 << 16
 DEFAULT_GROWTH_LIMIT = 1 << 30  # a paged buffer grows to at most this many bytes
 
-# fault kinds
-NULL_POINTER, OUT_OF_BOUNDS, MISALIGNED, CONSTANT_WRITE, BAD_ADDRESS, USE_AFTER_FREE = (
-    "null-pointer", "out-of-bounds", "misaligned", "constant-write", "bad-address", "use-after-free")
 
 
 def tag(space: int, region: int, offset: int) -> int:

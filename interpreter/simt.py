@@ -38,7 +38,8 @@ from interpreter.launch import Launch, Result, Stop
 from interpreter.loops import step_budget
 from interpreter.loader import KernelInfo, Program, demangle
 from interpreter.memory import Memory
-from interpreter.trace import BarrierDivergence, Events, Fault, TraceRecorder, WarpMaskEvent
+from interpreter.trace import (REACHED_UNREACHABLE, STACK_OVERFLOW, BarrierDivergence, Events, Fault, TraceRecorder,
+                               WarpMaskEvent)
 from interpreter.values import write
 
 
@@ -328,7 +329,7 @@ class Execution:
                 pc += 1
                 continue
             if kind == UNREACHABLE:
-                self.fault("unreachable", function.op_ids[pc], frame.thread_ids(rows))
+                self.fault(REACHED_UNREACHABLE, function.op_ids[pc], frame.thread_ids(rows))
                 self.exit_threads(frame.thread_ids(rows), function.op_ids[pc])
                 return
             if kind == UNSUPPORTED:
@@ -418,7 +419,7 @@ class Execution:
         threads = frame.thread_ids(rows)
         location = self.compiler.op_infos[op].location
         function = location.function if location is not None and location.function else demangle(frame.function.name)
-        self.fault("stack-overflow", op, threads, detail=f"{function} needs {detail}")
+        self.fault(STACK_OVERFLOW, op, threads, detail=f"{function} needs {detail}")
         self.exit_threads(threads, op)
 
     def finish_call(self, frame: Frame, rows, pc: int) -> None:

@@ -31,6 +31,12 @@ import numpy as np
 from interpreter.debuginfo import SourceLocation
 
 READ, WRITE, ATOMIC = 0, 1, 2
+# fault kinds (Fault.kind): an access the memory refuses, then what else a thread can do wrong
+NULL_POINTER, OUT_OF_BOUNDS, MISALIGNED, CONSTANT_WRITE, BAD_ADDRESS, USE_AFTER_FREE = (
+    "null-pointer", "out-of-bounds", "misaligned", "constant-write", "bad-address", "use-after-free")
+DIVISION_BY_ZERO, TRAP, REACHED_UNREACHABLE, STACK_OVERFLOW, BAD_FUNCTION_POINTER, DOUBLE_FREE, INVALID_FREE = (
+    "division-by-zero", "trap", "unreachable", "stack-overflow", "bad-function-pointer", "double-free",
+    "invalid-free")
 KIND_NAMES = {READ: "read", WRITE: "write", ATOMIC: "atomic"}
 COLUMNS = {
     "space": np.uint8, "kind": np.uint8, "region": np.int32, "offset": np.int64, "size": np.int32,
@@ -52,8 +58,7 @@ class OpInfo:
 
 @dataclass
 class Fault:
-    """Lanes of one dynamic instruction that faulted: out-of-bounds, misaligned,
-    null-pointer, constant-write, bad-address, division-by-zero, trap, recursion-depth."""
+    """Lanes of one dynamic instruction that faulted; `kind` is one of the fault kinds above."""
 
     kind: str
     op: int

@@ -13,14 +13,12 @@ from evolve.space import STRIDE_NAME
 from interpreter.launch import Alias, Launch, Result
 from interpreter.loader import INDEX_REGISTER, KernelInfo, Program
 from interpreter.simt import execute
-from simulee.detect.divergence import find_divergence
-from simulee.detect.faults import find_faults, invalid_launch
-from simulee.detect.race import find_races
-from simulee.detect.redundant import BarrierVerdict, barrier_verdicts, redundant_findings
-from simulee.detect.vacuous import find_vacuous
+from simulee.detect import Detector, enabled
+from simulee.detect.base import KernelRuns, LaunchRun
+from simulee.detect.faults import invalid_launch
+from simulee.detect.redundant import BarrierVerdict
 from simulee.findings import ERROR, WARNING, Finding, display, launch_of
 from simulee.frontend import BUILTIN_VARIABLES, library_file, user_location
-from simulee.model import build_model
 
 DEFAULT_THREADS_PER_BLOCK = 64
 DEFAULT_BLOCKS_PER_AXIS = 2
@@ -180,7 +178,7 @@ def integer_maximum(param) -> int:
 
 def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], warp_model: str = "independent",
                  contract: Contract | None = None, fitness: list | None = None,
-                 deadline: float = float("inf"), progress=None) -> KernelCheck:
+                 deadline: float = float("inf"), progress=None, detect: tuple[str, ...] = ()) -> KernelCheck:
     """Run every launch and report everything found. A launch that breaks an assumption the
     kernel states (__assume, __requires) reports only that: the kernel promises nothing
     there. A launch outside the kernel's contract is skipped as invalid: with a `contract`
@@ -192,7 +190,8 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
     distinct, of sorted values or of the identity) is a warning that says so (`conditional`).
     `fitness` gives each launch's search fitness. Launches of more than
     FULL_CHECK_THREADS threads run on sampled blocks; none runs past `deadline`
-    (time.perf_counter()); `progress(text)` follows the waves of each launch."""
+    (time.perf_counter()); `progress(text)` follows the waves of each launch. Every default
+    detector looks at each launch, and those `detect` names too (detect.enabled)."""
     from evolve.contract import content_buffers
     from evolve.taint import address_sources
 
@@ -226,7 +225,8 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
     merged: dict[tuple, Finding] = {}
     trusted: set[tuple] = set()  # findings some launch shows without resting on a guess
     doubts: dict[tuple, str] = {}  # the others: what guess the first launch showing them rests on
-    explored: list[tuple[Result, object]] = []
+    detectors = enabled(detect)
+    explored: list[LaunchRun] = []
     for result, entry, outside in results:
         if outside or rules.breaks(result):
             entry["status"] = "invalid"
@@ -236,10 +236,10 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
             for finding in broken:
                 _merge(merged, finding)
             continue
-        model = build_model(result)
-        races = find_races(model, warp_model)
-        confirmed = _confirmed(program, kernel, result.launch, races, rules, warp_model, deadline)
-        for finding in races + find_divergence(result) + find_faults(result):
+        run = LaunchRun(program, kernel, result, warp_model)
+        found = [finding for detector in detectors for finding in detector.launch(run)]
+        confirmed = _confirmed(run, found, rules, detectors, deadline)
+        for finding in found:
             made_up = rules.made_up_reads(result.launch, finding.ops)
             if made_up and finding.type in MEMORY_FAULTS:  # the made-up content's fault, not the kernel's
                 _note_once(check.notes, _made_up_fault_note(finding, made_up))
@@ -250,19 +250,19 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
                 doubts.setdefault(finding.key(), doubt)
             else:
                 trusted.add(finding.key())
-        explored.append((result, model))
-    if explored:
-        check.verdicts = barrier_verdicts(program, kernel, explored, warp_model)
-        for finding in redundant_findings(check.verdicts, launch_of(explored[0][0])):
-            _merge(merged, finding)
+        explored.append(run)
     for key, finding in merged.items():
         if key in doubts and key not in trusted:
             conditional(finding, doubts[key])
-    out_of_time = len(check.launches) < len(launches)  # launches the deadline left unrun
-    for finding in find_vacuous(kernel, explored, len(merged), out_of_time) if check.status == "ok" else ():
-        _merge(merged, finding)
+    kept = KernelRuns(program, kernel, explored, warp_model, status=check.status,
+                      out_of_time=len(check.launches) < len(launches))  # launches the deadline left unrun
+    for detector in detectors:
+        kept.found = len(merged)
+        for finding in detector.kernel(kept):
+            _merge(merged, finding)
+    check.verdicts = kept.verdicts
     check.assumptions = [_assumption(bound) for bound in rules.bounds.values()  # none a checked launch refutes
-                         if all(bound.extent(result.launch.block) <= bound.limit for result, _ in explored)]
+                         if all(bound.extent(run.result.launch.block) <= bound.limit for run in explored)]
     check.notes += [_outside_note(outside) for outside in rules.outside]
     check.findings = sorted(merged.values(), key=lambda f: (f.file, f.line, f.column, f.type, f.message))
     check.seconds = time.perf_counter() - start
@@ -288,9 +288,9 @@ def _doubt(finding: Finding, launch: Launch, made_up: list[str]) -> str:
     return ""
 
 
-def _confirmed(program: Program, kernel: KernelInfo, launch: Launch, races: list[Finding], rules: Contract,
-               warp_model: str, deadline: float) -> set[tuple]:
-    """The races among `races` whose addresses come from made-up content that neither
+def _confirmed(run: LaunchRun, found: list[Finding], rules: Contract, detectors: tuple[Detector, ...],
+               deadline: float) -> set[tuple]:
+    """The findings among `found` whose addresses come from made-up content that neither
     repeated values, disorder nor disagreeing tables make: shown again by the launch on
     buffers of distinct values, of sorted ones and of the identity (CONFIRMING_FILLS; each
     as is when the launch had it). An index array of distinct values puts no two threads on
@@ -298,14 +298,15 @@ def _confirmed(program: Program, kernel: KernelInfo, launch: Launch, races: list
     tables that are each the identity agree on every row's length (a row copied from one
     CSR matrix into another): a race through content that shows on all three is the
     kernel's, one that needs any is the content's."""
-    pending = {race.key() for race in races if rules.made_up_reads(launch, race.ops)}
+    launch = run.result.launch
+    pending = {finding.key() for finding in found if rules.made_up_reads(launch, finding.ops)}
     for fill in CONFIRMING_FILLS:
         if not pending or fill == launch.fill:
             continue
-        again = execute(program, kernel, replace(detection_launch(launch, deadline)[0], fill=fill))
+        again = execute(run.program, run.kernel, replace(detection_launch(launch, deadline)[0], fill=fill))
         if again.status in ("unsupported", "out-of-memory"):
             return set()
-        pending &= {race.key() for race in find_races(build_model(again), warp_model)}
+        pending &= {finding.key() for detector in detectors for finding in detector.launch(replace(run, result=again))}
     return pending
 
 
@@ -371,7 +372,7 @@ class SearchOptions:
 
 def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str], options: SearchOptions,
             warp_model: str = "independent", progress=None, reads: tuple[str, ...] | None = None,
-            sites: tuple = (), stated=None) -> KernelCheck:
+            sites: tuple = (), stated=None, detect: tuple[str, ...] = ()) -> KernelCheck:
     """Search launches of `kernel` around `base` (changing what `fixed` does not name:
     "grid", "block", parameter names), then check the best ones the search found and
     `base` itself in full. Without anything to search, check `base` alone. With launch
@@ -415,7 +416,7 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
         at_sites = [replace(launch, fill=fill) for launch in at_sites for fill in SEARCHED_FILLS]
     if not space.genes:
         return check_kernel(program, kernel, at_sites if space.plans else [b for b in [base] if b], warp_model,
-                            deadline=deadline, progress=progress)
+                            deadline=deadline, progress=progress, detect=detect)
     found = search(program, space, options.population, options.generations, options.launches, options.seed,
                    progress, deadline)
     searched = [replace(c.launch, origin=c.launch.origin or "search") for c in found.best]
@@ -436,19 +437,21 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
     # with launch sites every launch checked is one of theirs: the default launch may contradict them
     launches, fitness = (at_sites + searched, [None] * len(at_sites) + fitness) if space.plans or base is None \
         else (searched + [base], fitness + [None])
-    check = check_kernel(program, kernel, launches, warp_model, found.contract, fitness, deadline, progress)
+    check = check_kernel(program, kernel, launches, warp_model, found.contract, fitness, deadline, progress, detect)
     check.search = search_summary(space, found, options)
     check.seconds = time.perf_counter() - start
     return check
 
 
 def check_given(program: Program, kernel: KernelInfo, given: Given, contract=None, search: SearchOptions | None = None,
-                warp_model: str = "independent", sites: tuple = (), progress=None, **options) -> KernelCheck:
+                warp_model: str = "independent", sites: tuple = (), progress=None, detect: tuple[str, ...] = (),
+                **options) -> KernelCheck:
     """Check a kernel as `simulee check` and a scan's workers do: on the exact launches
     `given` (or, with no `search`, the one launch it describes), else by the input search
     around what it gives and within what `contract` (simulee.config.KernelContract, less
     what `given` gives) states, under the launch `sites` unless a grid or block is given.
-    `options` are Launch fields of every launch."""
+    `options` are Launch fields of every launch; `detect` names detectors to run beside the
+    default ones."""
     reads = indices_read(program, kernel)
     max_seconds = options.pop("max_seconds", float("inf"))
     deadline = time.perf_counter() + (search.max_seconds if search else max_seconds)
@@ -460,10 +463,10 @@ def check_given(program: Program, kernel: KernelInfo, given: Given, contract=Non
     if given.launches or search is None:
         if contract:
             launches = [contract.with_buffers(launch, kernel.params) for launch in launches]
-        return check_kernel(program, kernel, launches, warp_model, deadline=deadline, progress=progress)
+        return check_kernel(program, kernel, launches, warp_model, deadline=deadline, progress=progress, detect=detect)
     fixed = given.fixed() | ({b.name for b in contract.buffers} if contract else set())
     return explore(program, kernel, launches[0], fixed, search, warp_model, progress, reads, sites,
-                   stated=contract or None)
+                   stated=contract or None, detect=detect)
 
 
 def _within(space, base: Launch) -> Launch | None:

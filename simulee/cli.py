@@ -113,6 +113,10 @@ def build_parser() -> argparse.ArgumentParser:
     search_options = argparse.ArgumentParser(add_help=False)
     search_options.add_argument("--warp-model", choices=("independent", "lockstep"), default="independent",
                                 help="independent (Volta and later, default) or lockstep (pre-Volta) warps")
+    search_options.add_argument("--detect", type=_detectors, default=(), metavar="NAME[,NAME]",
+                                help="also run these detectors, off by default: uninitialized-shared-read (a read of "
+                                     "shared memory no thread of the block wrote before), bank-conflict (shared-memory "
+                                     "bank conflicts, a performance warning), or all")
     group = search_options.add_argument_group("input search (when no launch is given)")
     group.add_argument("--population", type=_positive, default=10, metavar="P", help="launches per generation, default 10")
     group.add_argument("--generations", type=_size, default=10, metavar="N", help="generations at most, default 10")
@@ -427,6 +431,17 @@ def _shared_bytes(text: str) -> int:
     return value
 
 
+def _detectors(text: str) -> tuple[str, ...]:
+    from simulee import detect
+
+    asked = tuple(name.strip() for name in text.split(",") if name.strip())
+    unknown = [name for name in asked if name not in (*detect.names(), "all")]
+    if unknown or not asked:
+        raise argparse.ArgumentTypeError(f"'{text}': expected detector names among "
+                                         f"{', '.join(detect.names())}, or all")
+    return asked
+
+
 def _heap_bytes(text: str) -> int:
     from simulee.launchspec import available_memory
 
@@ -503,11 +518,14 @@ def report_events(result) -> int:
     """Print what went wrong in a launch (faults, failed asserts, barrier divergence, a
     loop that did not end), compiler-style; returns how many errors."""
     from simulee import report
-    from simulee.detect.divergence import find_divergence
-    from simulee.detect.faults import find_faults, invalid_launch
+    from simulee.detect import enabled
+    from simulee.detect.base import LaunchRun
+    from simulee.detect.faults import invalid_launch
     from simulee.findings import ERROR
 
-    findings = find_faults(result) + find_divergence(result) + invalid_launch(result)
+    run = LaunchRun(None, None, result)  # no trace: only the detectors of events
+    findings = [f for detector in enabled() if not detector.needs_trace for f in detector.launch(run)]
+    findings += invalid_launch(result)
     sys.stderr.write(report.findings_text(findings))
     return sum(1 for finding in findings if finding.severity == ERROR)
 
@@ -667,7 +685,7 @@ def _check_one(program, kernel, args, progress=None, sites: tuple = (), config=N
         max_seconds = args.max_seconds if args.max_seconds is not None else float("inf")
         search = None if args.no_search else SearchOptions(args.population, args.generations, args.launches,
                                                            args.max_blocks, args.seed, max_seconds)
-        return check_given(program, kernel, given, contract, search, args.warp_model, sites, progress,
+        return check_given(program, kernel, given, contract, search, args.warp_model, sites, progress, args.detect,
                            max_seconds=max_seconds, **launch_options(args, timed=False))
     except SimuleeError:
         raise
@@ -803,7 +821,7 @@ def _scan(args):
     config = config_for(path, args.config)  # read here, so that a mistake in it stops the scan at once
     settings = Settings(args.population, args.generations, args.launches, args.max_blocks, args.seed,
                         args.warp_model, args.step_limit, args.shared_bytes, min(args.max_seconds or within, within),
-                        args.heap_bytes, args.launch_sites, str(config.path or ""))
+                        args.heap_bytes, args.launch_sites, str(config.path or ""), args.detect)
     compiling = replace(compile_options(args), timeout=within)
     options = ScanOptions(path, Path(args.output) if args.output else default_output(path), args.project or name,
                           compiling, settings, Limits(args.kernel_timeout, args.memory_limit), args.jobs,

@@ -111,6 +111,16 @@ def place(ops, op: int, access: str, result=None, block: int | None = None, thre
     return place_at(location, access, block_xyz, thread_xyz)
 
 
+def by_source_location(ops, op_ids) -> list[list[int]]:
+    """The static instructions `op_ids` grouped by the source location they are reported
+    at (several instructions of one line and column are one place), in first-seen order."""
+    groups: dict[tuple, list[int]] = {}
+    for op in op_ids:
+        p = place(ops, op, "")
+        groups.setdefault((p.file, p.line, p.column), []).append(op)
+    return list(groups.values())
+
+
 def place_at(location, access: str, block=None, thread=None) -> Place:
     """The Place of a debug location, at the user's line (not inside our headers)."""
     location = user_location(location)

@@ -8,29 +8,15 @@ import json
 import os
 from pathlib import Path
 
-from simulee import __version__
+from simulee import __version__, detect
 from simulee.findings import ERROR, WARNING, Finding, display, synthetic, where
 
 CSV_COLUMNS = ("project", "file", "kernel", "type", "severity", "space", "hazard", "scope", "benign", "line",
                "column", "first_line", "second_line", "grid", "block", "args", "fill", "origin", "instances",
-               "addresses", "seconds", "message")
+               "addresses", "seconds", "message", *detect.columns())
 # a progress bar (tqdm) while its total still grows: no time left, it would mean nothing
 WITHOUT_TIME_LEFT = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-RULES = {
-    "data-race": "Two threads access the same memory without synchronization, at least one writing",
-    "barrier-divergence": "A barrier is reached by some threads of a block but not by all live ones",
-    "redundant-barrier": "A barrier whose removal creates no data race in any launch explored",
-    "out-of-bounds": "An access outside its buffer",
-    "misaligned": "An access at an address not aligned to its size",
-    "null-pointer": "An access through a null pointer",
-    "division-by-zero": "An integer division or remainder by zero",
-    "step-limit": "The launch did not finish within the step limit (an infinite loop?)",
-    "assertion": "A failed assert() in device code",
-    "warp-mask": "A warp collective whose mask names lanes that never took part",
-    "invalid-launch": "The launch breaks an assumption the kernel states",
-    "vacuous-check": "No launch checked accessed global or shared memory: nothing was checked",
-}
 
 
 # ---------------------------------------------------------------------------- text
@@ -202,6 +188,7 @@ def csv_rows(records: list[dict], project: str = "") -> list[dict]:
                 "origin": "synthetic" if synthetic(launch) else launch.get("origin", ""),
                 "instances": finding["instances"], "addresses": finding["addresses"],
                 "seconds": record["seconds"], "message": finding["message"],
+                **{column: finding.get("details", {}).get(column, "") for column in detect.columns()},
             })
     return rows
 
@@ -244,10 +231,10 @@ def sarif_document(records: list[dict], root: Path | None = None, uncompiled: li
     Relative file names are relative to `root` (default: the current folder)."""
     findings = [finding for record in records for finding in record["findings"] + record.get("suppressed", [])]
     used = sorted({f["type"] for f in findings} | {"data-race"})
-    rules = [{"id": rule, "shortDescription": {"text": RULES.get(rule, rule.replace("-", " "))},
-              "defaultConfiguration": {"level": "warning" if rule in ("redundant-barrier", "warp-mask",
-                                                                      "invalid-launch", "vacuous-check")
-                                        else "error"}}
+    known = detect.rules()
+    rules = [{"id": rule, "shortDescription": {"text": known[rule].description if rule in known
+                                               else rule.replace("-", " ")},
+              "defaultConfiguration": {"level": known[rule].severity if rule in known else "warning"}}
              for rule in used]
     results = []
     for finding in findings:

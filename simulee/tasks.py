@@ -32,6 +32,7 @@ class Settings:
     heap_bytes: int = DEFAULT_HEAP_BYTES
     launch_sites: bool = True  # check kernels under the launches the host code makes
     config: str = ""  # the simulee.toml that states contracts and suppressions (absolute path), if any
+    detect: tuple[str, ...] = ()  # detectors run beside the default ones
 
 
 @dataclass(frozen=True)
@@ -171,7 +172,7 @@ def check_kernel(task: KernelTask) -> dict:
     search = SearchOptions(settings.population, settings.generations, settings.launches, settings.max_blocks,
                            settings.seed, settings.max_seconds)
     sites = tuple(Site.from_json(site) for site in task.sites)
-    check = check_given(program, kernel, given, contract, search, settings.warp_model, sites,
+    check = check_given(program, kernel, given, contract, search, settings.warp_model, sites, detect=settings.detect,
                         shared_bytes=settings.shared_bytes, step_limit=settings.step_limit, seed=settings.seed,
                         heap_bytes=settings.heap_bytes)
     if task.unlaunched:

@@ -12,7 +12,17 @@ import math
 import numpy as np
 
 from interpreter.launch import Result
+from simulee.detect.base import Detector, LaunchRun, Rule
 from simulee.findings import ERROR, Finding, launch_of, place, where
+
+
+class Divergence(Detector):
+    name = "barrier-divergence"
+    needs_trace = False
+    rules = (Rule("barrier-divergence", ERROR, "A barrier is reached by some threads of a block but not by all live ones"),)
+
+    def launch(self, run: LaunchRun) -> list[Finding]:
+        return find_divergence(run.result)
 
 
 def find_divergence(result: Result) -> list[Finding]:

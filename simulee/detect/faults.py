@@ -6,9 +6,45 @@ from __future__ import annotations
 
 import numpy as np
 
+from interpreter import trace
 from interpreter.launch import Result
+from simulee.detect.base import Detector, LaunchRun, Rule
 from simulee.findings import ERROR, WARNING, Finding, launch_of, place
 from simulee.frontend import user_location
+
+STOPS = ("step-limit", "time-limit", "infinite-loop")
+
+
+class Faults(Detector):
+    """What a thread did that a GPU would not let it (a fault, a failed assert, a warp
+    collective's bad mask) and launches that did not run to their end."""
+
+    name = "faults"
+    needs_trace = False
+    rules = (
+        Rule(trace.OUT_OF_BOUNDS, ERROR, "An access outside its buffer"),
+        Rule(trace.MISALIGNED, ERROR, "An access at an address not aligned to its size"),
+        Rule(trace.NULL_POINTER, ERROR, "An access through a null pointer"),
+        Rule(trace.CONSTANT_WRITE, ERROR, "A write to __constant__ memory"),
+        Rule(trace.BAD_ADDRESS, ERROR, "An access at an address no buffer, variable or stack holds"),
+        Rule(trace.USE_AFTER_FREE, ERROR, "An access to device-heap memory already freed"),
+        Rule(trace.DIVISION_BY_ZERO, ERROR, "An integer division or remainder by zero"),
+        Rule(trace.TRAP, ERROR, "A thread executed a trap (__trap(), a failed device-side check)"),
+        Rule(trace.REACHED_UNREACHABLE, ERROR, "A thread reached code its compiler marked unreachable"),
+        Rule(trace.STACK_OVERFLOW, ERROR, "Recursion deeper than a thread's stack allows"),
+        Rule(trace.BAD_FUNCTION_POINTER, ERROR, "A call through a pointer that holds no function"),
+        Rule(trace.DOUBLE_FREE, ERROR, "free() of device-heap memory already freed"),
+        Rule(trace.INVALID_FREE, ERROR, "free() of an address malloc() did not return"),
+        Rule("assertion", ERROR, "A failed assert() in device code"),
+        Rule("warp-mask", WARNING, "A warp collective whose mask names lanes that never took part"),
+        Rule("infinite-loop", ERROR, "A loop that provably never ends"),
+        Rule("step-limit", WARNING, "The launch did not finish within the step limit (an infinite loop?)"),
+        Rule("time-limit", WARNING, "The launch or the check ran out of time before it finished"),
+        Rule("invalid-launch", WARNING, "The launch breaks an assumption the kernel states"),
+    )
+
+    def launch(self, run: LaunchRun) -> list[Finding]:
+        return find_faults(run.result)
 
 
 def find_faults(result: Result) -> list[Finding]:
@@ -79,9 +115,6 @@ def stopped_early(result: Result) -> list[Finding]:
     else:
         message = f"the launch {stop} before its blocks finished: {ran} ({hint})"
     return [Finding(result.status, WARNING, result.kernel, message, first, launch=launch_of(result))]
-
-
-STOPS = ("step-limit", "time-limit", "infinite-loop")
 
 
 def invalid_launch(result: Result) -> list[Finding]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from interpreter.memory import GLOBAL, SHARED
+from simulee.detect.base import Detector, LaunchRun, Rule
 from simulee.findings import ERROR, WARNING, Finding, launch_of, place, where
 from simulee.model import ATOMIC, KIND_NAMES, READ, WRITE, MemoryAccessModel
 
@@ -47,6 +48,14 @@ class Pairs:
     def join(parts: list["Pairs"]) -> "Pairs":
         return Pairs(*(np.concatenate([getattr(p, name) for p in parts])
                        for name in ("first", "second", "scope", "partition", "benign")))
+
+
+class Races(Detector):
+    name = "data-race"
+    rules = (Rule("data-race", ERROR, "Two threads access the same memory without synchronization, at least one writing"),)
+
+    def launch(self, run: LaunchRun) -> list[Finding]:
+        return find_races(run.model, run.warp_model)
 
 
 def find_races(model: MemoryAccessModel, warp_model: str = "independent") -> list[Finding]:

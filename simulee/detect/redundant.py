@@ -21,10 +21,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from interpreter.loops import innermost_loop
+from interpreter.trace import READ
+from simulee.detect.base import Detector, KernelRuns, Rule
 from simulee.detect.divergence import divergent_barriers
 from simulee.detect.race import Pairs, racing_pairs, summarize
-from interpreter.trace import READ
-from simulee.findings import WARNING, Finding, Place, display, place, place_at
+from simulee.findings import WARNING, Finding, Place, display, launch_of, place, place_at
 
 NOT_EXERCISED = "in a loop that ran at most one iteration in every launch: the next iteration's accesses never met it"
 NOTHING_ACROSS = ("no launch had blocks of two threads or more write anything around it: it was never put to the "
@@ -108,6 +109,21 @@ def barrier_verdicts(program, kernel, launches, warp_model: str = "independent")
                     removed[number].append(taken)
         verdicts.append(BarrierVerdict(kernel.name, location, verdict, passes, divergent, race, reason))
     return verdicts
+
+
+class RedundantBarriers(Detector):
+    """Judges every barrier over all the launches (its verdicts go to the check), and
+    reports the redundant ones."""
+
+    name = "redundant-barrier"
+    rules = (Rule("redundant-barrier", WARNING, "A barrier whose removal creates no data race in any launch explored"),)
+
+    def kernel(self, runs: KernelRuns) -> list[Finding]:
+        if not runs.runs:
+            return []
+        explored = [(run.result, run.model) for run in runs.runs]
+        runs.verdicts = barrier_verdicts(runs.program, runs.kernel, explored, runs.warp_model)
+        return redundant_findings(runs.verdicts, launch_of(runs.runs[0].result))
 
 
 def redundant_findings(verdicts: list[BarrierVerdict], launch: dict | None) -> list[Finding]:

@@ -7,10 +7,22 @@ from __future__ import annotations
 
 from interpreter.launch import Result
 from interpreter.loader import KernelInfo
+from simulee.detect.base import Detector, KernelRuns, Rule
 from simulee.findings import WARNING, Finding, Place, launch_of
 from simulee.model import MemoryAccessModel
 
 VACUOUS = "vacuous-check"
+
+
+class Vacuous(Detector):
+    name = "vacuous-check"
+    rules = (Rule(VACUOUS, WARNING, "No launch checked accessed global or shared memory: nothing was checked"),)
+
+    def kernel(self, runs: KernelRuns) -> list[Finding]:
+        if runs.status != "ok":
+            return []
+        explored = [(run.result, run.model) for run in runs.runs]
+        return find_vacuous(runs.kernel, explored, runs.found, runs.out_of_time)
 
 
 def find_vacuous(kernel: KernelInfo, explored: list[tuple[Result, MemoryAccessModel]], found: int,

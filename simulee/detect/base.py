@@ -1,0 +1,82 @@
+"""The one interface every detector implements, and what it is given.
+
+A detector reads what the interpreter recorded (a launch's Result: its trace and events,
+and the memory-access model built from the trace) and returns findings of its own rules.
+It never touches the interpreter, the search or the reports: `check` runs every enabled
+detector on each launch it keeps (`launch`), then once over all of them (`kernel`); the
+report writers take rule descriptions, SARIF levels and extra CSV columns from the
+detectors' declarations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from interpreter.launch import Result
+from interpreter.loader import KernelInfo
+from simulee.findings import Finding
+from simulee.model import MemoryAccessModel, build_model
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A kind of finding: its id (Finding.type), the severity its findings have unless they
+    say otherwise (the SARIF default level) and what it means, in one line."""
+
+    id: str
+    severity: str
+    description: str
+
+
+@dataclass
+class LaunchRun:
+    """One launch a check keeps: the program, the kernel, what the launch did, and the warp
+    model races are judged under. The memory-access model is built when first asked for."""
+
+    program: object
+    kernel: KernelInfo
+    result: Result
+    warp_model: str = "independent"
+
+    @cached_property
+    def model(self) -> MemoryAccessModel:
+        return build_model(self.result)
+
+
+@dataclass
+class KernelRuns:
+    """Every launch a kernel's check kept (`runs`), with what the check has found so far:
+    `found` findings, `status` (ok unless the interpreter could not go on), whether time ran
+    out before every launch ran, and the barrier verdicts (BarrierVerdict) a detector
+    judged over the launches."""
+
+    program: object
+    kernel: KernelInfo
+    runs: list[LaunchRun]
+    warp_model: str = "independent"
+    found: int = 0
+    status: str = "ok"
+    out_of_time: bool = False
+    verdicts: list = field(default_factory=list)
+
+
+class Detector:
+    """A bug class. `rules` are the finding types it reports; `columns` the CSV columns its
+    findings fill (from Finding.details); `needs_trace` is false for a detector that reads
+    only the interpreter's events (it also runs for `simulee run`, which keeps no trace);
+    `default` is false for one that runs only when asked (--detect)."""
+
+    name = ""
+    rules: tuple[Rule, ...] = ()
+    columns: tuple[str, ...] = ()
+    needs_trace = True
+    default = True
+
+    def launch(self, run: LaunchRun) -> list[Finding]:
+        """The findings of one launch."""
+        return []
+
+    def kernel(self, runs: KernelRuns) -> list[Finding]:
+        """The findings only all the launches together show (after every launch's own)."""
+        return []
