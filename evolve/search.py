@@ -28,6 +28,7 @@ from evolve.taint import address_sources
 from interpreter.launch import MAX_THREADS_PER_BLOCK, Alias, Launch, Result
 from interpreter.loader import Program
 from interpreter.simt import execute
+from interpreter.vocabulary import Unsupported
 
 SEARCH_STEP_LIMIT = 3_000  # scheduler steps per fitness run; most kernels need far fewer
 PROBE_SIZE = 1024  # integer arguments of a contract probe are at least this
@@ -64,10 +65,6 @@ class SearchResult:
     seconds: float = 0.0
     stopped: str = "generations"
     message: str = ""
-
-
-class _Unsupported(Exception):
-    pass
 
 
 def search(program: Program, space: SearchSpace, population: int = 10, generations: int = 10, keep: int = 3,
@@ -115,7 +112,7 @@ def search(program: Program, space: SearchSpace, population: int = 10, generatio
             best, since = (people[0].fitness.values[0], 0) if people[0].fitness.values[0] < best else (best, since + 1)
             if progress:
                 progress(f"generation {generation}/{generations}")
-    except _Unsupported as error:
+    except Unsupported as error:
         result.stopped, result.message = "unsupported", str(error)
     result.evaluations = len(runs.scores)
     result.best = runs.choose(keep)
@@ -172,7 +169,7 @@ class _Runs:
         bound it changed."""
         result = execute(self.program, self.space.kernel, launch)
         if result.status == "unsupported":
-            raise _Unsupported(result.message)
+            raise Unsupported(result.message)
         if self.learns and self.contract.learn(result):
             self.settle(values)
         return result

@@ -28,7 +28,6 @@ FLOAT_RANGE = (-64.0, 64.0)
 INITIAL_FLOAT_RANGE = (0.0, 4.0)
 SITE_GENE, FILL_GENE, ALIAS_GENE = "@site", "@fill", "@alias"  # genes that are no parameter (@ is in no C name)
 SEARCHED_FILLS = ("small", "wide", "distinct", "sorted")  # FILL_GENE's choices, the first the default
-STRIDE_FACTOR = 8  # a searched stride is at least this many times every other integer argument
 STRIDE_NAME = re.compile(r"stride|pitch|area|^ld[a-z]?$|_ld[a-z]?$", re.I)  # a row's (plane's) length, by convention
 
 
@@ -293,7 +292,7 @@ class SearchSpace:
             return launch
         sizes = [v for name, v in launch.args.items() if isinstance(v, (int, np.integer)) and not isinstance(v, bool)
                  and name not in strides]
-        least = STRIDE_FACTOR * max(sizes, default=0)
+        least = 2 * max(sizes, default=0)
         if all(launch.args.get(name, least) >= least for name in strides):
             return launch
         integers = {p.name: p for p in self.kernel.scalars() if p.kind == "integer"}

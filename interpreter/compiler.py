@@ -17,20 +17,18 @@ from interpreter.decode import DecodedFunction, Op
 from interpreter.heap import Heap
 from interpreter.launch import Stop
 from interpreter.loops import innermost_loop, loop_line_pc
-from interpreter.memory import CONSTANT, GLOBAL, LOCAL, SHARED, split, tag
-from interpreter.placement import Placement, UnsupportedConstant
+from interpreter.memory import CODE, CONSTANT, GLOBAL, LOCAL, SHARED, split, tag
+from interpreter.placement import Placement
 from interpreter.trace import (ATOMIC, BAD_FUNCTION_POINTER, DIVISION_BY_ZERO, DOUBLE_FREE, INVALID_FREE, OUT_OF_BOUNDS,
                                READ, TRAP, WRITE, Assertion, OpInfo)
+from interpreter.vocabulary import DIVISION, FLOAT_BINARY, WRAPPING_BINARY, Unsupported, barrier_kind
 from interpreter.types import I32, ArrayType, FloatType, IntType, PointerType, StructType, Type, VectorType
 from interpreter.values import (
-    UnsupportedValue, cast, constant, divide, dtype_of, float_binary, float_compare, from_bytes,
+    cast, constant, divide, dtype_of, float_binary, float_compare, from_bytes,
     integer_binary, integer_compare, take, to_bytes, unsigned, write, zeros,
 )
 
 PLAIN, STOP, BRANCH, SWITCH, RETURN, CALL, BARRIER, GRID_BARRIER, COLLECTIVE, UNREACHABLE, UNSUPPORTED = range(11)
-INT_BINARY = {"add", "sub", "mul", "and", "or", "xor", "shl", "lshr", "ashr"}
-DIVISION = {"udiv", "sdiv", "urem", "srem"}
-FLOAT_BINARY = {"fadd", "fsub", "fmul", "fdiv", "frem"}
 CASTS = {"trunc", "zext", "sext", "fptrunc", "fpext", "fptoui", "fptosi", "uitofp", "sitofp", "ptrtoint",
          "ptrtoaddr", "inttoptr", "bitcast", "addrspacecast"}
 ADDRESS_SPACES = {"global": GLOBAL, "shared": SHARED, "const": CONSTANT, "local": LOCAL}
@@ -41,11 +39,6 @@ NO_OPS = ("llvm.lifetime.", "llvm.dbg.", "llvm.nvvm.membar.", "llvm.nvvm.fence."
           "llvm.prefetch", "llvm.pseudoprobe", "llvm.nvvm.prefetch.")
 LOCAL_LIMIT = 512 * 1024  # bytes of local memory a CUDA thread may have
 COPY_LIMIT = 1 << 26  # a memcpy/memset longer than this per lane is a fault, not an allocation
-
-
-class Unsupported(Exception):
-    """Something the interpreter cannot execute was reached; the message names it and its
-    source line."""
 
 
 class Phi:
@@ -123,7 +116,7 @@ class Compiler:
         for slot, value in decoded.constants.items():
             try:
                 function.constants[slot] = self.placement.constant_value(value, decoded.slot_types[slot])
-            except (UnsupportedConstant, UnsupportedValue) as error:
+            except Unsupported as error:
                 function.constants[slot] = _Failing(str(error))
         for pc, op in enumerate(decoded.ops):
             function.op_ids[pc] = len(self.op_infos)
@@ -142,7 +135,7 @@ class Compiler:
                 if op.result >= 0:
                     _check_type(op.type)
                 kind, run, info = self._compile_op(function, pc, op)
-            except (Unsupported, UnsupportedValue, UnsupportedConstant) as error:
+            except Unsupported as error:
                 kind, run, info = UNSUPPORTED, None, str(error)
             function.kinds[pc], function.runs[pc], function.info[pc] = kind, run, info
         return function
@@ -219,7 +212,7 @@ class Compiler:
         opcode = op.opcode
         if opcode == "unsupported":
             raise Unsupported(op.extra.get("reason", "instruction"))
-        if opcode in INT_BINARY:
+        if opcode in WRAPPING_BINARY:
             return PLAIN, self._binary(function, op, integer_binary), None
         if opcode in FLOAT_BINARY:
             return PLAIN, self._binary(function, op, float_binary), None
@@ -720,7 +713,7 @@ class Compiler:
                                       (frame.count if rows is None else len(rows),))
             space, region, _ = split(targets)
             everyone = np.arange(frame.count) if rows is None else rows
-            valid = (space == 7) & (region >= 1) & (region <= len(names))
+            valid = (space == CODE) & (region >= 1) & (region <= len(names))
             if not valid.all():
                 self.ex.fault(BAD_FUNCTION_POINTER, function.op_ids[call_pc], frame.thread_ids(everyone[~valid]))
             for number in np.unique(region[valid]):
@@ -781,7 +774,7 @@ class Compiler:
             return PLAIN, lambda frame, rows: out(frame, rows, read(frame, rows)), None
         if callee.startswith("llvm.nvvm.read.ptx.sreg."):
             return PLAIN, self._special_register(function, op, callee[len("llvm.nvvm.read.ptx.sreg."):]), None
-        barrier = _barrier_kind(callee)
+        barrier = barrier_kind(callee)
         if barrier is not None:
             return BARRIER, None, self._barrier_info(function, op, barrier)
         if callee == "__simulee_grid_sync":
@@ -1243,18 +1236,6 @@ OUT_PARAMETER_MATH = {f"__nv_{name}{suffix}" for name in ("frexp", "modf", "remq
                       for suffix in ("", "f")}
 
 
-def _barrier_kind(callee: str):
-    """None for a non-barrier; "" for a plain block barrier; popc/and/or for reductions."""
-    if not callee.startswith(("llvm.nvvm.barrier", "llvm.nvvm.bar.sync")):
-        return None
-    if "arrive" in callee or callee.startswith("llvm.nvvm.bar.warp"):
-        return None
-    for reduction in ("popc", "and", "or"):
-        if f".{reduction}" in callee:
-            return reduction
-    return ""
-
-
 def _collective_kind(callee: str):
     """(family, mode, legacy) for warp collectives."""
     if callee == "llvm.nvvm.bar.warp.sync":
@@ -1294,7 +1275,7 @@ def _nvvm_atomic(callee: str):
 
 
 def _check_type(ty: Type) -> None:
-    """Raise UnsupportedValue for a type values.py cannot represent (i128, fp128, ...)."""
+    """Raise Unsupported for a type values.py cannot represent (i128, fp128, ...)."""
     if isinstance(ty, StructType):
         for member in ty.fields:
             _check_type(member)

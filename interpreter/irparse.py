@@ -14,6 +14,7 @@ import re
 import struct
 from dataclasses import dataclass, field
 
+from interpreter.vocabulary import CAST_OPCODES, FLOAT_BINARY, INT_BINARY, Unsupported
 from interpreter.types import (
     FLOAT_BITS,
     I1,
@@ -36,10 +37,6 @@ from interpreter.types import (
 
 class IRSyntaxError(ValueError):
     """Text that is not LLVM IR this parser understands."""
-
-
-class Unsupported(Exception):
-    """Valid IR that Simulee does not execute (inline assembly, say); the message says what."""
 
 
 # ---------------------------------------------------------------------------- values
@@ -293,12 +290,6 @@ FAST_MATH = {"fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc"
 INT_FLAGS = {"nuw", "nsw", "exact", "disjoint", "nneg", "samesign"}
 GEP_FLAGS = {"inbounds", "nuw", "nusw"}
 ORDERINGS = {"unordered", "monotonic", "acquire", "release", "acq_rel", "seq_cst"}
-CAST_OPCODES = {
-    "trunc", "zext", "sext", "fptrunc", "fpext", "fptoui", "fptosi", "uitofp", "sitofp",
-    "ptrtoint", "ptrtoaddr", "inttoptr", "bitcast", "addrspacecast",
-}
-INT_BINARY = {"add", "sub", "mul", "udiv", "sdiv", "urem", "srem", "shl", "lshr", "ashr", "and", "or", "xor"}
-FLOAT_BINARY = {"fadd", "fsub", "fmul", "fdiv", "frem"}
 CONSTANT_WORDS = {"true", "false", "null", "undef", "poison", "zeroinitializer", "none", "splat"}
 CONSTEXPR_WORDS = CAST_OPCODES | INT_BINARY | {
     "getelementptr", "extractelement", "insertelement", "shufflevector", "icmp", "fcmp", "select",

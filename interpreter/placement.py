@@ -20,6 +20,7 @@ from interpreter.contents import Fill
 from interpreter.decode import Address
 from interpreter.launch import Alias, Launch
 from interpreter.loader import KernelInfo, ParamInfo, Program
+from interpreter.vocabulary import Unsupported
 from interpreter.memory import CODE, CONSTANT, GLOBAL, SHARED, Memory, tag
 from interpreter.types import ArrayType, FloatType, IntType, PointerType, StructType, Type, VectorType
 from interpreter.values import cast, constant, dtype_of, integer_binary
@@ -40,10 +41,6 @@ SHARED_ARRAY_ALIGN = 16  # bytes: the alignment of a kernel's shared arrays
 
 class LaunchError(ValueError):
     """Arguments that do not fit the kernel (missing scalar, wrong kind of value)."""
-
-
-class UnsupportedConstant(Exception):
-    """A constant expression the interpreter does not evaluate."""
 
 
 @dataclass
@@ -133,7 +130,7 @@ class Placement:
 
     def address_of(self, name: str) -> int:
         if name not in self.addresses:
-            raise UnsupportedConstant(f"address of unknown symbol @{name}")
+            raise Unsupported(f"address of unknown symbol @{name}")
         return self.addresses[name]
 
     # -- arguments
@@ -248,7 +245,7 @@ class Placement:
             return np.int64(self.address_of(value.name))
         if isinstance(value, ir.ConstExpr):
             return self._expression(value, ty)
-        raise UnsupportedConstant(f"constant {value}")
+        raise Unsupported(f"constant {value}")
 
     def _expression(self, expression: ir.ConstExpr, ty: Type):
         operands = [self.constant_value(o, o.type if hasattr(o, "type") else ty) for o in expression.operands]
@@ -271,7 +268,7 @@ class Placement:
                     current = current.element
                     offset += self.layout.size(current) * index
             return np.int64(int(operands[0]) + offset)
-        raise UnsupportedConstant(f"constant expression '{opcode}'")
+        raise Unsupported(f"constant expression '{opcode}'")
 
 
 def element_dtype(param: ParamInfo) -> np.dtype | None:

@@ -32,7 +32,7 @@ import numpy as np
 from interpreter import collectives
 from interpreter.compiler import (
     BARRIER, BRANCH, CALL, COLLECTIVE, GRID_BARRIER, PLAIN, RETURN, STOP, SWITCH, UNREACHABLE, UNSUPPORTED,
-    Compiler, Unsupported,
+    Compiler,
 )
 from interpreter.launch import Launch, Result, Stop
 from interpreter.loops import step_budget
@@ -41,6 +41,7 @@ from interpreter.memory import Memory
 from interpreter.trace import (REACHED_UNREACHABLE, STACK_OVERFLOW, BarrierDivergence, Events, Fault, TraceRecorder,
                                WarpMaskEvent)
 from interpreter.values import write
+from interpreter.vocabulary import Unsupported
 
 
 LOCAL_MEMORY_BUDGET = 1 << 28  # bytes of local (stack) memory of a wave: big stacks make smaller waves

@@ -16,15 +16,12 @@ from __future__ import annotations
 import numpy as np
 
 from interpreter.memory import LOCAL, OFFSET_MASK, SHARED, SPACE_SHIFT
+from interpreter.vocabulary import Unsupported
 from interpreter.types import I64, ArrayType, FloatType, IntType, PointerType, StructType, Type, VectorType
 
 # Pointers into these spaces convert to and from integers as CUDA's windows do: the integer is
 # the offset in the space (what __cvta_generic_to_shared gives and a 32-bit PTX address holds).
 WINDOWED_SPACES = (SHARED, LOCAL)
-
-
-class UnsupportedValue(Exception):
-    """A type the interpreter cannot represent (i128, x86_fp80, ...)."""
 
 
 _INT_DTYPES = ((1, np.bool_), (8, np.int8), (16, np.int16), (32, np.int32), (64, np.int64))
@@ -41,14 +38,14 @@ def dtype_of(ty: Type) -> np.dtype:
         for bits, dtype in _INT_DTYPES:
             if ty.bits <= bits:
                 return np.dtype(dtype)
-        raise UnsupportedValue(f"{ty.bits}-bit integers")
+        raise Unsupported(f"{ty.bits}-bit integers")
     if isinstance(ty, FloatType):
         if ty.name not in _FLOAT_DTYPES:
-            raise UnsupportedValue(f"{ty.name} floating point")
+            raise Unsupported(f"{ty.name} floating point")
         return np.dtype(_FLOAT_DTYPES[ty.name])
     if isinstance(ty, PointerType):
         return np.dtype(np.int64)
-    raise UnsupportedValue(f"values of type {ty}")
+    raise Unsupported(f"values of type {ty}")
 
 
 def scalar_type(ty: Type) -> Type:

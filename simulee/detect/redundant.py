@@ -15,13 +15,13 @@ instruction; only redundant ones are findings. A barrier that computes a value
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
 
 from interpreter.loops import innermost_loop
 from interpreter.trace import READ
+from interpreter.vocabulary import barrier_kind
 from simulee.detect.base import Detector, KernelRuns, Rule
 from simulee.detect.divergence import divergent_barriers
 from simulee.detect.race import Pairs, racing_pairs, summarize
@@ -31,9 +31,6 @@ NOT_EXERCISED = "in a loop that ran at most one iteration in every launch: the n
 NOTHING_ACROSS = ("no launch had blocks of two threads or more write anything around it: it was never put to the "
                   "test")
 
-# a plain block barrier: no result (a __syncthreads_count/and/or computes a value, so it can
-# never be removed) and not a split arrive
-_BARRIER_CALL = re.compile(r"call void @llvm\.nvvm\.(barrier|bar\.sync)(?![\w.]*\b(red|arrive)\b)")
 
 
 @dataclass
@@ -58,7 +55,8 @@ def barrier_sites(program, kernel_symbol: str) -> list[tuple[str, int]]:
     sites = []
     for function in program.reachable_functions(kernel_symbol):
         for index, op in enumerate(function.ops):
-            if op.opcode == "call" and _BARRIER_CALL.search(op.text):
+            # a plain block barrier: a __syncthreads_count/and/or computes a value, it can never be removed
+            if op.opcode == "call" and barrier_kind(op.extra.get("callee") or "") == "":
                 sites.append((function.name, index))
     return sites
 
