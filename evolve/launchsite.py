@@ -80,6 +80,11 @@ class Site:
         """The host functions whose parameters the launch reads: a caller of one fixes them."""
         return {i.parameter[0] for i in self.inputs if i.parameter}
 
+    def key(self) -> str:
+        """Its shape and the calls that reach it: two sites with one key are one launch
+        (a launcher in a header two files include)."""
+        return self.shape() + repr(self.callers)
+
     def shape(self) -> str:
         """What tells two sites apart, other than where they are (the same launch in a
         function and inlined into its caller is one site)."""

@@ -21,12 +21,12 @@ from interpreter.memory import CODE, CONSTANT, GLOBAL, LOCAL, SHARED, split, tag
 from interpreter.placement import Placement
 from interpreter.trace import (ATOMIC, BAD_FUNCTION_POINTER, DIVISION_BY_ZERO, DOUBLE_FREE, INVALID_FREE, OUT_OF_BOUNDS,
                                READ, TRAP, WRITE, Assertion, OpInfo)
-from interpreter.vocabulary import DIVISION, FLOAT_BINARY, WRAPPING_BINARY, Unsupported, barrier_kind
 from interpreter.types import I32, ArrayType, FloatType, IntType, PointerType, StructType, Type, VectorType
 from interpreter.values import (
     cast, constant, divide, dtype_of, float_binary, float_compare, from_bytes,
     integer_binary, integer_compare, take, to_bytes, unsigned, write, zeros,
 )
+from interpreter.vocabulary import DIVISION, FLOAT_BINARY, WRAPPING_BINARY, Unsupported, barrier_kind
 
 PLAIN, STOP, BRANCH, SWITCH, RETURN, CALL, BARRIER, GRID_BARRIER, COLLECTIVE, UNREACHABLE, UNSUPPORTED = range(11)
 CASTS = {"trunc", "zext", "sext", "fptrunc", "fpext", "fptoui", "fptosi", "uitofp", "sitofp", "ptrtoint",

@@ -14,7 +14,6 @@ import re
 import struct
 from dataclasses import dataclass, field
 
-from interpreter.vocabulary import CAST_OPCODES, FLOAT_BINARY, INT_BINARY, Unsupported
 from interpreter.types import (
     FLOAT_BITS,
     I1,
@@ -33,6 +32,7 @@ from interpreter.types import (
     Type,
     VectorType,
 )
+from interpreter.vocabulary import CAST_OPCODES, FLOAT_BINARY, INT_BINARY, Unsupported
 
 
 class IRSyntaxError(ValueError):

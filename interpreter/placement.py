@@ -20,10 +20,10 @@ from interpreter.contents import Fill
 from interpreter.decode import Address
 from interpreter.launch import Alias, Launch
 from interpreter.loader import KernelInfo, ParamInfo, Program
-from interpreter.vocabulary import Unsupported
 from interpreter.memory import CODE, CONSTANT, GLOBAL, SHARED, Memory, tag
 from interpreter.types import ArrayType, FloatType, IntType, PointerType, StructType, Type, VectorType
 from interpreter.values import cast, constant, dtype_of, integer_binary
+from interpreter.vocabulary import Unsupported
 
 # C types of paged buffers, for reading them back as arrays
 C_DTYPES = {

@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from interpreter.memory import LOCAL, OFFSET_MASK, SHARED, SPACE_SHIFT
-from interpreter.vocabulary import Unsupported
 from interpreter.types import I64, ArrayType, FloatType, IntType, PointerType, StructType, Type, VectorType
+from interpreter.vocabulary import Unsupported
 
 # Pointers into these spaces convert to and from integers as CUDA's windows do: the integer is
 # the offset in the space (what __cvta_generic_to_shared gives and a 32-bit PTX address holds).

@@ -290,7 +290,7 @@ def _doubt(finding: Finding, launch: Launch, made_up: list[str]) -> str:
 
 def _confirmed(run: LaunchRun, found: list[Finding], rules: Contract, detectors: tuple[Detector, ...],
                deadline: float) -> set[tuple]:
-    """The findings among `found` whose addresses come from made-up content that neither
+    """The races among `found` whose addresses come from made-up content that neither
     repeated values, disorder nor disagreeing tables make: shown again by the launch on
     buffers of distinct values, of sorted ones and of the identity (CONFIRMING_FILLS; each
     as is when the launch had it). An index array of distinct values puts no two threads on
@@ -299,14 +299,16 @@ def _confirmed(run: LaunchRun, found: list[Finding], rules: Contract, detectors:
     CSR matrix into another): a race through content that shows on all three is the
     kernel's, one that needs any is the content's."""
     launch = run.result.launch
-    pending = {finding.key() for finding in found if rules.made_up_reads(launch, finding.ops)}
+    pending = {finding.key() for finding in found
+               if finding.type == "data-race" and rules.made_up_reads(launch, finding.ops)}  # what _doubt asks of
+    racing = [detector for detector in detectors if any(rule.id == "data-race" for rule in detector.rules)]
     for fill in CONFIRMING_FILLS:
         if not pending or fill == launch.fill:
             continue
         again = execute(run.program, run.kernel, replace(detection_launch(launch, deadline)[0], fill=fill))
         if again.status in ("unsupported", "out-of-memory"):
             return set()
-        pending &= {finding.key() for detector in detectors for finding in detector.launch(replace(run, result=again))}
+        pending &= {finding.key() for detector in racing for finding in detector.launch(replace(run, result=again))}
     return pending
 
 

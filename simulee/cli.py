@@ -664,7 +664,7 @@ def _launch_sites(args, files: list[Path], options) -> tuple[dict[str, tuple], d
         calls += found
     by_kernel: dict[str, dict] = {}
     for site in through_callers(read, calls):  # a launcher in a header two files include is one site
-        by_kernel.setdefault(site.kernel, {}).setdefault(site.shape() + repr(site.callers), site)
+        by_kernel.setdefault(site.kernel, {}).setdefault(site.key(), site)
     return {kernel: tuple(by_shape.values()) for kernel, by_shape in by_kernel.items()}, written
 
 

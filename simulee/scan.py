@@ -210,8 +210,7 @@ def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, 
         sites: dict[str, dict] = {}
         for record in listed:
             for site in through_callers([Site.from_json(site) for site in record.get("sites", [])], calls):
-                # a launcher in a header two files include is one site
-                sites.setdefault(site.kernel, {}).setdefault(site.shape() + repr(site.callers), site.to_json())
+                sites.setdefault(site.kernel, {}).setdefault(site.key(), site.to_json())
         for record in listed:
             task = by_file[record["file"]]
             for name, line, *symbol in record["kernels"]:
@@ -224,6 +223,13 @@ def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, 
         bar.bar_format = None  # the total is final: the time left means something
         bar.refresh()
 
+    def files_listed() -> int:
+        """Read the calls the listed files need, or, when none, check their kernels; how many calls tasks."""
+        submitted = submit_calls()
+        if not submitted:
+            submit_kernels()
+        return submitted
+
     listing = calling = 0
     for task in tasks:
         record = ledger.file(task)
@@ -233,9 +239,7 @@ def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, 
         else:
             listed.append(record)
     if not listing:
-        calling = submit_calls()
-        if not calling:
-            submit_kernels()
+        calling = files_listed()
     while pending:
         done, pending = wait(pending, timeout=REPORT_SECONDS, return_when=FIRST_COMPLETED)
         ledger.refresh()
@@ -246,9 +250,7 @@ def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, 
                 listed.append(record)
                 listing -= 1
                 if not listing:
-                    calling = submit_calls()
-                    if not calling:
-                        submit_kernels()
+                    calling = files_listed()
             elif record["record"] == "calls":
                 read.append(record)
                 calling -= 1

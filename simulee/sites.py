@@ -44,11 +44,6 @@ def kernel_of_stub(stub: str) -> str:
 # ---------------------------------------------------------------------------- reading sites
 
 
-def sites_in(host_ir: str) -> list[Site]:
-    """Every launch in host IR (frontend.optimize_host's), the same launch once."""
-    return read_host(host_ir)[0]
-
-
 def read_host(host_ir: str) -> tuple[list[Site], set[str]]:
     """The launches in host IR, the same launch once, and the device variables it writes
     (SYMBOL_WRITERS: their names, as the host's shadow variables are named)."""
@@ -105,7 +100,7 @@ def through_callers(sites: list[Site], calls: list[Call], depth: int = 3) -> lis
             if reached == pending:
                 break
             pending = reached
-        found = {s.shape() + repr(s.callers): s for s in pending}
+        found = {s.key(): s for s in pending}
         result += found.values()
     return result
 
@@ -461,14 +456,7 @@ def _user_place(location):
 def host_calls(path: Path, options, callees: set[str]) -> tuple[list[Call], str]:
     """The calls of `callees` (symbols) in a source's host code (.cu or C++, compiled as
     CUDA's host side), and '' or why there are none (its first compile error)."""
-    from simulee.frontend import compile_cuda
-
-    try:
-        return calls_in(compile_cuda(Path(path), options, host=True), callees), ""
-    except SimuleeError as error:
-        return [], f"host code not compiled: {str(error).splitlines()[0]}"
-    except (ir.IRSyntaxError, ValueError, KeyError, IndexError) as error:
-        return [], f"host code not read: {type(error).__name__}: {error}"
+    return _reading_host(path, options, lambda host_ir: calls_in(host_ir, callees), [])
 
 
 def identifier(symbol: str) -> str:
@@ -478,23 +466,23 @@ def identifier(symbol: str) -> str:
     return _strip_templates(qualified_name(demangle(symbol))).rpartition("::")[2]
 
 
-def host_sites(path: Path, options) -> tuple[list[Site], str]:
-    """The launch sites of a CUDA source's host code, and '' or why there are none (its
-    host side does not compile: the compiler's first error)."""
-    sites, _, problem = host_code(path, options)
-    return sites, problem
-
-
 def host_code(path: Path, options) -> tuple[list[Site], set[str], str]:
     """What a CUDA source's host code says: its launch sites, the device variables it
     writes, and '' or why there are none (the compiler's first error)."""
-    from simulee.frontend import compile_cuda
-
     if Path(path).suffix.lower() not in (".cu",):
         return [], set(), ""
+    (sites, written), problem = _reading_host(path, options, read_host, ([], set()))
+    return sites, written, problem
+
+
+def _reading_host(path: Path, options, read, nothing):
+    """(read(the source's host IR), '') or, when its host side does not compile or parse,
+    (`nothing`, why: the compiler's first error)."""
+    from simulee.frontend import compile_cuda
+
     try:
-        return (*read_host(compile_cuda(Path(path), options, host=True)), "")
+        return read(compile_cuda(Path(path), options, host=True)), ""
     except SimuleeError as error:
-        return [], set(), f"host code not compiled: {str(error).splitlines()[0]}"
+        return nothing, f"host code not compiled: {str(error).splitlines()[0]}"
     except (ir.IRSyntaxError, ValueError, KeyError, IndexError) as error:
-        return [], set(), f"host code not read: {type(error).__name__}: {error}"
+        return nothing, f"host code not read: {type(error).__name__}: {error}"

@@ -154,7 +154,7 @@ def test_host_functions_are_found_at_namespace_and_class_level_and_device_code_i
 
 def test_a_void_host_function_left_out_does_nothing_and_its_callers_launches_stay(tmp_path):
     from simulee.frontend import CompileOptions
-    from simulee.sites import host_sites
+    from simulee.sites import host_code
 
     assert [(f.name, f.returns) for f in host_functions("void v() { }\nint i() { return 1; }\nstruct S { S() { }\n"
                                                         "  ~S() { } };\n")] == \
@@ -164,7 +164,7 @@ def test_a_void_host_function_left_out_does_nothing_and_its_callers_launches_sta
                       "void reference(float *p) { undeclared_simd_call(p); }  // does not compile here\n"
                       "int main() {\n  float *p;\n  cudaMalloc(&p, 512);\n  reference(p);\n"
                       "  k<<<1, 128>>>(p);\n  return 0;\n}\n")
-    sites, problem = host_sites(source, CompileOptions())
+    sites, _, problem = host_code(source, CompileOptions())
     assert problem == "" and [site.line for site in sites] == [7]
 
 

@@ -15,7 +15,7 @@ import pytest
 from conftest import TESTS
 from evolve.launchsite import Site, evaluate, input_bounds
 from simulee.frontend import CompileOptions
-from simulee.sites import host_sites, kernel_of_stub
+from simulee.sites import host_code, kernel_of_stub
 
 SITES = TESTS / "sites"
 
@@ -41,7 +41,7 @@ def line_in(file: str, marker: str) -> int:
 
 
 def sites_of(file: str) -> list[Site]:
-    sites, problem = host_sites(SITES / file, CompileOptions())
+    sites, _, problem = host_code(SITES / file, CompileOptions())
     assert problem == ""
     return sites
 

@@ -32,7 +32,6 @@ NOTHING_ACROSS = ("no launch had blocks of two threads or more write anything ar
                   "test")
 
 
-
 @dataclass
 class BarrierVerdict:
     kernel: str
