@@ -1,14 +1,25 @@
-"""Warp collectives over the lanes that execute them together: shuffles, votes, matches and
-the active mask. Pure functions of per-lane arrays; the scheduler decides which lanes meet.
+"""Warp collectives (__syncwarp, shuffles, votes, matches, the active mask): what they
+compute, how a call of one is compiled, and how the lanes waiting at one meet.
 
-Lanes come with their warp (any integer id, lanes of one warp contiguous and in lane order)
-and their lane number 0..31. A lane's mask names the lanes it exchanges with; lanes named
-but absent do not contribute (a shuffle from an absent lane yields the lane's own value).
+What they compute are pure functions of per-lane arrays. Lanes come with their warp (any
+integer id, lanes of one warp contiguous and in lane order) and their lane number 0..31. A
+lane's mask names the lanes it exchanges with; lanes named but absent do not contribute (a
+shuffle from an absent lane yields the lane's own value).
+
+Lanes that reach a collective wait there (the scheduler parks them); `meet` runs it for
+every warp whose live lanes named in the masks are all present, or, when nothing else can
+run, for whoever came (the missing lanes are recorded as a warp-mask event).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
+
 import numpy as np
+
+from interpreter.trace import WarpMaskEvent
+from interpreter.types import StructType, Type
 
 LANE_BITS = (np.uint32(1) << np.arange(32, dtype=np.uint32)).astype(np.uint32)
 
@@ -112,3 +123,183 @@ def match(mode: str, warps: Warps, masks, values) -> tuple[np.ndarray, np.ndarra
         return same_bits.view(np.int32), np.ones(len(lanes), dtype=bool)
     all_same = same_bits == members
     return np.where(all_same, members, np.uint32(0)).astype(np.uint32).view(np.int32), all_same
+
+
+# ---------------------------------------------------------------------- compiled calls
+
+def kind_of(callee: str) -> tuple[str, str | None, bool] | None:
+    """(family, mode, legacy) of a warp-collective intrinsic; None for other callees.
+    Legacy forms (shfl.idx, vote.any without .sync) take no mask: whoever is active."""
+    if callee == "llvm.nvvm.bar.warp.sync":
+        return "syncwarp", None, False
+    parts = callee.split(".")
+    if callee.startswith("llvm.nvvm.shfl."):
+        legacy = parts[3] != "sync"
+        mode = parts[3] if legacy else parts[4]
+        return "shfl", mode, legacy
+    if callee.startswith("llvm.nvvm.vote."):
+        return "vote", parts[3], not callee.endswith(".sync")
+    if callee.startswith("llvm.nvvm.match."):
+        return "match", parts[3], False
+    return None
+
+
+@dataclass(frozen=True)
+class Collective:
+    """One call of a warp collective: its intrinsic, operand readers and result writer."""
+
+    family: str  # syncwarp, shfl, vote, match
+    mode: str | None
+    legacy: bool
+    callee: str  # lanes meet at the same intrinsic (sm_70 lets them meet at different calls)
+    readers: list
+    out: Callable | None
+    type: Type
+
+    def masks(self, frame, rows):
+        """Each lane's member mask (0 for the legacy forms: whoever is active takes part)."""
+        if self.legacy:
+            return np.uint32(0)
+        return np.asarray(self.readers[0](frame, rows)).astype(np.int64).astype(np.uint32)
+
+    def inputs(self, frame, rows) -> list[np.ndarray]:
+        """The operands for rows, one array per operand (masks first)."""
+        count = frame.width(rows)
+        inputs = [np.broadcast_to(np.asarray(read(frame, rows)), (count,)) for read in self.readers]
+        if self.legacy:
+            inputs = [np.zeros(count, dtype=np.uint32)] + inputs
+        return inputs
+
+    def compute(self, warps: Warps, inputs) -> tuple:
+        """The results for the lanes of `warps` (sorted by thread) with their operands."""
+        masks = warps.present() if self.legacy else inputs[0].astype(np.int64).astype(np.uint32)
+        arguments = inputs[1:]
+        if self.family == "syncwarp":
+            return ()
+        if self.family == "shfl":
+            value, operand, clamp = arguments
+            bits = value.view(np.int32) if value.dtype == np.float32 else value
+            result, valid = shuffle(self.mode, warps, bits, operand, clamp)
+            result = result.view(np.float32) if value.dtype == np.float32 else result
+            return (result, valid) if isinstance(self.type, StructType) else (result,)
+        if self.family == "vote":
+            return (vote(self.mode, warps, masks, arguments[0] != 0),)
+        value = arguments[0]
+        bits = value.view(np.int64 if value.dtype.itemsize == 8 else np.int32) if value.dtype.kind == "f" else value
+        result, same = match(self.mode, warps, masks, bits)
+        return (result, same) if isinstance(self.type, StructType) else (result,)
+
+    def output(self, frame, rows, results) -> None:
+        if self.out is not None and results:
+            self.out(frame, rows, results if len(results) > 1 else results[0])
+
+
+def compile_call(c, function, pc, op) -> Collective:
+    family, mode, legacy = kind_of(op.extra["callee"])
+    readers = [c.reader(function, a) for a in op.args]
+    out = c.writer(function, op.result, False) if op.result >= 0 else None
+    return Collective(family, mode, legacy, op.extra["callee"], readers, out, op.type)
+
+
+# ---------------------------------------------------------------------- meeting
+
+def meet(ex, callee: str, current, force: bool):
+    """Execute the collective `callee` for the complete warps among the lanes waiting at it
+    in execution `ex` (all of them when `force`); returns the rows of the group at key
+    `current` that did (the other groups that did are made runnable)."""
+    wave = ex.wave
+    parts = []
+    for key, group in ex.collective_waits.items():
+        info = group.frame.function.info[group.pc]
+        if info.callee != callee:
+            continue
+        rows = group.frame.row_indices(group.rows)
+        threads = group.frame.threads[rows]
+        parts.append((key, group, rows, threads, np.broadcast_to(info.masks(group.frame, group.rows), threads.shape)))
+    threads = np.concatenate([p[3] for p in parts])
+    masks = np.concatenate([p[4] for p in parts])
+    order = np.argsort(threads, kind="stable")
+    warps = wave.warps_of(threads)
+    present = Warps(warps[order], wave.lanes_of(threads[order])).present()
+    present_of = np.empty_like(present)
+    present_of[order] = present
+    if force:
+        ready = np.ones(len(threads), dtype=bool)
+    else:
+        incomplete = np.unique(warps[(masks & wave.live_bits[warps] & ~present_of) != 0])
+        ready = ~np.isin(warps, incomplete)
+    if not ready.any():
+        return np.zeros(0, dtype=np.int64)
+    _record_missing_lanes(ex, parts, threads[ready], masks[ready], present_of[ready])
+    inputs, ready_parts, offset = [], [], 0
+    for key, group, rows, part_threads, _ in parts:
+        part_ready = ready[offset : offset + len(rows)]
+        offset += len(rows)
+        go = rows[part_ready]
+        if len(go) == 0:
+            continue
+        go_rows = None if len(go) == group.frame.count else go
+        ready_parts.append((key, group, go, go_rows, part_threads[part_ready]))
+        inputs.append(group.frame.function.info[group.pc].inputs(group.frame, go_rows))
+    met = np.concatenate([p[4] for p in ready_parts])
+    order = np.argsort(met, kind="stable")
+    joined = [np.concatenate([operands[i] for operands in inputs])[order] for i in range(len(inputs[0]))]
+    first_group = ready_parts[0][1]
+    sorted_met = met[order]
+    results = first_group.frame.function.info[first_group.pc].compute(
+        Warps(wave.warps_of(sorted_met), wave.lanes_of(sorted_met)), joined)
+    unsorted = []
+    for result in results:
+        back = np.empty_like(result)
+        back[order] = result
+        unsorted.append(back)
+    _note_met(ex, met)
+    returned = np.zeros(0, dtype=np.int64)
+    start = 0
+    for key, group, go, go_rows, _ in ready_parts:
+        piece = tuple(r[start : start + len(go)] for r in unsorted)
+        start += len(go)
+        group.frame.function.info[group.pc].output(group.frame, go_rows, piece)
+        stay = np.setdiff1d(group.frame.row_indices(group.rows), go, assume_unique=True)
+        if len(stay):
+            group.rows = stay
+        else:
+            del ex.collective_waits[key]
+        if key == current:
+            returned = go_rows
+        else:
+            ex.add(group.frame, group.pc + 1, go_rows)
+    return returned
+
+
+def _note_met(ex, threads: np.ndarray) -> None:
+    """Lanes completed a warp collective: it orders their accesses before and after; the
+    trace keeps which lanes of which warps met at this step."""
+    wave = ex.wave
+    wave.warp_sync[threads] += 1
+    if ex.recorder is None:
+        return
+    warps = wave.warps_of(threads)
+    info = Warps(warps, wave.lanes_of(threads))
+    first = warps[info.starts]
+    ex.events.collectives.append((ex.steps, wave.first_block + first // wave.warps_per_block,
+                                  first % wave.warps_per_block, info.present_bits.copy()))
+
+
+def _record_missing_lanes(ex, parts, threads, masks, present) -> None:
+    """A warp-mask event, once per collective and warp, when a mask names lanes of the
+    block that did not take part (they exited, or are elsewhere)."""
+    wave = ex.wave
+    warps = wave.warps_of(threads)
+    missing = masks & wave.existing_bits[warps] & ~present
+    for index in np.flatnonzero(missing):
+        warp = int(warps[index])
+        group = next(g for _, g, _, t, _ in parts if threads[index] in t)
+        op = group.frame.function.op_ids[group.pc]
+        key = (op, warp)
+        if key in ex.reported_masks:
+            continue
+        ex.reported_masks.add(key)
+        ex.events.warp_masks.append(WarpMaskEvent(
+            wave.first_block + warp // wave.warps_per_block, warp % wave.warps_per_block, op, int(masks[index]),
+            int(present[index])))

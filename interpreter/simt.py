@@ -29,7 +29,7 @@ import time
 
 import numpy as np
 
-from interpreter import collectives
+from interpreter import collectives, flow
 from interpreter.compiler import (
     BARRIER, BRANCH, CALL, COLLECTIVE, GRID_BARRIER, PLAIN, RETURN, STOP, SWITCH, UNREACHABLE, UNSUPPORTED,
     Compiler,
@@ -38,8 +38,7 @@ from interpreter.launch import Launch, Result, Stop
 from interpreter.loops import step_budget
 from interpreter.loader import KernelInfo, Program, demangle
 from interpreter.memory import Memory
-from interpreter.trace import (REACHED_UNREACHABLE, STACK_OVERFLOW, BarrierDivergence, Events, Fault, TraceRecorder,
-                               WarpMaskEvent)
+from interpreter.trace import REACHED_UNREACHABLE, STACK_OVERFLOW, BarrierDivergence, Events, Fault, TraceRecorder
 from interpreter.values import write
 from interpreter.vocabulary import Unsupported
 
@@ -75,6 +74,14 @@ class Frame:
     def thread_ids(self, rows):
         return self.threads if rows is None else self.threads[rows]
 
+    def width(self, rows) -> int:
+        """How many rows `rows` names (None: all of them)."""
+        return self.count if rows is None else len(rows)
+
+    def row_indices(self, rows) -> np.ndarray:
+        """`rows` as an index array (None: every row)."""
+        return np.arange(self.count) if rows is None else rows
+
 
 class Group:
     """Threads (rows of `frame`; None for all) standing at instruction `pc`."""
@@ -85,7 +92,7 @@ class Group:
         self.frame, self.pc, self.rows = frame, pc, rows
 
     def count(self) -> int:
-        return self.frame.count if self.rows is None else len(self.rows)
+        return self.frame.width(self.rows)
 
 
 class Wave:
@@ -143,7 +150,7 @@ class Execution:
         self.steps = 0
         self.thread_instructions = 0
         self.grid_epoch = 0
-        self.compiler = Compiler(self)
+        self.compiler = Compiler(program, kernel, launch, self)
         self.root_function = self.compiler.function(kernel.symbol)
         self.wave: Wave | None = None
         self.runnable: dict[tuple[int, int], Group] = {}
@@ -284,7 +291,7 @@ class Execution:
         limit, work_limit = self.step_limit, self.launch.work_limit
         while True:
             self.steps += 1
-            self.thread_instructions += frame.count if rows is None else len(rows)
+            self.thread_instructions += frame.width(rows)
             if self.steps > limit or self.thread_instructions > work_limit:
                 self.stop_limit(function)
             if self.steps & TIME_CHECK_MASK == 0 and time.perf_counter() > self.deadline:
@@ -351,7 +358,7 @@ class Execution:
         registers and all memory unchanged, while no other thread can run and no later wave
         waits, its loop never ends."""
         function = frame.function
-        if len(edges) != 1 or (frame.count if rows is None else len(rows)) > SPIN_WATCH_THREADS:
+        if len(edges) != 1 or (frame.width(rows)) > SPIN_WATCH_THREADS:
             return
         target, target_rows = edges[0]
         if function.rank[function.block_first[target]] > function.rank[pc]:
@@ -403,7 +410,7 @@ class Execution:
     def call(self, frame: Frame, rows, pc: int, callee, arguments: list) -> None:
         """Threads `rows` of `frame` call compiled function `callee` with `arguments`."""
         threads = frame.thread_ids(rows)
-        caller_rows = np.arange(frame.count) if rows is None else rows
+        caller_rows = frame.row_indices(rows)
         depth = frame.depth + 1
         if depth > self.launch.recursion_limit:
             self.stack_overflow(frame, rows, frame.function.op_ids[pc],
@@ -414,6 +421,10 @@ class Execution:
         for slot, ty, value in zip(callee.params, callee.param_types, arguments):
             callee_frame.regs[slot] = write(None, None, value, ty, callee_frame.count)
         self.add(callee_frame, 0, None)
+
+    def count_work(self, thread_instructions: int) -> None:
+        """Work done beside the instruction steps (bytes moved by memcpy), toward the limit."""
+        self.thread_instructions += thread_instructions
 
     def stack_overflow(self, frame: Frame, rows, op: int, detail: str) -> None:
         """The stacks of rows of `frame` overflow at `op`: a fault, and the threads stop."""
@@ -433,7 +444,7 @@ class Execution:
         caller_rows = frame.caller_rows if rows is None else frame.caller_rows[rows]
         if len(caller_rows) == caller.count:
             caller_rows = None
-        self.compiler.write_call_result(caller, caller_rows, frame.call_pc, value)
+        flow.write_call_result(caller, caller_rows, frame.call_pc, value)
         self.add(caller, frame.call_pc + 1, caller_rows)
 
     def exit_threads(self, threads: np.ndarray, op: int) -> None:
@@ -469,10 +480,10 @@ class Execution:
         """Threads arrive at a block barrier; reduction barriers first note their values."""
         threads = frame.thread_ids(rows)
         wave = self.wave
-        self.compiler.note_barrier_value(frame, rows, pc, threads)
+        frame.function.info[pc].note_value(frame, rows, threads, wave)
         if not self.barriers and len(threads) == wave.count and wave.everyone_live:
             # every thread of the wave arrives together and none ever left: all blocks pass
-            self.compiler.barrier_result(frame, rows, pc, threads)
+            frame.function.info[pc].write_result(frame, rows, pc, threads, wave)
             self.events.barrier_passes.append((frame.function.op_ids[pc], wave.first_block + np.arange(wave.blocks),
                                                wave.epoch.copy()))
             wave.epoch += 1
@@ -514,9 +525,9 @@ class Execution:
             released = in_blocks[wave.blocks_of(threads)]
             if not released.any():
                 continue
-            rows = np.arange(group.frame.count) if group.rows is None else group.rows
+            rows = group.frame.row_indices(group.rows)
             go, stay = rows[released], rows[~released]
-            self.compiler.barrier_result(group.frame, go, group.pc, threads[released])
+            group.frame.function.info[group.pc].write_result(group.frame, go, group.pc, threads[released], wave)
             if len(stay):
                 group.rows = stay
             else:
@@ -603,97 +614,7 @@ class Execution:
         whose live lanes named in the masks are all present executes now, together. Returns
         the arriving rows that executed it (to go on); other waiters resume on their own."""
         self.park(self.collective_waits, frame, pc, rows)
-        return self._meet(self.compiler.collective_key(frame, pc), (frame.id, pc), force=False)
-
-    def _meet(self, kind: str, current, force: bool):
-        """Execute the collective `kind` for the complete warps among its waiting lanes (all
-        of them when `force`); returns the rows of the group at key `current` that did."""
-        wave = self.wave
-        groups = [(key, group) for key, group in self.collective_waits.items()
-                  if self.compiler.collective_key(group.frame, group.pc) == kind]
-        parts = []
-        for key, group in groups:
-            rows = np.arange(group.frame.count) if group.rows is None else group.rows
-            threads = group.frame.threads[rows]
-            masks = np.broadcast_to(self.compiler.collective_masks(group.frame, group.rows, group.pc), threads.shape)
-            parts.append((key, group, rows, threads, masks))
-        threads = np.concatenate([p[3] for p in parts])
-        masks = np.concatenate([p[4] for p in parts])
-        order = np.argsort(threads, kind="stable")
-        warps = wave.warps_of(threads)
-        present = collectives.Warps(warps[order], wave.lanes_of(threads[order])).present()
-        present_of = np.empty_like(present)
-        present_of[order] = present
-        if force:
-            ready = np.ones(len(threads), dtype=bool)
-        else:
-            incomplete = np.unique(warps[(masks & wave.live_bits[warps] & ~present_of) != 0])
-            ready = ~np.isin(warps, incomplete)
-        if not ready.any():
-            return np.zeros(0, dtype=np.int64)
-        self._record_missing_lanes(parts, threads[ready], masks[ready], present_of[ready])
-        inputs, ready_parts, offset = [], [], 0
-        for key, group, rows, part_threads, _ in parts:
-            part_ready = ready[offset : offset + len(rows)]
-            offset += len(rows)
-            go = rows[part_ready]
-            if len(go) == 0:
-                continue
-            go_rows = None if len(go) == group.frame.count else go
-            ready_parts.append((key, group, go, go_rows, part_threads[part_ready]))
-            inputs.append(self.compiler.collective_inputs(group.frame, go_rows, group.pc))
-        met = np.concatenate([p[4] for p in ready_parts])
-        order = np.argsort(met, kind="stable")
-        joined = [np.concatenate([operands[i] for operands in inputs])[order] for i in range(len(inputs[0]))]
-        first_group = ready_parts[0][1]
-        results = self.compiler.collective_compute(first_group.frame, first_group.pc, met[order], joined)
-        unsorted = []
-        for result in results:
-            back = np.empty_like(result)
-            back[order] = result
-            unsorted.append(back)
-        self.note_collective(met)
-        returned = np.zeros(0, dtype=np.int64)
-        start = 0
-        for key, group, go, go_rows, _ in ready_parts:
-            piece = tuple(r[start : start + len(go)] for r in unsorted)
-            start += len(go)
-            self.compiler.collective_output(group.frame, go_rows, group.pc, piece)
-            rows = np.arange(group.frame.count) if group.rows is None else group.rows
-            stay = np.setdiff1d(rows, go, assume_unique=True)
-            if len(stay):
-                group.rows = stay
-            else:
-                del self.collective_waits[key]
-            if key == current:
-                returned = go_rows
-            else:
-                self.add(group.frame, group.pc + 1, go_rows)
-        return returned
-
-    def note_collective(self, threads: np.ndarray) -> None:
-        """Lanes completed a warp collective: it orders their accesses before and after."""
-        self.wave.warp_sync[threads] += 1
-        if self.recorder is not None:
-            self.compiler.record_collective(threads)
-
-    def _record_missing_lanes(self, parts, threads, masks, present) -> None:
-        """A warp-mask event, once per collective and warp, when a mask names lanes of the
-        block that did not take part (they exited, or are elsewhere)."""
-        wave = self.wave
-        warps = wave.warps_of(threads)
-        missing = masks & wave.existing_bits[warps] & ~present
-        for index in np.flatnonzero(missing):
-            warp = int(warps[index])
-            group = next(g for _, g, _, t, _ in parts if threads[index] in t)
-            op = group.frame.function.op_ids[group.pc]
-            key = (op, warp)
-            if key in self.reported_masks:
-                continue
-            self.reported_masks.add(key)
-            self.events.warp_masks.append(WarpMaskEvent(
-                wave.first_block + warp // wave.warps_per_block, warp % wave.warps_per_block, op, int(masks[index]),
-                int(present[index])))
+        return collectives.meet(self, frame.function.info[pc].callee, (frame.id, pc), force=False)
 
     # ------------------------------------------------------------------ nothing can run
 
@@ -703,7 +624,7 @@ class Execution:
         nothing waits anymore."""
         if self.collective_waits:
             group = next(iter(self.collective_waits.values()))
-            self._meet(self.compiler.collective_key(group.frame, group.pc), None, force=True)
+            collectives.meet(self, group.frame.function.info[group.pc].callee, None, force=True)
             return True
         if self.barriers:
             wave = self.wave

@@ -33,7 +33,7 @@ def adapt(ir: str) -> str:
 def link_libdevice(ir: str) -> str:
     """`ir` with libdevice's definitions of the `__nv_*` functions it declares that the
     interpreter does not implement (and of everything those use)."""
-    from interpreter.compiler import OUT_PARAMETER_MATH
+    from interpreter.intrinsics import OUT_PARAMETER_MATH
     from interpreter.mathlib import find
 
     declared = re.findall(r"^declare [^@\n]*@(__nv_\w+)\(", ir, re.M)

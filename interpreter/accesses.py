@@ -1,0 +1,397 @@
+"""Memory instructions: loads, stores, stack allocations, atomics, memcpy/memset and the
+device heap, and the one path (Accesses) by which every instruction that touches memory
+checks its addresses, reports faults and records the access in the trace."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from interpreter import atomics, collectives
+from interpreter.heap import Heap
+from interpreter.launch import Stop
+from interpreter.memory import CONSTANT, GLOBAL, LOCAL, split, tag
+from interpreter.trace import ATOMIC, DOUBLE_FREE, INVALID_FREE, OUT_OF_BOUNDS, READ, WRITE
+from interpreter.types import ArrayType, StructType, Type
+from interpreter.values import dtype_of, from_bytes, to_bytes, unsigned
+from interpreter.vocabulary import Unsupported
+
+LOCAL_LIMIT = 512 * 1024  # bytes of local memory a CUDA thread may have
+COPY_LIMIT = 1 << 26  # a memcpy/memset longer than this per lane is a fault, not an allocation
+NVVM_ATOMICS = {"add": "add", "exch": "xchg", "max": "max", "min": "min", "inc": "uinc_wrap", "dec": "udec_wrap",
+                "and": "and", "or": "or", "xor": "xor", "cas": "cmpxchg"}
+
+
+class Accesses:
+    """How the instructions of one launch read and write memory: lanes' addresses are
+    located (faults reported to the runtime), bytes moved, and each access traced."""
+
+    def __init__(self, layout, launch, runtime):
+        self.layout, self.launch, self.rt = layout, launch, runtime
+        self._heap: Heap | None = None
+        self._active_key = None
+        self._active = None
+        self._active_rows = None
+
+    def access(self, frame, rows, addresses, size, align, op_id, kind, data=None):
+        """A load (returns the bytes read, shape (lanes, size)) or store (`data`, same shape)
+        by rows of frame; faults are reported, accesses traced."""
+        rt = self.rt
+        wave = rt.wave
+        threads = frame.thread_ids(rows)
+        count = len(threads)
+        addresses = np.broadcast_to(np.asarray(addresses, dtype=np.int64), (count,))
+        blocks = threads // wave.tpb
+        access, faults, resolved = rt.memory.locate(addresses, size, align, blocks, threads, kind != READ)
+        if len(faults.lanes):
+            self.report_faults(faults, op_id, threads, addresses)
+        result = None
+        if kind == READ:
+            result = rt.memory.read_bytes(resolved, count, size, align)
+        else:
+            rt.memory.write_bytes(resolved, data, size, align)
+        if rt.recorder is not None and len(access.lanes):
+            self.record(frame, rows, threads, blocks, access, size, op_id, kind, data)
+        return result
+
+    def atomic(self, frame, rows, addresses, operation, operand, ty, align, op_id, expected=None):
+        """An atomic read-modify-write by rows of frame, lanes serialized in thread order;
+        returns the value each lane saw."""
+        rt = self.rt
+        wave = rt.wave
+        threads = frame.thread_ids(rows)
+        count = len(threads)
+        dtype = dtype_of(ty)
+        size = self.layout.store_size(ty)
+        addresses = np.broadcast_to(np.asarray(addresses, dtype=np.int64), (count,))
+        operand = np.broadcast_to(np.asarray(operand, dtype=dtype), (count,))
+        blocks = threads // wave.tpb
+        access, faults, resolved = rt.memory.locate(addresses, size, align, blocks, threads, True)
+        if len(faults.lanes):
+            self.report_faults(faults, op_id, threads, addresses)
+        seen = np.zeros(count, dtype=dtype)
+        lanes = access.lanes
+        if len(lanes):
+            current = self.decode(rt.memory.read_bytes(resolved, count, size, align), ty)[lanes]
+            keys = np.zeros(count, dtype=np.int64)
+            for part, (_, positions, flat) in enumerate(resolved):
+                keys[lanes[positions]] = (part << 42) + flat
+            order = np.argsort(keys[lanes], kind="stable")
+            ordered_keys = keys[lanes][order]
+            segment = np.cumsum(np.r_[0, ordered_keys[1:] != ordered_keys[:-1]])
+            firsts = np.flatnonzero(np.r_[True, ordered_keys[1:] != ordered_keys[:-1]])
+            initial = current[order][firsts].copy()
+            values = operand[lanes][order]
+            compare = None if expected is None else np.broadcast_to(np.asarray(expected, dtype=dtype), (count,))[lanes][order]
+            if operation == "cmpxchg" and dtype.kind == "f":  # compare bit patterns
+                initial, values, compare = unsigned(initial), unsigned(values), unsigned(compare)
+            old_sorted, final = atomics.serialize(operation, initial, segment, values, compare)
+            old = np.empty(len(lanes), dtype=old_sorted.dtype)
+            old[order] = old_sorted
+            seen[lanes] = old.view(dtype) if old.dtype != dtype else old
+            finals = np.empty(len(lanes), dtype=final.dtype)
+            finals[order] = final[segment]
+            data = np.zeros((count, size), dtype=np.uint8)
+            data[lanes] = self.encode(finals.view(dtype) if finals.dtype != dtype else finals, ty, len(lanes))
+            if final.tobytes() != initial.tobytes():  # a failed compare-and-swap changes nothing
+                rt.memory.write_bytes(resolved, data, size, align)
+            if rt.recorder is not None:
+                self.record(frame, rows, threads, blocks, access, size, op_id, ATOMIC,
+                            self.encode(operand, ty, count))
+        return seen
+
+    def report_faults(self, faults, op_id, threads, addresses) -> None:
+        kinds = np.array(faults.kinds)
+        for kind in np.unique(kinds):
+            lanes = faults.lanes[kinds == kind]
+            self.rt.fault(str(kind), op_id, threads[lanes], addresses[lanes])
+
+    def record(self, frame, rows, threads, blocks, access, size, op_id, kind, data=None) -> None:
+        rt = self.rt
+        wave, recorder = rt.wave, rt.recorder
+        lanes = access.lanes
+        everyone = len(lanes) == len(threads)
+        lane_threads = threads if everyone else threads[lanes]
+        lane_blocks = blocks if everyone else blocks[lanes]
+        active = self.active_masks(frame, rows, threads)
+        if recorder.count + len(lanes) > recorder.limit and self.launch.stop_when_traced:
+            raise Stop("trace-limit", (op_id, False), f"stopped once its trace held {recorder.count:,} accesses")
+        recorder.record(
+            space=access.space, kind=kind, region=access.region, offset=access.offset, size=size,
+            block=wave.first_block + lane_blocks, thread=lane_threads - blocks[lanes] * wave.tpb if not everyone
+            else lane_threads - lane_blocks * wave.tpb, op=op_id,
+            epoch=wave.epoch[lane_blocks], grid_epoch=rt.grid_epoch, step=rt.steps,
+            active=active if everyone else active[lanes], warp_sync=wave.warp_sync[lane_threads],
+            value=_value_bits(data if everyone else data[lanes]) if data is not None else 0,
+        )
+
+    def active_masks(self, frame, rows, threads):
+        """Per lane, its warp's lanes in the group (the threads executing together); the
+        same for every access of one group's run, so kept until the group changes."""
+        key = (frame.id, id(rows) if rows is not None else None, len(threads))
+        if self._active_key != key:
+            wave = self.rt.wave
+            self._active = collectives.Warps(wave.warps_of(threads), wave.lanes_of(threads)).present()
+            self._active_key = key
+            self._active_rows = rows  # keeps `rows` alive so its id stays unique
+        return self._active
+
+    def size(self, ty: Type) -> int:
+        """Bytes a load or store of `ty` moves."""
+        if isinstance(ty, (StructType, ArrayType)):
+            return self.layout.size(ty)
+        return self.layout.store_size(ty)
+
+    def decode(self, data: np.ndarray, ty: Type):
+        """The value of type `ty` in rows of bytes."""
+        if isinstance(ty, StructType):
+            offsets = self.layout.field_offsets(ty)
+            return tuple(self.decode(data[:, o : o + self.size(f)], f) for o, f in zip(offsets, ty.fields))
+        if isinstance(ty, ArrayType):
+            step = self.layout.size(ty.element)
+            return tuple(self.decode(data[:, i * step : i * step + self.size(ty.element)], ty.element)
+                         for i in range(ty.count))
+        return from_bytes(data, ty)
+
+    def encode(self, value, ty: Type, count: int) -> np.ndarray:
+        """Rows of bytes (count, size) holding `value` (a constant is broadcast)."""
+        size = self.size(ty)
+        if isinstance(ty, (StructType, ArrayType)):
+            out = np.zeros((count, size), dtype=np.uint8)
+            if isinstance(ty, StructType):
+                parts = zip(self.layout.field_offsets(ty), ty.fields, value)
+            else:
+                step = self.layout.size(ty.element)
+                parts = ((i * step, ty.element, v) for i, v in enumerate(value))
+            for offset, member, member_value in parts:
+                piece = self.encode(member_value, member, count)
+                out[:, offset : offset + piece.shape[1]] = piece
+            return out
+        data = to_bytes(value, ty)[..., :size]
+        return np.broadcast_to(data, (count, size)) if data.ndim == 1 else data
+
+    def heap(self) -> Heap:
+        """The device heap, made on the first malloc or free."""
+        if self._heap is None:
+            self._heap = Heap(self.rt.memory, self.launch.heap_bytes)
+        return self._heap
+
+    def read_string(self, address: int, limit: int = 4096) -> str:
+        """The NUL-terminated string at a device address (global or constant memory)."""
+        space, region, offset = (int(v) for v in split(np.int64(address)))
+        regions = self.rt.memory.regions
+        if space not in (GLOBAL, CONSTANT) or not 0 < region < len(regions):
+            return "(null)" if address == 0 else "(bad string pointer)"
+        data = regions[region].data[offset : offset + limit].tobytes()
+        return data.split(b"\0", 1)[0].decode("utf-8", "replace")
+
+
+# ---------------------------------------------------------------------- instructions
+# Each takes the compiler, the function, the instruction's pc and the instruction, and
+# returns the closure (frame, rows) that executes it.
+
+def load(c, function, pc, op):
+    pointer = c.reader(function, op.args[0])
+    out = c.writer(function, op.result, True)
+    ty = op.type
+    accesses = c.accesses
+    size, align = accesses.size(ty), op.extra.get("align") or c.layout.align(ty)
+    op_id = function.op_ids[pc]
+
+    def run(frame, rows):
+        data = accesses.access(frame, rows, pointer(frame, rows), size, align, op_id, READ)
+        out(frame, rows, accesses.decode(data, ty))
+
+    return run
+
+
+def store(c, function, pc, op):
+    value, pointer = (c.reader(function, a) for a in op.args)
+    ty = op.arg_types[0]
+    accesses = c.accesses
+    size, align = accesses.size(ty), op.extra.get("align") or c.layout.align(ty)
+    op_id = function.op_ids[pc]
+
+    def run(frame, rows):
+        accesses.access(frame, rows, pointer(frame, rows), size, align, op_id, WRITE,
+                        accesses.encode(value(frame, rows), ty, frame.width(rows)))
+
+    return run
+
+
+def alloca(c, function, pc, op):
+    """Space on each calling thread's local stack: the same offset for all threads of a
+    frame, since every thread has its own stack. Past LOCAL_LIMIT bytes the stack
+    overflows: a fault that stops the threads, as it ends a kernel on a GPU."""
+    element = op.extra["allocated_type"]
+    size = c.layout.size(element)
+    align = max(op.extra.get("align") or 1, c.layout.align(element), 8)
+    count = c.reader(function, op.args[0]) if op.args else None
+    out = c.writer(function, op.result, True)
+    rt = c.rt
+    op_id = function.op_ids[pc]
+
+    def run(frame, rows):
+        copies = int(np.max(count(frame, rows))) if count is not None else 1
+        start = (frame.local_top + align - 1) // align * align
+        end = start + size * max(copies, 1)
+        if end > LOCAL_LIMIT:  # more than a thread's local memory
+            rt.stack_overflow(frame, rows, op_id, f"{end:,} bytes of local memory per thread, more than "
+                                                  f"the {LOCAL_LIMIT:,} a CUDA thread may have")
+            return np.zeros(0, dtype=np.int64)
+        frame.local_top = end
+        rt.memory.grow_local(frame.local_top)
+        out(frame, rows, np.int64(tag(LOCAL, 0, start)))
+        return rows
+
+    return run
+
+
+def atomicrmw(c, function, pc, op):
+    pointer, value = (c.reader(function, a) for a in op.args)
+    out = c.writer(function, op.result, True)
+    operation, ty = op.extra["operation"], op.type
+    align = op.extra.get("align") or c.layout.align(ty)
+    op_id = function.op_ids[pc]
+    atomic = c.accesses.atomic
+    if operation not in atomics.OPERATIONS:
+        raise Unsupported(f"atomicrmw {operation}")
+
+    def run(frame, rows):
+        out(frame, rows, atomic(frame, rows, pointer(frame, rows), operation, value(frame, rows), ty, align, op_id))
+
+    return run
+
+
+def cmpxchg(c, function, pc, op):
+    pointer, expected, new = (c.reader(function, a) for a in op.args)
+    out = c.writer(function, op.result, False)
+    ty = op.arg_types[1]
+    align = op.extra.get("align") or c.layout.align(ty)
+    op_id = function.op_ids[pc]
+    atomic = c.accesses.atomic
+
+    def run(frame, rows):
+        wanted = expected(frame, rows)
+        old = atomic(frame, rows, pointer(frame, rows), "cmpxchg", new(frame, rows), ty, align, op_id, wanted)
+        out(frame, rows, (old, unsigned(old) == unsigned(np.asarray(wanted, dtype=old.dtype))))
+
+    return run
+
+
+def nvvm_atomic_operation(callee: str):
+    """(operation, has_compare) of an NVVM atomic intrinsic such as
+    llvm.nvvm.atomic.add.gen.i.cta.i32.p0 or llvm.nvvm.atomic.load.inc.32.p0; None for
+    one this interpreter does not know."""
+    parts = callee.split(".")
+    name = parts[4] if parts[3] == "load" else parts[3]
+    operation = NVVM_ATOMICS.get(name)
+    if operation is None:
+        return None
+    kind = parts[5] if len(parts) > 5 and parts[3] != "load" else "i"
+    if operation == "add" and kind == "f":
+        operation = "fadd"
+    if operation in ("max", "min") and kind == "ui":
+        operation = "u" + operation
+    return operation, operation == "cmpxchg"
+
+
+def nvvm_atomic(c, function, pc, op):
+    callee = op.extra["callee"]
+    known = nvvm_atomic_operation(callee)
+    if known is None:
+        raise Unsupported(f"call of undefined function '{callee}'")
+    operation, has_compare = known
+    readers = [c.reader(function, a) for a in op.args]
+    out = c.writer(function, op.result, True)
+    ty = op.type
+    op_id = function.op_ids[pc]
+    align = c.layout.align(ty)
+    atomic = c.accesses.atomic
+
+    def run(frame, rows):
+        pointer = readers[0](frame, rows)
+        if has_compare:
+            seen = atomic(frame, rows, pointer, "cmpxchg", readers[2](frame, rows), ty, align, op_id,
+                          readers[1](frame, rows))
+        else:
+            seen = atomic(frame, rows, pointer, operation, readers[1](frame, rows), ty, align, op_id)
+        out(frame, rows, seen)
+
+    return run
+
+
+def memory_intrinsic(c, function, pc, op):
+    """memcpy / memmove / memset (LLVM intrinsics or C calls) by every lane, as one read
+    and one write of the whole range per lane."""
+    readers = [c.reader(function, a) for a in op.args]
+    is_set = "memset" in op.extra["callee"]
+    op_id = function.op_ids[pc]
+    out = c.writer(function, op.result, False) if op.result >= 0 else None
+    attributes = op.extra.get("argument_attributes", ())
+    aligns = [next((int(a.split()[1]) for a in attrs if isinstance(a, str) and a.startswith("align ")), 1)
+              for attrs in attributes] + [1, 1]
+    rt, access = c.rt, c.accesses.access
+
+    def run(frame, rows):
+        count = frame.width(rows)
+        destination = np.broadcast_to(np.asarray(readers[0](frame, rows), dtype=np.int64), (count,))
+        lengths = np.broadcast_to(np.asarray(readers[2](frame, rows)).astype(np.int64), (count,))
+        everyone = frame.row_indices(rows)
+        too_long = lengths > COPY_LIMIT
+        if too_long.any():
+            rt.fault(OUT_OF_BOUNDS, op_id, frame.thread_ids(rows)[too_long])
+        rt.count_work(int(np.maximum(lengths[~too_long], 0).sum()) // 4)  # the work: words moved
+        for length in np.unique(lengths[~too_long]):
+            if length <= 0:
+                continue
+            chosen = lengths == length
+            sub_rows = None if chosen.all() and rows is None else everyone[chosen]
+            if is_set:
+                byte = np.broadcast_to(np.asarray(readers[1](frame, rows)).astype(np.uint8), (count,))[chosen]
+                data = np.repeat(byte[:, None], int(length), axis=1)
+            else:
+                source = np.broadcast_to(np.asarray(readers[1](frame, rows), dtype=np.int64), (count,))[chosen]
+                data = access(frame, sub_rows, source, int(length), aligns[1], op_id, READ)
+            access(frame, sub_rows, destination[chosen], int(length), aligns[0], op_id, WRITE, data)
+        if out is not None:
+            out(frame, rows, destination)
+
+    return run
+
+
+def malloc(c, function, pc, op):
+    size = c.reader(function, op.args[0])
+    out = c.writer(function, op.result, True)
+    heap = c.accesses.heap
+
+    def run(frame, rows):
+        out(frame, rows, heap().malloc(np.broadcast_to(np.asarray(size(frame, rows)).astype(np.int64),
+                                                       (frame.width(rows),))))
+
+    return run
+
+
+def free(c, function, pc, op):
+    pointer = c.reader(function, op.args[0])
+    op_id = function.op_ids[pc]
+    rt, heap = c.rt, c.accesses.heap
+
+    def run(frame, rows):
+        addresses = np.broadcast_to(np.asarray(pointer(frame, rows), dtype=np.int64), (frame.width(rows),))
+        invalid, double = heap().free(addresses)
+        threads = frame.thread_ids(rows)
+        rt.fault(INVALID_FREE, op_id, threads[invalid], addresses[invalid])
+        rt.fault(DOUBLE_FREE, op_id, threads[double], addresses[double])
+
+    return run
+
+
+def _value_bits(data: np.ndarray) -> np.ndarray:
+    """The written bytes as one uint64 per lane (XOR-folded beyond 8 bytes)."""
+    data = np.ascontiguousarray(data, dtype=np.uint8)
+    width = data.shape[1]
+    padded_width = (width + 7) // 8 * 8
+    if padded_width != width:
+        data = np.concatenate([data, np.zeros((len(data), padded_width - width), np.uint8)], axis=1)
+    words = data.view(np.uint64)
+    return np.bitwise_xor.reduce(words, axis=1) if words.shape[1] > 1 else words[:, 0]

@@ -1,0 +1,298 @@
+"""Calls of functions the program declares but does not define, which the interpreter
+implements itself: special registers, address-space tests, printf, assert, trap, assume,
+texture fetches and the math library. Each takes the compiler, the function, the call's pc
+and the call, and returns the closure (frame, rows) that executes it; compiler.INTRINSICS
+says which callee goes to which."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from interpreter import collectives, mathlib
+from interpreter import printf as printf_format
+from interpreter.launch import Stop
+from interpreter.memory import CONSTANT, GLOBAL, LOCAL, SHARED, split, tag
+from interpreter.trace import TRAP, WRITE, Assertion
+from interpreter.types import I32, FloatType
+from interpreter.values import constant, dtype_of
+from interpreter.vocabulary import Unsupported
+
+ADDRESS_SPACES = {"global": GLOBAL, "shared": SHARED, "const": CONSTANT, "local": LOCAL}
+GRID_WORKSPACE = 0x1000  # what %envreg1 reads: a non-null grid workspace address
+OUT_PARAMETER_MATH = {f"__nv_{name}{suffix}" for name in ("frexp", "modf", "remquo", "sincos", "sincospi")
+                      for suffix in ("", "f")}
+
+
+def no_op(c, function, pc, op):
+    """Hints and markers (lifetimes, debug values, fences, prefetches): nothing to do; a
+    result, if any, is undefined (zero)."""
+    if op.result < 0:
+        return lambda frame, rows: None
+    out, ty = c.writer(function, op.result, False), op.type
+    return lambda frame, rows: out(frame, rows, constant(ty, None))
+
+
+def pass_through(c, function, pc, op):
+    """Pointer annotations and invariant-group barriers: the pointer itself."""
+    read, out = c.reader(function, op.args[0]), c.writer(function, op.result, False)
+    return lambda frame, rows: out(frame, rows, read(frame, rows))
+
+
+def stacksave(c, function, pc, op):
+    out = c.writer(function, op.result, False)
+    return lambda frame, rows: out(frame, rows, np.int64(tag(LOCAL, 0, frame.local_top)))
+
+
+def special_register(c, function, pc, op):
+    """llvm.nvvm.read.ptx.sreg.*: thread and block indices, dimensions, lane and warp
+    numbers, lane masks, clocks."""
+    register = op.extra["callee"].removeprefix("llvm.nvvm.read.ptx.sreg.")
+    out = c.writer(function, op.result, True)
+    launch, rt = c.launch, c.rt
+    name, _, axis = register.partition(".")
+    index = "xyz".index(axis) if axis in ("x", "y", "z") else 0
+    if name == "tid":
+        divisor = [1, launch.block[0], launch.block[0] * launch.block[1]][index]
+        extent = launch.block[index]
+        return lambda frame, rows: out(frame, rows, ((rt.wave.tid_of(frame.thread_ids(rows)) // divisor)
+                                                     % extent).astype(np.int32))
+    if name == "ctaid":
+        divisor = [1, launch.grid[0], launch.grid[0] * launch.grid[1]][index]
+        extent = launch.grid[index]
+        return lambda frame, rows: out(frame, rows, (((rt.wave.first_block + rt.wave.blocks_of(
+            frame.thread_ids(rows))) // divisor) % extent).astype(np.int32))
+    if name == "ntid":
+        value = np.int32(launch.block[index])
+        return lambda frame, rows: out(frame, rows, value)
+    if name == "nctaid":
+        value = np.int32(launch.grid[index])
+        return lambda frame, rows: out(frame, rows, value)
+    if name == "laneid":
+        return lambda frame, rows: out(frame, rows, rt.wave.lanes_of(frame.thread_ids(rows)).astype(np.int32))
+    if name == "warpid":
+        return lambda frame, rows: out(frame, rows, (rt.wave.tid_of(frame.thread_ids(rows)) // 32).astype(np.int32))
+    if name == "nwarpid":
+        value = np.int32((launch.threads_per_block + 31) // 32)
+        return lambda frame, rows: out(frame, rows, value)
+    if name == "warpsize":
+        return lambda frame, rows: out(frame, rows, np.int32(32))
+    if name.startswith("lanemask"):
+        relation = name.partition("_")[2] or axis
+
+        def lanemask(frame, rows):
+            lane = rt.wave.lanes_of(frame.thread_ids(rows)).astype(np.int64)
+            below = (np.int64(1) << lane) - 1
+            masks = {"lt": below, "le": (below << 1) | 1, "gt": ~((below << 1) | 1), "ge": ~below}
+            out(frame, rows, (masks[relation] & 0xFFFFFFFF).astype(np.uint32).view(np.int32))
+        return lanemask
+    if name in ("clock", "clock64", "globaltimer"):
+        dtype = dtype_of(op.type)
+        return lambda frame, rows: out(frame, rows, dtype.type(rt.steps * (1000 if name == "globaltimer" else 1)))
+    if name.startswith("envreg"):
+        # envreg1/2 hold the grid workspace cooperative groups test for; its barrier is
+        # never touched (grid syncs are the interpreter's own), so any non-null value does.
+        value = np.int32(GRID_WORKSPACE if name == "envreg1" else 0)
+        return lambda frame, rows: out(frame, rows, value)
+    if name in ("smid", "gridid", "nsmid", "warpid"):
+        value = np.int32(1 if name == "nsmid" else 0)
+        return lambda frame, rows: out(frame, rows, value)
+    raise Unsupported(f"special register {register}")
+
+
+def isspacep(c, function, pc, op):
+    """llvm.nvvm.isspacep.<space>: whether the pointer is into that address space."""
+    space = ADDRESS_SPACES[op.extra["callee"].rpartition(".")[2]]
+    read, out = c.reader(function, op.args[0]), c.writer(function, op.result, True)
+    return lambda frame, rows: out(frame, rows, split(read(frame, rows))[0] == space)
+
+
+def activemask(c, function, pc, op):
+    """__activemask(): the lanes of each lane's warp executing with it."""
+    out, rt = c.writer(function, op.result, True), c.rt
+
+    def run(frame, rows):
+        threads = frame.thread_ids(rows)
+        wave = rt.wave
+        out(frame, rows, collectives.active_mask(collectives.Warps(wave.warps_of(threads), wave.lanes_of(threads))))
+
+    return run
+
+
+def printf(c, function, pc, op):
+    """vprintf(format, argument buffer): one line per thread in the run's events."""
+    readers = [c.reader(function, a) for a in op.args]
+    out = c.writer(function, op.result, True) if op.result >= 0 else None
+    if op.extra["callee"] == "printf":  # a call left as printf: no argument buffer
+        readers = readers[:1]
+    rt, read_string = c.rt, c.accesses.read_string
+
+    def run(frame, rows):
+        threads = frame.thread_ids(rows)
+        count = len(threads)
+        formats = np.broadcast_to(np.asarray(readers[0](frame, rows), dtype=np.int64), (count,))
+        buffers = np.broadcast_to(np.asarray(readers[1](frame, rows), dtype=np.int64), (count,)) \
+            if len(readers) > 1 else np.zeros(count, dtype=np.int64)
+        wave = rt.wave
+        for address in np.unique(formats):
+            text = read_string(int(address))
+            conversions, size = printf_format.layout(text)
+            chosen = formats == address
+            data = np.zeros((int(chosen.sum()), 0), np.uint8)
+            if size:
+                data = rt.memory.read_bytes(rt.memory.locate(
+                    buffers[chosen], size, 1, wave.blocks_of(threads[chosen]), threads[chosen], False)[2],
+                    int(chosen.sum()), size, 1)
+            for thread, row in zip(threads[chosen], data):
+                rt.events.printf.append((
+                    wave.first_block + int(thread // wave.tpb), int(thread % wave.tpb),
+                    printf_format.format_call(text, conversions, row.tobytes(), read_string)))
+        if out is not None:
+            out(frame, rows, np.zeros(count, dtype=np.int32))
+
+    return run
+
+
+def assert_fail(c, function, pc, op):
+    """A failed assert(): the message is an event, and the threads stop."""
+    readers = [c.reader(function, a) for a in op.args]
+    op_id = function.op_ids[pc]
+    rt, read_string = c.rt, c.accesses.read_string
+
+    def run(frame, rows):
+        threads = frame.thread_ids(rows)
+        values = [np.broadcast_to(np.asarray(read(frame, rows)), (len(threads),))[0] for read in readers[:4]]
+        message = f"{read_string(int(values[1]))}:{int(values[2])}: {read_string(int(values[3]))}: " \
+                  f"Assertion `{read_string(int(values[0]))}' failed."
+        wave = rt.wave
+        rt.events.assertions.append(Assertion("assert", op_id, wave.first_block + wave.blocks_of(threads),
+                                              wave.tid_of(threads), message))
+        rt.exit_threads(threads, op_id)
+        return np.zeros(0, dtype=np.int64)
+
+    return run
+
+
+def trap(c, function, pc, op):
+    """__trap() and abort(): a fault, and the threads stop."""
+    op_id, rt = function.op_ids[pc], c.rt
+
+    def run(frame, rows):
+        threads = frame.thread_ids(rows)
+        rt.fault(TRAP, op_id, threads)
+        rt.exit_threads(threads, op_id)
+        return np.zeros(0, dtype=np.int64)
+
+    return run
+
+
+def assume(c, function, pc, op):
+    """__builtin_assume / llvm.assume: a lane breaking it makes the launch one the kernel
+    does not allow, and stops it."""
+    condition = c.reader(function, op.args[0])
+    op_id, rt = function.op_ids[pc], c.rt
+
+    def run(frame, rows):
+        value = np.asarray(condition(frame, rows))
+        threads = frame.thread_ids(rows)
+        broken = ~np.broadcast_to(value.astype(bool), threads.shape)
+        if broken.any():  # the launch is not one the kernel allows: nothing after it counts
+            wave = rt.wave
+            violators = threads[broken]
+            rt.events.assertions.append(Assertion("assume", op_id, wave.first_block + wave.blocks_of(violators),
+                                                  wave.tid_of(violators)))
+            raise Stop("invalid-launch", (op_id, False), "a thread broke an assumption of the kernel")
+
+    return run
+
+
+def texture(c, function, pc, op):
+    """__simulee_texture_fetch(texture, dims, x, y, z, out, size): the element at the
+    (clamped) coordinates of the array bound to the texture (zeros when none is)."""
+    readers = [c.reader(function, a) for a in op.args]
+    op_id = function.op_ids[pc]
+    placement, access = c.placement, c.accesses.access
+
+    def run(frame, rows):
+        count = frame.width(rows)
+        handle = np.broadcast_to(np.asarray(readers[0](frame, rows), dtype=np.int64), (count,))
+        coordinates = [np.broadcast_to(np.asarray(readers[i](frame, rows), dtype=np.float64), (count,))
+                       for i in (2, 3, 4)]
+        size = int(np.asarray(readers[6](frame, rows)).reshape(-1)[0])
+        result = np.zeros((count, size), dtype=np.uint8)
+        for address in np.unique(handle):
+            array = placement.bound_array(int(address))
+            if array is None:
+                continue
+            chosen = handle == address
+            shape = array.shape[::-1]  # x varies fastest
+            index = 0
+            stride = 1
+            for axis, extent in enumerate(shape[:3]):
+                position = np.clip(np.floor(coordinates[axis][chosen]).astype(np.int64), 0, extent - 1)
+                index = index + position * stride
+                stride *= extent
+            flat = np.ascontiguousarray(array).reshape(-1)
+            values = flat[np.clip(index, 0, len(flat) - 1)]
+            data = values.view(np.uint8).reshape(len(values), -1)[:, :size]
+            result[chosen, : data.shape[1]] = data
+        target = np.broadcast_to(np.asarray(readers[5](frame, rows), dtype=np.int64), (count,))
+        access(frame, rows, target, size, 1, op_id, WRITE, result)
+
+    return run
+
+
+def out_parameter_math(c, function, pc, op):
+    """Math with results stored through pointers: frexp, modf, remquo, sincos(pi)."""
+    callee = op.extra["callee"]
+    readers = [c.reader(function, a) for a in op.args]
+    out = c.writer(function, op.result, True) if op.result >= 0 else None
+    op_id = function.op_ids[pc]
+    single = callee.endswith("f")
+    dtype = np.float32 if single else np.float64
+    layout, accesses = c.layout, c.accesses
+
+    def store(frame, rows, pointer, value, ty):
+        accesses.access(frame, rows, pointer, layout.store_size(ty), layout.align(ty), op_id, WRITE,
+                        accesses.encode(value, ty, frame.width(rows)))
+
+    float_type = FloatType("float" if single else "double")
+
+    def run(frame, rows):
+        x = np.asarray(readers[0](frame, rows), dtype=dtype)
+        base = callee.removeprefix("__nv_").removesuffix("f") if single else callee.removeprefix("__nv_")
+        if base == "frexp":
+            mantissa, exponent = np.frexp(x)
+            store(frame, rows, readers[1](frame, rows), exponent.astype(np.int32), I32)
+            result = mantissa.astype(dtype)
+        elif base == "modf":
+            fraction, whole = np.modf(x)
+            store(frame, rows, readers[1](frame, rows), whole.astype(dtype), float_type)
+            result = fraction.astype(dtype)
+        elif base == "remquo":
+            y = np.asarray(readers[1](frame, rows), dtype=dtype)
+            quotient = np.rint(x / y)
+            store(frame, rows, readers[2](frame, rows), quotient.astype(np.int32) & 0x7, I32)
+            result = (x - quotient * y).astype(dtype)
+        else:  # sincos, sincospi
+            angle = x * dtype(np.pi) if base == "sincospi" else x
+            store(frame, rows, readers[1](frame, rows), np.sin(angle).astype(dtype), float_type)
+            store(frame, rows, readers[2](frame, rows), np.cos(angle).astype(dtype), float_type)
+            result = None
+        if out is not None and result is not None:
+            out(frame, rows, result)
+
+    return run
+
+
+def math(c, function, pc, op):
+    """A function of the math library (mathlib), or an unsupported call."""
+    callee = op.extra["callee"]
+    implementation = mathlib.find(callee)
+    if implementation is None:
+        raise Unsupported(f"call of undefined function '{callee}'")
+    readers = [c.reader(function, a) for a in op.args]
+    types, result_type = op.arg_types, op.type
+    dtype_of(result_type)
+    out = c.writer(function, op.result, False)
+    return lambda frame, rows: out(frame, rows, implementation([read(frame, rows) for read in readers], types,
+                                                               result_type))
