@@ -15,10 +15,12 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from interpreter.vocabulary import FLOAT_BINARY, INT_BINARY
+
 PITCH_ALIGNMENT = 512  # bytes: the pitch cudaMallocPitch gives on current GPUs is a multiple of this
-INTEGER_OPS = {"add", "sub", "mul", "udiv", "sdiv", "urem", "srem", "shl", "lshr", "ashr", "and", "or", "xor"}
-FLOAT_OPS = {"fadd", "fsub", "fmul", "fdiv"}
-CASTS = {"zext", "sext", "trunc", "sitofp", "uitofp", "fptosi", "fptoui", "fpext", "fptrunc", "freeze"}
+FLOAT_OPS = FLOAT_BINARY - {"frem"}  # what a launch-site expression may compute
+CASTS = {  # the conversions it may apply
+    "zext", "sext", "trunc", "sitofp", "uitofp", "fptosi", "fptoui", "fpext", "fptrunc", "freeze"}
 
 
 @dataclass(frozen=True)
@@ -135,7 +137,7 @@ def evaluate(expression: list, inputs: list):
         return inputs[expression[1]]
     bits = expression[1]
     mask = (1 << bits) - 1
-    if kind in INTEGER_OPS:
+    if kind in INT_BINARY:
         a, b = (int(evaluate(e, inputs)) & mask for e in expression[2:4])
         return _integer(kind, a, b, bits) & mask
     if kind in FLOAT_OPS:

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 from interpreter.decode import DecodedFunction
 from interpreter.loader import KernelInfo, Program
+from interpreter.vocabulary import SPECIAL_REGISTER
 
 ADDRESS, BRANCH = "address", "branch"
-SPECIAL_REGISTER = "llvm.nvvm.read.ptx.sreg."  # thread and block indices, lane, clock: differ between threads
 MEMORY_ADDRESS = {"load": 0, "store": 1, "atomicrmw": 0, "cmpxchg": 0}  # opcode -> pointer operand
 POINTER_STEPS = {"getelementptr", "bitcast", "addrspacecast"}  # results based on operand 0
 MEMORY_INTRINSICS = ("llvm.memcpy", "llvm.memmove", "llvm.memset")

@@ -30,7 +30,7 @@ from interpreter.placement import Placement
 from interpreter.trace import Events, OpInfo, TraceRecorder
 from interpreter.types import ArrayType, FloatType, IntType, PointerType, StructType, Type, VectorType
 from interpreter.values import dtype_of, take, write, zeros
-from interpreter.vocabulary import CAST_OPCODES, DIVISION, FLOAT_BINARY, WRAPPING_BINARY, Unsupported
+from interpreter.vocabulary import CAST_OPCODES, DIVISION, FLOAT_BINARY, SPECIAL_REGISTER, WRAPPING_BINARY, Unsupported
 
 PLAIN, STOP, BRANCH, SWITCH, RETURN, CALL, BARRIER, GRID_BARRIER, COLLECTIVE, UNREACHABLE, UNSUPPORTED = range(11)
 DESCRIBED = (BARRIER, COLLECTIVE)  # kinds whose builder returns a description (info) instead of a closure
@@ -113,7 +113,7 @@ INTRINSIC_PREFIXES: tuple[tuple[tuple[str, ...], tuple[int, Callable]], ...] = (
     (("llvm.stacksave.",), (PLAIN, intrinsics.stacksave)),
     (("llvm.ptr.annotation", "llvm.launder.invariant.group", "llvm.strip.invariant.group"),
      (PLAIN, intrinsics.pass_through)),
-    (("llvm.nvvm.read.ptx.sreg.",), (PLAIN, intrinsics.special_register)),
+    ((SPECIAL_REGISTER,), (PLAIN, intrinsics.special_register)),
     (("llvm.nvvm.barrier", "llvm.nvvm.bar.sync"), (BARRIER, flow.barrier)),
     (("llvm.nvvm.shfl.", "llvm.nvvm.vote.", "llvm.nvvm.match."), (COLLECTIVE, collectives.compile_call)),
     (("llvm.nvvm.isspacep.",), (PLAIN, intrinsics.isspacep)),

@@ -15,7 +15,7 @@ from interpreter.memory import CONSTANT, GLOBAL, LOCAL, SHARED, split, tag
 from interpreter.trace import TRAP, WRITE, Assertion
 from interpreter.types import I32, FloatType
 from interpreter.values import constant, dtype_of
-from interpreter.vocabulary import Unsupported
+from interpreter.vocabulary import SPECIAL_REGISTER, Unsupported
 
 ADDRESS_SPACES = {"global": GLOBAL, "shared": SHARED, "const": CONSTANT, "local": LOCAL}
 GRID_WORKSPACE = 0x1000  # what %envreg1 reads: a non-null grid workspace address
@@ -46,7 +46,7 @@ def stacksave(c, function, pc, op):
 def special_register(c, function, pc, op):
     """llvm.nvvm.read.ptx.sreg.*: thread and block indices, dimensions, lane and warp
     numbers, lane masks, clocks."""
-    register = op.extra["callee"].removeprefix("llvm.nvvm.read.ptx.sreg.")
+    register = op.extra["callee"].removeprefix(SPECIAL_REGISTER)
     out = c.writer(function, op.result, True)
     launch, rt = c.launch, c.rt
     name, _, axis = register.partition(".")

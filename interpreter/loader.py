@@ -18,12 +18,11 @@ from interpreter import irparse as ir
 from interpreter.debuginfo import CType, DebugInfo
 from interpreter.decode import Address, DecodedFunction, DecodedGlobal, decode_function, decode_global
 from interpreter.types import FloatType, IntType, PointerType, Type
+from interpreter.vocabulary import INDEX_REGISTERS, index_register
 
 ADDRESS_SPACES = {0: "generic", 1: "global", 3: "shared", 4: "constant", 5: "local"}
 SHARED = 3
 # The special registers behind threadIdx, blockIdx, blockDim and gridDim.
-INDEX_ORDER = ("tid", "ctaid", "ntid", "nctaid")
-INDEX_REGISTER = re.compile(r"llvm\.nvvm\.read\.ptx\.sreg\.(tid|ctaid|ntid|nctaid)\.([xyz])$")
 
 
 class LoadError(ValueError):
@@ -209,12 +208,12 @@ class Program:
         reachable = self.reachable_functions(symbol)
         builtins = sorted(
             {
-                f"{m.group(1)}.{m.group(2)}"
+                register
                 for decoded in reachable
                 for callee in decoded.callees
-                if (m := INDEX_REGISTER.match(callee))
+                if (register := index_register(callee))
             },
-            key=lambda b: (INDEX_ORDER.index(b.partition(".")[0]), b),
+            key=lambda b: (INDEX_REGISTERS.index(b.partition(".")[0]), b),
         )
         referenced = _referenced_globals(reachable)
         shared = [variable for name, variable in self.module.globals.items()

@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from interpreter import irparse as ir
 from interpreter.decode import DecodedFunction
 from interpreter.launch import DEFAULT_STEP_LIMIT, Launch
+from interpreter.vocabulary import WRAPPING_BINARY, index_register
 
 DIVERGENCE_ROOM = 4  # threads of a block may run a loop in up to this many groups apart
 BUDGET_CEILING = 1 << 62
-_EVALUATED = ("add", "sub", "mul", "shl", "lshr", "ashr", "udiv", "sdiv", "and", "or", "xor")
+_EVALUATED = WRAPPING_BINARY | {"udiv", "sdiv"}  # what a loop bound may compute
 _CASTS = ("sext", "zext", "trunc", "bitcast", "fptosi", "fptoui", "sitofp", "uitofp")
 _DIMENSIONS = {"ntid": "block", "nctaid": "grid"}
 
@@ -176,8 +177,8 @@ class _Values:
             return self.of(op.args[0], depth + 1)
         if op.opcode == "call":
             callee = op.extra.get("callee") or ""
-            register, _, axis = callee.removeprefix("llvm.nvvm.read.ptx.sreg.").partition(".")
-            if callee.startswith("llvm.nvvm.read.ptx.sreg.") and register in _DIMENSIONS and axis in ("x", "y", "z"):
+            register, _, axis = (index_register(callee) or "").partition(".")
+            if register in _DIMENSIONS:
                 return float(getattr(self.launch, _DIMENSIONS[register])["xyz".index(axis)])
             return None
         if op.opcode in _EVALUATED and len(op.args) == 2:

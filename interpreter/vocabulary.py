@@ -12,12 +12,23 @@ DIVISION = {"udiv", "sdiv", "urem", "srem"}  # integer division and remainder: t
 WRAPPING_BINARY = {"add", "sub", "mul", "shl", "lshr", "ashr", "and", "or", "xor"}  # never fault
 INT_BINARY = WRAPPING_BINARY | DIVISION
 FLOAT_BINARY = {"fadd", "fsub", "fmul", "fdiv", "frem"}
+SPECIAL_REGISTER = "llvm.nvvm.read.ptx.sreg."  # callee prefix of reads of tid.x, laneid, clock, ...
+INDEX_REGISTERS = ("tid", "ctaid", "ntid", "nctaid")  # threadIdx, blockIdx, blockDim, gridDim
 
 
 class Unsupported(Exception):
     """Valid IR that Simulee does not execute or cannot represent (inline assembly, an
     i128 value, a constant expression it does not know); the message says what, and where
     when it is known."""
+
+
+def index_register(callee: str) -> str | None:
+    """'tid.x', 'nctaid.y', ... for a read of a thread or block index or dimension (the
+    registers behind threadIdx, blockIdx, blockDim, gridDim); None for any other callee."""
+    register, _, axis = callee.removeprefix(SPECIAL_REGISTER).partition(".")
+    if callee.startswith(SPECIAL_REGISTER) and register in INDEX_REGISTERS and axis in ("x", "y", "z"):
+        return f"{register}.{axis}"
+    return None
 
 
 def barrier_kind(callee: str) -> str | None:

@@ -11,7 +11,8 @@ from evolve.contract import MEMORY_FAULTS, Contract
 from evolve.search import DETECTION_THREADS
 from evolve.space import STRIDE_NAME
 from interpreter.launch import Alias, Launch, Result
-from interpreter.loader import INDEX_REGISTER, KernelInfo, Program
+from interpreter.loader import KernelInfo, Program
+from interpreter.vocabulary import index_register
 from interpreter.simt import execute
 from simulee.detect import Detector, enabled
 from simulee.detect.base import KernelRuns, LaunchRun
@@ -80,14 +81,14 @@ def indices_read(program: Program, kernel: KernelInfo) -> tuple[str, ...]:
     read = set()
     for function in program.reachable_functions(kernel.symbol):
         for op in function.ops:
-            match = op.opcode == "call" and INDEX_REGISTER.match(op.extra.get("callee") or "")
-            if not match:
+            register = op.opcode == "call" and index_register(op.extra.get("callee") or "")
+            if not register:
                 continue
             # where threadIdx (a variable of builtin_vars.h) was read: the user's code or a header
             reader = next((place for place in op.location.chain() if place.file != variables), None) \
                 if op.location else None
             if reader is None or not library_file(reader.file):
-                read.add(f"{match.group(1)}.{match.group(2)}")
+                read.add(register)
     return tuple(b for b in kernel.builtins if b in read)
 
 

@@ -20,10 +20,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from evolve.launchsite import CASTS, FLOAT_OPS, INTEGER_OPS, Call, Input, Site, Unknown, evaluate, inputs_of
+from evolve.launchsite import CASTS, FLOAT_OPS, Call, Input, Site, Unknown, evaluate, inputs_of
 from interpreter import irparse as ir
 from interpreter.debuginfo import DebugInfo
 from interpreter.types import FloatType, IntType, PointerType
+from interpreter.vocabulary import INT_BINARY
 from simulee.errors import SimuleeError
 
 LAUNCHERS = ("cudaLaunchKernel", "cudaLaunchCooperativeKernel")
@@ -345,7 +346,7 @@ class _Expressions:
     def instruction(self, instruction: ir.Instruction, depth: int) -> list:
         opcode, operands, result = instruction.opcode, instruction.operands, instruction.type
         bits = _bits(result)
-        if opcode in INTEGER_OPS or opcode in FLOAT_OPS:
+        if opcode in INT_BINARY or opcode in FLOAT_OPS:
             return [opcode, bits, self.of(operands[0], depth), self.of(operands[1], depth)]
         if opcode in CASTS:
             return [opcode, bits, _bits(operands[0].type), self.of(operands[0], depth)]
