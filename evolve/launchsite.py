@@ -67,7 +67,8 @@ class Site:
 
     def to_json(self) -> dict:
         return {"kernel": self.kernel, "file": self.file, "line": self.line, "grid": list(self.grid),
-                "block": list(self.block), "shared": self.shared, "args": None if self.args is None else list(self.args),
+                "block": list(self.block), "shared": self.shared,
+                "args": None if self.args is None else list(self.args),
                 "inputs": [i.to_json() for i in self.inputs], "cooperative": self.cooperative,
                 "conditions": list(self.conditions), "callers": list(self.callers)}
 

@@ -268,9 +268,11 @@ class DebugInfo:
                 base = self.c_type(fields.get("baseType"))
                 counts = self._array_counts(fields.get("elements"))
                 dims = "".join(f"[{count}]" for count in counts)
-                return CType(f"{base.spelling if base else '?'} {dims}".strip(), "array", fields.get("size"), None, base)
+                return CType(f"{base.spelling if base else '?'} {dims}".strip(), "array", fields.get("size"), None,
+                             base)
             if tag == "DW_TAG_enumeration_type":
-                return CType(f"enum {name}", "enum", fields.get("size"), values=self._enumerators(fields.get("elements")))
+                return CType(f"enum {name}", "enum", fields.get("size"),
+                             values=self._enumerators(fields.get("elements")))
             return CType(name, "struct", fields.get("size"))  # C++ names classes without a keyword
         if kind == "DISubroutineType":
             return CType("function", "other")

@@ -122,7 +122,8 @@ class Opaque:
     text: str
 
 
-Value = Local | Global | ConstInt | ConstFloat | ConstSpecial | ConstAggregate | ConstBytes | ConstSplat | ConstExpr | Opaque
+Value = (Local | Global | ConstInt | ConstFloat | ConstSpecial | ConstAggregate | ConstBytes | ConstSplat | ConstExpr
+         | Opaque)
 
 
 # ---------------------------------------------------------------------------- syntax
@@ -586,7 +587,8 @@ def _extended_to_float(bits: int, exponent_bits: int, mantissa_bits: int, explic
     mantissa = bits & ((1 << mantissa_bits) - 1)
     bias = (1 << (exponent_bits - 1)) - 1
     if exponent == (1 << exponent_bits) - 1:
-        return sign * (math.inf if mantissa << (1 if explicit_one else 0) & ((1 << mantissa_bits) - 1) == 0 else math.nan)
+        infinite = mantissa << (1 if explicit_one else 0) & ((1 << mantissa_bits) - 1) == 0
+        return sign * (math.inf if infinite else math.nan)
     fraction = mantissa / (1 << (mantissa_bits - (1 if explicit_one else 0)))
     if not explicit_one:
         fraction += 1.0 if exponent else 0.0

@@ -66,7 +66,8 @@ class ParamInfo:
     choices: tuple[int, ...] = ()  # an enum: its enumerator values
 
     def to_json(self) -> dict:
-        data = {"name": self.name, "type": self.c_type or str(self.ir_type), "kind": self.kind, "ir_type": str(self.ir_type)}
+        data = {"name": self.name, "type": self.c_type or str(self.ir_type), "kind": self.kind,
+                "ir_type": str(self.ir_type)}
         if self.kind in ("integer", "float"):
             data["bits"] = self.bits
         if self.kind == "integer" and self.signed is not None:
@@ -79,7 +80,8 @@ class ParamInfo:
             data["choices"] = list(self.choices)
         if self.kind == "struct":
             data["size"] = self.size
-            data["members"] = [{"name": f.name, "type": f.c_type, "kind": f.kind, "offset": f.offset} for f in self.fields]
+            data["members"] = [{"name": f.name, "type": f.c_type, "kind": f.kind,
+                                "offset": f.offset} for f in self.fields]
         return data
 
 

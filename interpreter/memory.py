@@ -82,7 +82,8 @@ class Region:
             self.data = grown
         if (self.fill is not None or self.pointees is not None) and offsets is not None:
             if len(self.filled) < len(self.data) // FILL_CHUNK:
-                self.filled = np.concatenate([self.filled, np.zeros(len(self.data) // FILL_CHUNK - len(self.filled), bool)])
+                self.filled = np.concatenate([self.filled, np.zeros(len(self.data) // FILL_CHUNK - len(self.filled),
+                                                                    bool)])
             chunks = np.union1d(offsets // FILL_CHUNK, (offsets + size - 1) // FILL_CHUNK)
             fresh = chunks[~self.filled[chunks]]
             if len(fresh) and self.pointees is not None:
@@ -256,7 +257,8 @@ class Memory:
 
     def _locate_regions(self, region, offset, size, lanes, write, bad, kinds, parts) -> None:
         lane_regions = region[lanes]
-        numbers = [int(lane_regions[0])] if lane_regions.min() == lane_regions.max() else np.unique(lane_regions).tolist()
+        numbers = [int(lane_regions[0])] if lane_regions.min() == lane_regions.max() else \
+            np.unique(lane_regions).tolist()
         for number in numbers:
             selected = lanes if len(numbers) == 1 else lanes[lane_regions == number]
             target = self.regions[number] if 0 < number < len(self.regions) else None

@@ -231,7 +231,8 @@ class DataLayout:
             return size * ty.count, align
         if isinstance(ty, VectorType):
             bits = self._bits(ty.element) * ty.count
-            align = self.vector_align.get(bits) // 8 if bits in self.vector_align else _next_power_of_two((bits + 7) // 8)
+            align = self.vector_align[bits] // 8 if bits in self.vector_align else \
+                _next_power_of_two((bits + 7) // 8)
             return _round_up((bits + 7) // 8, align), align
         if isinstance(ty, StructType):
             align = 1 if ty.packed else max([self.aggregate_align // 8] + [self.align(f) for f in ty.fields])

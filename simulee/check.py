@@ -10,10 +10,11 @@ from dataclasses import dataclass, field, replace
 from evolve.contract import MEMORY_FAULTS, Contract
 from evolve.search import DETECTION_THREADS
 from evolve.space import STRIDE_NAME
+from interpreter.heap import DEFAULT_HEAP_BYTES
 from interpreter.launch import Alias, Launch, Result
 from interpreter.loader import KernelInfo, Program
-from interpreter.vocabulary import index_register
 from interpreter.simt import execute
+from interpreter.vocabulary import index_register
 from simulee.detect import Detector, enabled
 from simulee.detect.base import KernelRuns, LaunchRun
 from simulee.detect.faults import invalid_launch
@@ -70,7 +71,8 @@ class KernelCheck:
                 "barriers": [v.to_json() for v in self.verdicts], "assumptions": self.assumptions,
                 "notes": self.notes, "seconds": round(self.seconds, 3),
                 **({"search": self.search} if self.search is not None else {}),
-                **({"suppressed": [dict(f.to_json(), reason=r) for f, r in self.suppressed]} if self.suppressed else {})}
+                **({"suppressed": [dict(f.to_json(), reason=r) for f,
+                                   r in self.suppressed]} if self.suppressed else {})}
 
 
 def indices_read(program: Program, kernel: KernelInfo) -> tuple[str, ...]:
@@ -274,7 +276,8 @@ def _doubt(finding: Finding, launch: Launch, made_up: list[str]) -> str:
     """What guess of Simulee's the launch showing `finding` rests on for it ('' when none):
     two pointers made one buffer by the search, or, on the launch of a launch site, a race
     whose addresses are computed from the content Simulee made up for the buffers
-    `made_up` (and that buffers of distinct values, of sorted ones or of the identity do not show): the host code's data has
+    `made_up` (and that buffers of distinct values,
+               of sorted ones or of the identity do not show): the host code's data has
     invariants Simulee does not see (an index array that is a permutation, a scan). A kernel
     checked alone, with no launch site, must be right whatever its buffers hold, as a
     verifier takes it."""
@@ -361,21 +364,34 @@ def _launch_text(launch: Launch) -> str:
     return f"grid ({','.join(map(str, launch.grid))}) block ({','.join(map(str, launch.block))})"
 
 
-@dataclass
-class SearchOptions:
-    """How `explore` searches (see evolve.search)."""
+@dataclass(frozen=True)
+class Settings:
+    """How a kernel is checked, alike by `simulee check` and by a scan's workers: the input
+    search (evolve.search), the options of every launch, the warp model and detectors."""
 
     population: int = 10
     generations: int = 10
     launches: int = 3  # the best distinct launches checked in full
     max_blocks: int = 32
     seed: int = 0
-    max_seconds: float = float("inf")  # for the search and the checks together
+    warp_model: str = "independent"
+    step_limit: int | None = None  # None: as the kernel's loops need (interpreter.loops)
+    shared_bytes: int = 48 * 1024
+    max_seconds: float = float("inf")  # for a kernel's search and checks together
+    heap_bytes: int = DEFAULT_HEAP_BYTES
+    launch_sites: bool = True  # check kernels under the launches the host code makes
+    config: str = ""  # the simulee.toml that states contracts and suppressions (absolute path), if any
+    detect: tuple[str, ...] = ()  # detectors run beside the default ones
+    search: bool = True  # False: check the launch given, nothing else (--no-search)
+
+    def launch_options(self) -> dict:
+        """The Launch fields these settings give every launch."""
+        return dict(shared_bytes=self.shared_bytes, step_limit=self.step_limit, seed=self.seed,
+                    heap_bytes=self.heap_bytes)
 
 
-def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str], options: SearchOptions,
-            warp_model: str = "independent", progress=None, reads: tuple[str, ...] | None = None,
-            sites: tuple = (), stated=None, detect: tuple[str, ...] = ()) -> KernelCheck:
+def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str], options: Settings,
+            progress=None, reads: tuple[str, ...] | None = None, sites: tuple = (), stated=None) -> KernelCheck:
     """Search launches of `kernel` around `base` (changing what `fixed` does not name:
     "grid", "block", parameter names), then check the best ones the search found and
     `base` itself in full. Without anything to search, check `base` alone. With launch
@@ -393,6 +409,7 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
 
     start = time.perf_counter()
     deadline = start + options.max_seconds
+    warp_model, detect = options.warp_model, options.detect
     reads = indices_read(program, kernel) if reads is None else reads
     relevant, constants = relevant_parameters(program, kernel), compared_constants(program, kernel)
     if sites and not {"grid", "block"} & fixed:
@@ -446,30 +463,28 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
     return check
 
 
-def check_given(program: Program, kernel: KernelInfo, given: Given, contract=None, search: SearchOptions | None = None,
-                warp_model: str = "independent", sites: tuple = (), progress=None, detect: tuple[str, ...] = (),
-                **options) -> KernelCheck:
+def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Settings, contract=None,
+                sites: tuple = (), progress=None) -> KernelCheck:
     """Check a kernel as `simulee check` and a scan's workers do: on the exact launches
-    `given` (or, with no `search`, the one launch it describes), else by the input search
-    around what it gives and within what `contract` (simulee.config.KernelContract, less
-    what `given` gives) states, under the launch `sites` unless a grid or block is given.
-    `options` are Launch fields of every launch; `detect` names detectors to run beside the
-    default ones."""
+    `given` (or, with settings.search off, the one launch it describes), else by the input
+    search around what it gives and within what `contract` (simulee.config.KernelContract,
+    less what `given` gives) states, under the launch `sites` unless a grid or block is
+    given. `progress(text)` is told what is being done."""
     reads = indices_read(program, kernel)
-    max_seconds = options.pop("max_seconds", float("inf"))
-    deadline = time.perf_counter() + (search.max_seconds if search else max_seconds)
+    deadline = time.perf_counter() + settings.max_seconds
+    options = settings.launch_options()
     if given.fill == "wide":
         from evolve.constants import compared_constants
 
         options["dictionary"] = compared_constants(program, kernel)
     launches = given.launches_of(kernel, reads, **options)
-    if given.launches or search is None:
+    if given.launches or not settings.search:
         if contract:
             launches = [contract.with_buffers(launch, kernel.params) for launch in launches]
-        return check_kernel(program, kernel, launches, warp_model, deadline=deadline, progress=progress, detect=detect)
+        return check_kernel(program, kernel, launches, settings.warp_model, deadline=deadline, progress=progress,
+                            detect=settings.detect)
     fixed = given.fixed() | ({b.name for b in contract.buffers} if contract else set())
-    return explore(program, kernel, launches[0], fixed, search, warp_model, progress, reads, sites,
-                   stated=contract or None, detect=detect)
+    return explore(program, kernel, launches[0], fixed, settings, progress, reads, sites, stated=contract or None)
 
 
 def _within(space, base: Launch) -> Launch | None:
@@ -482,7 +497,7 @@ def _within(space, base: Launch) -> Launch | None:
         return None
 
 
-def search_summary(space, found, options: SearchOptions) -> dict:
+def search_summary(space, found, options: Settings) -> dict:
     """The search as JSON: its settings, the parameters it varied (and where they flow),
     those it kept fixed, and each generation's best."""
     searched = {gene.name for gene in space.genes}

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from interpreter.contents import FILLS
@@ -35,6 +36,23 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The command line: shared option groups, and one function per subcommand."""
+    parser = _Parser(prog="simulee", description="Find CUDA synchronization bugs without a GPU.")
+    parser.add_argument("--version", action="version", version=f"simulee {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
+    compiling, execution, search, scanning = (_compile_options(), _execution_options(), _search_options(),
+                                              _scan_options())
+    _kernels_command(commands, compiling)
+    _run_command(commands, compiling, _launch_options(True), execution)
+    _check_command(commands, compiling, _launch_options(False), execution, search)
+    _scan_command(commands, compiling, execution, search, scanning)
+    _audit_command(commands, compiling, execution, search, scanning)
+    _trace_command(commands, compiling, _launch_options(False), execution)
+    _compile_command(commands, compiling)
+    return parser
+
+
+def _compile_options() -> argparse.ArgumentParser:
     compile_options = argparse.ArgumentParser(add_help=False)
     group = compile_options.add_argument_group("compilation")
     group.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
@@ -55,53 +73,46 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("-v", "--verbose", action="store_true",
                        help="print every compiler diagnostic of a file that does not compile (check: also each "
                             "search generation's best launch and the launches checked)")
+    return compile_options
 
-    parser = _Parser(prog="simulee", description="Find CUDA synchronization bugs without a GPU.")
-    parser.add_argument("--version", action="version", version=f"simulee {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
 
-    kernels = commands.add_parser("kernels", parents=[compile_options],
-                                  help="list the kernels of a CUDA file (or of every .cu file under a folder)",
-                                  description="List every kernel: name, parameters, source line, which index "
-                                              "variables it reads and its shared memory.")
-    kernels.add_argument("path", metavar="FILE|DIR")
-    kernels.add_argument("--format", choices=("text", "json"), default="text")
-    kernels.set_defaults(run=run_kernels)
+def _launch_options(required: bool) -> argparse.ArgumentParser:
+    options = argparse.ArgumentParser(add_help=False)
+    group = options.add_argument_group("launch")
+    group.add_argument("-k", "--kernel", metavar="NAME",
+                       help="the kernel (check: only this one; run, trace: needed when the file has several)")
+    group.add_argument("--grid", metavar="G", required=required,
+                       help="grid dimensions: 64, 64,2 or 8x8x1 (x up to 2147483647, y and z up to 65535)")
+    group.add_argument("--block", metavar="B", required=required,
+                       help="block dimensions: 256, 16,16 or 8x8x4 (x and y up to 1024, z up to 64, 1024 threads "
+                            "in all)")
+    group.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
+                       help="a scalar argument (once per parameter), or a member of a struct by value (dim.rows=64)")
+    group.add_argument("--buffer", action="append", default=[], metavar="NAME=DTYPE:COUNT[:FILL]|NAME=@FILE.npy",
+                       help="a pointer argument's buffer; FILL is zeros (default), ones, iota or random. Pointers "
+                            "without one get buffers that grow on demand and read as zeros")
+    group.add_argument("--alias", action="append", default=[], metavar="NAME=OTHER",
+                       help="pointer NAME points to the same buffer as pointer OTHER (e.g. out=in)")
+    group.add_argument("--fill", choices=FILLS, metavar="MODE",
+                       help="what buffers without --buffer hold before they are written: zeros (default for "
+                            "run), small (random integers 0-63), wide (the type's whole range: negatives, "
+                            "extremes, constants the kernel compares against), distinct (no two alike) or "
+                            "sorted (non-decreasing, each value twice); random ones drawn from --seed. check "
+                            "searches it unless given")
+    group.add_argument("--buffer-cast", action="store_true",
+                       help="convert --buffer data to the type the parameter points to (else a mismatch is an "
+                            "error)")
+    return options
 
-    def launch_options(required: bool) -> argparse.ArgumentParser:
-        options = argparse.ArgumentParser(add_help=False)
-        group = options.add_argument_group("launch")
-        group.add_argument("-k", "--kernel", metavar="NAME",
-                           help="the kernel (check: only this one; run, trace: needed when the file has several)")
-        group.add_argument("--grid", metavar="G", required=required,
-                           help="grid dimensions: 64, 64,2 or 8x8x1 (x up to 2147483647, y and z up to 65535)")
-        group.add_argument("--block", metavar="B", required=required,
-                           help="block dimensions: 256, 16,16 or 8x8x4 (x and y up to 1024, z up to 64, 1024 threads "
-                                "in all)")
-        group.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
-                           help="a scalar argument (once per parameter), or a member of a struct by value (dim.rows=64)")
-        group.add_argument("--buffer", action="append", default=[], metavar="NAME=DTYPE:COUNT[:FILL]|NAME=@FILE.npy",
-                           help="a pointer argument's buffer; FILL is zeros (default), ones, iota or random. Pointers "
-                                "without one get buffers that grow on demand and read as zeros")
-        group.add_argument("--alias", action="append", default=[], metavar="NAME=OTHER",
-                           help="pointer NAME points to the same buffer as pointer OTHER (e.g. out=in)")
-        group.add_argument("--fill", choices=FILLS, metavar="MODE",
-                           help="what buffers without --buffer hold before they are written: zeros (default for "
-                                "run), small (random integers 0-63), wide (the type's whole range: negatives, "
-                                "extremes, constants the kernel compares against), distinct (no two alike) or "
-                                "sorted (non-decreasing, each value twice); random ones drawn from --seed. check "
-                                "searches it unless given")
-        group.add_argument("--buffer-cast", action="store_true",
-                           help="convert --buffer data to the type the parameter points to (else a mismatch is an "
-                                "error)")
-        return options
 
+def _execution_options() -> argparse.ArgumentParser:
     execution_options = argparse.ArgumentParser(add_help=False)
     group = execution_options.add_argument_group("execution")
     group.add_argument("--shared-bytes", type=_shared_bytes, default=48 * 1024, metavar="N",
                        help="dynamic (extern __shared__) memory per block, default 49152, at most 232448 (227 KiB, "
                             "the most a CUDA block may have)")
-    group.add_argument("--seed", type=_size, default=0, help="seed for random buffers (and the input search), 0 or more")
+    group.add_argument("--seed", type=_size, default=0,
+                       help="seed for random buffers (and the input search), 0 or more")
     group.add_argument("--step-limit", type=_positive, metavar="N",
                        help=f"stop a launch after N scheduler steps; default {DEFAULT_STEP_LIMIT:,} per wave of "
                             "blocks plus what the kernel's loop bounds need")
@@ -110,6 +121,10 @@ def build_parser() -> argparse.ArgumentParser:
                             "(scan: the kernel timeout)")
     group.add_argument("--heap-bytes", type=_heap_bytes, default=DEFAULT_HEAP_BYTES, metavar="SIZE",
                        help="the device heap in-kernel malloc allocates from, default 8M as on CUDA")
+    return execution_options
+
+
+def _search_options() -> argparse.ArgumentParser:
     search_options = argparse.ArgumentParser(add_help=False)
     search_options.add_argument("--warp-model", choices=("independent", "lockstep"), default="independent",
                                 help="independent (Volta and later, default) or lockstep (pre-Volta) warps")
@@ -118,7 +133,8 @@ def build_parser() -> argparse.ArgumentParser:
                                      "shared memory no thread of the block wrote before), bank-conflict (shared-memory "
                                      "bank conflicts, a performance warning), or all")
     group = search_options.add_argument_group("input search (when no launch is given)")
-    group.add_argument("--population", type=_positive, default=10, metavar="P", help="launches per generation, default 10")
+    group.add_argument("--population", type=_positive, default=10, metavar="P",
+                       help="launches per generation, default 10")
     group.add_argument("--generations", type=_size, default=10, metavar="N", help="generations at most, default 10")
     group.add_argument("--launches", type=_positive, default=3, metavar="K",
                        help="how many of the best distinct launches found are checked in full, default 3")
@@ -135,40 +151,10 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--no-launch-sites", dest="launch_sites", action="store_false",
                        help="ignore the launches the host code makes (by default a kernel with launch sites is "
                             "checked under them, and the search varies only what they leave open)")
+    return search_options
 
-    run = commands.add_parser("run", parents=[compile_options, launch_options(True), execution_options],
-                              help="run a kernel with a given launch and save its buffers",
-                              description="Run every thread of a kernel launch on the CPU. Prints one summary line "
-                                          "(threads, thread-instructions, faults, seconds) and the faults found; "
-                                          "with -o, saves every pointer argument's final buffer.")
-    run.add_argument("path", metavar="FILE")
-    run.add_argument("--printf", action="store_true", help="print what the kernel printed")
-    run.add_argument("-o", "--output", metavar="OUT.npz", help="save the final buffers here")
-    run.add_argument("--trace", metavar="TRACE.npz",
-                     help="record every memory access and save the trace's columns here")
-    run.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-    run.set_defaults(run=run_run)
 
-    check = commands.add_parser(
-        "check", parents=[compile_options, launch_options(False), execution_options, search_options],
-        help="find data races, barrier divergence, redundant barriers and faults",
-        description="Run kernels on launches and report data races, barrier divergence, redundant barriers and "
-                    "faults. Launches: --grid/--block/--arg, one or more --launch, or the default launch: two "
-                    "blocks along each grid axis the kernel reads blockIdx or gridDim of (else one), 64-thread "
-                    "blocks, every integer argument the number of threads along x, every float 1.0, pointers to "
-                    "buffers of zeros that grow on demand. Exit status 0: no errors; 1: errors found; 2: usage, "
-                    "compile or analysis error.")
-    check.add_argument("path", metavar="FILE|DIR")
-    check.add_argument("--launch", action="append", default=[], metavar="GRID/BLOCK[/NAME=VALUE...]",
-                       help="a launch to check (repeatable), e.g. 4/256/n=1000")
-    check.add_argument("--format", choices=("text", "json", "csv", "sarif"), default="text")
-    check.add_argument("-o", "--output", metavar="OUT", help="write the report here instead of stdout")
-    check.add_argument("--barriers", action="store_true", help="print every barrier's verdict")
-    check.add_argument("--no-search", action="store_true",
-                       help="check only the default launch (with whatever --grid/--block/--arg give)")
-    check.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-    check.set_defaults(run=run_check)
-
+def _scan_options() -> argparse.ArgumentParser:
     scan_options = argparse.ArgumentParser(add_help=False)
     group = scan_options.add_argument_group("scan")
     group.add_argument("-o", "--output", metavar="DIR", help="the output folder, default results/NAME/ (NAME: the "
@@ -190,6 +176,57 @@ def build_parser() -> argparse.ArgumentParser:
                             "(repeatable)")
     group.add_argument("--project", metavar="NAME", help="the project column of the tables, default NAME")
     group.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    return scan_options
+
+
+def _kernels_command(commands, compile_options) -> None:
+    kernels = commands.add_parser("kernels", parents=[compile_options],
+                                  help="list the kernels of a CUDA file (or of every .cu file under a folder)",
+                                  description="List every kernel: name, parameters, source line, which index "
+                                              "variables it reads and its shared memory.")
+    kernels.add_argument("path", metavar="FILE|DIR")
+    kernels.add_argument("--format", choices=("text", "json"), default="text")
+    kernels.set_defaults(run=run_kernels)
+
+
+def _run_command(commands, compile_options, launch_options, execution_options) -> None:
+    run = commands.add_parser("run", parents=[compile_options, launch_options, execution_options],
+                              help="run a kernel with a given launch and save its buffers",
+                              description="Run every thread of a kernel launch on the CPU. Prints one summary line "
+                                          "(threads, thread-instructions, faults, seconds) and the faults found; "
+                                          "with -o, saves every pointer argument's final buffer.")
+    run.add_argument("path", metavar="FILE")
+    run.add_argument("--printf", action="store_true", help="print what the kernel printed")
+    run.add_argument("-o", "--output", metavar="OUT.npz", help="save the final buffers here")
+    run.add_argument("--trace", metavar="TRACE.npz",
+                     help="record every memory access and save the trace's columns here")
+    run.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    run.set_defaults(run=run_run)
+
+
+def _check_command(commands, compile_options, launch_options, execution_options, search_options) -> None:
+    check = commands.add_parser(
+        "check", parents=[compile_options, launch_options, execution_options, search_options],
+        help="find data races, barrier divergence, redundant barriers and faults",
+        description="Run kernels on launches and report data races, barrier divergence, redundant barriers and "
+                    "faults. Launches: --grid/--block/--arg, one or more --launch, or the default launch: two "
+                    "blocks along each grid axis the kernel reads blockIdx or gridDim of (else one), 64-thread "
+                    "blocks, every integer argument the number of threads along x, every float 1.0, pointers to "
+                    "buffers of zeros that grow on demand. Exit status 0: no errors; 1: errors found; 2: usage, "
+                    "compile or analysis error.")
+    check.add_argument("path", metavar="FILE|DIR")
+    check.add_argument("--launch", action="append", default=[], metavar="GRID/BLOCK[/NAME=VALUE...]",
+                       help="a launch to check (repeatable), e.g. 4/256/n=1000")
+    check.add_argument("--format", choices=("text", "json", "csv", "sarif"), default="text")
+    check.add_argument("-o", "--output", metavar="OUT", help="write the report here instead of stdout")
+    check.add_argument("--barriers", action="store_true", help="print every barrier's verdict")
+    check.add_argument("--no-search", action="store_true",
+                       help="check only the default launch (with whatever --grid/--block/--arg give)")
+    check.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    check.set_defaults(run=run_check)
+
+
+def _scan_command(commands, compile_options, execution_options, search_options, scan_options) -> None:
     scan = commands.add_parser(
         "scan", parents=[compile_options, execution_options, search_options, scan_options],
         help="check every kernel of a repository into CSV bug tables",
@@ -200,6 +237,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "the headers its files include. Exit status 0: no errors found; 1: errors found; 2: usage error.")
     scan.add_argument("path", metavar="REPO")
     scan.set_defaults(run=run_scan)
+
+
+def _audit_command(commands, compile_options, execution_options, search_options, scan_options) -> None:
     audit = commands.add_parser(
         "audit-barriers", parents=[compile_options, execution_options, search_options, scan_options],
         help="every __syncthreads() of a file or repository: needed, redundant, not-covered or divergent",
@@ -211,7 +251,9 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("path", metavar="FILE|REPO")
     audit.set_defaults(run=run_audit)
 
-    trace = commands.add_parser("trace", parents=[compile_options, launch_options(False), execution_options],
+
+def _trace_command(commands, compile_options, launch_options, execution_options) -> None:
+    trace = commands.add_parser("trace", parents=[compile_options, launch_options, execution_options],
                                 help="export the memory-access model of one launch",
                                 description="Run one launch and export its memory-access model: one row per memory "
                                             "unit tuple (visit order, thread, action, location).")
@@ -219,13 +261,14 @@ def build_parser() -> argparse.ArgumentParser:
     trace.add_argument("-o", "--output", metavar="OUT.csv|OUT.parquet", help="write here instead of CSV on stdout")
     trace.set_defaults(run=run_trace)
 
+
+def _compile_command(commands, compile_options) -> None:
     compile_ = commands.add_parser("compile", parents=[compile_options],
                                    help="print the LLVM IR the interpreter runs for a CUDA file",
                                    description="Compile a CUDA file to the LLVM IR that Simulee interprets.")
     compile_.add_argument("path", metavar="FILE")
     compile_.add_argument("-o", "--output", metavar="OUT", help="write the IR here instead of stdout")
     compile_.set_defaults(run=run_compile)
-    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -321,26 +364,29 @@ def each_program(path: Path, files: list[Path], options, verbose: bool = False, 
             yield file, None, str(error)
 
 
-def source_files(path: Path) -> list[Path]:
-    """`path` itself, or every .cu file under the folder `path`, in sorted order; an error
-    when there is no such file or no .cu file under it."""
+def source_files(path: Path, options):
+    """The files to compile and the compile options: `path` itself, or, for a folder, what
+    a scan of it compiles (discover.repository: its .cu sources and kernel headers, each
+    once, with the repository's include folders added to `options`); an error when there
+    is no such file or no .cu file under it."""
+    from simulee.discover import repository
+
     if not path.exists():
         raise SimuleeError(f"no such file or folder: {path}")
     if not path.is_dir():
-        return [path]
-    files = sorted(p for p in path.rglob("*.cu") if p.is_file())
-    if not files:
+        return [path], options
+    found = repository(path)
+    if not found.files:
         raise SimuleeError(f"no .cu files under {path}")
-    return files
+    return found.units(), replace(options, include_dirs=options.include_dirs + found.shared)
 
 
 # ---------------------------------------------------------------------------- kernels
 
 
 def run_kernels(args) -> int:
-    options = compile_options(args)
     path = Path(args.path)
-    files = source_files(path)
+    files, options = source_files(path, compile_options(args))
     listing, errors = [], []
     for file, program, error in each_program(path, files, options, args.verbose):
         if error:
@@ -508,9 +554,9 @@ def save_trace(trace, path: str) -> None:
     locations = [user_location(op.location) for op in trace.ops]
     with open_output(path, "wb") as handle:
         np.savez(handle, **trace.columns,
-                 op_file=np.array([l.file if l else "" for l in locations]),
-                 op_line=np.array([l.line if l else 0 for l in locations], dtype=np.int32),
-                 op_column=np.array([l.column if l else 0 for l in locations], dtype=np.int32),
+                 op_file=np.array([place.file if place else "" for place in locations]),
+                 op_line=np.array([place.line if place else 0 for place in locations], dtype=np.int32),
+                 op_column=np.array([place.column if place else 0 for place in locations], dtype=np.int32),
                  op_opcode=np.array([op.opcode for op in trace.ops]))
 
 
@@ -561,12 +607,12 @@ def given_on_command_line(kernel, args, require_scalars: bool = False, contract=
     return result
 
 
-def launch_options(args, timed: bool = True, trace: bool = True) -> dict:
-    """The Launch fields the execution options set; `timed` launches stop after
-    --max-seconds."""
+def launch_options(args, trace: bool = True) -> dict:
+    """The Launch fields the execution options set (run and trace: a launch stops after
+    --max-seconds)."""
     options = dict(shared_bytes=args.shared_bytes, step_limit=args.step_limit, seed=args.seed,
                    heap_bytes=args.heap_bytes, trace=trace)
-    if args.max_seconds is not None and timed:
+    if args.max_seconds is not None:
         options["time_limit"] = args.max_seconds
     return options
 
@@ -592,9 +638,8 @@ def run_check(args) -> int:
     from simulee.config import config_for
 
     start = time.perf_counter()
-    options = compile_options(args)
     path = Path(args.path)
-    files = source_files(path)
+    files, options = source_files(path, compile_options(args))
     checks, unreadable = [], []
     sites, written = _launch_sites(args, files, options)
     config = config_for(path, args.config)
@@ -623,7 +668,8 @@ def run_check(args) -> int:
     seconds = time.perf_counter() - start
     formats = {"text": lambda: report.text(checks, args.barriers, seconds, args.verbose, len(unreadable)),
                "json": lambda: report.json_text(checks, unreadable),
-               "csv": lambda: report.csv_text(checks, path.resolve().name if path.is_dir() else path.resolve().parent.name),
+               "csv": lambda: report.csv_text(checks,
+                                              path.resolve().name if path.is_dir() else path.resolve().parent.name),
                "sarif": lambda: report.sarif_text(checks, unreadable)}
     write_output(formats[args.format](), args.output)
     if args.format != "text":  # the text report says it among the findings; the others only hold it
@@ -675,18 +721,14 @@ def _check_one(program, kernel, args, progress=None, sites: tuple = (), config=N
     states of it and the options do not override.
     An internal error is recorded against the kernel (so that one kernel cannot stop a
     folder's check) unless SIMULEE_DEBUG asks for the traceback."""
-    from simulee.check import KernelCheck, SearchOptions, check_given
+    from simulee.check import KernelCheck, check_given
 
     try:
         contract = config.for_kernel(kernel.file or args.path, kernel) if config else None
         if contract:
             contract = contract.without(_named_on_command_line(args), bool(args.launch or args.grid or args.block))
         given = given_on_command_line(kernel, args, contract=contract)
-        max_seconds = args.max_seconds if args.max_seconds is not None else float("inf")
-        search = None if args.no_search else SearchOptions(args.population, args.generations, args.launches,
-                                                           args.max_blocks, args.seed, max_seconds)
-        return check_given(program, kernel, given, contract, search, args.warp_model, sites, progress, args.detect,
-                           max_seconds=max_seconds, **launch_options(args, timed=False))
+        return check_given(program, kernel, given, settings_of(args), contract, sites, progress)
     except SimuleeError:
         raise
     except Exception as error:
@@ -694,6 +736,18 @@ def _check_one(program, kernel, args, progress=None, sites: tuple = (), config=N
             raise
         return KernelCheck(kernel.name, kernel.symbol, kernel.file, kernel.line, status="error",
                            error=f"internal error: {type(error).__name__}: {error}")
+
+
+def settings_of(args, **overrides):
+    """The check.Settings the search and execution options give (a scan's and a check's
+    alike), with `overrides`."""
+    from simulee.check import Settings
+
+    settings = Settings(args.population, args.generations, args.launches, args.max_blocks, args.seed,
+                        args.warp_model, args.step_limit, args.shared_bytes,
+                        args.max_seconds if args.max_seconds is not None else float("inf"), args.heap_bytes,
+                        args.launch_sites, "", args.detect, not getattr(args, "no_search", False))
+    return replace(settings, **overrides)
 
 
 def _named_on_command_line(args) -> set[str]:
@@ -803,11 +857,8 @@ def run_audit(args) -> int:
 
 def _scan(args):
     """Run the scan the options describe and return its ledger."""
-    from dataclasses import replace
-
     from simulee.config import config_for
     from simulee.scan import ScanOptions, default_output, scan
-    from simulee.tasks import Settings
     from simulee.workers import Limits
 
     path = Path(args.path)
@@ -819,9 +870,7 @@ def _scan(args):
     # a kernel's work (and a compiler) stops in time to report before its worker is stopped
     within = args.kernel_timeout - min(max(2.0, 0.1 * args.kernel_timeout), 0.5 * args.kernel_timeout)
     config = config_for(path, args.config)  # read here, so that a mistake in it stops the scan at once
-    settings = Settings(args.population, args.generations, args.launches, args.max_blocks, args.seed,
-                        args.warp_model, args.step_limit, args.shared_bytes, min(args.max_seconds or within, within),
-                        args.heap_bytes, args.launch_sites, str(config.path or ""), args.detect)
+    settings = settings_of(args, max_seconds=min(args.max_seconds or within, within), config=str(config.path or ""))
     compiling = replace(compile_options(args), timeout=within)
     options = ScanOptions(path, Path(args.output) if args.output else default_output(path), args.project or name,
                           compiling, settings, Limits(args.kernel_timeout, args.memory_limit), args.jobs,

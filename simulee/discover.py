@@ -10,7 +10,10 @@ import fnmatch
 import hashlib
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+
+import platformdirs
 
 SKIPPED = ("build*", "third_party", "vendor", ".git")  # folders a scan skips unless told otherwise
 HEADER_SUFFIXES = (".h", ".cuh", ".hpp", ".hh", ".hxx", ".inl", ".inc")
@@ -23,6 +26,35 @@ def sources(root: Path, include: tuple[str, ...] = (), exclude: tuple[str, ...] 
     globs; with `include` globs, only the files matching one of them. A glob matches a
     path relative to `root` (`src/*/old_*.cu`) or any one of its folder names (`tests`)."""
     return _files(root, (".cu",), include, exclude)
+
+
+@dataclass(frozen=True)
+class Repository:
+    """What a check or scan of a folder compiles, and with which include folders."""
+
+    root: Path
+    files: list[Path]  # .cu sources and the kernel headers none of them includes, sorted
+    parts: dict[Path, Path]  # sources that another source includes -> one that does
+    shared: tuple[str, ...]  # the repository's include folders (and a prefix folder, if needed)
+
+    def units(self) -> list[Path]:
+        """The files compiled on their own (not part of another's translation unit)."""
+        return [file for file in self.files if file not in self.parts]
+
+
+def repository(root: Path, include: tuple[str, ...] = (), exclude: tuple[str, ...] = (),
+               files: list[Path] | None = None) -> Repository:
+    """The sources under the folder `root` (see `sources` for `include` and `exclude`), or
+    only `files` of it when given."""
+    listed = files is not None
+    files = files if listed else sources(root, include, exclude)
+    shared = include_dirs(root, files)
+    prefix = prefix_folder(Path(os.path.abspath(root)), files,
+                           Path(platformdirs.user_cache_dir("simulee")) / "prefixes")
+    shared += (prefix,) if prefix else ()
+    if not listed:
+        files = sorted(files + kernel_headers(root, files, shared, include, exclude))
+    return Repository(root, files, included_sources(root, files, shared), shared)
 
 
 def _files(root: Path, suffixes: tuple[str, ...], include: tuple[str, ...], exclude: tuple[str, ...]) -> list[Path]:

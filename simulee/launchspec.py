@@ -225,7 +225,8 @@ def launch_arguments(kernel, args: list[str], buffers: list[str], seed: int, req
             name, value = parse_assignment(text, option)
             param = _param(by_name, name, kernel, option)
             if option == "--buffer" and param.kind != "pointer" and not (param.kind == "integer" and param.bits == 64):
-                raise SimuleeError(f"--buffer {name}: parameter of type {param.c_type or param.ir_type} is not a pointer")
+                raise SimuleeError(f"--buffer {name}: parameter of type {param.c_type or param.ir_type} "
+                                   "is not a pointer")
             if name in values:
                 raise SimuleeError(f"{option} {name}: {name} is given twice (each parameter takes one value)")
             values[name] = scalar_value(param, value) if option == "--arg" else buffer_value(param, value, rng, cast)

@@ -76,9 +76,9 @@ class MemoryAccessModel:
         threads = coordinates(c["thread"], launch.block)
         blocks = coordinates(c["block"], launch.grid)
         locations = [user_location(op.location) for op in self.ops]  # as findings name them
-        files = np.array([display(l.file) if l else "" for l in locations], dtype=object)
-        lines = np.array([l.line if l else 0 for l in locations], dtype=np.int64)
-        columns = np.array([l.column if l else 0 for l in locations], dtype=np.int64)
+        files = np.array([display(place.file) if place else "" for place in locations], dtype=object)
+        lines = np.array([place.line if place else 0 for place in locations], dtype=np.int64)
+        columns = np.array([place.column if place else 0 for place in locations], dtype=np.int64)
         names = np.array(self.result.regions, dtype=object)
         actions = np.array([KIND_NAMES[k] for k in sorted(KIND_NAMES)], dtype=object)
         return pd.DataFrame({

@@ -21,7 +21,8 @@ import re
 import struct
 
 # the IR of an inline-asm call: prefix, return type, asm string, constraints, arguments, rest
-_CALL = re.compile(r'^(\s*(?:%[-\w.$]+ = )?)(?:tail |notail |musttail )?call ((?:(?:noundef|zeroext|signext|inreg|fast|nnan|ninf|nsz|arcp|contract|afn|reassoc) )*)'
+_CALL = re.compile(r'^(\s*(?:%[-\w.$]+ = )?)(?:tail |notail |musttail )?call '
+                   r'((?:(?:noundef|zeroext|signext|inreg|fast|nnan|ninf|nsz|arcp|contract|afn|reassoc) )*)'
                    r'(.+?) asm (?:sideeffect )?(?:alignstack )?(?:convergent )?"((?:[^"\\]|\\.)*)", '
                    r'"((?:[^"\\]|\\.)*)"\((.*)$')
 
@@ -772,11 +773,13 @@ class Statement:
         a, b = self._read(operands[1], bits, signed=signed), self._read(operands[2], bits, signed=signed)
         if "wide" in modifiers:
             wide = bits * 2
-            product = self._tmp(f"mul i{wide} {self._resize(a, bits, wide, signed)}, {self._resize(b, bits, wide, signed)}")
+            product = self._tmp(f"mul i{wide} {self._resize(a, bits, wide, signed)}, "
+                                f"{self._resize(b, bits, wide, signed)}")
             return operands[0], product, wide
         if "hi" in modifiers:
             wide = bits * 2
-            product = self._tmp(f"mul i{wide} {self._resize(a, bits, wide, signed)}, {self._resize(b, bits, wide, signed)}")
+            product = self._tmp(f"mul i{wide} {self._resize(a, bits, wide, signed)}, "
+                                f"{self._resize(b, bits, wide, signed)}")
             high = self._tmp(f"lshr i{wide} {product}, {bits}")
             return operands[0], self._resize(high, wide, bits), bits
         return operands[0], self._tmp(f"mul i{bits} {a}, {b}"), bits
@@ -1206,7 +1209,8 @@ class Statement:
         predicate = self._read(operands[1], 1)
         mask = self._read(operands[2], 32)
         if mode == "ballot":
-            self._write(operands[0], self._call("i32", "llvm.nvvm.vote.ballot.sync", [("i32", mask), ("i1", predicate)]),
+            self._write(operands[0], self._call("i32", "llvm.nvvm.vote.ballot.sync", [("i32", mask), ("i1",
+                                                                                                      predicate)]),
                         32)
             return
         self._write(operands[0], self._call("i1", f"llvm.nvvm.vote.{mode}.sync", [("i32", mask), ("i1", predicate)]), 1)

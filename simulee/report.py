@@ -36,9 +36,10 @@ def text(checks, show_barriers: bool = False, seconds: float | None = None, verb
         for note in check.notes:
             out.write(f"{display(check.file)}:{check.line}: note: {check.kernel}: {note}\n")
         for assumption in check.assumptions:
-            reason = f" (beyond it, line {assumption['line']} indexes past a fixed-size array)" if assumption["line"] else ""
-            out.write(f"{display(check.file)}:{check.line}: note: {check.kernel} assumes {assumption['bound']}{reason}; "
-                      "launches beyond it were not checked\n")
+            reason = f" (beyond it, line {assumption['line']} indexes past a fixed-size array)" \
+                if assumption["line"] else ""
+            out.write(f"{display(check.file)}:{check.line}: note: {check.kernel} assumes {assumption['bound']}"
+                      f"{reason}; launches beyond it were not checked\n")
         for finding in check.findings:
             _text_finding(out, finding, sources)
         if show_barriers and check.verdicts:
@@ -48,7 +49,8 @@ def text(checks, show_barriers: bool = False, seconds: float | None = None, verb
                 note = f" (removing it: {_race_between(verdict.race, verdict.place)})" if verdict.race else ""
                 flag = ", reached divergently" if verdict.divergent else ""
                 flag += f" ({verdict.reason})" if verdict.reason and verdict.passes else ""
-                out.write(f"  {at}: {verdict.verdict}, passed {verdict.passes} time{'s' if verdict.passes != 1 else ''}{flag}{note}\n")
+                times = "time" if verdict.passes == 1 else "times"
+                out.write(f"  {at}: {verdict.verdict}, passed {verdict.passes} {times}{flag}{note}\n")
     errors = sum(1 for c in checks for f in c.findings if f.severity == ERROR)
     warnings = sum(1 for c in checks for f in c.findings if f.severity == WARNING)
     failed = sum(1 for c in checks if c.status != "ok")
@@ -80,7 +82,8 @@ def _text_search(out, check) -> None:
         fitness = f"F={best['F']:.4f} R={best['R']}" if best else "no valid launch"
         out.write(f"  generation {record['generation']:2}: {fitness}  {_launch_text(record['launch'])}\n")
     for launch in check.launches:
-        fitness = f"F={launch['fitness']['F']:.4f} R={launch['fitness']['R']}" if launch["fitness"] else "default launch"
+        fitness = f"F={launch['fitness']['F']:.4f} R={launch['fitness']['R']}" if launch["fitness"] else \
+            "default launch"
         out.write(f"  checked: {_launch_text(launch)} ({fitness}; {launch['status']})\n")
 
 
@@ -182,7 +185,8 @@ def csv_rows(records: list[dict], project: str = "") -> list[dict]:
                 "benign": "" if finding["benign"] is None else str(finding["benign"]).lower(),
                 "line": finding["line"], "column": finding["column"],
                 "first_line": first.get("line", ""), "second_line": second.get("line", ""),
-                "grid": "x".join(map(str, launch.get("grid", []))), "block": "x".join(map(str, launch.get("block", []))),
+                "grid": "x".join(map(str, launch.get("grid", []))), "block": "x".join(map(str, launch.get("block",
+                                                                                                          []))),
                 "args": " ".join(f"{k}={v}" for k, v in launch.get("args", {}).items()),
                 "fill": _fill_text(launch).replace(" buffers ", "", 1),
                 "origin": "synthetic" if synthetic(launch) else launch.get("origin", ""),

@@ -87,8 +87,10 @@ class Salvage:
             arguments += ["-idirafter", str(self.scratch / "missing")]
         if self.opaque or self.functions:
             declarations = self.scratch / "opaque.h"
-            declarations.write_text("".join(f"typedef {_stand_in_type(name)} {name};\n" for name in self.opaque) + "".join(
-                f"template <class... T> static inline int {name}(T &&...) {{ return 0; }}\n" for name in self.functions))
+            declarations.write_text(
+                "".join(f"typedef {_stand_in_type(name)} {name};\n" for name in self.opaque)
+                + "".join(f"template <class... T> static inline int {name}(T &&...) {{ return 0; }}\n"
+                          for name in self.functions))
             arguments += ["-include", str(declarations)]
         texts = dict(self.texts)
         if self.instantiated:
@@ -166,13 +168,15 @@ class Salvage:
             if unknown:
                 self.opaque += unknown
                 return True
-            called = [name for name in dict.fromkeys(self._called_undeclared(diagnostics)) if name not in self.functions]
+            called = [name for name in dict.fromkeys(self._called_undeclared(diagnostics))
+                      if name not in self.functions]
             if called:
                 self.functions += called
                 return True
         if self._leave_out_host_code(diagnostics):
             return True
-        if self.arch is None and self.requested_arch != NEWER_ARCH:  # code for a newer GPU (integer wmma, sm_80 asserts)
+        # code for a newer GPU (integer wmma, sm_80 asserts)
+        if self.arch is None and self.requested_arch != NEWER_ARCH:
             self.arch = NEWER_ARCH
             return True
         if self.instances:  # an instance the template does not allow: fewer, then none
@@ -194,7 +198,8 @@ class Salvage:
             lines = text.split("\n")
             number = int(line)
             in_host = any(f.first <= number <= f.last for f in host_functions(text))
-            if in_host and number <= len(lines) and re.match(r"%s\s*\(" % re.escape(name), lines[number - 1][int(column) - 1:]):
+            if in_host and number <= len(lines) and re.match(r"%s\s*\(" % re.escape(name),
+                                                             lines[number - 1][int(column) - 1:]):
                 found.append(name)
         return found
 

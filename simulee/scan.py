@@ -30,17 +30,16 @@ from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-import platformdirs
 
 from evolve.launchsite import Call, Site
 from simulee import __version__, compile_commands, report
 from simulee.cache import digest, file_digest
-from simulee.discover import (host_sources, include_dirs, included_sources, inside, kernel_headers, mentioning,
-                              prefix_folder, sources)
+from simulee.discover import host_sources, inside, mentioning, repository
 from simulee.errors import SimuleeError
 from simulee.frontend import CompileOptions
 from simulee.sites import identifier, through_callers
-from simulee.tasks import CallsTask, FileTask, KernelTask, Settings, check_kernel, list_calls, list_kernels
+from simulee.check import Settings
+from simulee.tasks import CallsTask, FileTask, KernelTask, check_kernel, list_calls, list_kernels
 from simulee.workers import Limits, Pool
 
 LEDGER = "scan.jsonl"
@@ -113,7 +112,7 @@ def file_tasks(options: ScanOptions, layout: "Layout | None" = None) -> list[Fil
     """A task per source to scan, compiled with the user's options, the file's folder and
     the repository's include folders, reading nothing outside the repository and -I."""
     layout = layout or Layout.of(options)
-    parts = included_sources(layout.root, layout.files, layout.shared)
+    parts = layout.parts
     names = tuple(file.relative_to(layout.root).as_posix() for file in layout.files
                   if file not in parts and inside(file, layout.root))
     return [layout.task(file, parts[file].relative_to(layout.root).as_posix() if file in parts else "",
@@ -140,6 +139,7 @@ class Layout:
 
     root: Path
     files: list
+    parts: dict  # sources another source includes -> that source
     options: CompileOptions
     shared: tuple[str, ...]  # the repository's include folders
     fingerprint: str
@@ -147,9 +147,9 @@ class Layout:
     @classmethod
     def of(cls, options: ScanOptions) -> "Layout":
         root = options.root
-        files = sources(root, options.include, options.exclude) if options.target.is_dir() else \
-            [Path(os.path.abspath(options.target))]
-        if not files:
+        sources = repository(root, options.include, options.exclude, None if options.target.is_dir() else
+                             [Path(os.path.abspath(options.target))])
+        if not sources.files:
             raise SimuleeError(f"no .cu files to scan under {options.target}")
         compile_options = options.compile
         if compile_options.compile_commands is None and options.target.is_dir():
@@ -159,13 +159,9 @@ class Layout:
         stated = file_digest(Path(config)) if config else ""  # a changed simulee.toml checks every kernel again
         fingerprint = digest(json.dumps([__version__, asdict(options.settings), asdict(compile_options),
                                          stated]).encode())[:16]
-        shared = include_dirs(root, files)
-        prefix = prefix_folder(root, files, Path(platformdirs.user_cache_dir("simulee")) / "prefixes")
-        shared += (prefix,) if prefix else ()
-        if options.target.is_dir():
-            files = sorted(files + kernel_headers(root, files, shared, options.include, options.exclude))
         confine = (str(root),) + compile_options.include_dirs
-        return cls(root, files, replace(compile_options, confine=confine), shared, fingerprint)
+        return cls(root, sources.files, sources.parts, replace(compile_options, confine=confine), sources.shared,
+                   fingerprint)
 
     def task(self, file: Path, part_of: str, siblings: tuple[str, ...], launch_sites: bool) -> FileTask:
         name = file.relative_to(self.root).as_posix()
@@ -300,7 +296,8 @@ class Ledger:
         for record in _read_ledger(folder / LEDGER) if resume else []:
             if _key(record)[:3] in current:
                 self._table(record)[_key(record)] = record
-            elif record["record"] == "calls" and record["fingerprint"] in fingerprints:  # checked against its file by calls()
+            # checked against its file by calls()
+            elif record["record"] == "calls" and record["fingerprint"] in fingerprints:
                 self.callers[_key(record)] = record
         self.resumed = len(self.kernels)
         self._rewrite()
@@ -409,7 +406,8 @@ class Ledger:
         by_type = Counter((f["type"], f["severity"]) for f in findings)
         lines += _markdown(("type", "severity", "findings", "kernels", "files"),
                            [(kind, severity, count,
-                             len({(f["file"], f["kernel"]) for f in findings if (f["type"], f["severity"]) == (kind, severity)}),
+                             len({(f["file"], f["kernel"]) for f in findings if (f["type"],
+                                                                                 f["severity"]) == (kind, severity)}),
                              len({f["file"] for f in findings if (f["type"], f["severity"]) == (kind, severity)}))
                             for (kind, severity), count in sorted(by_type.items())], "Findings by type")
         per_file: dict[str, Counter] = {}

@@ -9,30 +9,13 @@ import os
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from interpreter.heap import DEFAULT_HEAP_BYTES
 from simulee.errors import CompileError, SimuleeError
 from simulee.frontend import CompileOptions, load_program
 
-
-@dataclass(frozen=True)
-class Settings:
-    """How every kernel of a scan is checked: the input search and the launch options of
-    `simulee check` with no launch given."""
-
-    population: int = 10
-    generations: int = 10
-    launches: int = 3
-    max_blocks: int = 32
-    seed: int = 0
-    warp_model: str = "independent"
-    step_limit: int | None = None  # None: as the kernel's loops need (interpreter.loops)
-    shared_bytes: int = 48 * 1024
-    max_seconds: float = float("inf")  # for a kernel's search and checks together
-    heap_bytes: int = DEFAULT_HEAP_BYTES
-    launch_sites: bool = True  # check kernels under the launches the host code makes
-    config: str = ""  # the simulee.toml that states contracts and suppressions (absolute path), if any
-    detect: tuple[str, ...] = ()  # detectors run beside the default ones
+if TYPE_CHECKING:
+    from simulee.check import Settings
 
 
 @dataclass(frozen=True)
@@ -52,7 +35,8 @@ class FileTask:
 
     def record(self, status: str, error: str = "", kernels: list | None = None, sites: list | None = None,
                host: str = "", written: list | None = None) -> dict:
-        return {"record": "file", "root": self.root, "file": self.file, "sha256": self.sha256, "fingerprint": self.fingerprint,
+        return {"record": "file", "root": self.root, "file": self.file, "sha256": self.sha256,
+                "fingerprint": self.fingerprint,
                 "status": status, "error": error, "kernels": kernels or [], "sites": sites or [], "host": host,
                 "written": written or []}
 
@@ -156,7 +140,7 @@ def check_kernel(task: KernelTask) -> dict:
     search finds from the default launch and the kernel's launch sites, within what the
     scan's simulee.toml states of it (and with its suppressions)."""
     from evolve.launchsite import Site
-    from simulee.check import Given, SearchOptions, check_given, conditional
+    from simulee.check import Given, check_given, conditional
     from simulee.findings import synthetic
 
     settings = task.settings
@@ -169,12 +153,8 @@ def check_kernel(task: KernelTask) -> dict:
         given = contract.given(kernel, settings.seed) if contract else Given()
     except (SimuleeError, KeyError) as error:
         return task.failed("error", str(error))
-    search = SearchOptions(settings.population, settings.generations, settings.launches, settings.max_blocks,
-                           settings.seed, settings.max_seconds)
     sites = tuple(Site.from_json(site) for site in task.sites)
-    check = check_given(program, kernel, given, contract, search, settings.warp_model, sites, detect=settings.detect,
-                        shared_bytes=settings.shared_bytes, step_limit=settings.step_limit, seed=settings.seed,
-                        heap_bytes=settings.heap_bytes)
+    check = check_given(program, kernel, given, settings, contract, sites)
     if task.unlaunched:
         for finding in check.findings:
             if synthetic(finding.launch):

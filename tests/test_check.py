@@ -68,7 +68,8 @@ def test_private_slots_barrier_is_redundant_and_the_twin_without_it_is_clean():
     result = check("paper_examples.cu", "private_slots")
     assert kinds(result) == ["redundant-barrier"]
     finding = result.findings[0]
-    assert finding.severity == "warning" and finding.line == line_of("paper_examples.cu", "__syncthreads();  // redundant")
+    assert finding.severity == "warning" and finding.line == line_of("paper_examples.cu",
+                                                                     "__syncthreads();  // redundant")
     assert [v.verdict for v in result.verdicts] == ["redundant"]
     fixed = check("paper_examples.cu", "private_slots_fixed")
     assert_clean(fixed)
@@ -160,7 +161,8 @@ def test_transposed_tile_without_its_barrier_races_and_with_it_is_clean():
     file = "global_races.cu"
     launch = ((2, 2, 1), (32, 32, 1), {"width": 64})
     result = check(file, "transpose_no_barrier", launch)
-    write, read = line_of(file, "tile[threadIdx.y][threadIdx.x] = in["), line_of(file, "= tile[threadIdx.x][threadIdx.y]")
+    write, read = line_of(file, "tile[threadIdx.y][threadIdx.x] = in["), line_of(file,
+                                                                                 "= tile[threadIdx.x][threadIdx.y]")
     assert races(result) == {("read-write", "shared", "inter-warp", write, read, False)}
     (finding,) = result.findings
     # thread (x, y) reads what thread (y, x) wrote: another warp unless x == y, in each of 4 blocks
@@ -252,7 +254,8 @@ def test_the_barrier_inside_the_branch_diverges_not_the_one_all_threads_reach():
     result = check(file, "branch_then_uniform", ((1, 1, 1), (64, 1, 1), {}))
     (finding,) = result.findings
     assert finding.type == "barrier-divergence" and finding.line == line_of(file, "// divergent: only the first warp")
-    assert finding.second.access == "barrier" and finding.second.line == line_of(file, "// every thread reaches this one")
+    assert finding.second.access == "barrier" and finding.second.line == line_of(file,
+                                                                                 "// every thread reaches this one")
     assert [v.divergent for v in result.verdicts] == [True, False]
     assert_clean(check(file, "branch_then_uniform_fixed", ((1, 1, 1), (64, 1, 1), {})))
 
@@ -334,7 +337,8 @@ def test_only_common_bytes_conflict():
     file = "access_widths.cu"
     assert_clean(check(file, "char_neighbours"))
     int_store, char_store = line_of(file, "*(int *)c = 0;"), line_of(file, "c[3] = 1;")
-    assert races(check(file, "int_over_char")) == {("write-write", "global", "inter-warp", int_store, char_store, False)}
+    assert races(check(file, "int_over_char")) == {("write-write", "global", "inter-warp", int_store, char_store,
+                                                    False)}
     wide, inside = line_of(file, "reinterpret_cast<float4 *>(f)[1]"), line_of(file, "f[6] = 1.0f;")
     result = check(file, "float4_over_float")
     assert races(result) == {("write-write", "global", "inter-warp", wide, inside, False)}
@@ -398,11 +402,11 @@ def test_members_given_are_kept_and_the_rest_default():
 
 def explored(file: str, kernel: str):
     """The check `simulee check` makes with no launch given: the search from the default launch."""
-    from simulee.check import SearchOptions, explore
+    from simulee.check import Settings, explore
 
     loaded = program(KERNELS / file)
     info = loaded.kernel(kernel)
-    return explore(loaded, info, default_launch(info), set(), SearchOptions())
+    return explore(loaded, info, default_launch(info), set(), Settings())
 
 
 def test_an_enum_parameter_takes_only_its_enumerators():

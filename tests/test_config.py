@@ -68,13 +68,13 @@ def test_exact_launches_and_values_from_the_toml(run_cli, tmp_path):
     """))
     status, out, _ = run_cli("check", tmp_path / "kernels.cu", "-k", "modes", "--format", "json")
     (check,) = json.loads(out)["kernels"]
-    assert [(l["grid"], l["block"], l["args"], l["origin"]) for l in check["launches"]] == [
+    assert [(launch["grid"], launch["block"], launch["args"], launch["origin"]) for launch in check["launches"]] == [
         ([1, 1, 1], [64, 1, 1], {"mode": 3}, "stated"), ([1, 1, 1], [32, 1, 1], {"mode": 1}, "stated")]
     assert status == 1 and [f["type"] for f in check["findings"]] == ["data-race"]
     assert check["findings"][0]["launch"]["origin"] == "stated"  # not synthetic: the user says so
     status, out, _ = run_cli("check", tmp_path / "kernels.cu", "-k", "modes", "--arg", "mode=2", "--format", "json")
     (check,) = json.loads(out)["kernels"]  # the command line wins over the toml
-    assert status == 0 and {l["args"]["mode"] for l in check["launches"]} == {2}
+    assert status == 0 and {launch["args"]["mode"] for launch in check["launches"]} == {2}
 
 
 def test_a_suppression_hides_a_finding_from_the_text_and_marks_it_in_sarif(run_cli, tmp_path):

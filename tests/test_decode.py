@@ -291,7 +291,7 @@ def test_locations_of_device_function_code():
     multiplies = [op for op in function.ops if op.opcode == "mul"]
     # square() is inlined twice through sum_of_squares() into the kernel
     assert {op.location.line for op in multiplies} == {6}
-    assert {tuple(l.line for l in op.location.chain()) for op in multiplies} == {(6, 7, 12)}
+    assert {tuple(place.line for place in op.location.chain()) for op in multiplies} == {(6, 7, 12)}
 
 
 def test_functions_in_a_named_comdat_parse():

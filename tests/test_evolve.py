@@ -205,7 +205,8 @@ def test_contract_ignores_faults_in_thread_zero_and_in_host_buffers(tmp_path):
 
 
 def test_index_past_an_array_dimension_faults_even_inside_the_array(tmp_path):
-    loaded, info = written(tmp_path, "rows.cu", "__global__ void rows(float *out, int n) {\n  __shared__ float s[4][8];\n"
+    loaded, info = written(tmp_path, "rows.cu",
+                           "__global__ void rows(float *out, int n) {\n  __shared__ float s[4][8];\n"
                            "  s[threadIdx.y][threadIdx.x] = 1.0f;\n  float *end = &s[0][n];\n"
                            "  out[threadIdx.x] = end == &s[0][8] ? 1.0f : 0.0f;\n}\n", "rows")
     within = execute(loaded, info, Launch(1, (8, 4), {"n": 8}))

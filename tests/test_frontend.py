@@ -1,7 +1,6 @@
 """The CUDA front end: what our headers compile to, what the passes keep, errors, caching."""
 
 import shutil
-import subprocess
 
 import pytest
 

@@ -4,7 +4,6 @@ back (exit status, one-line errors): bad input is refused clearly, never a trace
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -13,7 +12,7 @@ import time
 import numpy as np
 import pytest
 
-from conftest import ERRORS, KERNELS, ROOT, program
+from conftest import ERRORS, KERNELS, ROOT
 
 SAXPY = KERNELS / "saxpy.cu"
 HEAP = KERNELS / "heap.cu"

@@ -641,7 +641,8 @@ def test_std_math_local_headers_and_constant_memory():
     result = run("local_header.cu", "blur", 1, 32, args={"in": values, "out": np.zeros(10, np.float32), "n": 10})
     padded = np.concatenate([[0], values, [9]])
     np.testing.assert_allclose(result.buffers["out"], (padded[:-2] + padded[1:-1] + padded[2:]) / 3, rtol=1e-6)
-    result = run("qualifiers.cu", "qualified", 1, 8, args={"in": np.ones(8, np.float32), "out": np.zeros(8, np.float32)})
+    result = run("qualifiers.cu", "qualified", 1, 8, args={"in": np.ones(8, np.float32), "out": np.zeros(8,
+                                                                                                         np.float32)})
     np.testing.assert_allclose(result.buffers["out"], np.array([0.5, 0.25, 0.125, 0.0625] * 2) * 0.9 + 1, rtol=1e-6)
     radius = np.array([1.0, -1.0], np.float32)
     result = run("cuda_headers.cu", "circle", 1, 2, args=dict(area=np.zeros(2, np.float32), radius=radius))

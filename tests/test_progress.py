@@ -61,7 +61,7 @@ def test_scan_moves_while_files_compile_and_shows_the_time_left_only_once_known(
     files, calls, kernels = 7, records.count("calls"), 8
     assert counts[-1][1] == files + calls + kernels  # (the bar draws at most ten times a second: not every state)
     assert any(0 < done < files for done, _ in counts)  # it moved while files were compiling
-    growing = [state for state in states if re.search(rf"\| \d+/(\d+) \[", state)
+    growing = [state for state in states if re.search(r"\| \d+/(\d+) \[", state)
                and int(re.search(r"/(\d+) \[", state)[1]) < files + calls + kernels]
     assert growing and all("<" not in state for state in growing)  # no time left while the total grows
     assert any("<" in state for state in states)  # once every file is listed, there is

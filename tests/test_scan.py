@@ -87,7 +87,8 @@ def test_a_scan_records_every_file_kernel_and_finding(full):
     bugs = rows(full, "bugs.csv")
     assert {(row["file"], row["kernel"], row["type"], int(row["line"])) for row in bugs} == EXPECTED_FINDINGS
     race = next(row for row in bugs if row["kernel"] == "smooth")
-    assert (race["project"], race["space"], race["hazard"], race["second_line"]) == ("repo", "shared", "read-write", "11")
+    assert (race["project"], race["space"], race["hazard"], race["second_line"]) == ("repo", "shared", "read-write",
+                                                                                     "11")
     assert all(row["grid"] and row["block"] for row in bugs)  # every finding names its launch
 
     summary = (full / "summary.md").read_text()
@@ -329,3 +330,25 @@ def test_overloaded_kernels_are_told_apart_by_their_parameters(tmp_path):
     assert {row["status"] for row in kernels.values()} == {"ok"}
     races = {row["kernel"] for row in rows(folder, "bugs.csv") if row["type"] == "data-race"}
     assert races == {"add(float*, int)"} and result.returncode == 1
+
+
+def test_check_and_scan_of_a_folder_compile_the_same_files(run_cli, tmp_path):
+    """Both discover sources alike (discover.repository): a .cu another .cu includes is part
+    of its includer, build folders are skipped, a kernel header no source includes is a
+    translation unit of its own."""
+    kernel = "__global__ void {name}(int *a) {{ a[threadIdx.x] = threadIdx.x; }}\n"
+    (tmp_path / "main.cu").write_text('#include "part.cu"\n' + kernel.format(name="in_main"))
+    (tmp_path / "part.cu").write_text(kernel.format(name="in_part"))
+    (tmp_path / "jit.cuh").write_text(kernel.format(name="in_header"))
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "generated.cu").write_text(kernel.format(name="in_build"))
+    status, out, _ = run_cli("kernels", tmp_path, "--format", "json")
+    listed = {(Path(k["file"]).name, k["kernel"]) for k in json.loads(out)["kernels"]}
+    assert status == 0 and listed == {("main.cu", "in_main"), ("part.cu", "in_part"), ("jit.cuh", "in_header")}
+    status, out, _ = run_cli("check", tmp_path, "--format", "json", "--no-search", "-q")
+    checked = {(Path(k["file"]).name, k["kernel"]) for k in json.loads(out)["kernels"]}
+    assert status == 0 and checked == listed
+    status, _, _ = run_cli("scan", tmp_path, "-o", tmp_path / "out", "--jobs", "1", "-q")
+    with open(tmp_path / "out" / "kernels.csv") as table:
+        scanned = {row["kernel"] for row in csv.DictReader(table)}
+    assert status == 0 and scanned == {name for _, name in listed}

@@ -12,7 +12,7 @@ from evolve.search import search
 from evolve.space import SearchSpace
 from evolve.space import alias_pairs
 from evolve.taint import pointer_accesses, relevant_parameters
-from simulee.check import SearchOptions, check_kernel, default_launch, explore
+from simulee.check import Settings, check_kernel, default_launch, explore
 
 SEEDS = (1, 2, 3)
 TARGETS = "search_targets.cu"
@@ -58,7 +58,7 @@ def test_search_finds_the_launch_that_shows_the_bug(kernel, seed):
 def test_fixed_twin_stays_clean_whatever_the_search_tries(kernel, seed):
     loaded = program(KERNELS / TARGETS)
     info = loaded.kernel(f"{kernel}_fixed")
-    check = explore(loaded, info, default_launch(info), set(), SearchOptions(seed=seed))
+    check = explore(loaded, info, default_launch(info), set(), Settings(seed=seed))
     assert [f for f in check.findings if f.type in SYNC_BUGS] == []
 
 
@@ -67,7 +67,7 @@ def test_fixed_twin_stays_clean_whatever_the_search_tries(kernel, seed):
 def test_clean_kernels_stay_clean_for_every_seed(file, kernel, seed):
     loaded = program(KERNELS / file)
     info = loaded.kernel(kernel)
-    check = explore(loaded, info, default_launch(info), set(), SearchOptions(seed=seed))
+    check = explore(loaded, info, default_launch(info), set(), Settings(seed=seed))
     assert [f.message for f in check.findings if f.type in SYNC_BUGS] == []
     assert len(check.launches) >= 2 and all(entry["status"] in ("ok", "invalid") for entry in check.launches)
 
@@ -80,7 +80,7 @@ def test_clean_kernels_stay_clean_for_every_seed(file, kernel, seed):
 def test_shared_arrays_imply_a_launch_contract(file, kernel, bounds):
     loaded = program(KERNELS / file)
     info = loaded.kernel(kernel)
-    check = explore(loaded, info, default_launch(info), set(), SearchOptions(seed=1))
+    check = explore(loaded, info, default_launch(info), set(), Settings(seed=1))
     assert sorted(a["bound"] for a in check.assumptions) == bounds
     assert all(a["line"] and a["file"].endswith(file) for a in check.assumptions)
     for entry in check.launches:  # every launch checked keeps the contract
@@ -92,12 +92,12 @@ def test_a_fault_that_valid_launches_also_show_stays_a_finding(tmp_path):
     source = ("__global__ void shift(int *out) {\n  __shared__ int s[64];\n  s[threadIdx.x] = 1;\n"
               "  __syncthreads();\n  out[threadIdx.x] = s[0] + s[threadIdx.x + 64 - blockDim.x];\n}\n")
     loaded, info = written(tmp_path, "off_by_one.cu", source, "shift")
-    check = explore(loaded, info, default_launch(info, block=(64, 1, 1)), {"block"}, SearchOptions(seed=1))
+    check = explore(loaded, info, default_launch(info, block=(64, 1, 1)), {"block"}, Settings(seed=1))
     assert check.search is None  # nothing left to search: the given launch alone
     assert [f.type for f in check.findings] == []
     source = source.replace("s[0] + s[threadIdx.x + 64 - blockDim.x]", "s[threadIdx.x - 1]")
     loaded, info = written(tmp_path, "off_by_one_everywhere.cu", source, "shift")
-    check = explore(loaded, info, default_launch(info), set(), SearchOptions(seed=1))
+    check = explore(loaded, info, default_launch(info), set(), Settings(seed=1))
     assert "out-of-bounds" in [f.type for f in check.findings]  # thread 0 reads s[-1] in every launch
     assert [a["bound"] for a in check.assumptions] == ["blockDim.x <= 64"]
 

@@ -148,7 +148,8 @@ def test_wrapper_dim3_parameters_struct_members_and_a_cooperative_launch():
 
     program = load_program(SITES / "wrapped.cu")
     members = kernel_arguments(program.kernel("fill").params, fill)
-    n = next(i for i, put in enumerate(fill.inputs) if put.what.startswith("parameter %5 "))  # after two dim3s (i64, i32 each) and m
+    # after two dim3s (i64, i32 each) and m
+    n = next(i for i, put in enumerate(fill.inputs) if put.what.startswith("parameter %5 "))
     inputs = [7] * len(fill.inputs)
     inputs[n] = 40
     assert [evaluate(members[name], inputs) for name in ("d.rows", "d.cols", "d.stride")] == [40, 40, 80]
@@ -169,7 +170,7 @@ def test_both_arms_of_an_if_sharing_a_configuration_and_a_block_of_the_devices_w
     assert {"_Z7forwardPfi", "_Z8backwardPfi"} <= set(sites)
     assert dims(sites["_Z8warp_sumPfPKf"], "block", []) == (32, 1, 1)  # cudaDevAttrWarpSize
     checked = check_json("branches.cu", "-k", "warp_sum")
-    assert {tuple(l["block"]) for l in checked["launches"]} == {(32, 1, 1)} and checked["findings"] == []
+    assert {tuple(launch["block"]) for launch in checked["launches"]} == {(32, 1, 1)} and checked["findings"] == []
 
 
 def test_host_code_including_curand_kernel_h_is_read():
@@ -191,9 +192,9 @@ def test_what_the_host_code_tests_around_a_launch_bounds_its_values():
     assert input_bounds(guard)[1:] == (None, 4096)
     for kernel, block in (("tile<16>", 16), ("tile<32>", 32)):
         checked = check_json("dispatch.cu", "-k", kernel)
-        assert {tuple(l["block"]) for l in checked["launches"]} == {(block, 1, 1)} and checked["findings"] == []
+        assert {tuple(run["block"]) for run in checked["launches"]} == {(block, 1, 1)} and checked["findings"] == []
     fill = check_json("dispatch.cu", "-k", "fill")
-    assert fill["findings"] == [] and all(l["args"]["n"] <= 4096 for l in fill["launches"])
+    assert fill["findings"] == [] and all(launch["args"]["n"] <= 4096 for launch in fill["launches"])
     # without the sites, the search tries what the host code never does
     assert 10 in [f["line"] for f in errors(check_json("dispatch.cu", "-k", "tile<16>", "--no-launch-sites"))]
     assert errors(check_json("dispatch.cu", "-k", "fill", "--no-launch-sites"))[0]["line"] == 17

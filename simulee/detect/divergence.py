@@ -19,7 +19,8 @@ from simulee.findings import ERROR, Finding, launch_of, place, where
 class Divergence(Detector):
     name = "barrier-divergence"
     needs_trace = False
-    rules = (Rule("barrier-divergence", ERROR, "A barrier is reached by some threads of a block but not by all live ones"),)
+    rules = (Rule("barrier-divergence", ERROR,
+                  "A barrier is reached by some threads of a block but not by all live ones"),)
 
     def launch(self, run: LaunchRun) -> list[Finding]:
         return find_divergence(run.result)
@@ -49,7 +50,8 @@ def find_divergence(result: Result) -> list[Finding]:
                    f"({','.join(map(str, arrived.block))}) waits here but thread "
                    f"({','.join(map(str, missed.thread)) if missed else '?'}) {fate}"
                    f" ({blocks} block{'s' if blocks > 1 else ''})")
-        findings.append(Finding("barrier-divergence", ERROR, result.kernel, message, arrived, missed, launch=launch_of(result),
+        findings.append(Finding("barrier-divergence", ERROR, result.kernel, message, arrived, missed,
+                                launch=launch_of(result),
                                 instances=len(events)))
     return findings
 

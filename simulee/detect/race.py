@@ -52,7 +52,8 @@ class Pairs:
 
 class Races(Detector):
     name = "data-race"
-    rules = (Rule("data-race", ERROR, "Two threads access the same memory without synchronization, at least one writing"),)
+    rules = (Rule("data-race", ERROR,
+                  "Two threads access the same memory without synchronization, at least one writing"),)
 
     def launch(self, run: LaunchRun) -> list[Finding]:
         return find_races(run.model, run.warp_model)
