@@ -21,6 +21,29 @@ ANNOTATED = TESTS / "annotated"
 os.environ.setdefault("SIMULEE_CACHE", str(ROOT / ".pytest_cache" / "simulee-ir"))
 
 
+def position_of(file: str | Path, text: str, kernel: str = "") -> tuple[int, int]:
+    """(line, column), 1-based, where `text` first appears in `file` (a path, or a name
+    under tests/kernels), in `kernel` or after it: tests name source positions by what is
+    written there, never by number, so that editing a test kernel breaks no test."""
+    path = Path(file) if Path(file).is_absolute() or Path(file).exists() else KERNELS / file
+    lines = path.read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if f"void {kernel}(" in line) if kernel else 0
+    for number, line in enumerate(lines[start:], start + 1):
+        if text in line:
+            return number, line.index(text) + 1
+    raise AssertionError(f"{text!r} not in {path}")
+
+
+def line_of(file: str | Path, text: str, kernel: str = "") -> int:
+    """The line where `text` first appears in `file` (see position_of)."""
+    return position_of(file, text, kernel)[0]
+
+
+def at(file: str | Path, text: str, kernel: str = "") -> str:
+    """'LINE:COLUMN' of `text` in `file`, as reports print positions."""
+    return "%d:%d" % position_of(file, text, kernel)
+
+
 @dataclass
 class ExpectedKernel:
     declaration: str

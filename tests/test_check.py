@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import KERNELS, program
+from conftest import KERNELS, line_of, program
 from simulee.check import check_kernel, default_launch
 from interpreter.launch import Alias
 
@@ -19,16 +19,6 @@ def check(file: str, kernel: str, *launches, warp_model: str = INDEPENDENT, **ar
     info = loaded.kernel(kernel)
     built = [default_launch(info, dict(values), grid, block) for grid, block, values in launches]
     return check_kernel(loaded, info, built or [default_launch(info, args)], warp_model)
-
-
-def line_of(file: str, text: str, kernel: str = "") -> int:
-    """The line of tests/kernels/`file` where `text` first appears (in `kernel` or after)."""
-    lines = (KERNELS / file).read_text().splitlines()
-    start = next(i for i, line in enumerate(lines) if f"void {kernel}(" in line) if kernel else 0
-    for number, line in enumerate(lines[start:], start + 1):
-        if text in line:
-            return number
-    raise AssertionError(f"{text!r} not in {file}")
 
 
 def races(result) -> set[tuple]:
