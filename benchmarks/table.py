@@ -62,8 +62,8 @@ class Reconstruction:
         if origin is None:
             fail(f"{path}: no '// project: NAME (table N)' header")
         expected = [Expected(kernel, kind, int(line), int(other) if other else None)
-                    for kernel, kind, line, other in re.findall(r"^// expect: (\S+) (\S+) (\d+)(?:/(\d+))?$", text,
-                                                                re.M)]
+                    for kernel, kind, line, other
+                                           in re.findall(r"^// expect: (\S+) (\S+) (\d+)(?:/(\d+))?$", text, re.M)]
         return cls(path, origin[1], origin[2], expected, re.findall(r"^// fixed: (\S+)$", text, re.M))
 
 

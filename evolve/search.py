@@ -202,8 +202,8 @@ class _Runs:
                 probe[index] = self.contract.bounds[gene.name[-1]].limit if gene.name[-1] == axis else \
                     min(probe[index], self.contract.bounds[gene.name[-1]].limit)
         if np.prod(self.space.launch(probe).block) > MAX_THREADS_PER_BLOCK:
-            probe = [1 if g.name.startswith("block.") and g.name != f"block.{axis}" else v for g, v in zip(genes,
-                                                                                                           probe)]
+            probe = [1 if g.name.startswith("block.") and g.name != f"block.{axis}" else v
+                     for g, v in zip(genes, probe)]
         return probe
 
     def raised(self, values: list) -> list:

@@ -163,8 +163,8 @@ class SearchSpace:
                         read = _reads_axis(reads, what, axis)
                         defaults[expression[1]] = getattr(base, what)["xyz".index(axis)] if read else 1
                         if read and what not in fixed:
-                            chosen[expression[1]] = gene(f"{what}.{axis}", lambda c=ceiling,
-                                                         n=f"{what}.{axis}": Gene(n, 1, c))
+                            chosen[expression[1]] = gene(f"{what}.{axis}",
+                                                         lambda c=ceiling, n=f"{what}.{axis}": Gene(n, 1, c))
             for name, expression in given.items():
                 if expression[0] == "input" and site.inputs[expression[1]].kind != "pointer":
                     defaults[expression[1]] = base.args.get(name, defaults[expression[1]])
@@ -172,14 +172,13 @@ class SearchSpace:
                         chosen[expression[1]] = gene(name, lambda p=scalars[name]: _scalar_gene(
                             p, relevant[p.name.partition(".")[0]]))
             computed_dims = [e for e in site.grid + site.block if e[0] != "input"]  # a bare input is done above
-            needed = inputs_of(site.shared).union(*(inputs_of(e) for e in computed_dims),
-                                                  *(inputs_of(e) for n,
-                                                    e in given.items() if n.partition(".")[0] in relevant))
+            needed = inputs_of(site.shared).union(
+                *(inputs_of(e) for e in computed_dims),
+                *(inputs_of(e) for n, e in given.items() if n.partition(".")[0] in relevant))
             for index in sorted(needed):
                 if chosen[index] is None and site.inputs[index].kind != "pointer":
-                    chosen[index] = gene(f"{site.label}#{index}", lambda i=site.inputs[index],
-                                         n=f"{site.label}#{index}":
-                                         _input_gene(n, i))
+                    chosen[index] = gene(f"{site.label}#{index}",
+                                         lambda i=site.inputs[index], n=f"{site.label}#{index}": _input_gene(n, i))
             bounds = tuple(b for b in map(input_bounds, site.conditions) if b is not None)
             plans.append(SitePlan(site, tuple(chosen), tuple(defaults), tuple(given.items()), aliases, bounds,
                                   packed_inputs(site)))

@@ -34,8 +34,8 @@ def relevant_parameters(program: Program, kernel: KernelInfo) -> dict[str, list[
                if param.kind in ("integer", "float", "pointer")]
     taint = _solved(program, kernel, sources)
     return {param.name: [use for use in (ADDRESS, BRANCH) if taint.sinks[use] >> bit & 1]
-            for bit, (_,
-                      param) in enumerate(sources) if taint.sinks[ADDRESS] >> bit & 1 or taint.sinks[BRANCH] >> bit & 1}
+            for bit, (_, param) in enumerate(sources)
+            if taint.sinks[ADDRESS] >> bit & 1 or taint.sinks[BRANCH] >> bit & 1}
 
 
 @dataclass(frozen=True)
@@ -82,8 +82,8 @@ def address_sources(program: Program, kernel: KernelInfo) -> dict[tuple[str, int
             if bits:
                 named = [(p.name, p.kind == "pointer") for bit, (_, p) in enumerate(sources) if bits >> bit & 1]
                 found[(function.name, position)] = AddressSource(
-                    frozenset(n for n, pointer in named if not pointer), frozenset(n for n,
-                                                                                   pointer in named if pointer),
+                    frozenset(n for n, pointer in named if not pointer),
+                    frozenset(n for n, pointer in named if pointer),
                     bool(bits & varying))
     root.analyses["address_sources"] = found
     return found

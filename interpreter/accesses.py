@@ -81,8 +81,8 @@ class Accesses:
             firsts = np.flatnonzero(np.r_[True, ordered_keys[1:] != ordered_keys[:-1]])
             initial = current[order][firsts].copy()
             values = operand[lanes][order]
-            compare = None if expected is None else np.broadcast_to(np.asarray(expected, dtype=dtype),
-                                                                    (count,))[lanes][order]
+            compare = None if expected is None else \
+                np.broadcast_to(np.asarray(expected, dtype=dtype), (count,))[lanes][order]
             if operation == "cmpxchg" and dtype.kind == "f":  # compare bit patterns
                 initial, values, compare = unsigned(initial), unsigned(values), unsigned(compare)
             old_sorted, final = atomics.serialize(operation, initial, segment, values, compare)

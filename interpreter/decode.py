@@ -140,8 +140,8 @@ def decode_function(function: ir.Function, layout: DataLayout, debug: DebugInfo)
         function.name, params, slot_types, slot_names, constants, ops, infos,
         reverse_post_order([info.successors for info in infos]),
         # Blocks without successors leave the function (ret, unreachable).
-        immediate_post_dominators([info.successors for info in infos], [n for n,
-                                                                        i in enumerate(infos) if not i.successors]),
+        immediate_post_dominators([info.successors for info in infos],
+                                  [n for n, i in enumerate(infos) if not i.successors]),
         frozenset(callees),
     )
 
@@ -249,8 +249,8 @@ def _write_constant(image: bytearray, offset: int, value, ty: Type, layout: Data
         if ty.bits in _FLOAT_FORMATS and ty.name != "bfloat":
             image[offset : offset + ty.bits // 8] = struct.pack(_FLOAT_FORMATS[ty.bits], value.value)
         elif ty.name == "bfloat":
-            image[offset : offset + 2] = (struct.unpack("<I", struct.pack("<f",
-                                                                          value.value))[0] >> 16).to_bytes(2, "little")
+            bits = struct.unpack("<I", struct.pack("<f", value.value))[0]
+            image[offset : offset + 2] = (bits >> 16).to_bytes(2, "little")
     elif isinstance(value, ir.ConstBytes):
         image[offset : offset + len(value.data)] = value.data
     elif isinstance(value, ir.ConstAggregate):

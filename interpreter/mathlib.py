@@ -186,8 +186,8 @@ def _funnel(left: bool):
     def call(args, types, result):
         bits = scalar_type(result).bits
         dtype = dtype_of(result)
-        a, b = unsigned_of_width(args[0], result).astype(np.uint64), unsigned_of_width(args[1],
-                                                                                       result).astype(np.uint64)
+        a = unsigned_of_width(args[0], result).astype(np.uint64)
+        b = unsigned_of_width(args[1], result).astype(np.uint64)
         c = (unsigned_of_width(args[2], result).astype(np.uint64) % np.uint64(bits))
         combined_high, combined_low = a, b
         mask = np.uint64((1 << bits) - 1)

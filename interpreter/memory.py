@@ -82,8 +82,8 @@ class Region:
             self.data = grown
         if (self.fill is not None or self.pointees is not None) and offsets is not None:
             if len(self.filled) < len(self.data) // FILL_CHUNK:
-                self.filled = np.concatenate([self.filled, np.zeros(len(self.data) // FILL_CHUNK - len(self.filled),
-                                                                    bool)])
+                missing = len(self.data) // FILL_CHUNK - len(self.filled)
+                self.filled = np.concatenate([self.filled, np.zeros(missing, bool)])
             chunks = np.union1d(offsets // FILL_CHUNK, (offsets + size - 1) // FILL_CHUNK)
             fresh = chunks[~self.filled[chunks]]
             if len(fresh) and self.pointees is not None:

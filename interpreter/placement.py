@@ -67,8 +67,8 @@ class Placement:
         for index, name in enumerate(self.function_names):
             self.addresses[name] = tag(CODE, index + 1, 0)
         self.shared_bytes = self._place_globals(launch, kernel.shared_variables)
-        self.arguments = [None if isinstance(launch.args.get(param.name), Alias) else self._argument(index, param,
-                                                                                                     launch)
+        self.arguments = [None if isinstance(launch.args.get(param.name), Alias)
+                          else self._argument(index, param, launch)
                           for index, param in enumerate(kernel.params)]
         for index, param in enumerate(kernel.params):  # aliases point where their targets do
             if self.arguments[index] is None:
@@ -105,8 +105,8 @@ class Placement:
                 bound = launch.args.get(name)  # an array the caller binds to a global (a texture, say)
                 data = image.data if image.data is not None else np.zeros(image.size, dtype=np.uint8)
                 if name in self.program.host_written and not image.relocations:
-                    data = _made_up(image.type, data, _fill(launch, launch.seed * 1000 + zlib.crc32(name.encode()),
-                                                            None), self.layout)
+                    fill = _fill(launch, launch.seed * 1000 + zlib.crc32(name.encode()), None)
+                    data = _made_up(image.type, data, fill, self.layout)
                 elif space == GLOBAL and not image.relocations and not any(data):
                     data = self._fresh_pointers(name, image.type, data, launch)
                 region = self.memory.add_region(name, space, data, read_only=space == CONSTANT)

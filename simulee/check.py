@@ -71,8 +71,8 @@ class KernelCheck:
                 "barriers": [v.to_json() for v in self.verdicts], "assumptions": self.assumptions,
                 "notes": self.notes, "seconds": round(self.seconds, 3),
                 **({"search": self.search} if self.search is not None else {}),
-                **({"suppressed": [dict(f.to_json(), reason=r) for f,
-                                   r in self.suppressed]} if self.suppressed else {})}
+                **({"suppressed": [dict(finding.to_json(), reason=reason) for finding, reason in self.suppressed]}
+                   if self.suppressed else {})}
 
 
 def indices_read(program: Program, kernel: KernelInfo) -> tuple[str, ...]:
@@ -276,11 +276,10 @@ def _doubt(finding: Finding, launch: Launch, made_up: list[str]) -> str:
     """What guess of Simulee's the launch showing `finding` rests on for it ('' when none):
     two pointers made one buffer by the search, or, on the launch of a launch site, a race
     whose addresses are computed from the content Simulee made up for the buffers
-    `made_up` (and that buffers of distinct values,
-               of sorted ones or of the identity do not show): the host code's data has
-    invariants Simulee does not see (an index array that is a permutation, a scan). A kernel
-    checked alone, with no launch site, must be right whatever its buffers hold, as a
-    verifier takes it."""
+    `made_up` (and that buffers of distinct values, of sorted ones or of the identity do
+    not show): the host code's data has invariants Simulee does not see (an index array
+    that is a permutation, a scan). A kernel checked alone, with no launch site, must be
+    right whatever its buffers hold, as a verifier takes it."""
     if searched_alias(launch):
         pairs = ", ".join(f"{name}=={value.target}" for name, value in launch.args.items() if isinstance(value, Alias))
         return (f"only when {pairs}: an in-place call, which no launch site or user makes; mark the pointers "

@@ -668,8 +668,7 @@ def run_check(args) -> int:
     seconds = time.perf_counter() - start
     formats = {"text": lambda: report.text(checks, args.barriers, seconds, args.verbose, len(unreadable)),
                "json": lambda: report.json_text(checks, unreadable),
-               "csv": lambda: report.csv_text(checks,
-                                              path.resolve().name if path.is_dir() else path.resolve().parent.name),
+               "csv": lambda: report.csv_text(checks, (path if path.is_dir() else path.parent).resolve().name),
                "sarif": lambda: report.sarif_text(checks, unreadable)}
     write_output(formats[args.format](), args.output)
     if args.format != "text":  # the text report says it among the findings; the others only hold it

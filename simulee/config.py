@@ -395,8 +395,8 @@ class Config:
         merged: dict = {"args": {}, "ranges": {}, "choices": {}, "relations": [], "buffers": {}, "aliases": {},
                         "sources": []}
         for number, entry in enumerate(self.entries, 1):
-            if not (_file_matches(relative, entry.get("file", "*")) and _name_matches(kernel.name, entry.get("name",
-                                                                                                             "*"))):
+            if not (_file_matches(relative, entry.get("file", "*"))
+                    and _name_matches(kernel.name, entry.get("name", "*"))):
                 continue
             where = f"{self.path.name if self.path else CONFIG_NAME}: [[kernel]] {number}"
             exact = not any(c in entry.get("name", "*") for c in "*?[")
@@ -535,8 +535,8 @@ def _argument(name: str, value, where: str):
     """('value', v), ('range', (low, high)) or ('choices', (...))."""
     if isinstance(value, bool) or isinstance(value, (int, float)):
         return "value", int(value) if isinstance(value, bool) else value
-    if isinstance(value, list) and value and all(isinstance(v, (int, float)) and not isinstance(v,
-                                                                                                bool) for v in value):
+    numbers = isinstance(value, list) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+    if numbers and value:
         return "choices", tuple(sorted(value))
     if isinstance(value, str):
         match = _RANGE.match(value)

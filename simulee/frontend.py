@@ -500,8 +500,8 @@ def _clang_named(name: str | None) -> Clang:
 @functools.cache
 def _frontend_fingerprint() -> str:
     """A hash of the modules that produce IR, so that changing them invalidates the cache."""
-    return "".join(file_digest(module.__file__) or "" for module in (sys.modules[__name__], device_library, ptx,
-                                                                     salvage))
+    modules = (sys.modules[__name__], device_library, ptx, salvage)
+    return "".join(file_digest(module.__file__) or "" for module in modules)
 
 
 def _read_depfile(path: Path) -> list[str]:

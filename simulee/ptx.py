@@ -1209,8 +1209,8 @@ class Statement:
         predicate = self._read(operands[1], 1)
         mask = self._read(operands[2], 32)
         if mode == "ballot":
-            self._write(operands[0], self._call("i32", "llvm.nvvm.vote.ballot.sync", [("i32", mask), ("i1",
-                                                                                                      predicate)]),
+            self._write(operands[0], self._call("i32", "llvm.nvvm.vote.ballot.sync",
+                                                [("i32", mask), ("i1", predicate)]),
                         32)
             return
         self._write(operands[0], self._call("i1", f"llvm.nvvm.vote.{mode}.sync", [("i32", mask), ("i1", predicate)]), 1)

@@ -198,8 +198,9 @@ class Salvage:
             lines = text.split("\n")
             number = int(line)
             in_host = any(f.first <= number <= f.last for f in host_functions(text))
-            if in_host and number <= len(lines) and re.match(r"%s\s*\(" % re.escape(name),
-                                                             lines[number - 1][int(column) - 1:]):
+            called = number <= len(lines) and re.match(r"%s\s*\(" % re.escape(name),
+                                                       lines[number - 1][int(column) - 1:])
+            if in_host and called:
                 found.append(name)
         return found
 

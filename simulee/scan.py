@@ -406,8 +406,8 @@ class Ledger:
         by_type = Counter((f["type"], f["severity"]) for f in findings)
         lines += _markdown(("type", "severity", "findings", "kernels", "files"),
                            [(kind, severity, count,
-                             len({(f["file"], f["kernel"]) for f in findings if (f["type"],
-                                                                                 f["severity"]) == (kind, severity)}),
+                             len({(f["file"], f["kernel"]) for f in findings
+                                     if (f["type"], f["severity"]) == (kind, severity)}),
                              len({f["file"] for f in findings if (f["type"], f["severity"]) == (kind, severity)}))
                             for (kind, severity), count in sorted(by_type.items())], "Findings by type")
         per_file: dict[str, Counter] = {}

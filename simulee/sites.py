@@ -120,8 +120,8 @@ def through(site: Site, call: Call) -> Site:
         outer = inputs[passed[1]]
         if (passed[1], part) not in halves:
             halves[passed[1], part] = ["input", len(inputs)]
-            inputs.append(Input("integer", 32, f"{part} of {outer.what}", outer.parameter and (*outer.parameter[:2],
-                                                                                               part)))
+            parameter = outer.parameter and (*outer.parameter[:2], part)
+            inputs.append(Input("integer", 32, f"{part} of {outer.what}", parameter))
         return halves[passed[1], part]
 
     for index, value in enumerate(site.inputs):
@@ -421,8 +421,8 @@ def _halves(packed: list) -> tuple[list, list]:
     if packed[0] == "or":
         parts = packed[2:4]
         lows = [p for p in parts if p[0] == "zext" and p[2] <= 32 or p[0] == "const" and p[1] < 1 << 32]
-        highs = [p for p in parts if p[0] == "shl" and p[3] == ["const",
-                                                                32] or p[0] == "const" and p[1] % (1 << 32) == 0]
+        highs = [p for p in parts
+                 if p[0] == "shl" and p[3] == ["const", 32] or p[0] == "const" and p[1] % (1 << 32) == 0]
         if len(lows) == 1 and len(highs) == 1 and lows[0] is not highs[0]:
             low = ["trunc", 32, 64, lows[0]]
             high = ["trunc", 32, 64, highs[0][2] if highs[0][0] == "shl" else ["const", highs[0][1] >> 32]]

@@ -27,8 +27,8 @@ def test_a_reconstruction_shows_its_bugs_and_its_fixed_twin_none(run_cli, path):
     assert status in (0, 1), err  # 0 when only warnings are expected
     kernels = json.loads(out)["kernels"]
     assert {k["kernel"] for k in kernels} == {f[0] for f in findings} | fixed
-    found = {(f["kernel"], f["type"], f["line"], f["second"]["line"] if f["second"] and expected_other(findings,
-                                                                                                       f) else None)
+    found = {(f["kernel"], f["type"], f["line"],
+              f["second"]["line"] if f["second"] and expected_other(findings, f) else None)
              for k in kernels for f in k["findings"]}
     assert found == findings
 

@@ -43,8 +43,7 @@ def test_a_suite_is_run_with_what_each_file_states(tmp_path):
     with open(tmp_path / "rows.csv", newline="") as handle:
         rows = {(row["file"], row["mode"]): row for row in csv.DictReader(handle)}
     assert len(rows) == 8
-    clean, racy, big = rows["clean/kernel.cu", "stated"], rows["racy/kernel.cu", "stated"], rows["big/kernel.cu",
-                                                                                                 "stated"]
+    clean, racy, big = (rows[name, "stated"] for name in ("clean/kernel.cu", "racy/kernel.cu", "big/kernel.cu"))
     assert (clean["expected"], clean["outcome"], clean["errors"]) == ("clean", "ok", "0")
     assert (racy["expected"], racy["outcome"], racy["types"]) == ("bug", "ok", "data-race")
     assert (big["outcome"], big["reason"]) == ("error", "simulee: error: --block 2048: x is at most 1,024 in CUDA")

@@ -58,38 +58,44 @@ def test_float_atomic_add_is_sequential_in_single_precision():
     assert final[0] == total
 
 
-def reference_shuffle(mode, lane, operand, clamp):
-    segment = (clamp >> 8) & 0x1F
-    min_lane = lane & segment
-    max_lane = min_lane | ((clamp & 0x1F) & ~segment)
-    if mode == "idx":
-        source, valid = min_lane | (operand & ~segment), None
-        valid = source <= max_lane
-    elif mode == "up":
-        source = lane - operand
-        valid = source >= max_lane
-    elif mode == "down":
-        source = lane + operand
-        valid = source <= max_lane
-    else:
-        source = lane ^ operand
-        valid = source <= max_lane
-    return (source if valid else lane), valid
+def _groups(width: int, sources) -> list:
+    """`sources` (for the lanes of one group of `width`, relative to its first lane)
+    repeated over the 32 lanes of a warp."""
+    return [None if source is None else start + source for start in range(0, 32, width) for source in sources]
 
 
-@pytest.mark.parametrize("mode", ["idx", "up", "down", "bfly"])
-@pytest.mark.parametrize("width", [1, 2, 4, 8, 16, 32])
-def test_shuffles_follow_ptx(mode, width):
-    lanes = np.arange(64)
+# (mode, operand, width, the lane each of the 32 lanes reads; None: out of range, the lane
+# keeps its own value), hand-written from the CUDA Programming Guide's __shfl_sync,
+# __shfl_up_sync, __shfl_down_sync and __shfl_xor_sync.
+SHUFFLE_CASES = [
+    ("idx", 3, 32, [3] * 32),
+    ("idx", 3, 8, [3] * 8 + [11] * 8 + [19] * 8 + [27] * 8),
+    ("idx", 37, 32, [5] * 32),  # srcLane beyond the warp wraps
+    ("idx", 6, 4, _groups(4, [2, 2, 2, 2])),  # ... and beyond the width
+    ("up", 2, 16, [None, None] + list(range(0, 14)) + [None, None] + list(range(16, 30))),
+    ("up", 1, 32, [None] + list(range(0, 31))),
+    ("down", 4, 32, list(range(4, 32)) + [None] * 4),
+    ("down", 1, 4, _groups(4, [1, 2, 3, None])),
+    ("bfly", 1, 32, _groups(2, [1, 0])),
+    ("bfly", 16, 32, list(range(16, 32)) + list(range(0, 16))),
+    ("bfly", 4, 8, _groups(8, [4, 5, 6, 7, 0, 1, 2, 3])),
+    # a later group is out of reach (own value), an earlier one is not
+    ("bfly", 4, 4, [None] * 4 + [0, 1, 2, 3] + [None] * 4 + [8, 9, 10, 11] + [None] * 4 + [16, 17, 18, 19]
+     + [None] * 4 + [24, 25, 26, 27]),
+]
+
+
+@pytest.mark.parametrize("mode, operand, width, sources", SHUFFLE_CASES)
+def test_shuffles_read_the_lane_cuda_documents(mode, operand, width, sources):
+    lanes = np.arange(64)  # two warps: each exchanges within itself
     warps = collectives.Warps(lanes // 32, lanes % 32)
-    values = np.arange(64, dtype=np.int32) * 7
-    operand = np.arange(64) % 5 + (3 if mode == "idx" else 1)
-    clamp = ((32 - width) << 8) | (0 if mode == "up" else 0x1F)
-    result, valid = collectives.shuffle(mode, warps, values, operand, clamp)
-    for lane in range(64):
-        source, ok = reference_shuffle(mode, lane % 32, int(operand[lane]), clamp)
-        assert result[lane] == values[(lane // 32) * 32 + (source & 31)], lane
-        assert valid[lane] == ok
+    values = 1000 + lanes.astype(np.int32) * 7
+    clamp = ((32 - width) << 8) | (0 if mode == "up" else 0x1F)  # how CUDA's headers encode the width
+    result, valid = collectives.shuffle(mode, warps, values, np.full(64, operand), np.full(64, clamp))
+    for warp in (0, 32):
+        expected = [values[warp + lane if source is None else warp + source] for lane, source in enumerate(sources)]
+        assert result[warp : warp + 32].tolist() == expected
+        assert valid[warp : warp + 32].tolist() == [source is not None for source in sources]
 
 
 def test_votes_over_partial_warps():

@@ -68,8 +68,8 @@ def find_faults(result: Result) -> list[Finding]:
         count = f"{threads} thread{'s' if threads > 1 else ''}" if total <= kept else \
             f"at least {threads:,} threads ({total:,} faulting accesses)"
         message = f"{kind.replace('-', ' ')} in {count}" + (f": {faults[0].detail}" if faults[0].detail else "")
-        findings.append(Finding(kind, ERROR, result.kernel, message, first, launch=launch, instances=max(threads,
-                                                                                                         total),
+        findings.append(Finding(kind, ERROR, result.kernel, message, first, launch=launch,
+                                instances=max(threads, total),
                                 ops=tuple(sorted({(ops[f.op].function, ops[f.op].index) for f in faults
                                                   if 0 <= f.op < len(ops)}))))
     for assertion in result.events.assertions:
