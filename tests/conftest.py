@@ -44,6 +44,12 @@ def at(file: str | Path, text: str, kernel: str = "") -> str:
     return "%d:%d" % position_of(file, text, kernel)
 
 
+def after(file: str | Path, text: str) -> str:
+    """'LINE:COLUMN' just past `text` in `file` (where clang reports what is missing there)."""
+    line, column = position_of(file, text)
+    return f"{line}:{column + len(text)}"
+
+
 @dataclass
 class ExpectedKernel:
     declaration: str

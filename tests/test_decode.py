@@ -8,7 +8,7 @@ import llvmlite.binding as llvm
 import networkx as nx
 import pytest
 
-from conftest import IR_FILES, KERNELS, kernel_files, program
+from conftest import IR_FILES, KERNELS, at, kernel_files, line_of, program
 from interpreter import irparse as ir
 from interpreter.decode import Address, immediate_post_dominators, reverse_post_order
 from interpreter.types import ArrayType, DataLayout, FloatType, IntType, PointerType, StructType, VectorType
@@ -281,8 +281,9 @@ def test_locations_follow_inlining_to_the_kernel():
     chain = atomic.location.chain()
     assert chain[0].file.endswith("simulee/include/simulee/atomics.h")
     assert chain[-1] == atomic.location.outermost()
-    assert chain[-1].file == str(KERNELS / "qualifiers.cu") and chain[-1].line == 23
-    assert str(chain[-1]) == f"{KERNELS / 'qualifiers.cu'}:23:3"
+    source = KERNELS / "qualifiers.cu"
+    assert chain[-1].file == str(source) and chain[-1].line == line_of(source, "atomicAdd(&device_counter")
+    assert str(chain[-1]) == f"{source}:{at(source, 'atomicAdd(&device_counter')}"
 
 
 def test_locations_of_device_function_code():
@@ -290,8 +291,10 @@ def test_locations_of_device_function_code():
     function = loaded.function(loaded.kernels[0].symbol)
     multiplies = [op for op in function.ops if op.opcode == "mul"]
     # square() is inlined twice through sum_of_squares() into the kernel
-    assert {op.location.line for op in multiplies} == {6}
-    assert {tuple(place.line for place in op.location.chain()) for op in multiplies} == {(6, 7, 12)}
+    assert {op.location.line for op in multiplies} == {line_of(KERNELS / "device_functions.cu", "return x * x")}
+    source = KERNELS / "device_functions.cu"
+    nested = tuple(line_of(source, text) for text in ("return x * x", "return square(a)", "= sum_of_squares("))
+    assert {tuple(place.line for place in op.location.chain()) for op in multiplies} == {nested}
 
 
 def test_functions_in_a_named_comdat_parse():
