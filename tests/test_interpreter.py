@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import KERNELS, program
+from conftest import KERNELS, at, line_of, program
 from interpreter.launch import Launch
 from interpreter.simt import execute
 from interpreter.trace import READ, WRITE
@@ -249,7 +249,7 @@ def test_division_by_zero_is_a_fault_not_an_exception():
     (fault,) = result.events.faults
     assert fault.kind == "division-by-zero" and fault.threads.tolist() == [1, 3, 5, 7]
     assert result.buffers["out"].tolist() == [0, 0, 1, 0, 1, 0, 1, 0]
-    assert result.trace.ops[fault.op].location.line == 20
+    assert result.trace.ops[fault.op].location.line == line_of("faults.cu", "a[threadIdx.x] / b[threadIdx.x]")
 
 
 def test_overflow_wraps_at_every_width():
@@ -527,7 +527,7 @@ def test_early_return_before_a_barrier_is_divergence():
     (event,) = result.events.barrier_divergence
     assert event.block == 1 and len(event.arrived) == 44 and len(event.missing) == 212
     ops = result.trace.ops
-    assert ops[event.op].location.line == 20  # the barrier
+    assert ops[event.op].location.line == line_of("barrier_divergence.cu", "__syncthreads", "early_return")
     assert ops[int(event.missing_ops[0])].opcode == "ret"
 
 
@@ -641,8 +641,8 @@ def test_std_math_local_headers_and_constant_memory():
     result = run("local_header.cu", "blur", 1, 32, args={"in": values, "out": np.zeros(10, np.float32), "n": 10})
     padded = np.concatenate([[0], values, [9]])
     np.testing.assert_allclose(result.buffers["out"], (padded[:-2] + padded[1:-1] + padded[2:]) / 3, rtol=1e-6)
-    result = run("qualifiers.cu", "qualified", 1, 8, args={"in": np.ones(8, np.float32), "out": np.zeros(8,
-                                                                                                         np.float32)})
+    result = run("qualifiers.cu", "qualified", 1, 8,
+                 args={"in": np.ones(8, np.float32), "out": np.zeros(8, np.float32)})
     np.testing.assert_allclose(result.buffers["out"], np.array([0.5, 0.25, 0.125, 0.0625] * 2) * 0.9 + 1, rtol=1e-6)
     radius = np.array([1.0, -1.0], np.float32)
     result = run("cuda_headers.cu", "circle", 1, 2, args=dict(area=np.zeros(2, np.float32), radius=radius))
@@ -710,7 +710,7 @@ def test_run_reports_faults_and_exits_1(run_cli, tmp_path):
     status, stdout, stderr = run_cli("run", KERNELS / "faults.cu", "-k", "out_of_bounds", "--grid", "1", "--block",
                                      "8", "--arg", "n=5", "--buffer", "data=int32:10")
     assert status == 1
-    assert "faults.cu:17:73: error: out of bounds in 3 threads\n" in stderr
+    assert f"faults.cu:{at('faults.cu', '= 1; }')}: error: out of bounds in 3 threads\n" in stderr
     assert "witness block (0,0,0) thread (5,0,0)" in stderr
     assert " 3 faults, " in stdout
 
@@ -727,16 +727,18 @@ def test_run_prints_printf_and_paged_buffers(run_cli, tmp_path):
 def test_run_divergence_and_step_limit_are_findings(run_cli):
     status, _, stderr = run_cli("run", KERNELS / "barrier_divergence.cu", "-k", "early_return", "--grid", "2",
                                 "--block", "256", "--arg", "n=300")
-    assert status == 1 and "barrier_divergence.cu:20:3: error: barrier divergence: thread (0,0,0) of block (1,0,0) " \
-        "waits here but thread (44,0,0) exited at line 22:1 (1 block)" in stderr
+    barrier, end = at("barrier_divergence.cu", "__syncthreads", "early_return"), at("barrier_divergence.cu", "}",
+                                                                                    "early_return")
+    assert status == 1 and f"barrier_divergence.cu:{barrier}: error: barrier divergence: thread (0,0,0) of block " \
+        f"(1,0,0) waits here but thread (44,0,0) exited at line {end} (1 block)" in stderr
     status, _, stderr = run_cli("run", KERNELS / "loops.cu", "-k", "count_forever", "--grid", "1", "--block", "4",
                                 "--step-limit", "500")  # maybe only longer than the limit: a warning
-    assert status == 0 and "loops.cu:42:12: warning: threads were still running this loop when the launch stopped " \
-        "at its step limit of 500 scheduler steps; the loop may be endless or only longer than the limit (raise it " \
-        "with --step-limit 5000)" in stderr
+    assert status == 0 and f"loops.cu:{at('loops.cu', '!= 1u')}: warning: threads were still running this loop " \
+        "when the launch stopped at its step limit of 500 scheduler steps; the loop may be endless or only longer " \
+        "than the limit (raise it with --step-limit 5000)" in stderr
     status, _, stderr = run_cli("run", KERNELS / "faults.cu", "-k", "spin_forever", "--grid", "1", "--block", "4")
-    assert status == 1 and "faults.cu:24:18: error: endless loop: threads came back to this loop with their " \
-        "registers and all memory unchanged, and no other thread can run" in stderr
+    assert status == 1 and f"faults.cu:{at('faults.cu', '== 0) {')}: error: endless loop: threads came back to " \
+        "this loop with their registers and all memory unchanged, and no other thread can run" in stderr
 
 
 @pytest.mark.parametrize("extra, message", [
