@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from conftest import KERNELS, expected_kernels, kernel_files, program
+from conftest import KERNELS, expected_kernels, kernel_files, line_of, program
 
 
 def test_there_are_enough_test_kernels():
@@ -91,7 +91,8 @@ def test_cli_lists_one_file(run_cli, monkeypatch):
     status, out, err = run_cli("kernels", "tests/kernels/reduction.cu")
     assert status == 0, err
     assert out == (
-        "tests/kernels/reduction.cu:8: reduce_sum(const float *in, float *out, int n)\n"
+        f"tests/kernels/reduction.cu:{line_of('reduction.cu', 'void reduce_sum(')}: "
+        "reduce_sum(const float *in, float *out, int n)\n"
         "    reads threadIdx.x blockIdx.x blockDim.x; shared 1024 B\n"
     )
 

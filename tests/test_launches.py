@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import KERNELS, program
+from conftest import KERNELS, at, line_of, position_of, program
 
 MANY = KERNELS / "many_params.cu"
 LOOPS = KERNELS / "loops.cu"
@@ -57,9 +57,9 @@ def test_the_largest_launches_cuda_allows_start_at_once_and_stop_at_the_limits(r
     status, out, err = run_cli("run", SAXPY, "--grid", "2147483647", "--block", "1", "--arg", "n=8", "--arg", "a=1",
                                "--step-limit", "50")
     assert status == 0
-    assert err.startswith("tests/kernels/saxpy.cu:7:11: warning: the launch stopped at its step limit of 50 scheduler "
-                          "steps before its blocks finished: 1,310,720 of 2,147,483,647 blocks ran (raise it with "
-                          "--step-limit 500)\n")
+    assert err.startswith(f"tests/kernels/saxpy.cu:{at(SAXPY, 'blockIdx.x * blockDim.x')}: warning: the launch "
+                          "stopped at its step limit of 50 scheduler steps before its blocks finished: 1,310,720 of "
+                          "2,147,483,647 blocks ran (raise it with --step-limit 500)\n")
     assert out.startswith("simulee: saxpy: 1,310,720 threads,")
     status, out, err = run_cli("run", SAXPY, "--grid", "65535,65535", "--block", "1024", "--arg", "n=8",
                                "--arg", "a=1", "--max-seconds", "0.5")
@@ -79,9 +79,10 @@ def test_a_launch_too_large_to_check_in_full_is_sampled_and_says_so(run_cli):
     status, out, _ = run_cli("check", SAXPY, "--grid", "65535,65535", "--block", "1024", "--arg", "n=8",
                              "--arg", "a=1", "--no-search")  # blocks of one x and different y collide
     assert status == 1 and out.startswith(
-        "tests/kernels/saxpy.cu:6: note: saxpy: launch grid (65535,65535,1) block (1024,1,1) has 4,397,912,294,400 "
-        "threads, too many to check in full: checked 1,024 of its 4,294,836,225 blocks (linear block indices 0-255, "
-        "1,431,611,989-1,431,612,244, 2,863,223,979-2,863,224,234, 4,294,835,969-4,294,836,224)\n")
+        f"tests/kernels/saxpy.cu:{line_of(SAXPY, 'void saxpy(')}: note: saxpy: launch grid (65535,65535,1) block "
+        "(1024,1,1) has 4,397,912,294,400 threads, too many to check in full: checked 1,024 of its 4,294,836,225 "
+        "blocks (linear block indices 0-255, 1,431,611,989-1,431,612,244, 2,863,223,979-2,863,224,234, "
+        "4,294,835,969-4,294,836,224)\n")
     assert "error: data race (read-write, global, inter-block)" in out
 
 
@@ -204,17 +205,18 @@ def test_a_loop_stopped_by_the_step_limit_is_a_warning_at_its_own_line(run_cli):
     status, _, err = run_cli("run", LOOPS, "-k", "count_forever", "--grid", "1", "--block", "64",
                              "--step-limit", "3000")
     assert status == 0
-    assert err.startswith("tests/kernels/loops.cu:42:12: warning: threads were still running this loop when the "
-                          "launch stopped at its step limit of 3,000 scheduler steps; the loop may be endless or only "
-                          "longer than the limit (raise it with --step-limit 30000)\n"
-                          "    42 |   while (i != 1u) {\n")
+    line, column = position_of(LOOPS, "!= 1u")
+    assert err.startswith(f"tests/kernels/loops.cu:{line}:{column}: warning: threads were still running this loop "
+                          "when the launch stopped at its step limit of 3,000 scheduler steps; the loop may be endless "
+                          "or only longer than the limit (raise it with --step-limit 30000)\n"
+                          f"{line:>6} |   while (i != 1u) {{\n")
 
 
 def test_a_loop_that_comes_back_unchanged_is_an_endless_loop(run_cli):
     status, _, err = run_cli("run", LOOPS, "-k", "wait_for_flag", "--grid", "2", "--block", "64")
     assert status == 1
-    assert "loops.cu:50:18: error: endless loop: threads came back to this loop with their registers and all memory " \
-           "unchanged, and no other thread can run" in err
+    assert f"loops.cu:{at(LOOPS, '== 0', 'wait_for_flag')}: error: endless loop: threads came back to this loop with " \
+           "their registers and all memory unchanged, and no other thread can run" in err
 
 
 def test_a_flag_another_warp_sets_ends_the_wait(run_cli, tmp_path):
@@ -228,8 +230,8 @@ def test_a_stack_overflow_names_its_function_and_line_and_stops_the_threads(run_
     status, out, err = run_cli("run", LOOPS, "-k", "big_stack", "--grid", "4", "--block", "64", "--arg", "n=1")
     assert status == 1
     assert err.splitlines()[0] == (
-        "tests/kernels/loops.cu:68:3: error: stack overflow in 256 threads: deep_table needs 1,200,000 bytes of local "
-        "memory per thread, more than the 524,288 a CUDA thread may have")
+        f"tests/kernels/loops.cu:{at(LOOPS, 'int table[300000]')}: error: stack overflow in 256 threads: deep_table "
+        "needs 1,200,000 bytes of local memory per thread, more than the 524,288 a CUDA thread may have")
     assert err.count("error:") == 1  # no null pointers after it: the threads stopped
     assert ", 256 faults," in out
 
