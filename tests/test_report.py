@@ -12,7 +12,7 @@ import jsonschema
 import pandas as pd
 import pytest
 
-from conftest import KERNELS
+from conftest import KERNELS, at, line_of, position_of
 from simulee.report import CSV_COLUMNS
 
 RACES = KERNELS / "global_races.cu"
@@ -32,23 +32,26 @@ def test_json_report_field_by_field(run_cli):
     assert document["tool"] == "simulee" and document["version"]
     (kernel,) = document["kernels"]
     assert kernel["kernel"] == "atomic_vs_plain" and kernel["file"].endswith("tests/kernels/global_races.cu")
-    assert kernel["line"] == 46 and kernel["status"] == "ok" and kernel["error"] is None
+    write, atomic = position_of(RACES, "= 0;", "atomic_vs_plain"), position_of(RACES, "atomicAdd(&counter[0]")
+    assert kernel["line"] == line_of(RACES, "void atomic_vs_plain(") and kernel["status"] == "ok"
+    assert kernel["error"] is None
     (launch,) = kernel["launches"]
     assert (launch["grid"], launch["block"], launch["args"], launch["fitness"]) == ([1, 1, 1], [64, 1, 1], {}, None)
     (finding,) = kernel["findings"]
-    expected = {"type": "data-race", "severity": "error", "kernel": "atomic_vs_plain", "line": 47, "column": 36,
+    expected = {"type": "data-race", "severity": "error", "kernel": "atomic_vs_plain", "line": write[0],
+                "column": write[1],
                 "space": "global", "hazard": "write-write", "scope": "inter-warp", "benign": False,
                 "launch": {"grid": [1, 1, 1], "block": [64, 1, 1], "args": {}, "fill": "zeros", "origin": "default"},
                 "instances": 2, "addresses": 1}
     assert {key: finding[key] for key in expected} == expected
     assert finding["file"] == kernel["file"]
-    assert finding["first"] == {"access": "write", "line": 47, "column": 36, "file": kernel["file"],
+    assert finding["first"] == {"access": "write", "line": write[0], "column": write[1], "file": kernel["file"],
                                 "block": [0, 0, 0], "thread": [0, 0, 0]}
     second = finding["second"]
-    assert (second["access"], second["line"], second["column"], second["block"]) == ("atomic", 48, 8, [0, 0, 0])
+    assert (second["access"], second["line"], second["column"], second["block"]) == ("atomic", *atomic, [0, 0, 0])
     assert second["thread"][0] >= 32  # the widest scope: a thread of the other warp
     assert finding["message"] == "data race (write-write, global, inter-warp) between this write and the atomic at " \
-                                 "line 48:8"
+                                 "line %d:%d" % atomic
 
 
 def test_csv_report_is_a_flat_bug_table(run_cli):
@@ -62,7 +65,8 @@ def test_csv_report_is_a_flat_bug_table(run_cli):
     assert (row["project"], row["kernel"], row["type"], row["severity"], row["space"], row["hazard"]) == \
         ("kernels", "neighbour_blocks", "data-race", "error", "global", "read-write")
     assert row["file"].endswith("tests/kernels/global_races.cu") and row["benign"] == "false"
-    assert int(row["line"]) == int(row["first_line"]) and int(row["second_line"]) == 61
+    assert int(row["line"]) == int(row["first_line"])
+    assert int(row["second_line"]) == line_of(RACES, "a[i] += a[i + 1]")
     assert (row["grid"], row["block"], row["args"]) == ("2x1x1", "64x1x1", "n=128")
     assert int(row["instances"]) >= 1 and int(row["addresses"]) >= 1 and float(row["seconds"]) >= 0
     assert row["message"].startswith("data race (read-write, global, inter-block)")
@@ -104,9 +108,10 @@ def test_text_report_reads_like_a_compiler(run_cli):
     status, out, _ = check(run_cli, RACES, "-k", "atomic_vs_plain")
     assert status == 1
     lines = out.splitlines()
-    assert lines[0].endswith("tests/kernels/global_races.cu:47:36: error: data race (write-write, global, inter-warp) "
-                             "between this write and the atomic at line 48:8")
-    assert lines[1] == "    47 |   if (threadIdx.x == 0) counter[0] = 0;"
+    write, atomic = at(RACES, "= 0;", "atomic_vs_plain"), at(RACES, "atomicAdd(&counter[0]")
+    assert lines[0].endswith(f"tests/kernels/global_races.cu:{write}: error: data race (write-write, global, "
+                             f"inter-warp) between this write and the atomic at line {atomic}")
+    assert lines[1] == f"{line_of(RACES, 'counter[0] = 0;'):>6} |   if (threadIdx.x == 0) counter[0] = 0;"
     assert lines[2] == "       |                                    ^"
     assert lines[3].strip().startswith("witness block (0,0,0) thread (0,0,0) and block (0,0,0) thread (")
     assert lines[3].endswith("launch grid (1,1,1) block (64,1,1) (synthetic launch: no launch site or user gives it)")
@@ -166,7 +171,8 @@ def test_report_to_a_file(run_cli, tmp_path):
 def test_a_folder_checks_every_kernel_and_keeps_going_past_a_bad_file(run_cli, tmp_path):
     (tmp_path / "good.cu").write_text("__global__ void clean(int *a) { a[threadIdx.x] = 1; }\n"
                                       "__global__ void racy(int *a) { a[0] = threadIdx.x; }\n")
-    (tmp_path / "bad.cu").write_text("__global__ void broken(int *a) { a[threadIdx.x] = ; }\n")
+    broken = "__global__ void broken(int *a) { a[threadIdx.x] = ; }\n"
+    (tmp_path / "bad.cu").write_text(broken)
     status, out, err = check(run_cli, tmp_path, "--format", "json")
     assert status == 1
     report = json.loads(out)
@@ -174,7 +180,8 @@ def test_a_folder_checks_every_kernel_and_keeps_going_past_a_bad_file(run_cli, t
     assert sorted(kernels) == ["clean", "racy"]  # the file that did not compile is no kernel
     assert kernels["clean"]["findings"] == [] and kernels["racy"]["findings"][0]["type"] == "data-race"
     (failed,) = report["errors"]
-    assert Path(failed["file"]).name == "bad.cu" and "bad.cu:1:51: expected expression" in failed["error"]
+    assert Path(failed["file"]).name == "bad.cu"
+    assert f"bad.cu:1:{broken.index('= ;') + 3}: expected expression" in failed["error"]  # at the ';'
     assert err.count("expected expression") == 1 and err.startswith("simulee: error: ")  # reported once
     status, out, err = check(run_cli, tmp_path, "-k", "clean")
     assert status == 2  # nothing found, but a file could not be checked
