@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TESTS
+from conftest import TESTS, at, line_of
 from simulee.errors import CompileError
 from simulee.frontend import CompileOptions, degradation, load_ir, load_program
 from simulee.salvage import host_functions
@@ -46,8 +46,9 @@ def test_missing_headers_are_stood_in_for_and_failing_host_code_left_out(records
     assert [name for name, *_ in record["kernels"]] == ["scale"]
     assert "missing: project_config.h, fancylib/matrix.hpp" in record["error"]
     assert "functions taken to do nothing: fancy_synchronize" in record["error"]  # launch_scale stays
-    assert "host code left out: rows_of (gpu/generated_config.cu:14)" in record["error"]
-    assert [site["line"] for site in record["sites"]] == [11]
+    source = GPU / "generated_config.cu"
+    assert f"host code left out: rows_of (gpu/generated_config.cu:{line_of(source, 'int rows_of(')})" in record["error"]
+    assert [site["line"] for site in record["sites"]] == [line_of(source, "scale<<<")]
 
 
 def test_degraded_kernels_are_still_checked_and_the_user_is_told():
@@ -60,8 +61,10 @@ def test_an_error_in_device_code_is_not_salvaged(records):
     record = records["gpu/device_error.cu"]
     assert record["status"] == "compile-error"
     # the cause first, then what failed without it
-    assert record["error"].startswith("gpu/device_error.cu:1:10: 'fancylib/matrix.hpp' file not found; "
-                                      "with empty stand-ins for fancylib/matrix.hpp: gpu/device_error.cu:4:")
+    source = GPU / "device_error.cu"
+    header, use = at(source, "<fancylib/matrix.hpp>"), line_of(source, "fancy_device_norm(")
+    assert record["error"].startswith(f"gpu/device_error.cu:{header}: 'fancylib/matrix.hpp' file not found; "
+                                      f"with empty stand-ins for fancylib/matrix.hpp: gpu/device_error.cu:{use}:")
     assert "use of undeclared identifier 'fancy_device_norm'" in record["error"]
     assert failure_cause(record["error"]) == "use of undeclared identifier '…' (with missing headers stood in)"
 
@@ -253,4 +256,5 @@ def test_functions_of_a_missing_header_do_nothing_so_host_code_and_its_launches_
     assert record["status"] == "degraded" and "host code left out" not in record["error"]
     assert "functions taken to do nothing: checkCudaErrors, getLastCudaError" in record["error"]
     (site,) = record["sites"]
-    assert site["line"] == 11 and site["block"] == [["const", 128], ["const", 1], ["const", 1]]
+    assert site["line"] == line_of(GPU / "checked_launch.cu", "halve<<<")
+    assert site["block"] == [["const", 128], ["const", 1], ["const", 1]]
