@@ -34,6 +34,12 @@ def position_of(file: str | Path, text: str, kernel: str = "") -> tuple[int, int
     raise AssertionError(f"{text!r} not in {path}")
 
 
+def lines_of(file: str | Path, text: str) -> list[int]:
+    """Every line of `file` (see position_of) that holds `text`, in order."""
+    path = Path(file) if Path(file).is_absolute() or Path(file).exists() else KERNELS / file
+    return [number for number, line in enumerate(path.read_text().splitlines(), 1) if text in line]
+
+
 def line_of(file: str | Path, text: str, kernel: str = "") -> int:
     """The line where `text` first appears in `file` (see position_of)."""
     return position_of(file, text, kernel)[0]

@@ -16,23 +16,25 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TESTS
+from conftest import TESTS, at, line_of, lines_of
 
 REPO = TESTS / "repo"
 FAST = ("--jobs", "2", "--step-limit", "20000", "-q")  # an endless loop stops early
 pytestmark = pytest.mark.xdist_group("scan")  # one worker runs them all, sharing the full scan
 
+# the barriers of phases.cu, one of each verdict: needed, redundant, not covered, divergent
+NEEDED, REDUNDANT, NOT_COVERED, DIVERGENT = lines_of(REPO / "src/barriers/phases.cu", "__syncthreads();")
 # (file, kernel, type, line): everything a scan of tests/repo must find, and nothing else
 EXPECTED_FINDINGS = {
-    ("src/barriers/phases.cu", "phases", "redundant-barrier", 13),
-    ("src/barriers/phases.cu", "phases", "barrier-divergence", 19),
-    ("src/barriers/phases.cu", "phases", "redundant-barrier", 19),  # removing it also ends the divergence
-    ("src/faults/divide.cu", "divide", "division-by-zero", 5),
-    ("src/global/neighbours.cu", "add_right", "data-race", 6),
-    ("src/loops/spin.cu", "spin", "infinite-loop", 5),
-    ("src/stencil/smooth.cu", "smooth", "data-race", 10),
-    ("src/templates/pairs.cu", "pairs<float>", "data-race", 6),
-    ("src/templates/pairs.cu", "pairs<int>", "data-race", 6),
+    ("src/barriers/phases.cu", "phases", "redundant-barrier", REDUNDANT),
+    ("src/barriers/phases.cu", "phases", "barrier-divergence", DIVERGENT),
+    ("src/barriers/phases.cu", "phases", "redundant-barrier", DIVERGENT),  # removing it also ends the divergence
+    ("src/faults/divide.cu", "divide", "division-by-zero", line_of(REPO / "src/faults/divide.cu", "1000 / d")),
+    ("src/global/neighbours.cu", "add_right", "data-race", line_of(REPO / "src/global/neighbours.cu", "data[i] = ")),
+    ("src/loops/spin.cu", "spin", "infinite-loop", line_of(REPO / "src/loops/spin.cu", "while (flag[0] == 0)")),
+    ("src/stencil/smooth.cu", "smooth", "data-race", line_of(REPO / "src/stencil/smooth.cu", "tile[threadIdx.x] = in")),
+    ("src/templates/pairs.cu", "pairs<float>", "data-race", line_of(REPO / "src/templates/pairs.cu", "out[i / 2]")),
+    ("src/templates/pairs.cu", "pairs<int>", "data-race", line_of(REPO / "src/templates/pairs.cu", "out[i / 2]")),
 }
 KERNELS = {("src/barriers/phases.cu", "phases"), ("src/faults/divide.cu", "divide"),
            ("src/global/neighbours.cu", "add_right"), ("src/loops/spin.cu", "spin"),
@@ -71,7 +73,8 @@ def test_a_scan_records_every_file_kernel_and_finding(full):
                           "src/global/neighbours.cu", "src/loops/spin.cu", "src/stencil/smooth.cu",
                           "src/templates/pairs.cu"}  # build/ and third_party/ skipped
     assert files["src/broken.cu"]["status"] == "compile-error"
-    assert files["src/broken.cu"]["error"] == "src/broken.cu:2:57: use of undeclared identifier 'missing_value'"
+    missing = at(REPO / "src/broken.cu", "missing_value")
+    assert files["src/broken.cu"]["error"] == f"src/broken.cu:{missing}: use of undeclared identifier 'missing_value'"
     assert files["src/templates/pairs.cu"]["kernels"] == "2"
     assert files["src/stencil/smooth.cu"]["status"] == "ok"  # its header came from include/
 
@@ -87,8 +90,9 @@ def test_a_scan_records_every_file_kernel_and_finding(full):
     bugs = rows(full, "bugs.csv")
     assert {(row["file"], row["kernel"], row["type"], int(row["line"])) for row in bugs} == EXPECTED_FINDINGS
     race = next(row for row in bugs if row["kernel"] == "smooth")
-    assert (race["project"], race["space"], race["hazard"], race["second_line"]) == ("repo", "shared", "read-write",
-                                                                                     "11")
+    left = line_of(REPO / "src/stencil/smooth.cu", "float left = tile")
+    assert (race["project"], race["space"], race["hazard"], int(race["second_line"])) == \
+        ("repo", "shared", "read-write", left)
     assert all(row["grid"] and row["block"] for row in bugs)  # every finding names its launch
 
     summary = (full / "summary.md").read_text()
@@ -195,11 +199,14 @@ def test_audit_barriers_gives_each_barrier_its_verdict(tmp_path):
     assert result.returncode == 1, result.stderr  # a divergent barrier
     verdicts = {int(row["line"]): row for row in rows(folder, "barriers.csv")}
     assert {line: row["verdict"] for line, row in verdicts.items()} == \
-        {11: "needed", 13: "redundant", 16: "not-covered", 19: "divergent"}
-    assert (verdicts[11]["race_first_line"], verdicts[11]["race_second_line"]) == ("10", "12")
+        {NEEDED: "needed", REDUNDANT: "redundant", NOT_COVERED: "not-covered", DIVERGENT: "divergent"}
+    phases = REPO / "src/barriers/phases.cu"
+    assert (int(verdicts[NEEDED]["race_first_line"]), int(verdicts[NEEDED]["race_second_line"])) == \
+        (line_of(phases, "shared_by_all[t] = value"), line_of(phases, "mine[t] = shared_by_all"))
     lines = result.stdout.splitlines()
     assert lines[0].split() == ["barrier", "kernel", "verdict", "passes", "removing", "it"]
-    assert any(line.startswith("phases.cu:11:3") and " needed " in line and "data race (read-write, shared" in line
+    needed = f"phases.cu:{at(phases, '__syncthreads();')}"  # the first barrier
+    assert any(line.startswith(needed) and " needed " in line and "data race (read-write, shared" in line
                for line in lines)
     assert "4 barriers: 1 needed, 1 redundant, 1 not-covered, 1 divergent" in result.stderr
 
@@ -209,7 +216,8 @@ def test_the_fixed_kernel_needs_its_barrier(tmp_path):
                              "-o", tmp_path / "smooth", *FAST], capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
     (row,) = rows(tmp_path / "smooth", "barriers.csv")
-    assert (row["kernel"], row["line"], row["verdict"]) == ("smooth_fixed", "20", "needed")
+    assert (row["kernel"], int(row["line"]), row["verdict"]) == \
+        ("smooth_fixed", line_of(REPO / "src/stencil/smooth.cu", "__syncthreads"), "needed")
 
 
 def test_an_audit_names_the_files_it_could_not_compile(tmp_path):
@@ -217,7 +225,8 @@ def test_an_audit_names_the_files_it_could_not_compile(tmp_path):
     result = subprocess.run([sys.executable, "-m", "simulee", "audit-barriers", REPO / "src" / "stencil",
                              "-o", tmp_path / "alone", *FAST], capture_output=True, text=True, timeout=600)
     assert result.returncode == 2  # nothing could be audited
-    assert "simulee: error: smooth.cu:4:10: 'fakelib/tile.cuh' file not found" in result.stderr
+    header = at(REPO / "src/stencil/smooth.cu", '"fakelib/tile.cuh"')
+    assert f"simulee: error: smooth.cu:{header}: 'fakelib/tile.cuh' file not found" in result.stderr
     assert "0 barriers: 0 needed, 0 redundant, 0 not-covered, 0 divergent; 1 files not compiled" in result.stderr
     assert "simulee: error: none of the 1 files compiled (files.csv says why)" in result.stderr
 
