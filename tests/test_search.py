@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from conftest import KERNELS, program, written
+from conftest import KERNELS, line_of, program, written
 from evolve.search import search
 from evolve.space import SearchSpace
 from evolve.space import alias_pairs
@@ -157,8 +157,9 @@ def test_verbose_text_shows_generations_and_launches(run_cli):
     assert "reduce_sum: searched grid.x, block.x, n (seed 1):" in out
     assert "  generation  1: F=" in out
     assert "(default launch; ok)" in out
-    assert "reduction.cu:8: note: reduce_sum assumes blockDim.x <= 256 (beyond it, line 12 indexes past a " \
-           "fixed-size array); launches beyond it were not checked" in out
+    kernel, store = line_of("reduction.cu", "void reduce_sum("), line_of("reduction.cu", "partial[t] = ")
+    assert f"reduction.cu:{kernel}: note: reduce_sum assumes blockDim.x <= 256 (beyond it, line {store} indexes " \
+           "past a fixed-size array); launches beyond it were not checked" in out
 
 
 def test_given_values_are_held_fixed(run_cli):
