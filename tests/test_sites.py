@@ -57,7 +57,8 @@ def test_stub_names_map_to_kernel_symbols():
 
 
 def test_grids_computed_from_an_argument_keep_the_relation():
-    site = next(s for s in sites_of("grids.cu") if s.kernel == "_Z5scalePffi" and s.line == 16)
+    chevrons = line_in("grids.cu", "scale<<<")
+    site = next(s for s in sites_of("grids.cu") if s.kernel == "_Z5scalePffi" and s.line == chevrons)
     n = site.args[2]
     assert n[0] == "input" and site.inputs[n[1]].kind == "integer"
     for value in (1, 256, 257, 1000):
@@ -72,8 +73,9 @@ def test_dim3_constants_shared_memory_templates_and_cudaLaunchKernel():
     sites = sites_of("grids.cu")
     tiled = next(s for s in sites if s.kernel == "_Z5tiledILi16EEvPf")
     assert dims(tiled, "grid", []) == (4, 2, 1) and dims(tiled, "block", []) == (16, 1, 1)
-    assert tiled.shared == ["const", 64] and tiled.line == 17
-    launched = next(s for s in sites if s.kernel == "_Z5scalePffi" and s.line == 21)
+    assert tiled.shared == ["const", 64] and tiled.line == line_in("grids.cu", "tiled<16><<<")
+    by_pointer = line_in("grids.cu", "cudaLaunchKernel((void")
+    launched = next(s for s in sites if s.kernel == "_Z5scalePffi" and s.line == by_pointer)
     assert dims(launched, "grid", []) == (8, 1, 1) and dims(launched, "block", []) == (128, 1, 1)
     assert launched.args[1] == ["const", 0.5]
     assert launched.args[2][0] == "input"  # n, a parameter of run()
@@ -91,7 +93,7 @@ def test_a_block_the_site_fixes_is_the_only_block_checked():
     kernel = check_json("rotate.cu")
     assert errors(kernel) == []
     assert {tuple(launch["block"]) for launch in kernel["launches"]} == {(32, 1, 1)}
-    assert kernel["launches"][0]["origin"] == "site rotate.cu:14"
+    assert kernel["launches"][0]["origin"] == f"site rotate.cu:{line_in('rotate.cu', 'rotate<<<')}"
     synthetic = check_json("rotate.cu", "--no-launch-sites")
     assert errors(synthetic) and all(f["launch"]["origin"] in ("search", "default") for f in errors(synthetic))
 
@@ -105,7 +107,7 @@ def test_searched_inputs_keep_pitch_at_least_width():
 def test_the_same_buffer_passed_twice_is_one_buffer():
     found = errors(check_json("shifted.cu"))
     assert [(f["type"], f["launch"]["args"]) for f in found] == [("data-race", {"in": "=out"})]
-    assert found[0]["launch"]["origin"] == "site shifted.cu:10"
+    assert found[0]["launch"]["origin"] == f"site shifted.cu:{line_in('shifted.cu', 'shift<<<')}"
     assert errors(check_json("shifted.cu", "--no-launch-sites")) == []
 
 
@@ -196,8 +198,9 @@ def test_what_the_host_code_tests_around_a_launch_bounds_its_values():
     fill = check_json("dispatch.cu", "-k", "fill")
     assert fill["findings"] == [] and all(launch["args"]["n"] <= 4096 for launch in fill["launches"])
     # without the sites, the search tries what the host code never does
-    assert 10 in [f["line"] for f in errors(check_json("dispatch.cu", "-k", "tile<16>", "--no-launch-sites"))]
-    assert errors(check_json("dispatch.cu", "-k", "fill", "--no-launch-sites"))[0]["line"] == 17
+    shared_slot, everyone = line_in("dispatch.cu", "row[t % Width] = v["), line_in("dispatch.cu", "a[0] = i;")
+    assert shared_slot in [f["line"] for f in errors(check_json("dispatch.cu", "-k", "tile<16>", "--no-launch-sites"))]
+    assert errors(check_json("dispatch.cu", "-k", "fill", "--no-launch-sites"))[0]["line"] == everyone
 
 
 def test_a_kernel_its_files_host_code_never_launches_is_reported_as_a_warning_by_a_scan(tmp_path):
@@ -205,7 +208,7 @@ def test_a_kernel_its_files_host_code_never_launches_is_reported_as_a_warning_by
     assert result.returncode == 0, result.stderr  # warnings only
     rows = list(csv.DictReader((tmp_path / "out" / "bugs.csv").open()))
     assert [(r["kernel"], r["type"], r["severity"], r["line"]) for r in rows] == [
-        ("unused", "data-race", "warning", "22")]
+        ("unused", "data-race", "warning", str(line_in("dispatch.cu", "a[threadIdx.x / 2] =")))]
     assert "no host code of the repository this one" in rows[0]["message"]
     checked = check_json("dispatch.cu", "-k", "unused")  # a check of the file alone still calls it an error
     assert [f["severity"] for f in checked["findings"]] == ["error"]
@@ -213,11 +216,12 @@ def test_a_kernel_its_files_host_code_never_launches_is_reported_as_a_warning_by
 
 def test_a_race_through_made_up_content_at_a_launch_site_is_a_warning_that_says_so():
     (race,) = check_json("compaction.cu")["findings"]  # the host code computed the slots; Simulee made them up
-    assert (race["type"], race["severity"], race["line"]) == ("data-race", "warning", 8)
+    store = line_in("compaction.cu", "out[slots[i]] = in[i]")
+    assert (race["type"], race["severity"], race["line"]) == ("data-race", "warning", store)
     assert "only when what slots holds makes these addresses meet" in race["message"]
     assert race["details"]["conditional"].startswith("only when what slots holds")
     (alone,) = errors(check_json("compaction.cu", "--no-launch-sites"))  # alone, any slots are possible
-    assert alone["line"] == 8
+    assert alone["line"] == store
 
 
 def test_csr_rows_that_overlap_only_out_of_order_are_a_warning_and_a_row_past_its_end_an_error():
@@ -248,7 +252,9 @@ def test_a_launcher_called_from_a_cpp_file_is_checked_under_its_callers_launches
     calls, problem = host_calls(SITES / "callers" / "main.cpp", CompileOptions(), launcher[0].open_functions())
     assert problem == "" and len(calls) == 1
     [site] = through_callers(launcher, calls)
-    assert site.label == "main.cpp:7 -> colsum.cu:14" and site.open_functions() == {"_Z11column_sumsPfPKfii"}
+    launch = f"colsum.cu:{line_in('callers/colsum.cu', 'colsum<<<')}"
+    assert site.label == f"main.cpp:{line_in('callers/main.cpp', '  launch_colsum(dim3')} -> {launch}"
+    assert site.open_functions() == {"_Z11column_sumsPfPKfii"}
     cols = next(i for i, value in enumerate(site.inputs) if value.parameter[1:] == (3, ""))
     inputs = [0] * len(site.inputs)
     inputs[cols] = 1000
@@ -259,7 +265,9 @@ def test_a_launcher_called_from_a_cpp_file_is_checked_under_its_callers_launches
     clean = check_json("callers/colsum.cu", "--host", SITES / "callers" / "main.cpp")
     assert errors(clean) == [] and {tuple(launch["block"]) for launch in clean["launches"]} == {(256, 1, 1)}
     [race] = errors(check_json("callers/colsum.cu", "--host", SITES / "colsum_2d.cpp"))
-    assert race["line"] == 10 and race["launch"]["origin"] == "site colsum_2d.cpp:7 -> colsum.cu:14"
+    assert race["line"] == line_in("callers/colsum.cu", "sums[j] += total")
+    caller = line_in("colsum_2d.cpp", "  launch_colsum(dim3")
+    assert race["launch"]["origin"] == f"site colsum_2d.cpp:{caller} -> {launch}"
 
 
 def test_a_scan_reads_the_repositorys_cpp_callers_of_a_launcher_and_keeps_them_when_resumed(tmp_path: Path):
