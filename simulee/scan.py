@@ -186,19 +186,24 @@ def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, 
         pending.add(pool.submit(function, task))
         bar.total += 1
 
+    def submit_missing(function, tasks, recorded, kept: list) -> int:
+        """Submit `function` for each task the ledger holds no record of (`recorded(task)`),
+        keep the records it holds; how many were submitted."""
+        submitted = 0
+        for task in tasks:
+            record = recorded(task)
+            if record is None:
+                submit(function, task)
+                submitted += 1
+            else:
+                kept.append(record)
+        return submitted
+
     def submit_calls() -> int:
         """Every file listed: read the calls of the functions whose launches are open; how many to read."""
         callees = {function for record in listed for site in record.get("sites", [])
                    for function in Site.from_json(site).open_functions()} if settings.launch_sites else set()
-        submitted = 0
-        for task in callers(callees):
-            record = ledger.calls(task)
-            if record is None:
-                submit(list_calls, task)
-                submitted += 1
-            else:
-                read.append(record)
-        return submitted
+        return submit_missing(list_calls, callers(callees), ledger.calls, read)
 
     def submit_kernels() -> None:
         """Every file listed and every call read: check their kernels, each with its launch sites from any file."""
@@ -226,14 +231,8 @@ def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, 
             submit_kernels()
         return submitted
 
-    listing = calling = 0
-    for task in tasks:
-        record = ledger.file(task)
-        if record is None:
-            submit(list_kernels, task)
-            listing += 1
-        else:
-            listed.append(record)
+    calling = 0
+    listing = submit_missing(list_kernels, tasks, ledger.file, listed)
     if not listing:
         calling = files_listed()
     while pending:
