@@ -324,14 +324,18 @@ def _without_using_namespace(line: str, _) -> str:
 
 def _stand_in_type(name: str) -> str:
     """What an unknown type from a missing header is taken to be: the integer, float or
-    vector its name says (int32, uint64_t, float32, XMFLOAT3), a library's value or enum
-    type, else an opaque pointer (cublasHandle_t)."""
+    vector its name says (int32, uint64_t, float32, BaseFloat, MatrixIndexT, XMFLOAT3), a
+    library's value or enum type, else an opaque pointer (cublasHandle_t)."""
     integer = re.fullmatch(r"([uU]?)[iI]nt(8|16|32|64)(?:_t)?", name)
     if integer:
         return f"{'unsigned ' if integer.group(1) else ''}{_INTEGERS[integer.group(2)]}"
     real = re.fullmatch(r"(?:[fF]loat|real)(32|64)(?:_t)?", name)
     if real:
         return "float" if real.group(1) == "32" else "double"
+    if re.search(r"(?i)(float|real|double)(_t)?$", name):  # a project's float type: BaseFloat, Real, real_t
+        return "double" if "double" in name.lower() else "float"
+    if re.search(r"(Index|index|Idx|idx|Size|size|Count|count|Dim|dim)(_t|T)?$", name):
+        return "int"  # a project's index type: MatrixIndexT, index_t, dim_t
     if name in _LIBRARY_TYPES:
         return _LIBRARY_TYPES[name]
     vector = re.fullmatch(r"\w*?((?i:float|double|int|uint))([234])", name)

@@ -258,3 +258,32 @@ def test_functions_of_a_missing_header_do_nothing_so_host_code_and_its_launches_
     (site,) = record["sites"]
     assert site["line"] == line_of(GPU / "checked_launch.cu", "halve<<<")
     assert site["block"] == [["const", 128], ["const", 1], ["const", 1]]
+
+
+def test_a_missing_projects_float_and_index_types_are_taken_as_their_names_say(tmp_path):
+    """BaseFloat (kaldi), Real, MatrixIndexT, index_t: a float and ints, so arithmetic on
+    them compiles and runs; a type named like neither stays an opaque pointer."""
+    import numpy as np
+
+    from interpreter.launch import Launch
+    from interpreter.simt import execute
+
+    source = tmp_path / "scaled.cu"
+    source.write_text('#include "base/kaldi-types.h"  // not in the checkout\n'
+                      "__global__ void scale(const BaseFloat *in, Real *out, BaseFloat factor, MatrixIndexT n,\n"
+                      "                      index_t offset, Handle unused) {\n"
+                      "  MatrixIndexT i = threadIdx.x + offset;\n"
+                      "  if (i < n) out[i] = in[i] * factor;\n"
+                      "}\n")
+    program = load_program(source)
+    assert "missing: base/kaldi-types.h" in program.degraded
+    (kernel,) = program.kernels
+    assert [(p.name, p.c_type) for p in kernel.params] == [
+        ("in", "const BaseFloat *"), ("out", "Real *"), ("factor", "BaseFloat"), ("n", "MatrixIndexT"),
+        ("offset", "index_t"), ("unused", "Handle")]
+    assert [p.kind for p in kernel.params] == ["pointer", "pointer", "float", "integer", "integer", "pointer"]
+    data = np.arange(32, dtype=np.float32)
+    result = execute(program, "scale", Launch(1, 32, {"in": data, "out": np.zeros(32, np.float32),
+                                                      "factor": np.float32(1.5), "n": 30, "offset": 0}))
+    assert result.status == "ok", result.message
+    np.testing.assert_array_equal(result.buffers["out"], np.where(np.arange(32) < 30, data * 1.5, 0))
