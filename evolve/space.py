@@ -101,6 +101,7 @@ class SearchSpace:
     aliases: tuple[tuple[str, str], ...] = ()
     fill: str = SEARCHED_FILLS[0]  # what buffers hold when no gene chooses it
     strides: frozenset[str] = frozenset()  # integer parameters used as row strides (evolve.taint.stride_parameters)
+    row_span: int = 2  # how many times a size a row spans at least (evolve.taint.row_span)
     stated: object = None  # what the user states (stating)
     derived: dict = field(default_factory=dict)  # arguments a stated relation computes: name -> expression
 
@@ -285,7 +286,7 @@ class SearchSpace:
     def padded(self, launch: Launch) -> Launch:
         """`launch` with every row stride the search chooses (a parameter named for one,
         STRIDE_NAME, or used as one: `strides`; not one the user gives a range) at least
-        twice every other integer argument: rows padded apart, never
+        `row_span` times every other integer argument: rows padded apart, never
         overlapping for any width the launch passes (the search would otherwise lower a
         stride below the width, which no allocation does, to make rows collide)."""
         stated = set(self.stated.ranges) | set(self.stated.choices) if self.stated is not None else set()
@@ -295,7 +296,7 @@ class SearchSpace:
             return launch
         sizes = [v for name, v in launch.args.items() if isinstance(v, (int, np.integer)) and not isinstance(v, bool)
                  and name not in strides]
-        least = 2 * max(sizes, default=0)
+        least = self.row_span * max(sizes, default=0)
         if all(launch.args.get(name, least) >= least for name in strides):
             return launch
         integers = {p.name: p for p in self.kernel.scalars() if p.kind == "integer"}

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from interpreter import irparse as ir
 from interpreter.decode import DecodedFunction
 from interpreter.loader import KernelInfo, Program
 from interpreter.vocabulary import SPECIAL_REGISTER
@@ -105,6 +106,36 @@ def stride_parameters(program: Program, kernel: KernelInfo) -> set[str]:
                         multipliers |= scalar
     branching = taint.sinks[BRANCH]
     return {param.name for bit, (_, param) in enumerate(sources) if multipliers >> bit & 1 and not branching >> bit & 1}
+
+
+ROW_SPAN_LIMIT = 8  # the most times a size a row stride is padded to (bounds the memory a launch takes)
+
+
+def row_span(program: Program, kernel: KernelInfo, strides: set[str]) -> int:
+    """How many times a size argument the rows of the kernel's matrices span, as its code
+    indexes them: 1 + the largest constant that an integer parameter other than a stride
+    (in a value the same in every thread) is multiplied by, or shifted left by as a power of
+    two (`row[j + cell_dim * 4]` in a row of five LSTM gates: 5); at least 2, at most
+    ROW_SPAN_LIMIT."""
+    sources = [(index, param) for index, param in enumerate(kernel.params)
+               if param.kind == "integer" and param.name not in strides]
+    varying = 1 << len(sources)
+    taint = _solved(program, kernel, sources, varying)
+    largest = 1
+    for function in taint.functions.values():
+        for op in function.ops:
+            if op.opcode not in ("mul", "shl") or len(op.args) != 2:
+                continue
+            constants = [function.constants.get(slot) for slot in op.args]
+            for position, constant in enumerate(constants):
+                other = taint.get(function.name, op.args[1 - position])
+                if not isinstance(constant, ir.ConstInt) or not other or other & varying:
+                    continue
+                if op.opcode == "mul":
+                    largest = max(largest, constant.value)
+                elif position == 1 and 0 < constant.value < 8:
+                    largest = max(largest, 1 << constant.value)
+    return min(max(largest + 1, 2), ROW_SPAN_LIMIT)
 
 
 def pointer_accesses(program: Program, kernel: KernelInfo) -> dict[str, set[str]]:

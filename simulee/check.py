@@ -404,7 +404,7 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
     from evolve.constants import compared_constants
     from evolve.search import search
     from evolve.space import FILL, SEARCHED_FILLS, InvalidGenome, SearchSpace, alias_pairs
-    from evolve.taint import pointer_accesses, relevant_parameters, stride_parameters
+    from evolve.taint import pointer_accesses, relevant_parameters, row_span, stride_parameters
 
     start = time.perf_counter()
     deadline = start + options.max_seconds
@@ -416,7 +416,8 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
     else:
         space = SearchSpace.of(kernel, base, relevant, fixed, options.max_blocks, reads, constants,
                                alias_pairs(kernel, pointer_accesses(program, kernel)))
-    space = replace(space, strides=frozenset(stride_parameters(program, kernel)))
+    strides = stride_parameters(program, kernel)
+    space = replace(space, strides=frozenset(strides), row_span=row_span(program, kernel, strides))
     host_written = "fill" not in fixed and program.reads_host_written(kernel.symbol)
     if host_written and FILL not in space.genes:
         space = replace(space, genes=(*space.genes, FILL))  # what the host wrote to device variables is made up

@@ -505,3 +505,18 @@ def test_a_barrier_no_launch_put_to_the_test_is_not_covered_not_redundant():
     assert lone.verdicts[0].passes == 2 and lone.verdicts[0].reason == NOTHING_ACROSS
     full = check("reduction.cu", "reduce_sum", ((2, 1, 1), (64, 1, 1), {"n": 128}))
     assert [v.verdict for v in full.verdicts] == ["needed", "needed"]
+
+
+def test_a_searched_stride_spans_every_gate_of_a_row():
+    """Row strides are padded to 1 + the largest multiple of a size the kernel adds to a row
+    (three gates: 3x cells), so rows never overlap; a race inside a row is still found."""
+    from evolve.taint import row_span
+
+    loaded = program(KERNELS / "row_span.cu")
+    assert row_span(loaded, loaded.kernel("three_gates"), {"stride"}) == 3
+    found = explored("row_span.cu", "three_gates")
+    assert found.findings == []
+    assert all(launch["args"]["stride"] >= 3 * launch["args"]["cells"] for launch in found.launches)
+    shifted = explored("row_span.cu", "three_gates_shifted")
+    shifted_write = line_of("row_span.cu", "+ 1] = 4.0f")
+    assert any(f.type == "data-race" and shifted_write in (f.line, f.second.line) for f in shifted.findings)
