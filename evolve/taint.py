@@ -108,15 +108,15 @@ def stride_parameters(program: Program, kernel: KernelInfo) -> set[str]:
     return {param.name for bit, (_, param) in enumerate(sources) if multipliers >> bit & 1 and not branching >> bit & 1}
 
 
-ROW_SPAN_LIMIT = 8  # the most times a size a row stride is padded to (bounds the memory a launch takes)
+ROW_SPAN_LIMIT = 8  # a row stride is padded to fewer times a size than this (bounds the memory a launch takes)
 
 
 def row_span(program: Program, kernel: KernelInfo, strides: set[str]) -> int:
     """How many times a size argument the rows of the kernel's matrices span, as its code
-    indexes them: 1 + the largest constant that an integer parameter other than a stride
-    (in a value the same in every thread) is multiplied by, or shifted left by as a power of
-    two (`row[j + cell_dim * 4]` in a row of five LSTM gates: 5); at least 2, at most
-    ROW_SPAN_LIMIT."""
+    indexes them: 1 + the largest constant below ROW_SPAN_LIMIT that an integer parameter
+    other than a stride (in a value the same in every thread) is multiplied by, or shifted
+    left by as a power of two (`row[j + cell_dim * 4]` in a row of five LSTM gates: 5);
+    at least 2. Larger constants (`octave * 192`) index tables or planes, not a row."""
     sources = [(index, param) for index, param in enumerate(kernel.params)
                if param.kind == "integer" and param.name not in strides]
     varying = 1 << len(sources)
@@ -131,11 +131,10 @@ def row_span(program: Program, kernel: KernelInfo, strides: set[str]) -> int:
                 other = taint.get(function.name, op.args[1 - position])
                 if not isinstance(constant, ir.ConstInt) or not other or other & varying:
                     continue
-                if op.opcode == "mul":
-                    largest = max(largest, constant.value)
-                elif position == 1 and 0 < constant.value < 8:
-                    largest = max(largest, 1 << constant.value)
-    return min(max(largest + 1, 2), ROW_SPAN_LIMIT)
+                factor = constant.value if op.opcode == "mul" else 1 << constant.value if position == 1 else 0
+                if factor < ROW_SPAN_LIMIT:  # larger ones index tables or planes, not the gates of a row
+                    largest = max(largest, factor)
+    return max(largest + 1, 2)
 
 
 def pointer_accesses(program: Program, kernel: KernelInfo) -> dict[str, set[str]]:
