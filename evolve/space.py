@@ -309,11 +309,22 @@ class SearchSpace:
 
     def _chosen_scalars(self) -> set[str]:
         """The scalars the search sets: its argument genes, and those a site passes a bare
-        open value as (a value the site computes keeps what the host code computes)."""
-        names = {g.name for g in self.genes if g.argument}
+        open value as that nothing else of the site uses (a value the site computes, or one
+        its grid, block or other arguments are computed from too, keeps what the host code
+        makes of it: CUDA-CNN's grid of kernelSize * kernelSize blocks and kernelSize)."""
+        names, related = {g.name for g in self.genes if g.argument}, set()
         for plan in self.plans:
-            names |= {name for name, expression in plan.scalars if expression[0] == "input"}
-        return names
+            site = plan.site
+            for name, expression in plan.scalars:
+                if expression[0] != "input":
+                    continue
+                elsewhere = [*site.grid, *site.block, site.shared, *site.conditions] + \
+                    [e for other, e in plan.scalars if other != name]
+                if any(expression[1] in inputs_of(e) for e in elsewhere):
+                    related.add(name)
+                else:
+                    names.add(name)
+        return names - related
 
     def within_statement(self, launch: Launch) -> Launch:
         """`launch` with the buffers the user states, InvalidGenome when it breaks a

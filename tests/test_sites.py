@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TESTS
-from evolve.launchsite import Site, evaluate, input_bounds
+from conftest import TESTS, program
+from evolve.launchsite import Site, evaluate, input_bounds, inputs_of
 from simulee.frontend import CompileOptions
 from simulee.sites import host_code, kernel_of_stub
 
@@ -295,3 +295,27 @@ def test_device_variables_the_host_code_writes_hold_made_up_content():
     assert kernels["totals_fixed"]["findings"] == []
     ignored = json.loads(simulee("check", SITES / "symbols.cu", "-q", "--format", "json", "--no-launch-sites").stdout)
     assert all(k["findings"] == [] for k in ignored["kernels"])
+
+
+def test_an_argument_the_grid_is_computed_from_keeps_the_sites_value():
+    """The grid and an argument computed from the same member of `this` stay related: the
+    search does not pad `taps` (a row stride by its use) apart from the grid made for it,
+    as it did CUDA-CNN's kernelSize (to 1,835,008: kernelSize * kernelSize overflowed)."""
+    from dataclasses import replace
+
+    from evolve.space import SearchSpace
+    from simulee.check import default_launch
+
+    (site,) = [s for s in sites_of("members.cu") if s.kernel == "_Z8sum_tapsPfii"]
+    taps = site.args[1]
+    assert taps[0] == "input" and inputs_of(site.grid[1]) == {taps[1]}
+    loaded = program(SITES / "members.cu")
+    kernel = loaded.kernel("sum_taps")
+    space = SearchSpace.of_sites(kernel, default_launch(kernel), {"taps": ["address"], "outputs": ["address"]},
+                                 set(), [site])
+    space = replace(space, strides=frozenset({"taps"}))
+    assert [gene.name for gene in space.genes] == ["taps", "outputs"]
+    for genome in (space.initial(0), [3, 100], [16, 2]):  # the padding would make taps 2 x outputs
+        launch = space.launch(genome)
+        assert launch.grid[1] == launch.args["taps"] ** 2, (launch.grid, launch.args)
+    assert errors(check_json("members.cu")) == []
