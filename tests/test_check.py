@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import KERNELS, line_of, program
+from conftest import KERNELS, line_of, lines_of, program
 from simulee.check import check_kernel, default_launch
 from interpreter.launch import Alias
 
@@ -74,7 +74,9 @@ def test_barrier_in_a_loop_with_thread_dependent_trips_diverges():
     first = divergence[0]
     waiting, missing = first.first.thread[0], first.second.thread[0]
     assert trips[waiting] > trips[missing]  # the thread that left the loop early did not arrive
-    assert first.line == line_of("paper_examples.cu", "int next = cell[", "loop_trip_barrier") + 1  # in the loop
+    read = line_of("paper_examples.cu", "int next = cell[", "loop_trip_barrier")
+    in_the_loop = next(line for line in lines_of("paper_examples.cu", "__syncthreads();") if line > read)
+    assert first.line == in_the_loop  # the barrier after the read
     assert first.second.access == "exit"  # it left the loop and the kernel
     fixed = check("paper_examples.cu", "loop_trip_barrier_fixed", ((1, 1, 1), (64, 1, 1), {"trips": trips, "most": 2}))
     assert_clean(fixed)

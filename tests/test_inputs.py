@@ -12,7 +12,7 @@ import time
 import numpy as np
 import pytest
 
-from conftest import ERRORS, KERNELS, ROOT, after
+from conftest import ERRORS, KERNELS, ROOT, after, at, lines_of, position_of
 
 SAXPY = KERNELS / "saxpy.cu"
 HEAP = KERNELS / "heap.cu"
@@ -142,15 +142,21 @@ def test_freed_memory_is_reused_and_sums_come_out_right(run_cli, tmp_path):
     assert status == 0 and np.load(out)["out"].tolist() == [45 + 10 * t for t in range(64)]
 
 
-@pytest.mark.parametrize("kernel, line, message", [
-    ("free_twice", "43:3", "double free in 128 threads"),
-    ("use_after_free", "50:22", "use after free in 128 threads"),
-    ("free_inside", "56:3", "invalid free in 128 threads"),
+def second_free() -> str:
+    """'LINE:COLUMN' of free_twice's second free(p)."""
+    first, column = position_of(HEAP, "free(p);", "free_twice")
+    return f"{next(line for line in lines_of(HEAP, 'free(p);') if line > first)}:{column}"
+
+
+@pytest.mark.parametrize("kernel, position, message", [
+    ("free_twice", second_free, "double free in 128 threads"),
+    ("use_after_free", lambda: at(HEAP, "p[0];", "use_after_free"), "use after free in 128 threads"),
+    ("free_inside", lambda: at(HEAP, "free(p + 4)"), "invalid free in 128 threads"),
 ])
-def test_heap_misuse_is_a_finding(run_cli, kernel, line, message):
+def test_heap_misuse_is_a_finding(run_cli, kernel, position, message):
     status, _, err = run_cli("run", HEAP, "-k", kernel, "--grid", "2", "--block", "64")
     assert status == 1
-    assert err.splitlines()[0] == f"tests/kernels/heap.cu:{line}: error: {message}"
+    assert err.splitlines()[0] == f"tests/kernels/heap.cu:{position()}: error: {message}"
     status, out, _ = run_cli("check", HEAP, "-k", kernel, "--format", "json")
     types = {f["type"] for f in json.loads(out)["kernels"][0]["findings"]}
     assert status == 1 and message.split(" in ")[0].replace(" ", "-") in types

@@ -87,9 +87,10 @@ def test_sarif_report_validates_against_the_official_schema(run_cli):
     assert result["level"] == "error" and result["message"]["text"].startswith("data race (write-write")
     location = result["locations"][0]["physicalLocation"]
     assert location["artifactLocation"]["uri"].endswith("tests/kernels/global_races.cu")
-    assert location["region"] == {"startLine": 47, "startColumn": 36}
+    write, atomic = position_of(RACES, "= 0;", "atomic_vs_plain"), position_of(RACES, "atomicAdd(&counter[0]")
+    assert location["region"] == {"startLine": write[0], "startColumn": write[1]}
     (related,) = result["relatedLocations"]
-    assert related["physicalLocation"]["region"] == {"startLine": 48, "startColumn": 8}
+    assert related["physicalLocation"]["region"] == {"startLine": atomic[0], "startColumn": atomic[1]}
     assert related["message"]["text"] == "the other atomic"
     assert result["properties"]["scope"] == "inter-warp" and result["properties"]["benign"] is False
 
@@ -112,7 +113,7 @@ def test_text_report_reads_like_a_compiler(run_cli):
     assert lines[0].endswith(f"tests/kernels/global_races.cu:{write}: error: data race (write-write, global, "
                              f"inter-warp) between this write and the atomic at line {atomic}")
     assert lines[1] == f"{line_of(RACES, 'counter[0] = 0;'):>6} |   if (threadIdx.x == 0) counter[0] = 0;"
-    assert lines[2] == "       |                                    ^"
+    assert lines[2] == f"{'':6} | {' ' * (position_of(RACES, '= 0;', 'atomic_vs_plain')[1] - 1)}^"
     assert lines[3].strip().startswith("witness block (0,0,0) thread (0,0,0) and block (0,0,0) thread (")
     assert lines[3].endswith("launch grid (1,1,1) block (64,1,1) (synthetic launch: no launch site or user gives it)")
     assert lines[-1].startswith("simulee: checked 1 kernel in 1 file: 1 error, 0 warnings (")
@@ -120,22 +121,19 @@ def test_text_report_reads_like_a_compiler(run_cli):
 
 def test_barrier_verdicts_on_request(run_cli):
     file = KERNELS / "barrier_verdicts.cu"
-    lines = file.read_text().splitlines()
-    at = {text: lines.index(next(line for line in lines if text in line)) + 1
-          for text in ("shared_by_all[t] = in[t]", "__syncthreads();  // needed", "float next = shared_by_all",
-                       "__syncthreads();  // redundant")}
-    needed, redundant = at["__syncthreads();  // needed"], at["__syncthreads();  // redundant"]
+    needed, redundant = (position_of(file, f"__syncthreads();  // {verdict}", "one_of_each")
+                         for verdict in ("needed", "redundant"))
+    write, read = (position_of(file, text, "one_of_each") for text in ("= in[t]", "shared_by_all[(t + 1)"))
     status, out, _ = check(run_cli, file, "-k", "one_of_each", "--barriers")
     assert status == 0  # a redundant barrier is a warning
     assert "barriers of one_of_each:" in out
-    assert f"barrier_verdicts.cu:{needed}:3: needed, passed 1 time (removing it: data race (read-write, shared, " \
-           f"inter-warp) between the write at line {at['shared_by_all[t] = in[t]']}:20 and the read at line " \
-           f"{at['float next = shared_by_all']}:16)" in out
-    assert f"barrier_verdicts.cu:{redundant}:3: redundant, passed 1 time" in out
+    assert "barrier_verdicts.cu:%d:%d: needed, passed 1 time (removing it: data race (read-write, shared, " \
+           "inter-warp) between the write at line %d:%d and the read at line %d:%d)" % (*needed, *write, *read) in out
+    assert "barrier_verdicts.cu:%d:%d: redundant, passed 1 time" % redundant in out
     _, json_out, _ = check(run_cli, file, "-k", "one_of_each", "--format", "json")
     verdicts = json.loads(json_out)["kernels"][0]["barriers"]
-    assert [(v["line"], v["verdict"]) for v in verdicts] == [(needed, "needed"), (redundant, "redundant")]
-    assert verdicts[0]["race"]["second"]["line"] == at["float next = shared_by_all"]
+    assert [(v["line"], v["verdict"]) for v in verdicts] == [(needed[0], "needed"), (redundant[0], "redundant")]
+    assert verdicts[0]["race"]["second"]["line"] == read[0]
 
 
 def test_exit_status_follows_error_findings(run_cli):
@@ -181,7 +179,7 @@ def test_a_folder_checks_every_kernel_and_keeps_going_past_a_bad_file(run_cli, t
     assert kernels["clean"]["findings"] == [] and kernels["racy"]["findings"][0]["type"] == "data-race"
     (failed,) = report["errors"]
     assert Path(failed["file"]).name == "bad.cu"
-    assert f"bad.cu:1:{broken.index('= ;') + 3}: expected expression" in failed["error"]  # at the ';'
+    assert f"bad.cu:{at(tmp_path / 'bad.cu', ';')}: expected expression" in failed["error"]  # at its only ';'
     assert err.count("expected expression") == 1 and err.startswith("simulee: error: ")  # reported once
     status, out, err = check(run_cli, tmp_path, "-k", "clean")
     assert status == 2  # nothing found, but a file could not be checked

@@ -291,7 +291,8 @@ def test_device_variables_the_host_code_writes_hold_made_up_content():
     assert problem == "" and written == {"counters", "max_points"} and len(sites) == 2
     result = simulee("check", SITES / "symbols.cu", "-q", "--format", "json")
     kernels = {k["kernel"]: k for k in json.loads(result.stdout)["kernels"]}
-    assert {(f["line"], f["type"]) for f in errors(kernels["totals"])} == {(11, "data-race"), (12, "data-race")}
+    reset, add = line_in("symbols.cu", "if (threadIdx.x == 0) sum = 0;"), line_in("symbols.cu", "atomicAdd(&sum")
+    assert {(f["line"], f["type"]) for f in errors(kernels["totals"])} == {(reset, "data-race"), (add, "data-race")}
     assert kernels["totals_fixed"]["findings"] == []
     ignored = json.loads(simulee("check", SITES / "symbols.cu", "-q", "--format", "json", "--no-launch-sites").stdout)
     assert all(k["findings"] == [] for k in ignored["kernels"])
