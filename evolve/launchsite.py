@@ -276,12 +276,14 @@ def host_pieces(param) -> int | None:
 
 def kernel_arguments(params, site: Site) -> dict[str, list] | None:
     """The expression of each kernel parameter a site passes (scalars and pointers by
-    name, members of small structs as "param.member" when their eightbyte is computed,
-    not merely passed through); None when the site's arguments do not match the
-    parameters."""
+    name, members of small structs as "param.member" when their eightbyte is computed, or
+    passed through from an input the site also computes a dimension or the shared size
+    from: `<<<(d.cols + 31) / 32, 32>>>(d)` ties d.cols to the grid); None when the
+    site's arguments do not match the parameters."""
     pieces = [host_pieces(p) for p in params]
     if site.args is None or None in pieces or sum(pieces) != len(site.args):
         return None
+    tied = set().union(*(inputs_of(e) for e in (*site.grid, *site.block, site.shared)))
     values, index = {}, 0
     for param, count in zip(params, pieces):
         given = site.args[index:index + count]
@@ -291,7 +293,7 @@ def kernel_arguments(params, site: Site) -> dict[str, list] | None:
         elif param.size <= 16:
             for member in param.fields:
                 piece = given[member.offset // 8]
-                if member.kind == "integer" and piece[0] != "input" and member.bits:
+                if member.kind == "integer" and (piece[0] != "input" or piece[1] in tied) and member.bits:
                     shift = ["lshr", 64, piece, ["const", member.offset % 8 * 8]]
                     values[member.name] = ["trunc", member.bits, 64, shift]
     return values

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from evolve.launchsite import Site, Unknown, evaluate, input_bounds, inputs_of, kernel_arguments, packed_inputs
-from evolve.taint import ADDRESS
+from evolve.taint import ADDRESS, DIVISOR
 from interpreter.launch import (BLOCK_LIMITS, GRID_LIMITS, MAX_SHARED_BYTES, MAX_THREADS_PER_BLOCK, Alias, Launch,
                                launch_problem)
 from interpreter.loader import KernelInfo, ParamInfo
@@ -507,7 +507,8 @@ def _restricted(param: ParamInfo) -> bool:
 def _scalar_gene(param, uses: list[str]) -> Gene:
     """Integers up to the type's maximum or INTEGER_CEILING, from 1 when the parameter
     flows into addresses (a size, stride or pitch of 0 or less puts every thread on one
-    address, which the code never does) and else from -1 (0 for unsigned types: an empty
+    address, which the code never does) or into an integer divisor (a kernel that divides
+    by it states it is never 0), and else from -1 (0 for unsigned types: an empty
     size, a negative flag); enums their enumerators; booleans 0 or 1; floats within
     FLOAT_RANGE. Random genomes start from 1 either way: 0 and -1 come from the
     dictionary and from mutation."""
@@ -521,5 +522,5 @@ def _scalar_gene(param, uses: list[str]) -> Gene:
         return Gene(param.name, 0, 1)
     signed = param.signed is not False
     maximum = (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1
-    lowest = 1 if ADDRESS in uses else -1 if signed else 0
+    lowest = 1 if ADDRESS in uses or DIVISOR in uses else -1 if signed else 0
     return Gene(param.name, lowest, min(maximum, INTEGER_CEILING))

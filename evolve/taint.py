@@ -21,7 +21,8 @@ from interpreter.decode import DecodedFunction
 from interpreter.loader import KernelInfo, Program
 from interpreter.vocabulary import SPECIAL_REGISTER
 
-ADDRESS, BRANCH = "address", "branch"
+ADDRESS, BRANCH, DIVISOR = "address", "branch", "divisor"
+INTEGER_DIVISION = {"udiv", "sdiv", "urem", "srem"}  # operand 1 is the divisor
 MEMORY_ADDRESS = {"load": 0, "store": 1, "atomicrmw": 0, "cmpxchg": 0}  # opcode -> pointer operand
 POINTER_STEPS = {"getelementptr", "bitcast", "addrspacecast"}  # results based on operand 0
 MEMORY_INTRINSICS = ("llvm.memcpy", "llvm.memmove", "llvm.memset")
@@ -30,11 +31,12 @@ MEMORY_INTRINSICS = ("llvm.memcpy", "llvm.memmove", "llvm.memset")
 def relevant_parameters(program: Program, kernel: KernelInfo) -> dict[str, list[str]]:
     """Parameter name -> where it flows: "address", "branch" (both when both), for scalar
     (integer and float) parameters and for pointer parameters, whose buffer's content is
-    what flows (a value loaded from it); parameters that reach neither are left out."""
+    what flows (a value loaded from it); parameters that reach neither are left out. A
+    relevant parameter that also flows into an integer divisor has "divisor" too."""
     sources = [(index, param) for index, param in enumerate(kernel.params)
                if param.kind in ("integer", "float", "pointer")]
     taint = _solved(program, kernel, sources)
-    return {param.name: [use for use in (ADDRESS, BRANCH) if taint.sinks[use] >> bit & 1]
+    return {param.name: [use for use in (ADDRESS, BRANCH, DIVISOR) if taint.sinks[use] >> bit & 1]
             for bit, (_, param) in enumerate(sources)
             if taint.sinks[ADDRESS] >> bit & 1 or taint.sinks[BRANCH] >> bit & 1}
 
@@ -202,7 +204,7 @@ class _Taint:
         self.values: dict[tuple[str, int], int] = {}
         self.objects: dict[object, int] = {}
         self.returns: dict[str, int] = {}
-        self.sinks = {ADDRESS: 0, BRANCH: 0}
+        self.sinks = {ADDRESS: 0, BRANCH: 0, DIVISOR: 0}
         self.bases = {name: _pointer_bases(function) for name, function in functions.items()}
 
     def add(self, function: str, slot: int, bits: int) -> bool:
@@ -239,6 +241,8 @@ class _Taint:
                 changed |= self._taint_object(base, bits)
             bits |= self.objects.get(None, 0) | self.objects.get(base, 0) if base is not None else self._any_object()
             bits |= self.varying
+        elif opcode in INTEGER_DIVISION:
+            self.sinks[DIVISOR] |= self.get(name, op.args[1])
         elif opcode in ("br", "switch"):
             self.sinks[BRANCH] |= bits
             return False

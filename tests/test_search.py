@@ -102,12 +102,24 @@ def test_a_fault_that_valid_launches_also_show_stays_a_finding(tmp_path):
     assert [a["bound"] for a in check.assumptions] == ["blockDim.x <= 64"]
 
 
+def test_a_parameter_the_kernel_divides_by_is_never_searched_as_zero(tmp_path):
+    source = ("__global__ void first_group(int *out, int group) {\n"
+              "  if (threadIdx.x / group == 0) out[0] = threadIdx.x;\n}\n")
+    loaded, info = written(tmp_path, "groups.cu", source, "first_group")
+    assert relevant_parameters(loaded, info) == {"group": ["branch", "divisor"]}
+    check = explore(loaded, info, default_launch(info), set(), Settings(seed=1))
+    types = [f.type for f in check.findings]
+    assert "data-race" in types and "division-by-zero" not in types  # group >= 2: lanes 0 and 1 both write
+    space = SearchSpace.of(info, default_launch(info), relevant_parameters(loaded, info), set())
+    assert [(g.name, g.low) for g in space.genes if g.name == "group"] == [("group", 1)]
+
+
 def test_only_relevant_scalars_are_searched():
     loaded = program(KERNELS / "relevance.cu")
     info = loaded.kernel("mixed")
     assert relevant_parameters(loaded, info) == {
-        "b": ["address"], "d": ["address"], "n": ["branch"], "stride": ["address", "branch"], "scale": ["address"],
-        "stored": ["address"]}  # b: what its buffer holds becomes an index (a[b[t]])
+        "b": ["address"], "d": ["address", "divisor"], "n": ["branch"], "stride": ["address", "branch"],
+        "scale": ["address"], "stored": ["address"]}  # b: what its buffer holds becomes an index (a[b[t]])
     pairs = alias_pairs(info, pointer_accesses(loaded, info))
     assert pointer_accesses(loaded, info) == {"a": {"read", "write"}, "b": {"read", "write"}} and pairs == (("b", "a"),)
     space = SearchSpace.of(info, default_launch(info), relevant_parameters(loaded, info), {"n"}, aliases=pairs)

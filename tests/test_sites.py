@@ -167,6 +167,13 @@ def test_wrapper_dim3_parameters_struct_members_and_a_cooperative_launch():
     assert errors(kernels["fill"]) == [] and errors(kernels["sweep"]) == []
 
 
+def test_struct_members_passed_through_stay_those_the_grid_is_computed_from():
+    kernel = check_json("tied_members.cu")
+    checked = [launch for launch in kernel["launches"] if launch["origin"] != "default"]
+    assert checked and errors(kernel) == []
+    assert all(launch["grid"][0] == (launch["args"]["d.cols"] + 31) // 32 for launch in checked)
+
+
 def test_both_arms_of_an_if_sharing_a_configuration_and_a_block_of_the_devices_warp_size():
     sites = {site.kernel: site for site in sites_of("branches.cu")}
     assert {"_Z7forwardPfi", "_Z8backwardPfi"} <= set(sites)
