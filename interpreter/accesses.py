@@ -13,7 +13,7 @@ from interpreter.memory import CONSTANT, GLOBAL, LOCAL, split, tag
 from interpreter.trace import ATOMIC, DOUBLE_FREE, INVALID_FREE, OUT_OF_BOUNDS, READ, WRITE
 from interpreter.types import ArrayType, StructType, Type
 from interpreter.values import dtype_of, from_bytes, to_bytes, unsigned
-from interpreter.vocabulary import Unsupported
+from interpreter.vocabulary import DEVICE_SCOPE, Unsupported, access_sync, call_scope
 
 LOCAL_LIMIT = 512 * 1024  # bytes of local memory a CUDA thread may have
 COPY_LIMIT = 1 << 26  # a memcpy/memset longer than this per lane is a fault, not an allocation
@@ -32,7 +32,7 @@ class Accesses:
         self._active = None
         self._active_rows = None
 
-    def access(self, frame, rows, addresses, size, align, op_id, kind, data=None):
+    def access(self, frame, rows, addresses, size, align, op_id, kind, data=None, sync=0):
         """A load (returns the bytes read, shape (lanes, size)) or store (`data`, same shape)
         by rows of frame; faults are reported, accesses traced."""
         rt = self.rt
@@ -50,10 +50,10 @@ class Accesses:
         else:
             rt.memory.write_bytes(resolved, data, size, align)
         if rt.recorder is not None and len(access.lanes):
-            self.record(frame, rows, threads, blocks, access, size, op_id, kind, data)
+            self.record(frame, rows, threads, blocks, access, size, op_id, kind, data, sync)
         return result
 
-    def atomic(self, frame, rows, addresses, operation, operand, ty, align, op_id, expected=None):
+    def atomic(self, frame, rows, addresses, operation, operand, ty, align, op_id, expected=None, sync=DEVICE_SCOPE):
         """An atomic read-modify-write by rows of frame, lanes serialized in thread order;
         returns the value each lane saw."""
         rt = self.rt
@@ -97,7 +97,7 @@ class Accesses:
                 rt.memory.write_bytes(resolved, data, size, align)
             if rt.recorder is not None:
                 self.record(frame, rows, threads, blocks, access, size, op_id, ATOMIC,
-                            self.encode(operand, ty, count))
+                            self.encode(operand, ty, count), sync)
         return seen
 
     def report_faults(self, faults, op_id, threads, addresses) -> None:
@@ -106,7 +106,7 @@ class Accesses:
             lanes = faults.lanes[kinds == kind]
             self.rt.fault(str(kind), op_id, threads[lanes], addresses[lanes])
 
-    def record(self, frame, rows, threads, blocks, access, size, op_id, kind, data=None) -> None:
+    def record(self, frame, rows, threads, blocks, access, size, op_id, kind, data=None, sync=0) -> None:
         rt = self.rt
         wave, recorder = rt.wave, rt.recorder
         lanes = access.lanes
@@ -122,7 +122,7 @@ class Accesses:
             else lane_threads - lane_blocks * wave.tpb, op=op_id,
             epoch=wave.epoch[lane_blocks], grid_epoch=rt.grid_epoch, step=rt.steps,
             active=active if everyone else active[lanes], warp_sync=wave.warp_sync[lane_threads],
-            value=_value_bits(data if everyone else data[lanes]) if data is not None else 0,
+            value=_value_bits(data if everyone else data[lanes]) if data is not None else 0, sync=sync,
         )
 
     def active_masks(self, frame, rows, threads):
@@ -197,9 +197,10 @@ def load(c, function, pc, op):
     accesses = c.accesses
     size, align = accesses.size(ty), op.extra.get("align") or c.layout.align(ty)
     op_id = function.op_ids[pc]
+    sync = access_sync("load", op.extra)
 
     def run(frame, rows):
-        data = accesses.access(frame, rows, pointer(frame, rows), size, align, op_id, READ)
+        data = accesses.access(frame, rows, pointer(frame, rows), size, align, op_id, READ, sync=sync)
         out(frame, rows, accesses.decode(data, ty))
 
     return run
@@ -211,10 +212,11 @@ def store(c, function, pc, op):
     accesses = c.accesses
     size, align = accesses.size(ty), op.extra.get("align") or c.layout.align(ty)
     op_id = function.op_ids[pc]
+    sync = access_sync("store", op.extra)
 
     def run(frame, rows):
         accesses.access(frame, rows, pointer(frame, rows), size, align, op_id, WRITE,
-                        accesses.encode(value(frame, rows), ty, frame.width(rows)))
+                        accesses.encode(value(frame, rows), ty, frame.width(rows)), sync)
 
     return run
 
@@ -256,9 +258,11 @@ def atomicrmw(c, function, pc, op):
     atomic = c.accesses.atomic
     if operation not in atomics.OPERATIONS:
         raise Unsupported(f"atomicrmw {operation}")
+    sync = access_sync("atomicrmw", op.extra)
 
     def run(frame, rows):
-        out(frame, rows, atomic(frame, rows, pointer(frame, rows), operation, value(frame, rows), ty, align, op_id))
+        out(frame, rows, atomic(frame, rows, pointer(frame, rows), operation, value(frame, rows), ty, align, op_id,
+                                sync=sync))
 
     return run
 
@@ -270,10 +274,11 @@ def cmpxchg(c, function, pc, op):
     align = op.extra.get("align") or c.layout.align(ty)
     op_id = function.op_ids[pc]
     atomic = c.accesses.atomic
+    sync = access_sync("cmpxchg", op.extra)
 
     def run(frame, rows):
         wanted = expected(frame, rows)
-        old = atomic(frame, rows, pointer(frame, rows), "cmpxchg", new(frame, rows), ty, align, op_id, wanted)
+        old = atomic(frame, rows, pointer(frame, rows), "cmpxchg", new(frame, rows), ty, align, op_id, wanted, sync)
         out(frame, rows, (old, unsigned(old) == unsigned(np.asarray(wanted, dtype=old.dtype))))
 
     return run
@@ -308,14 +313,15 @@ def nvvm_atomic(c, function, pc, op):
     op_id = function.op_ids[pc]
     align = c.layout.align(ty)
     atomic = c.accesses.atomic
+    sync = call_scope(callee)
 
     def run(frame, rows):
         pointer = readers[0](frame, rows)
         if has_compare:
             seen = atomic(frame, rows, pointer, "cmpxchg", readers[2](frame, rows), ty, align, op_id,
-                          readers[1](frame, rows))
+                          readers[1](frame, rows), sync)
         else:
-            seen = atomic(frame, rows, pointer, operation, readers[1](frame, rows), ty, align, op_id)
+            seen = atomic(frame, rows, pointer, operation, readers[1](frame, rows), ty, align, op_id, sync=sync)
         out(frame, rows, seen)
 
     return run

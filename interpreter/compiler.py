@@ -57,10 +57,6 @@ class Runtime(Protocol):
     def count_work(self, thread_instructions: int) -> None: ...
 
 
-def _nothing(c, function, pc, op):
-    return lambda frame, rows: None
-
-
 def _none(c, function, pc, op):
     return None
 
@@ -82,7 +78,7 @@ OPCODES: dict[str, tuple[int, Callable]] = {
     "store": (PLAIN, accesses.store),
     "atomicrmw": (PLAIN, accesses.atomicrmw),
     "cmpxchg": (PLAIN, accesses.cmpxchg),
-    "fence": (PLAIN, _nothing),
+    "fence": (PLAIN, intrinsics.fence),
     "br": (BRANCH, flow.branch),
     "switch": (SWITCH, flow.switch),
     "ret": (RETURN, flow.ret),
@@ -106,7 +102,8 @@ INTRINSICS: dict[str, tuple[int, Callable]] = {  # callees by exact name
     **{name: (PLAIN, intrinsics.out_parameter_math) for name in intrinsics.OUT_PARAMETER_MATH},
 }
 INTRINSIC_PREFIXES: tuple[tuple[tuple[str, ...], tuple[int, Callable]], ...] = (  # the first that matches
-    (("llvm.lifetime.", "llvm.dbg.", "llvm.nvvm.membar.", "llvm.nvvm.fence.", "llvm.nvvm.nanosleep",
+    (("llvm.nvvm.membar.", "llvm.nvvm.fence.sc.", "llvm.nvvm.fence.acq_rel."), (PLAIN, intrinsics.fence)),
+    (("llvm.lifetime.", "llvm.dbg.", "llvm.nvvm.fence.", "llvm.nvvm.nanosleep",
       "llvm.donothing", "llvm.experimental.noalias.scope.decl", "llvm.invariant.", "llvm.var.annotation",
       "llvm.sideeffect", "llvm.stackrestore", "llvm.nvvm.barrier.cta.arrive", "llvm.prefetch", "llvm.pseudoprobe",
       "llvm.nvvm.prefetch."), (PLAIN, intrinsics.no_op)),

@@ -15,7 +15,7 @@ from interpreter.memory import CONSTANT, GLOBAL, LOCAL, SHARED, split, tag
 from interpreter.trace import TRAP, WRITE, Assertion
 from interpreter.types import I32, FloatType
 from interpreter.values import constant, dtype_of
-from interpreter.vocabulary import SPECIAL_REGISTER, Unsupported
+from interpreter.vocabulary import SPECIAL_REGISTER, SYSTEM_SCOPE, Unsupported, call_scope, syncscope
 
 ADDRESS_SPACES = {"global": GLOBAL, "shared": SHARED, "const": CONSTANT, "local": LOCAL}
 GRID_WORKSPACE = 0x1000  # what %envreg1 reads: a non-null grid workspace address
@@ -30,6 +30,23 @@ def no_op(c, function, pc, op):
         return lambda frame, rows: None
     out, ty = c.writer(function, op.result, False), op.type
     return lambda frame, rows: out(frame, rows, constant(ty, None))
+
+
+def fence(c, function, pc, op):
+    """A memory fence (__threadfence and its block and system forms, an LLVM fence): no
+    effect on the interpreter's memory, which every thread sees at once; recorded with
+    its scope for the happens-before the detectors build."""
+    scope = call_scope(op.extra["callee"]) if op.opcode == "call" else syncscope(op.extra, SYSTEM_SCOPE)
+    rt, op_id = c.rt, function.op_ids[pc]
+
+    def run(frame, rows):
+        if rt.recorder is not None:
+            threads = frame.thread_ids(rows)
+            blocks = threads // rt.wave.tpb
+            rt.events.fences.append((rt.steps, rt.wave.first_block + blocks, threads - blocks * rt.wave.tpb,
+                                     rt.wave.epoch[blocks], scope, op_id))
+
+    return run
 
 
 def pass_through(c, function, pc, op):

@@ -17,6 +17,9 @@ The trace has one record per thread access, kept as NumPy columns:
     active     the warp's lanes executing that step together (bit per lane)
     warp_sync  how many warp collectives this thread had completed
     value      the bits written (up to 8 bytes; a hash for wider writes), else 0
+    sync       0 for a plain access; for an atomic or volatile one its scope (1 block,
+               2 device, 3 system) plus 4 if it acquires, 8 if it releases by itself
+               (interpreter.vocabulary)
 
 Warp and lane are thread // 32 and thread % 32; `coordinates` turns linear indices into
 (x, y, z) for given dimensions.
@@ -41,7 +44,7 @@ KIND_NAMES = {READ: "read", WRITE: "write", ATOMIC: "atomic"}
 COLUMNS = {
     "space": np.uint8, "kind": np.uint8, "region": np.int32, "offset": np.int64, "size": np.int32,
     "block": np.int64, "thread": np.int32, "op": np.int32, "epoch": np.int32, "grid_epoch": np.int32,
-    "step": np.int64, "active": np.uint32, "warp_sync": np.int32, "value": np.uint64,
+    "step": np.int64, "active": np.uint32, "warp_sync": np.int32, "value": np.uint64, "sync": np.uint8,
 }
 
 
@@ -119,6 +122,8 @@ class Events:
     # barriers passed: (barrier op, blocks, the epoch each block left); a block stuck at two
     # barriers at once appears under both
     barrier_passes: list[tuple[int, np.ndarray, np.ndarray]] = field(default_factory=list)
+    # memory fences executed: (step, blocks, threads in block, their barrier epochs, scope, op)
+    fences: list[tuple[int, np.ndarray, np.ndarray, np.ndarray, int, int]] = field(default_factory=list)
     looping_op: int = -1  # where threads were running when a limit stopped the launch
     in_loop: bool = True  # ... in a loop (else the launch ran out before its blocks did)
     # faulting threads per (kind, op); `faults` keeps only the first of them (simt.FAULT_SAMPLE)

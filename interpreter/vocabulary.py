@@ -43,3 +43,50 @@ def barrier_kind(callee: str) -> str | None:
         if f".{reduction}" in callee:
             return reduction
     return ""
+
+
+# Memory-model strength of an access or fence (the trace's `sync` column): 0 for a plain
+# access; else its scope, plus ACQUIRE / RELEASE when the instruction itself orders
+# (ld.acquire, st.release, an LLVM atomic load or store with that ordering).
+BLOCK_SCOPE, DEVICE_SCOPE, SYSTEM_SCOPE = 1, 2, 3
+SCOPE_BITS, ACQUIRE, RELEASE = 3, 4, 8
+SCOPE_NAMES = {BLOCK_SCOPE: "block", DEVICE_SCOPE: "device", SYSTEM_SCOPE: "system"}
+_SYNCSCOPES = {"block": BLOCK_SCOPE, "cta": BLOCK_SCOPE, "device": DEVICE_SCOPE, "agent": DEVICE_SCOPE,
+               "gpu": DEVICE_SCOPE, "cluster": DEVICE_SCOPE}
+
+
+def access_sync(opcode: str, extra: dict) -> int:
+    """The `sync` of a load, store or atomicrmw/cmpxchg: volatile accesses are strong at
+    system scope (PTX treats them as relaxed.sys); atomics at their syncscope (none: the
+    device, as CUDA's atomicAdd); an atomic load acquires and an atomic store releases
+    when its ordering says so. A read-modify-write's ordering is ignored: clang gives
+    CUDA's relaxed atomicAdd seq_cst, so only a fence around it orders."""
+    atomic = opcode in ("atomicrmw", "cmpxchg") or extra.get("atomic")
+    if not atomic:
+        return SYSTEM_SCOPE if extra.get("volatile") else 0
+    scope = syncscope(extra, DEVICE_SCOPE)
+    orderings = set(extra.get("orderings", ()))
+    if opcode == "load" and orderings & {"acquire", "seq_cst"}:
+        scope |= ACQUIRE
+    if opcode == "store" and orderings & {"release", "seq_cst"}:
+        scope |= RELEASE
+    return scope
+
+
+def syncscope(extra: dict, default: int) -> int:
+    """The scope an LLVM atomic or fence names (syncscope("block"), ...); `default` when it
+    names none."""
+    if "syncscope" not in extra:
+        return default
+    return _SYNCSCOPES.get(extra["syncscope"], SYSTEM_SCOPE)
+
+
+def call_scope(callee: str) -> int:
+    """The scope of an NVVM atomic or fence intrinsic: .cta block, .sys system, else device
+    (llvm.nvvm.membar.gl, llvm.nvvm.atomic.add.gen.i.cta.i32.p0, ...)."""
+    name = callee + "."
+    if ".cta." in name:
+        return BLOCK_SCOPE
+    if ".sys." in name:
+        return SYSTEM_SCOPE
+    return DEVICE_SCOPE

@@ -12,6 +12,7 @@ out: they cannot race.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,6 +47,7 @@ class MemoryAccessModel:
         active     lanes of the warp executing that step together
         warp_sync  warp collectives the thread had completed
         value      bits written (0 for reads)
+        sync       0 plain; an atomic or volatile access's scope and ordering (trace.py)
         access     index of the access in the trace
     """
 
@@ -61,6 +63,13 @@ class MemoryAccessModel:
     @property
     def ops(self):
         return self.result.trace.ops
+
+    @functools.cached_property
+    def ordering(self):
+        """What fences, atomics and volatile flags order (simulee.detect.ordering)."""
+        from simulee.detect.ordering import Ordering
+
+        return Ordering(self)
 
     def to_frame(self):
         """The model as a pandas DataFrame, one row per unit tuple, for inspection (file
@@ -145,6 +154,7 @@ def build_model(result: Result) -> MemoryAccessModel:
         "active": trace["active"][access],
         "warp_sync": trace["warp_sync"][access],
         "value": trace["value"][access],
+        "sync": trace["sync"][access],
         "access": access,
     }
     return MemoryAccessModel(columns, result)

@@ -19,12 +19,16 @@ small and are checked pair by pair. Races are reported once per pair of source l
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from interpreter.memory import GLOBAL, SHARED
 from simulee.detect.base import Detector, LaunchRun, Rule
+from simulee.detect.ordering import strong
+from interpreter.vocabulary import BLOCK_SCOPE, SCOPE_BITS
 from simulee.findings import ERROR, WARNING, Finding, launch_of, place, where
-from simulee.model import ATOMIC, KIND_NAMES, READ, WRITE, MemoryAccessModel
+from simulee.model import KIND_NAMES, READ, MemoryAccessModel
 
 INTER_BLOCK, INTER_WARP, INTRA_WARP = 0, 1, 2
 SCOPE_NAMES = ("inter-block", "inter-warp", "intra-warp")
@@ -38,6 +42,11 @@ class Pairs:
 
     def __init__(self, first, second, scope, partition, benign):
         self.first, self.second, self.scope, self.partition, self.benign = first, second, scope, partition, benign
+        self.scoped = np.zeros(len(first), dtype=bool)  # ordered, were a block scope wide enough
+
+    def without(self, drop: np.ndarray) -> "Pairs":
+        keep = ~drop
+        return Pairs(self.first[keep], self.second[keep], self.scope[keep], self.partition[keep], self.benign[keep])
 
     @staticmethod
     def empty():
@@ -53,7 +62,10 @@ class Pairs:
 class Races(Detector):
     name = "data-race"
     rules = (Rule("data-race", ERROR,
-                  "Two threads access the same memory without synchronization, at least one writing"),)
+                  "Two threads access the same memory without synchronization, at least one writing"),
+             Rule("scoped-race", ERROR,
+                  "Two threads of different blocks synchronize through a block-scoped fence or atomic, which "
+                  "cannot order them"))
 
     def launch(self, run: LaunchRun) -> list[Finding]:
         return find_races(run.model, run.warp_model)
@@ -75,6 +87,8 @@ def racing_pairs(model: MemoryAccessModel, warp_model: str = "independent", rows
         raise ValueError(f"unknown warp model {warp_model}")
     c = dict(model.columns)
     rows = np.arange(len(model)) if rows is None else rows
+    c["strong"] = strong(c)  # two strong accesses never race, but between blocks only at a wide scope:
+    c["wide"] = c["strong"] & ((c["sync"] & SCOPE_BITS) != BLOCK_SCOPE)
     if epoch is not None:
         c["epoch"] = np.zeros(len(model), dtype=epoch.dtype)
         c["epoch"][rows] = epoch
@@ -84,30 +98,40 @@ def racing_pairs(model: MemoryAccessModel, warp_model: str = "independent", rows
     if len(rows) == 0:
         return Pairs.empty()
     rows = _conflicting_units(c, rows)
+    ordering = model.ordering
+    # through memory (fences, flags, locks) some pairs are ordered: then every pair is looked at
+    find = _pairwise if ordering.active else _summarized
     parts = [
-        _summarized(c, rows, ("unit", "block", "grid_epoch", "epoch"), "warp", INTER_WARP),
+        find(c, rows, ("unit", "block", "grid_epoch", "epoch"), "warp", INTER_WARP),
         _intra_warp(c, rows, warp_model, model),
     ]
     if origin is None:
         in_global = rows[c["space"][rows] == GLOBAL]
-        parts.insert(0, _summarized(c, in_global, ("unit", "grid_epoch"), "block", INTER_BLOCK))
-    return Pairs.join(parts)
+        parts.insert(0, find(c, in_global, ("unit", "grid_epoch"), "block", INTER_BLOCK))
+    pairs = Pairs.join(parts)
+    if ordering.active:
+        pairs = pairs.without(ordering.ordered(pairs.first, pairs.second))
+        pairs.scoped = ordering.ordered(pairs.first, pairs.second, any_scope=True)
+    return pairs
 
 
 def _conflicting_units(c, rows) -> np.ndarray:
     """The rows (of `rows`, sorted) on units where a conflict is possible: a plain write, or
     an atomic beside a plain access. (Read-only data and atomic-only counters cannot race.)"""
-    unit, action = c["unit"][rows], c["action"][rows]
+    unit = c["unit"][rows]
     starts = np.r_[0, np.flatnonzero(unit[1:] != unit[:-1]) + 1]
-    possible = _conflict_possible(action, starts)
+    possible = _conflict_possible(c, rows, starts, "wide")
     return rows[np.repeat(possible, np.diff(np.r_[starts, len(rows)]))]
 
 
-def _conflict_possible(action: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    plain_write = np.logical_or.reduceat(action == WRITE, starts)
-    atomic = np.logical_or.reduceat(action == ATOMIC, starts)
-    plain = np.logical_or.reduceat(action != ATOMIC, starts)
-    return plain_write | (atomic & plain)
+def _conflict_possible(c, rows, starts: np.ndarray, column: str) -> np.ndarray:
+    """Per run of `rows` starting at `starts`: a plain write, or a strong (atomic or
+    volatile; `column` says which count) write beside a plain access."""
+    writes, strong_ = c["action"][rows] != READ, c[column][rows]
+    plain_write = np.logical_or.reduceat(writes & ~strong_, starts)
+    strong_write = np.logical_or.reduceat(writes & strong_, starts)
+    plain = np.logical_or.reduceat(~strong_, starts)
+    return plain_write | (strong_write & plain)
 
 
 def _partition(c, rows, keys) -> tuple[np.ndarray, np.ndarray]:
@@ -136,12 +160,17 @@ def _order(columns: list[np.ndarray]) -> np.ndarray:
     return np.argsort(combined, kind="stable")
 
 
+def _strength(agent: str) -> str:
+    """The column of accesses that cannot race with each other between two `agent`s."""
+    return "wide" if agent == "block" else "strong"
+
+
 def _keep_partitions(c, rows, part, agent) -> np.ndarray:
     """Rows of the partitions with two or more agents where a conflict is possible."""
     starts = np.r_[0, np.flatnonzero(part[1:] != part[:-1]) + 1]
     agents = c[agent][rows]
     several = np.minimum.reduceat(agents, starts) != np.maximum.reduceat(agents, starts)
-    possible = _conflict_possible(c["action"][rows], starts)
+    possible = _conflict_possible(c, rows, starts, _strength(agent))
     return (several & possible)[part]  # partitions are numbered 0, 1, ... in row order
 
 
@@ -178,7 +207,8 @@ def _summarized(c, rows, keys, agent, scope) -> Pairs:
     j = i + (np.arange(len(i)) - np.repeat(np.cumsum(lengths) - lengths, lengths))
     action_i, action_j = c["action"][low_row[i]], c["action"][low_row[j]]
     writes = (action_i != READ) | (action_j != READ)
-    not_both_atomic = ~((action_i == ATOMIC) & (action_j == ATOMIC))
+    strong_ = c[_strength(agent)]
+    not_both_atomic = ~(strong_[low_row[i]] & strong_[low_row[j]])
     overlap = (c["mask"][low_row[i]] & c["mask"][low_row[j]]) != 0
     differ = np.where(i == j, low[i] != high[i], np.minimum(low[i], low[j]) != np.maximum(high[i], high[j]))
     race = writes & not_both_atomic & overlap & differ
@@ -193,29 +223,18 @@ def _summarized(c, rows, keys, agent, scope) -> Pairs:
     return Pairs(first, second, np.full(len(first), scope), partition, benign)
 
 
+def _pairwise(c, rows, keys, agent, scope) -> Pairs:
+    """Races between different agents of one partition, pair by pair (the earliest
+    INTRA_WARP_LIMIT accesses of each partition)."""
+    a, b, pair_part = _conflicting_pairs(c, rows, keys, agent)
+    both_write = (c["action"][a] != READ) & (c["action"][b] != READ)
+    benign = both_write & (c["value"][a] == c["value"][b])
+    return Pairs(a, b, np.full(len(a), scope), pair_part + (scope << 48), benign)
+
+
 def _intra_warp(c, rows, warp_model: str, model: MemoryAccessModel) -> Pairs:
     """Races between lanes of one warp in one epoch, pair by pair, under the warp model."""
-    keys = ("unit", "block", "grid_epoch", "epoch", "warp")
-    if len(rows) == 0:
-        return Pairs.empty()
-    rows, part = _partition(c, rows, keys)
-    keep = _keep_partitions(c, rows, part, "thread")
-    rows, part = rows[keep], part[keep]
-    if len(rows) == 0:
-        return Pairs.empty()
-    starts = np.r_[0, np.flatnonzero(part[1:] != part[:-1]) + 1]
-    sizes = np.minimum(np.diff(np.r_[starts, len(rows)]), INTRA_WARP_LIMIT)
-    first_of_part = np.repeat(starts, sizes)
-    index = first_of_part + (np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes))
-    rows, part = rows[index], part[index]
-    lengths = np.repeat(sizes, sizes) - (np.arange(len(rows)) - np.repeat(np.cumsum(sizes) - sizes, sizes)) - 1
-    i = np.repeat(np.arange(len(rows)), lengths)
-    j = i + 1 + (np.arange(len(i)) - np.repeat(np.cumsum(lengths) - lengths, lengths))
-    a, b = rows[i], rows[j]
-    action_a, action_b = c["action"][a], c["action"][b]
-    conflict = ((action_a != READ) | (action_b != READ)) & ~((action_a == ATOMIC) & (action_b == ATOMIC)) \
-        & ((c["mask"][a] & c["mask"][b]) != 0) & (c["thread"][a] != c["thread"][b])
-    a, b, pair_part = a[conflict], b[conflict], part[i][conflict]
+    a, b, pair_part = _conflicting_pairs(c, rows, ("unit", "block", "grid_epoch", "epoch", "warp"), "thread")
     both_write = (c["action"][a] != READ) & (c["action"][b] != READ)
     same_step = c["step"][a] == c["step"][b]
     if warp_model == "lockstep":
@@ -227,6 +246,34 @@ def _intra_warp(c, rows, warp_model: str, model: MemoryAccessModel) -> Pairs:
     a, b, pair_part, both_write = a[race], b[race], pair_part[race], both_write[race]
     benign = both_write & (c["value"][a] == c["value"][b])
     return Pairs(a, b, np.full(len(a), INTRA_WARP), pair_part + (INTRA_WARP << 48), benign)
+
+
+def _conflicting_pairs(c, rows, keys, agent) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(first rows, second rows, partition) of every conflicting pair of accesses of
+    different agents within a partition by `keys`, of the earliest INTRA_WARP_LIMIT
+    accesses of each partition."""
+    nothing = np.zeros(0, dtype=np.int64)
+    if len(rows) == 0:
+        return nothing, nothing, nothing
+    rows, part = _partition(c, rows, keys)
+    keep = _keep_partitions(c, rows, part, agent)
+    rows, part = rows[keep], part[keep]
+    if len(rows) == 0:
+        return nothing, nothing, nothing
+    starts = np.r_[0, np.flatnonzero(part[1:] != part[:-1]) + 1]
+    sizes = np.minimum(np.diff(np.r_[starts, len(rows)]), INTRA_WARP_LIMIT)
+    first_of_part = np.repeat(starts, sizes)
+    index = first_of_part + (np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes))
+    rows, part = rows[index], part[index]
+    lengths = np.repeat(sizes, sizes) - (np.arange(len(rows)) - np.repeat(np.cumsum(sizes) - sizes, sizes)) - 1
+    i = np.repeat(np.arange(len(rows)), lengths)
+    j = i + 1 + (np.arange(len(i)) - np.repeat(np.cumsum(lengths) - lengths, lengths))
+    a, b = rows[i], rows[j]
+    action_a, action_b = c["action"][a], c["action"][b]
+    strong_ = c[_strength(agent)]
+    conflict = ((action_a != READ) | (action_b != READ)) & ~(strong_[a] & strong_[b]) \
+        & ((c["mask"][a] & c["mask"][b]) != 0) & (c[agent][a] != c[agent][b])
+    return a[conflict], b[conflict], part[i][conflict]
 
 
 def _collective_between(c, a, b, model: MemoryAccessModel) -> np.ndarray:
@@ -267,6 +314,7 @@ def summarize(model: MemoryAccessModel, pairs: Pairs) -> list[Finding]:
     if len(pairs.first) == 0:
         return []
     c = model.columns
+    is_strong = strong(c)  # two strong accesses race only through a narrow scope
     ops = model.ops
     result = model.result
     first, second = pairs.first.copy(), pairs.second.copy()
@@ -308,14 +356,42 @@ def summarize(model: MemoryAccessModel, pairs: Pairs) -> list[Finding]:
                             int(c["thread"][a]))
         second_place = place(ops, int(c["op"][b]), KIND_NAMES[int(c["action"][b])], result, int(c["block"][b]),
                              int(c["thread"][b]))
-        message = (f"data race ({hazard}, {space}, {scope}) between this {first_place.access} and the "
-                   f"{second_place.access} at {where(second_place, first_place)}"
-                   + (" (both wrote the same value)" if all_benign else ""))
-        findings.append(Finding("data-race", WARNING if all_benign else ERROR, result.kernel, message,
+        scoped = bool(pairs.scoped[witness]) or bool(is_strong[a] and is_strong[b])
+        message = (f"{'scoped' if scoped else 'data'} race ({hazard}, {space}, {scope}) between this "
+                   f"{first_place.access} and the {second_place.access} at {where(second_place, first_place)}"
+                   + (" (both wrote the same value)" if all_benign else "")
+                   + (_narrow_scope(model, a, b) if scoped else ""))
+        findings.append(Finding("scoped-race" if scoped else "data-race", WARNING if all_benign else ERROR,
+                                result.kernel, message,
                                 first_place, second_place, space, hazard, scope, all_benign, launch,
                                 int(instances[index]), int(units[index]),
                                 ops=tuple((ops[int(c["op"][x])].function, ops[int(c["op"][x])].index) for x in (a, b))))
     return findings
+
+
+def _narrow_scope(model: MemoryAccessModel, a: int, b: int) -> str:
+    """Why the synchronization between rows a and b orders nothing: the block-scoped
+    operation and the scope it needs."""
+    c = model.columns
+    narrow = [row for row in (a, b) if c["sync"][row] & SCOPE_BITS == BLOCK_SCOPE]
+    op = int(c["op"][narrow[0]]) if narrow else model.ordering.narrow_operation(np.array([a]), np.array([b]))
+    blocks = f"block {int(c['block'][a])} with block {int(c['block'][b])}"
+    if op < 0:
+        return f": the synchronization has block scope and cannot order {blocks}"
+    line = place(model.ops, op, "").line
+    return f": {_cuda_name(model.ops[op].text)} at line {line} has block scope and cannot order {blocks}; " \
+           f"use a device-scope one"
+
+
+def _cuda_name(text: str) -> str:
+    """The CUDA function an NVVM fence or atomic instruction comes from: llvm.nvvm.membar.cta
+    is __threadfence_block, llvm.nvvm.atomic.add.gen.i.cta.i32.p0 is atomicAdd_block."""
+    match = re.search(r"llvm\.nvvm\.(membar|atomic)\.(?:load\.)?(\w+)", text)
+    if match is None:
+        return "the block-scoped operation"
+    if match.group(1) == "membar":
+        return "__threadfence_block()"
+    return f"atomic{match.group(2).capitalize() if match.group(2) != 'cas' else 'CAS'}_block"
 
 
 def _distinct_per_group(group: np.ndarray, values: np.ndarray, groups: int) -> np.ndarray:

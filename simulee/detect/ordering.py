@@ -1,0 +1,303 @@
+"""Happens-before through memory (DESIGN.md, "Bug semantics"): which accesses of different
+threads a release and an acquire order, beyond barriers.
+
+A *strong* access is an atomic, or a volatile or atomic load or store of global memory
+(PTX: relaxed at its scope); two strong accesses never race. A *release* is a strong write
+that its thread preceded by a fence (__threadfence, its block and system forms), or a
+store that releases by itself (st.release); it covers what its thread did before the
+fence and what its block did in earlier barrier epochs. An *acquire* is a strong read (a
+read-modify-write, a volatile or atomic load) that reads from a release's sequence (the
+release's write, then only read-modify-writes, in the order the interpreter executed
+them); it covers what its thread does after it and what its block does in later epochs.
+The acquiring side needs no fence after the read: NVIDIA's own threadFenceReduction
+sample has none, and every GPU orders it.
+
+A release synchronizes with an acquire only when the scope of each (a fence and a write:
+the narrower of the two) includes both threads: a block scope orders only threads of
+one block. Synchronization joins program and barrier order within each block into a
+graph over these events; its transitive closure (a boolean matrix product, at most
+MAX_EVENTS events per side) says which releases reach which acquires. Access a happens
+before access x when a release covering a reaches an acquire covering x. Every question
+is answered for arrays of access pairs at once (prefix counts over the acquires, no loop
+over threads or pairs)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from interpreter.memory import GLOBAL
+from interpreter.vocabulary import BLOCK_SCOPE, RELEASE, SCOPE_BITS, SCOPE_NAMES
+from simulee.model import ATOMIC, READ, WRITE, MemoryAccessModel
+
+MAX_EVENTS = 1024  # releases and acquires each kept (the earliest); later ones order nothing
+
+
+def strong(c) -> np.ndarray:
+    """Per row of the model's columns: an atomic, or a volatile or atomic global access."""
+    return (c["action"] == ATOMIC) | (((c["sync"] & SCOPE_BITS) != 0) & (c["space"] == GLOBAL))
+
+
+@dataclass
+class Events:
+    """Releases or acquires: each one's block, thread, the epoch and step that bound what
+    it covers, its scope, the model row of its access, and its instruction."""
+
+    block: np.ndarray
+    thread: np.ndarray
+    epoch: np.ndarray
+    step: np.ndarray
+    scope: np.ndarray
+    row: np.ndarray
+    op: np.ndarray  # the fence of a fenced release, else the access's instruction
+
+    def __len__(self) -> int:
+        return len(self.row)
+
+    def take(self, index) -> "Events":
+        return Events(*(getattr(self, name)[index] for name in self.__dataclass_fields__))
+
+
+class Ordering:
+    """The happens-before of one launch's accesses; `ordered(a, x)` for arrays of rows."""
+
+    def __init__(self, model: MemoryAccessModel):
+        c = model.columns
+        self.c = c
+        self.releases, self.acquires = _releases(c, model.result.events.fences), _acquires(c)
+        self.active = False
+        if not len(self.releases) or not len(self.acquires):
+            return
+        together, anyway = _synchronizes(c, self.releases, self.acquires)
+        if not anyway.any():
+            return
+        self.active = True
+        program_order = _program_order(self.acquires, self.releases)
+        self.reach = _closure(together, program_order)
+        self.reach_any_scope = _closure(anyway, program_order)
+        self._counts = {}
+
+    def ordered(self, first: np.ndarray, second: np.ndarray, any_scope: bool = False) -> np.ndarray:
+        """Whether access row `first[i]` happens before or after `second[i]` through memory
+        (with `any_scope`, were every scope wide enough)."""
+        if not self.active or len(first) == 0:
+            return np.zeros(len(first), dtype=bool)
+        return self._before(first, second, any_scope) | self._before(second, first, any_scope)
+
+    def _before(self, a_rows, x_rows, any_scope: bool) -> np.ndarray:
+        c, r, a = self.c, self.releases, self.acquires
+        by_epoch_counts, by_thread_counts = self._sources(any_scope)
+        # releases covering a: its thread's after it, and those of later epochs of its block
+        block, thread, epoch, step = (c[k][a_rows].astype(np.int64) for k in ("block", "thread", "epoch", "step"))
+        after_in_thread = _first_after((r.block, r.thread, r.step), (block, thread, step))
+        after_in_block = _first_after((r.block, r.epoch), (block, epoch))
+        itself = _index_of(r.row, a_rows)  # a release's own write: before what it synchronizes with
+        after_in_thread = np.where(itself >= 0, itself, after_in_thread)
+        sources = (np.where(after_in_thread >= 0, 1 + after_in_thread, 0),
+                   np.where(after_in_block >= 0, 1 + len(r) + after_in_block, 0))
+        # acquires covering x: those of its block in earlier epochs, its thread's earlier ones
+        block, thread, epoch, step = (c[k][x_rows].astype(np.int64) for k in ("block", "thread", "epoch", "step"))
+        epoch_range = _range_before((a.block, a.epoch), (block, epoch))
+        thread_range = _range_before((a.block, a.thread, a.step), (block, thread, step))
+        found = np.zeros(len(a_rows), dtype=np.int64)
+        for source in sources:
+            for counts, (low, high) in ((by_epoch_counts, epoch_range), (by_thread_counts, thread_range)):
+                found += counts[source, high] - counts[source, low]
+        return found > 0
+
+    def _sources(self, any_scope: bool):
+        """Prefix counts of the acquires each source reaches, in the (block, epoch) and the
+        (block, thread, step) order of the acquires. Source 0 reaches nothing; 1 + i what
+        release i and its thread's later releases reach; 1 + R + i what release i and the
+        releases of its block's later epochs reach."""
+        if any_scope not in self._counts:
+            r, a = self.releases, self.acquires
+            reach = self.reach_any_scope if any_scope else self.reach
+            in_thread = _suffix_or(reach, (r.block, r.thread, r.step))
+            in_block = _suffix_or(reach, (r.block, r.epoch))
+            table = np.vstack([np.zeros((1, reach.shape[1]), dtype=bool), in_thread, in_block])
+            self._counts[any_scope] = tuple(
+                np.concatenate([np.zeros((len(table), 1), dtype=np.int32),
+                                np.cumsum(table[:, _order(columns)], axis=1, dtype=np.int32)], axis=1)
+                for columns in ((a.block, a.epoch), (a.block, a.thread, a.step)))
+        return self._counts[any_scope]
+
+    def narrow_operation(self, first: np.ndarray, second: np.ndarray) -> int:
+        """The instruction of a block-scoped release or acquire in the two rows' blocks: what
+        a scoped race names (-1 if none)."""
+        blocks = np.union1d(self.c["block"][first], self.c["block"][second])
+        for events in (self.releases, self.acquires):
+            narrow = np.flatnonzero((events.scope == BLOCK_SCOPE) & np.isin(events.block, blocks))
+            if len(narrow):
+                return int(events.op[narrow[0]])
+        return -1
+
+
+def scope_name(scope: int) -> str:
+    return SCOPE_NAMES.get(scope, "no")
+
+
+def _releases(c, fences) -> Events:
+    """Strong writes that release: after a fence of their thread (covering what came
+    before the fence), or releasing by themselves."""
+    writes = np.flatnonzero(strong(c) & (c["action"] != READ))
+    sync = c["sync"][writes]
+    own = (sync & RELEASE) != 0
+    cover_step = np.where(own, c["step"][writes], -1).astype(np.int64)
+    cover_epoch = c["epoch"][writes].astype(np.int64)
+    scope = np.where(own, sync & SCOPE_BITS, 0).astype(np.int64)
+    via = c["op"][writes].astype(np.int64)
+    if fences:
+        f_step = np.concatenate([np.full(len(b), s, dtype=np.int64) for s, b, _, _, _, _ in fences])
+        f_block, f_thread, f_epoch = (np.concatenate([f[k] for f in fences]).astype(np.int64) for k in (1, 2, 3))
+        f_scope = np.concatenate([np.full(len(b), s, dtype=np.int64) for _, b, _, _, s, _ in fences])
+        f_op = np.concatenate([np.full(len(b), o, dtype=np.int64) for _, b, _, _, _, o in fences])
+        last = _last_before((f_block, f_thread, f_step), (c["block"][writes].astype(np.int64),
+                                                          c["thread"][writes].astype(np.int64),
+                                                          c["step"][writes].astype(np.int64)))
+        fenced = (last >= 0) & ~own
+        cover_step[fenced] = f_step[last[fenced]]
+        cover_epoch[fenced] = f_epoch[last[fenced]]
+        scope[fenced] = np.minimum(f_scope[last[fenced]], sync[fenced] & SCOPE_BITS)
+        narrower = fenced & (f_scope[last] < (sync & SCOPE_BITS))  # the fence, not the write, limits the scope
+        via[narrower] = f_op[last[narrower]]
+    keep = np.flatnonzero(cover_step >= 0)[:MAX_EVENTS]
+    rows = writes[keep]
+    return Events(c["block"][rows].astype(np.int64), c["thread"][rows].astype(np.int64), cover_epoch[keep],
+                  cover_step[keep], scope[keep], rows, via[keep])
+
+
+def _acquires(c) -> Events:
+    """Strong reads (read-modify-writes included), covering what follows them."""
+    rows = np.flatnonzero(strong(c) & (c["action"] != WRITE))[:MAX_EVENTS]
+    return Events(c["block"][rows].astype(np.int64), c["thread"][rows].astype(np.int64),
+                  c["epoch"][rows].astype(np.int64), c["step"][rows].astype(np.int64),
+                  (c["sync"][rows] & SCOPE_BITS).astype(np.int64), rows, c["op"][rows].astype(np.int64))
+
+
+def _synchronizes(c, releases: Events, acquires: Events) -> tuple[np.ndarray, np.ndarray]:
+    """(release i synchronizes with acquire j as scopes allow; ... were every scope wide):
+    j reads, at i's unit, a value of i's release sequence (i's write, then only
+    read-modify-writes), in the order the interpreter executed the writes."""
+    unit = c["unit"]
+    writes = np.flatnonzero(np.isin(unit, np.intersect1d(unit[releases.row], unit[acquires.row]))
+                            & (c["action"] != READ))
+    columns = lambda rows: (unit[rows], c["step"][rows], c["block"][rows], c["thread"][rows])  # noqa: E731
+    write_key, (release_key, acquire_key) = _keys(columns(writes), columns(releases.row), columns(acquires.row))
+    order = np.argsort(write_key, kind="stable")
+    write_key, writes = write_key[order], writes[order]
+    first_of_unit = np.searchsorted(unit[writes], unit[writes], side="left")
+    plain_store = np.where(c["action"][writes] != ATOMIC, np.arange(len(writes)), -1)
+    head_of = np.maximum(np.maximum.accumulate(plain_store) if len(writes) else plain_store, first_of_unit)
+    r_position = np.searchsorted(write_key, release_key, side="left")
+    read_from = np.searchsorted(write_key, acquire_key, side="left") - 1  # an atomic reads the write before its own
+    a_unit = unit[acquires.row]
+    valid = (read_from >= 0) & (unit[writes[np.maximum(read_from, 0)]] == a_unit)
+    head = head_of[np.maximum(read_from, 0)]
+    sync = (valid[None, :] & (unit[releases.row][:, None] == a_unit[None, :])
+            & (r_position[:, None] <= read_from[None, :]) & (r_position[:, None] >= head[None, :]))
+    wide = (np.minimum(releases.scope[:, None], acquires.scope[None, :]) > BLOCK_SCOPE) \
+        | (releases.block[:, None] == acquires.block[None, :])
+    return sync & wide, sync
+
+
+def _program_order(acquires: Events, releases: Events) -> np.ndarray:
+    """[j, i]: acquire j comes before release i's cover point in its block (an earlier
+    epoch, or earlier in the same thread)."""
+    same_block = acquires.block[:, None] == releases.block[None, :]
+    earlier_epoch = acquires.epoch[:, None] < releases.epoch[None, :]
+    same_thread_earlier = (acquires.thread[:, None] == releases.thread[None, :]) & \
+        (acquires.step[:, None] < releases.step[None, :])
+    return same_block & (earlier_epoch | same_thread_earlier)
+
+
+def _closure(sync: np.ndarray, program_order: np.ndarray) -> np.ndarray:
+    """[i, j]: release i reaches acquire j through synchronizes-with and program order."""
+    hop = (program_order.astype(np.float32) @ sync.astype(np.float32)) > 0  # acquire -> later release -> acquire
+    reach = sync
+    while True:
+        grown = reach | ((reach.astype(np.float32) @ hop.astype(np.float32)) > 0)
+        if (grown == reach).all():
+            return reach
+        reach = grown
+
+
+def _suffix_or(rows: np.ndarray, columns) -> np.ndarray:
+    """Per event, the OR of `rows` over the events with its leading column values (all but
+    the last) and a last value at least its own."""
+    order = _order(columns)
+    leading = _keys(tuple(col[order] for col in columns[:-1]))[0]
+    counts = np.cumsum(rows[order][::-1].astype(np.int32), axis=0)[::-1]  # from each position to the end
+    group_end = np.searchsorted(leading, leading, side="right")  # one past the last of its group
+    after = np.vstack([counts, np.zeros((1, rows.shape[1]), dtype=np.int32)])[group_end]
+    out = np.empty_like(rows)
+    out[order] = (counts - after) > 0
+    return out
+
+
+def _first_after(columns, query) -> np.ndarray:
+    """Per query, the event with the same leading values and the smallest last value
+    greater than the query's (-1 if none)."""
+    event_key, (at_most,) = _keys(columns, query)
+    leading_key, (same_leading,) = _keys(columns[:-1], query[:-1])
+    order = np.argsort(event_key, kind="stable")
+    position = np.searchsorted(event_key[order], at_most, side="right")
+    found = position < len(order)
+    index = order[np.minimum(position, len(order) - 1)]
+    return np.where(found & (leading_key[index] == same_leading), index, -1)
+
+
+def _last_before(columns, query) -> np.ndarray:
+    """Per query, the event with the same leading values and the largest last value
+    smaller than the query's (-1 if none)."""
+    event_key, (query_key,) = _keys(columns, query)
+    leading_key, (same_leading,) = _keys(columns[:-1], query[:-1])
+    order = np.argsort(event_key, kind="stable")
+    position = np.searchsorted(event_key[order], query_key, side="left") - 1
+    index = order[np.maximum(position, 0)]
+    return np.where((position >= 0) & (leading_key[index] == same_leading), index, -1)
+
+
+def _range_before(columns, query) -> tuple[np.ndarray, np.ndarray]:
+    """Per query, [low, high): the positions, in the events' sorted order, of the events
+    with the query's leading values and a smaller last value."""
+    lowest = np.full(len(query[0]), np.iinfo(np.int64).min)
+    event_key, (low_key, high_key) = _keys(columns, (*query[:-1], lowest), query)
+    event_key = np.sort(event_key)
+    return np.searchsorted(event_key, low_key, side="left"), np.searchsorted(event_key, high_key, side="left")
+
+
+def _index_of(events: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Per row, the index of the event made by that row (-1 if none)."""
+    if len(events) == 0:
+        return np.full(len(rows), -1)
+    order = np.argsort(events, kind="stable")
+    found = order[np.minimum(np.searchsorted(events[order], rows), len(events) - 1)]
+    return np.where(events[found] == rows, found, -1)
+
+
+def _order(columns) -> np.ndarray:
+    """The order sorting events by `columns` (the first most significant)."""
+    return np.lexsort(tuple(reversed(columns)))
+
+
+def _keys(columns, *queries):
+    """Dense ranks of the rows of `columns` and of each query (tuples of columns alike),
+    ordered as the tuples are, equal for equal tuples: one sortable int64 per row."""
+    sizes = [len(columns[0])] + [len(q[0]) for q in queries]
+    joined = [np.concatenate([np.asarray(c, dtype=np.int64) for c in parts])
+              for parts in zip(columns, *queries)]
+    if not joined:  # no leading columns: every row alike
+        return np.zeros(sizes[0], dtype=np.int64), [np.zeros(n, dtype=np.int64) for n in sizes[1:]]
+    order = _order(joined)
+    sorted_columns = [c[order] for c in joined]
+    new = np.zeros(len(order), dtype=bool)
+    if len(order):
+        new[0] = True
+        for column in sorted_columns:
+            new[1:] |= column[1:] != column[:-1]
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.cumsum(new)
+    bounds = np.cumsum([0] + sizes)
+    return rank[:sizes[0]], [rank[bounds[i]:bounds[i + 1]] for i in range(1, len(sizes))]
