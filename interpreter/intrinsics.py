@@ -104,7 +104,12 @@ def special_register(c, function, pc, op):
         return lanemask
     if name in ("clock", "clock64", "globaltimer"):
         dtype = dtype_of(op.type)
-        return lambda frame, rows: out(frame, rows, dtype.type(rt.steps * (1000 if name == "globaltimer" else 1)))
+        scale = 1000 if name == "globaltimer" else 1
+
+        def clock(frame, rows):
+            rt.clock_reads += 1  # the time changes: a loop waiting on it does not spin
+            out(frame, rows, dtype.type(rt.steps * scale))
+        return clock
     if name.startswith("envreg"):
         # envreg1/2 hold the grid workspace cooperative groups test for; its barrier is
         # never touched (grid syncs are the interpreter's own), so any non-null value does.

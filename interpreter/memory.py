@@ -131,6 +131,7 @@ class Memory:
         self.local_bytes = 0
         self.local_threads = 0
         self.version = 0  # counts the stores (a loop that stores nothing sees the same memory)
+        self.reads = 0  # counts the loads (a loop that loads nothing waits on no one)
 
     # -- setting up
 
@@ -303,6 +304,7 @@ class Memory:
         """The bytes (count, size) the resolved lanes read (rows of faulting lanes stay 0)."""
         out = np.zeros((count, size), dtype=np.uint8)
         word, words = _word(size, align)
+        self.reads += 1
         for memory, positions, flat in resolved:
             gathered = memory.data.view(word)[(flat // word.itemsize)[:, None] + np.arange(words)]
             out[positions] = gathered.view(np.uint8).reshape(len(flat), size)

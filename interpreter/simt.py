@@ -16,9 +16,16 @@ missing lanes) and released in a fixed order so that the run always ends.
 Large grids run in waves of blocks, produced as they are needed (a grid of billions of
 blocks starts at once); global memory persists across waves, shared memory and local stacks
 do not. A launch stops early at its step, work or time limit, when a thread breaks the
-kernel's stated assumption, when a loop provably spins without end (a group back at a loop
-with its registers and all memory unchanged while nothing else can run), or once its trace
-is full if it asked to.
+kernel's stated assumption, or once its trace is full if it asked to.
+
+Forward progress: a group that takes a loop's back edge with the loop's state unchanged
+(the header's phis get the values they hold, no store and no clock read since its last
+trip round) spins, waiting for memory to change. It yields: it is parked until nothing else
+can run and memory has changed since, as a GPU's co-resident blocks and warps make
+progress while one spins. The blocks of a wave are the resident ones. When nothing can run
+and no spinning group can see a change, the launch stops: a deadlock if the loop reads
+memory (it waits for a value no thread can still write; only a potential one when blocks of
+later waves, or blocks a sample left out, could have written it), else an endless loop.
 """
 
 from __future__ import annotations
@@ -38,7 +45,9 @@ from interpreter.launch import Launch, Result, Stop
 from interpreter.loops import step_budget
 from interpreter.loader import KernelInfo, Program, demangle
 from interpreter.memory import Memory
-from interpreter.trace import REACHED_UNREACHABLE, STACK_OVERFLOW, BarrierDivergence, Events, Fault, TraceRecorder
+from interpreter.trace import (
+    REACHED_UNREACHABLE, STACK_OVERFLOW, BarrierDivergence, Events, Fault, TraceRecorder, coordinates,
+)
 from interpreter.values import write
 from interpreter.vocabulary import Unsupported
 
@@ -46,8 +55,6 @@ from interpreter.vocabulary import Unsupported
 LOCAL_MEMORY_BUDGET = 1 << 28  # bytes of local (stack) memory of a wave: big stacks make smaller waves
 SHARED_MEMORY_BUDGET = 1 << 28  # bytes of the shared memory of a wave's blocks: big segments make smaller waves
 FAULT_SAMPLE = 4096  # threads kept per faulting instruction and kind
-SPIN_INTERVAL = 4096  # scheduler steps between two looks at whether a loop spins without end
-SPIN_WATCH_THREADS = 1 << 16  # larger groups are not watched (their registers cost too much to compare)
 TIME_CHECK_MASK = 1023  # the clock is read every 1,024 steps
 
 
@@ -162,7 +169,10 @@ class Execution:
         self.reported_masks: set[tuple[int, int]] = set()
         self.blocks_run = 0  # blocks of the waves started
         self.deadline = float("inf")
-        self.spin = None  # a loop being watched: ((frame, target, rows), (memory version, registers))
+        self.clock_reads = 0  # a loop that reads the clock may end without any store
+        self.trips: dict[tuple[int, int], tuple] = {}  # (frame, header): (state, loads, loaded) at its last back edge
+        self.spinning: dict[tuple[int, int], Group] = {}  # parked until memory changes
+        self.spun: dict[tuple[int, int], tuple[tuple, bool]] = {}  # of each: (state when parked, its loop reads memory)
         # waves are smaller when threads need much local memory, or blocks much shared memory
         stack = self.compiler.static_stack_bytes()
         wave_threads = min(launch.wave_threads, LOCAL_MEMORY_BUDGET // stack) if stack else launch.wave_threads
@@ -172,7 +182,6 @@ class Execution:
         waves, self.wave_blocks = self._wave_counts()
         self.step_limit = launch.step_limit if launch.step_limit is not None else \
             step_budget(program.reachable_functions(kernel.symbol), [p.name for p in kernel.params], launch) * waves
-        self.spin_check_at = min(SPIN_INTERVAL, self.step_limit // 4)
 
     # ------------------------------------------------------------------ running
 
@@ -248,6 +257,9 @@ class Execution:
         self.compiler.enter_kernel(root)
         self.runnable.clear()
         self.heap.clear()
+        self.trips.clear()
+        self.spinning.clear()
+        self.spun.clear()
         self.barriers.clear()
         self.collective_waits.clear()
         self.grid_waits.clear()
@@ -258,8 +270,10 @@ class Execution:
         while True:
             group = self.pop()
             if group is None:
-                if self.release_stuck():
+                if self.wake_spinning() or (not self.spinning and self.release_stuck()):
                     continue
+                if self.spinning:
+                    self.stop_spinning()
                 return
             self.run_group(group)
 
@@ -312,8 +326,6 @@ class Execution:
                 edges = runs[pc](frame, rows)
                 if self.launch.coverage:
                     self.cover(function.name, pc, frame, edges)
-                if self.spin is not None or self.steps >= self.spin_check_at:
-                    self.watch_spin(frame, pc, rows, edges)
                 for target, target_rows in edges:
                     self.enter(frame, function.op_block[pc], target, target_rows)
                 return
@@ -352,28 +364,54 @@ class Execution:
         raise Stop("step-limit", self.compiler.looping_op(function),
                    f"stopped at its work limit of {self.launch.work_limit:,.0f} thread-instructions")
 
-    def watch_spin(self, frame: Frame, pc: int, rows, edges) -> None:
-        """Every SPIN_INTERVAL steps, note the state of a group (of SPIN_WATCH_THREADS at
-        most) taking a loop's back edge; when the same group takes it next with its
-        registers and all memory unchanged, while no other thread can run and no later wave
-        waits, its loop never ends."""
-        function = frame.function
-        if len(edges) != 1 or (frame.width(rows)) > SPIN_WATCH_THREADS:
-            return
-        target, target_rows = edges[0]
-        if function.rank[function.block_first[target]] > function.rank[pc]:
-            return  # not a back edge
-        key = (frame.id, target, None if rows is None else rows.tobytes())
-        state = (self.memory.version, _register_bytes(frame, rows))
-        watched, self.spin = self.spin, None
-        if watched is None:
-            self.spin = (key, state)
-            return
-        self.spin_check_at = self.steps + SPIN_INTERVAL
-        if watched == (key, state) and not self.runnable and self.blocks_run == self.wave_blocks:
-            raise Stop("infinite-loop", self.compiler.looping_op(function),
-                       "threads came back to this loop with their registers and all memory unchanged, and no other "
-                       "thread can run")
+    def spins(self, frame: Frame, target_block: int, rows, incoming) -> bool:
+        """Whether rows of `frame`, taking a back edge to `target_block` with the phi values
+        `incoming`, repeat their last trip round the loop exactly: same threads, same phis,
+        no store and no clock read since. Notes the trip (and whether it read memory)."""
+        key = (frame.id, target_block)
+        state = (self.memory.version, self.clock_reads, frame.width(rows))
+        last = self.trips.get(key)
+        self.trips[key] = (state, self.memory.reads, last is not None and self.memory.reads != last[1])
+        if last is None or last[0] != state:
+            return False
+        return all(_unchanged(frame.regs[slot], rows, value) for slot, _, value in incoming)
+
+    def wake_spinning(self) -> bool:
+        """Nothing else can run: spinning groups that may see a change (a store or a clock
+        read since they parked) go round again. False if none."""
+        now = (self.memory.version, self.clock_reads)
+        woken = [key for key, (state, _) in self.spun.items() if state != now]
+        for key in woken:
+            group = self.spinning.pop(key)
+            del self.spun[key]
+            self.add(group.frame, group.pc, group.rows)
+        return bool(woken)
+
+    def stop_spinning(self) -> None:
+        """Every thread left spins and nothing can change what they read: the launch ends,
+        a deadlock if they wait on memory (a potential one when blocks that did not run
+        could have released them), else an endless loop."""
+        key, group = next(iter(self.spinning.items()))
+        waits_on_memory = self.spun[key][1]
+        threads = np.concatenate([g.frame.thread_ids(g.rows) for g in self.spinning.values()])
+        where = self.compiler.looping_op(group.frame.function)
+        if not waits_on_memory:
+            raise Stop("infinite-loop", where, "threads came back to this loop with their registers and all memory "
+                                               "unchanged, and no other thread can run")
+        wave, launch = self.wave, self.launch
+        named = ", ".join(
+            f"thread ({x},{y},{z}) of block ({bx},{by},{bz})" for (x, y, z), (bx, by, bz) in
+            zip(coordinates(wave.tid_of(threads[:3]), launch.block),
+                coordinates(wave.first_block + wave.blocks_of(threads[:3]), launch.grid)))
+        more = f" and {len(threads) - 3:,} more" if len(threads) > 3 else ""
+        spin = f"{len(threads):,} thread{'s' if len(threads) > 1 else ''} ({named}{more}) spin here"
+        unrun = launch.blocks - self.blocks_run if launch.sample is None else launch.blocks - len(set(launch.sample))
+        if unrun > 0:
+            cause = "later waves" if launch.sample is None else "the sample"
+            raise Stop("deadlock", where, f"potential deadlock: {spin} waiting for a value that only blocks not "
+                                          f"resident with them could write ({unrun:,} blocks run in {cause}; at "
+                                          f"most {self.blocks_per_wave:,} run at once): on a GPU this can hang")
+        raise Stop("deadlock", where, f"deadlock: {spin} waiting for a value no thread can still write")
 
     def cover(self, function: str, pc: int, frame: Frame, edges) -> None:
         """Record the branch's edges taken, and whether the threads of one block (code -1)
@@ -398,12 +436,18 @@ class Execution:
         function = frame.function
         function.block_visits[target_block] += 1
         phis = function.phis[target_block]
-        if phis:
-            incoming = [(slot, ty, read(frame, rows)) for slot, ty, read in
-                        (phi.for_edge(source_block) for phi in phis)]
-            for slot, ty, value in incoming:
-                frame.regs[slot] = write(frame.regs[slot], rows, value, ty, frame.count)
-        self.add(frame, function.block_first[target_block], rows)
+        incoming = [(slot, ty, read(frame, rows)) for slot, ty, read in
+                    (phi.for_edge(source_block) for phi in phis)] if phis else []
+        first = function.block_first[target_block]
+        if function.rank[first] <= function.rank[function.block_first[source_block]] and \
+                self.spins(frame, target_block, rows, incoming):
+            self.park(self.spinning, frame, first, rows)
+            state, _, reads = self.trips[(frame.id, target_block)]
+            self.spun[(frame.id, first)] = (state[:2], reads)
+            return
+        for slot, ty, value in incoming:
+            frame.regs[slot] = write(frame.regs[slot], rows, value, ty, frame.count)
+        self.add(frame, first, rows)
 
     # ------------------------------------------------------------------ calls and exits
 
@@ -657,26 +701,14 @@ class Execution:
                                         addresses, detail))
 
 
-def _register_bytes(frame: Frame, rows) -> bytes:
-    """The registers of rows `rows` of `frame`, as bytes (to compare two moments)."""
-    parts = []
-
-    def add(value) -> None:
-        if value is None:
-            parts.append(b"-")
-        elif isinstance(value, tuple):
-            for member in value:
-                add(member)
-        else:
-            array = np.asarray(value)
-            if rows is not None and array.ndim and array.shape[0] == frame.count:
-                array = array[rows]
-            parts.append(array.tobytes())
-
-    for register in frame.regs:
-        add(register)
-    return b"".join(parts)
-
+def _unchanged(register, rows, value) -> bool:
+    """Whether `register`'s rows `rows` (None: all) already hold `value`."""
+    if isinstance(register, tuple):
+        return all(_unchanged(r, rows, v) for r, v in zip(register, value))
+    if register is None:
+        return False
+    held = register if rows is None else register[rows]
+    return bool(np.array_equal(held, np.broadcast_to(value, held.shape)))
 
 def _union(a, b, count: int):
     """Rows in either set, sorted (None means all `count` rows)."""

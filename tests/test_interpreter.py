@@ -505,9 +505,10 @@ def test_a_step_limit_stops_a_loop_and_names_its_condition():
     assert result.events.in_loop
 
 
-def test_a_loop_that_comes_back_unchanged_is_stopped_early():
+def test_a_wait_for_a_flag_nobody_sets_is_a_deadlock_found_at_once():
     result = run("faults.cu", "spin_forever", 1, 32, check_clean=False, args=dict(flag=np.zeros(1, np.int32)))
-    assert result.status == "infinite-loop" and result.steps < 5000  # long before the step limit
+    assert result.status == "deadlock" and result.steps < 50  # two trips round the loop, not the step limit
+    assert result.message.startswith("deadlock: 32 threads (thread (0,0,0) of block (0,0,0), ")
     loop = user_location(result.trace.ops[result.events.looping_op].location)
     condition = position_of("faults.cu", "== 0) {", "spin_forever")  # while (flag[0] == 0)
     assert (Path(loop.file).name, loop.line, loop.column) == ("faults.cu", *condition)
@@ -740,8 +741,9 @@ def test_run_divergence_and_step_limit_are_findings(run_cli):
         "when the launch stopped at its step limit of 500 scheduler steps; the loop may be endless or only longer " \
         "than the limit (raise it with --step-limit 5000)" in stderr
     status, _, stderr = run_cli("run", KERNELS / "faults.cu", "-k", "spin_forever", "--grid", "1", "--block", "4")
-    assert status == 1 and f"faults.cu:{at('faults.cu', '== 0) {')}: error: endless loop: threads came back to " \
-        "this loop with their registers and all memory unchanged, and no other thread can run" in stderr
+    assert status == 1 and f"faults.cu:{at('faults.cu', '== 0) {')}: error: deadlock: 4 threads (thread (0,0,0) of " \
+        "block (0,0,0), thread (1,0,0) of block (0,0,0), thread (2,0,0) of block (0,0,0) and 1 more) spin here " \
+        "waiting for a value no thread can still write" in stderr
 
 
 @pytest.mark.parametrize("extra, message", [

@@ -212,11 +212,12 @@ def test_a_loop_stopped_by_the_step_limit_is_a_warning_at_its_own_line(run_cli):
                           f"{line:>6} |   while (i != 1u) {{\n")
 
 
-def test_a_loop_that_comes_back_unchanged_is_an_endless_loop(run_cli):
+def test_a_wait_for_a_flag_nobody_sets_is_a_deadlock(run_cli):
     status, _, err = run_cli("run", LOOPS, "-k", "wait_for_flag", "--grid", "2", "--block", "64")
     assert status == 1
-    assert f"loops.cu:{at(LOOPS, '== 0', 'wait_for_flag')}: error: endless loop: threads came back to this loop with " \
-           "their registers and all memory unchanged, and no other thread can run" in err
+    assert f"loops.cu:{at(LOOPS, '== 0', 'wait_for_flag')}: error: deadlock: 128 threads (thread (0,0,0) of block " \
+           "(0,0,0), thread (1,0,0) of block (0,0,0), thread (2,0,0) of block (0,0,0) and 125 more) spin here " \
+           "waiting for a value no thread can still write" in err
 
 
 def test_a_flag_another_warp_sets_ends_the_wait(run_cli, tmp_path):

@@ -31,7 +31,7 @@ EXPECTED_FINDINGS = {
     ("src/barriers/phases.cu", "phases", "redundant-barrier", DIVERGENT),  # removing it also ends the divergence
     ("src/faults/divide.cu", "divide", "division-by-zero", line_of(REPO / "src/faults/divide.cu", "1000 / d")),
     ("src/global/neighbours.cu", "add_right", "data-race", line_of(REPO / "src/global/neighbours.cu", "data[i] = ")),
-    ("src/loops/spin.cu", "spin", "infinite-loop", line_of(REPO / "src/loops/spin.cu", "while (flag[0] == 0)")),
+    ("src/loops/spin.cu", "spin", "deadlock", line_of(REPO / "src/loops/spin.cu", "while (flag[0] == 0)")),
     ("src/stencil/smooth.cu", "smooth", "data-race", line_of(REPO / "src/stencil/smooth.cu", "tile[threadIdx.x] = in")),
     ("src/templates/pairs.cu", "pairs<float>", "data-race", line_of(REPO / "src/templates/pairs.cu", "out[i / 2]")),
     ("src/templates/pairs.cu", "pairs<int>", "data-race", line_of(REPO / "src/templates/pairs.cu", "out[i / 2]")),
@@ -188,7 +188,7 @@ def test_a_kernel_out_of_time_reports_what_it_found_and_the_scan_goes_on(tmp_pat
     late = [row for row in rows(folder, "bugs.csv") if row["kernel"] == "count_up"]
     loop = line_of(repository / "loops" / "count.cu", "while (i != 0xFFFFFFFFu")
     assert [(row["type"], row["severity"], row["line"]) for row in late] == [("time-limit", "warning", str(loop))]
-    assert kernels["spin"]["status"] == "ok" and kernels["spin"]["errors"] == "1"  # its endless loop
+    assert kernels["spin"]["status"] == "ok" and kernels["spin"]["errors"] == "1"  # its deadlock
     assert kernels["divide"]["status"] == "ok" and kernels["divide"]["errors"] == "1"
     assert result.returncode == 1  # the division by zero
 

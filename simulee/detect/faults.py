@@ -12,7 +12,7 @@ from simulee.detect.base import Detector, LaunchRun, Rule
 from simulee.findings import ERROR, WARNING, Finding, launch_of, place
 from simulee.frontend import user_location
 
-STOPS = ("step-limit", "time-limit", "infinite-loop")
+STOPS = ("step-limit", "time-limit", "infinite-loop", "deadlock")
 
 
 class Faults(Detector):
@@ -38,6 +38,8 @@ class Faults(Detector):
         Rule("assertion", ERROR, "A failed assert() in device code"),
         Rule("warp-mask", WARNING, "A warp collective whose mask names lanes that never took part"),
         Rule("infinite-loop", ERROR, "A loop that provably never ends"),
+        Rule("deadlock", ERROR, "Threads spin waiting for a value no thread can still write (a warning when "
+                                "blocks that could write it are not resident with them)"),
         Rule("step-limit", WARNING, "The launch did not finish within the step limit (an infinite loop?)"),
         Rule("time-limit", WARNING, "The launch or the check ran out of time before it finished"),
         Rule("invalid-launch", WARNING, "The launch breaks an assumption the kernel states"),
@@ -101,6 +103,9 @@ def stopped_early(result: Result) -> list[Finding]:
     if result.status == "infinite-loop":
         return [Finding(result.status, ERROR, result.kernel, f"endless loop: {result.message}", first,
                         launch=launch_of(result))]
+    if result.status == "deadlock":  # a potential one when blocks that did not run could end it
+        severity = ERROR if result.blocks_run == result.blocks_total == result.launch.blocks else WARNING
+        return [Finding(result.status, severity, result.kernel, result.message, first, launch=launch_of(result))]
     stop = f"{result.message} of time" if result.status == "time-limit" else result.message
     if result.status == "time-limit":
         hint = "--max-seconds, or a scan's --kernel-timeout"

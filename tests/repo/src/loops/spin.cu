@@ -1,4 +1,4 @@
-// Thread 0 waits for a flag nobody sets: an endless loop (a step-limit finding, or a timeout
+// Thread 0 waits for a flag nobody sets: a deadlock (a step-limit finding, or a timeout
 // when the step limit is beyond the kernel timeout).
 __global__ void spin(volatile int *flag, int *out) {
   if (threadIdx.x == 0) {
