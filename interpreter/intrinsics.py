@@ -44,7 +44,7 @@ def fence(c, function, pc, op):
             threads = frame.thread_ids(rows)
             blocks = threads // rt.wave.tpb
             rt.events.fences.append((rt.steps, rt.wave.first_block + blocks, threads - blocks * rt.wave.tpb,
-                                     rt.wave.epoch[blocks], scope, op_id))
+                                     rt.wave.epoch[blocks], rt.wave.warp_sync[threads], scope, op_id))
 
     return run
 

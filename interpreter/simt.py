@@ -404,13 +404,16 @@ class Execution:
             zip(coordinates(wave.tid_of(threads[:3]), launch.block),
                 coordinates(wave.first_block + wave.blocks_of(threads[:3]), launch.grid)))
         more = f" and {len(threads) - 3:,} more" if len(threads) > 3 else ""
-        spin = f"{len(threads):,} thread{'s' if len(threads) > 1 else ''} ({named}{more}) spin here"
+        spin = f"{len(threads):,} thread{'s' if len(threads) > 1 else ''} ({named}{more}) " \
+               f"spin{'' if len(threads) > 1 else 's'} here"
         unrun = launch.blocks - self.blocks_run if launch.sample is None else launch.blocks - len(set(launch.sample))
         if unrun > 0:
-            cause = "later waves" if launch.sample is None else "the sample"
+            them = "them" if len(threads) > 1 else "it"
+            cause = f"run in later waves; at most {self.blocks_per_wave:,} run at once" if launch.sample is None \
+                else "were left out of the sample run"
             raise Stop("deadlock", where, f"potential deadlock: {spin} waiting for a value that only blocks not "
-                                          f"resident with them could write ({unrun:,} blocks run in {cause}; at "
-                                          f"most {self.blocks_per_wave:,} run at once): on a GPU this can hang")
+                                          f"resident with {them} could write ({unrun:,} blocks {cause}): on a GPU "
+                                          f"this can hang")
         raise Stop("deadlock", where, f"deadlock: {spin} waiting for a value no thread can still write")
 
     def cover(self, function: str, pc: int, frame: Frame, edges) -> None:

@@ -122,8 +122,9 @@ class Events:
     # barriers passed: (barrier op, blocks, the epoch each block left); a block stuck at two
     # barriers at once appears under both
     barrier_passes: list[tuple[int, np.ndarray, np.ndarray]] = field(default_factory=list)
-    # memory fences executed: (step, blocks, threads in block, their barrier epochs, scope, op)
-    fences: list[tuple[int, np.ndarray, np.ndarray, np.ndarray, int, int]] = field(default_factory=list)
+    # memory fences executed: (step, blocks, threads in block, their barrier epochs, their warp
+    # collectives completed, scope, op)
+    fences: list[tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int]] = field(default_factory=list)
     looping_op: int = -1  # where threads were running when a limit stopped the launch
     in_loop: bool = True  # ... in a loop (else the launch ran out before its blocks did)
     # faulting threads per (kind, op); `faults` keeps only the first of them (simt.FAULT_SAMPLE)

@@ -11,8 +11,9 @@ Floating-point instructions compute in their own precision (f16, bf16, f32, f64,
 x2 forms element by element); the rounding modifiers of arithmetic are ignored (round to
 nearest), those that round to an integer (rni, rzi, rmi, rpi) are honoured. Memory
 instructions of every state space become loads, stores and atomics on pointers of that
-address space; `ld.acquire`, `st.release` and the other orderings are volatile accesses,
-and fences are no-ops, as everywhere in the interpreter. `cp.async` copies at once (the
+address space; `ld.acquire`, `st.release` and `.relaxed` accesses are atomic loads and stores
+at their scope, fences and `membar` LLVM fences at theirs, and an `atom.release` a fence
+before the atomic (simulee.detect.ordering orders threads by them). `cp.async` copies at once (the
 copy is complete before any `wait_group`)."""
 
 from __future__ import annotations
@@ -627,11 +628,15 @@ class Statement:
     def _op_ld(self, modifiers, operands):
         pointer, ptype = self._address(operands[1], modifiers)
         ty, bits, width = self._access_type(modifiers)
-        volatile = "volatile " if {"volatile", "relaxed", "acquire"} & set(modifiers) else ""
+        volatile = "volatile " if "volatile" in modifiers else ""
+        ordering = _ordering(modifiers, width, bits)
         targets = _vector(operands[0]) if width > 1 else [operands[0]]
         for lane, target in enumerate(targets):
             address = self._tmp(f"getelementptr {ty}, {ptype} {pointer}, i64 {lane}") if lane else pointer
-            value = self._tmp(f"load {volatile}{ty}, {ptype} {address}")
+            if ordering:
+                value = self._tmp(f"load atomic {ty}, {ptype} {address}{ordering}")
+            else:
+                value = self._tmp(f"load {volatile}{ty}, {ptype} {address}")
             self._write(target, value, bits, any(m.startswith("s") and m in INT_TYPES for m in modifiers))
 
     _op_ldu = _op_ld
@@ -639,11 +644,13 @@ class Statement:
     def _op_st(self, modifiers, operands):
         pointer, ptype = self._address(operands[0], modifiers)
         ty, bits, width = self._access_type(modifiers)
-        volatile = "volatile " if {"volatile", "relaxed", "release"} & set(modifiers) else ""
+        volatile = "volatile " if "volatile" in modifiers else ""
+        ordering = _ordering(modifiers, width, bits)
         sources = _vector(operands[1]) if width > 1 else [operands[1]]
         for lane, source in enumerate(sources):
             address = self._tmp(f"getelementptr {ty}, {ptype} {pointer}, i64 {lane}") if lane else pointer
-            self._emit(f"store {volatile}{ty} {self._read(source, bits)}, {ptype} {address}")
+            atomic = "atomic " if ordering else volatile
+            self._emit(f"store {atomic}{ty} {self._read(source, bits)}, {ptype} {address}{ordering}")
 
     def _op_atom(self, modifiers, operands, result=True):
         kinds = [m for m in modifiers if m in TYPES]
@@ -653,13 +660,16 @@ class Statement:
             raise NotLifted(f"atom {'.'.join(modifiers)}")
         offset = 1 if result else 0
         pointer, ptype = self._address(operands[offset], modifiers)
+        if {"release", "acq_rel"} & set(modifiers):  # a release: a fence of its scope, then the atomic
+            self._op_fence(modifiers, [])
+        scope = _syncscope(modifiers)
         if kind in FLOAT_TYPES:
             name, bits = FLOAT_TYPES[kind]
             rmw = {"add": "fadd", "min": "fmin", "max": "fmax", "exch": "xchg"}.get(operation)
             if rmw is None:
                 raise NotLifted(f"atom.{operation}.{kind}")
             value = self._float(self._read(operands[offset + 1], bits, kind), kind)
-            old = self._tmp(f"atomicrmw {rmw} {ptype} {pointer}, {name} {value} seq_cst")
+            old = self._tmp(f"atomicrmw {rmw} {ptype} {pointer}, {name} {value}{scope} seq_cst")
             if result:
                 self._write(operands[0], self._unfloat(old, kind), bits)
             return
@@ -667,11 +677,11 @@ class Statement:
         value = self._read(operands[offset + 1], bits)
         if operation == "cas":
             new = self._read(operands[offset + 2], bits)
-            pair = self._tmp(f"cmpxchg {ptype} {pointer}, i{bits} {value}, i{bits} {new} seq_cst seq_cst")
+            pair = self._tmp(f"cmpxchg {ptype} {pointer}, i{bits} {value}, i{bits} {new}{scope} seq_cst seq_cst")
             old = self._tmp(f"extractvalue {{ i{bits}, i1 }} {pair}, 0")
         else:
             rmw = _ATOMIC.get(operation) or ("" if sign == "s" else "u") + operation
-            old = self._tmp(f"atomicrmw {rmw} {ptype} {pointer}, i{bits} {value} seq_cst")
+            old = self._tmp(f"atomicrmw {rmw} {ptype} {pointer}, i{bits} {value}{scope} seq_cst")
         if result:
             self._write(operands[0], old, bits)
 
@@ -706,14 +716,16 @@ class Statement:
     _op_prefetchu = _op_prefetch
 
     def _op_fence(self, modifiers, operands):
-        pass
+        if "proxy" not in modifiers:  # fence.sc / fence.acq_rel / membar, at their scope
+            self._emit(f"fence{_syncscope(modifiers)} seq_cst")
 
     _op_membar = _op_fence
 
     def _op_nanosleep(self, modifiers, operands):
         pass
 
-    _op_pmevent = _op_fence
+    def _op_pmevent(self, modifiers, operands):
+        pass
 
     # -- integer arithmetic
 
@@ -1254,6 +1266,24 @@ def _operands(text: str) -> list[str]:
     if "".join(current).strip():
         operands.append("".join(current).strip())
     return operands
+
+
+def _syncscope(modifiers) -> str:
+    """The LLVM syncscope of a PTX scope modifier (.cta, .gpu or .gl; .sys: none, the widest)."""
+    for modifier, scope in (("cta", "block"), ("gpu", "device"), ("gl", "device"), ("cluster", "cluster")):
+        if modifier in modifiers:
+            return f' syncscope("{scope}")'
+    return ""
+
+
+def _ordering(modifiers, width: int, bits: int) -> str:
+    """The atomic suffix of a strong scalar ld or st (.relaxed, .acquire, .release at a
+    scope), with its alignment; "" for a weak, volatile or vector one."""
+    orders = {"relaxed": "monotonic", "acquire": "acquire", "release": "release"}
+    order = next((orders[m] for m in modifiers if m in orders), None)
+    if order is None or width > 1:
+        return ""
+    return f"{_syncscope(modifiers)} {order}, align {max(bits // 8, 1)}"
 
 
 def _vector(operand: str) -> list[str]:

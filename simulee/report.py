@@ -251,7 +251,7 @@ def sarif_document(records: list[dict], root: Path | None = None, uncompiled: li
             "locations": [_sarif_location(finding["first"], finding["kernel"])],
             "properties": {**{key: finding[key] for key in ("kernel", "space", "hazard", "scope", "benign", "instances",
                                                             "addresses", "launch") if finding[key] is not None},
-                           "synthetic": synthetic(finding["launch"])},
+                           **finding.get("details", {}), "synthetic": synthetic(finding["launch"])},
         }
         if "reason" in finding:  # suppressed, in simulee.toml
             result["suppressions"] = [{"kind": "external", "justification": finding["reason"]}]

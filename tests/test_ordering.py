@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import subprocess
 import sys
@@ -66,3 +68,117 @@ def test_atomics_of_a_block_scope_race_with_other_blocks_atomics():
     result = subprocess.run([sys.executable, "-m", "simulee", "check", str(FILE), "-k", "block_scoped_counter", "-q",
                              "--launch", "2/32"], capture_output=True, text=True)
     assert "scoped race" in result.stdout and "atomicAdd_block at line" in result.stdout
+
+
+SPIN = KERNELS / "spin_sync.cu"
+
+
+def spin_findings(kernel: str, launch: str = "4/64") -> list[tuple[str, str, int, int, str]]:
+    """(type, severity, line, other line or 0, synchronization) of each finding of `kernel`
+    in spin_sync.cu on `launch`."""
+    result = subprocess.run([sys.executable, "-m", "simulee", "check", str(SPIN), "-k", kernel, "-q", "--format",
+                             "json", "--launch", launch], capture_output=True, text=True)
+    assert result.returncode in (0, 1), result.stderr
+    found = json.loads(result.stdout)["kernels"][0]["findings"]
+    return sorted((f["type"], f["severity"], f["first"]["line"], (f["second"] or {}).get("line", 0),
+                   f.get("details", {}).get("synchronization", "")) for f in found)
+
+
+def spin_at(text: str, kernel: str) -> int:
+    return line_of(SPIN, text, kernel)
+
+
+@pytest.mark.parametrize("kernel", ["locked", "wait_for_last", "warp_turns", "warp_lock", "lookback_scan"])
+@pytest.mark.parametrize("launch", ["4/64", "9/64"])
+def test_correct_locks_spins_and_look_back_are_clean(kernel, launch):
+    assert spin_findings(kernel, launch) == []
+
+
+def test_a_lock_released_without_a_fence_does_not_publish_what_it_guarded():
+    total, count = spin_at("*total += blockIdx.x", "locked_add"), spin_at("*count += 1", "locked_add")
+    release = spin_at("atomicExch(&lock, 0)", "locked_add")
+    assert spin_findings("unfenced_lock") == [("data-race", "error", total, total, "no release"),
+                                              ("data-race", "error", count, count, "no release")]
+    result = subprocess.run([sys.executable, "-m", "simulee", "check", str(SPIN), "-k", "unfenced_lock", "-q",
+                             "--launch", "4/64"], capture_output=True, text=True)
+    assert f"no release: the flag write at line {release} has no __threadfence() before it" in result.stdout
+
+
+def test_a_block_scoped_lock_locks_nothing_for_other_blocks():
+    found = spin_findings("block_lock_across_blocks")
+    total = spin_at("*total += blockIdx.x", "locked_add")
+    assert ("scoped-race", "error", total, total, "scope too narrow") in found
+    assert {kind for kind, *_ in found} == {"scoped-race"}
+    result = subprocess.run([sys.executable, "-m", "simulee", "check", str(SPIN), "-k", "block_lock_across_blocks",
+                             "-q", "--launch", "4/64"], capture_output=True, text=True)
+    assert f"atomicCAS_block at line {spin_at('atomicCAS_block', 'locked_add')} has block scope and cannot order " \
+           "block 0 with block 1; use a device-scope one" in result.stdout
+
+
+def test_a_plain_flag_between_blocks_races():
+    flag, value = spin_at("*ready = 1", "wait_plain"), spin_at("data[0] = 7", "wait_plain")
+    assert spin_findings("wait_plain") == [
+        ("data-race", "error", value, spin_at("out[0] = data[0]", "wait_plain"), "none"),
+        ("data-race", "error", flag, spin_at("while (*ready == 0)", "wait_plain"), "none")]
+
+
+def test_a_spin_on_a_flag_nobody_sets_is_a_deadlock_naming_the_threads():
+    result = subprocess.run([sys.executable, "-m", "simulee", "check", str(SPIN), "-k", "never_set", "-q",
+                             "--launch", "3/64"], capture_output=True, text=True)
+    assert result.returncode == 1
+    assert f"spin_sync.cu:{spin_at('while (*ready == 0)', 'never_set')}:19: error: deadlock: 3 threads (thread " \
+           "(0,0,0) of block (0,0,0), thread (0,0,0) of block (1,0,0), thread (0,0,0) of block (2,0,0)) spin here " \
+           "waiting for a value no thread can still write" in result.stdout
+
+
+def test_a_spin_on_a_block_of_a_later_wave_is_a_potential_deadlock():
+    found = spin_findings("wait_for_last", "5000/64")  # more blocks than run at once
+    assert found == [("deadlock", "warning", spin_at("while (*ready == 0)", "wait_for_last"), 0, "")]
+
+
+def test_the_lanes_of_a_warp_share_the_lock_one_lane_took_only_after_a_syncwarp():
+    total = spin_at("total[lane] += 1", "warp_locked")
+    assert spin_findings("unsynced_warp_lock") == [("data-race", "error", total, total, "no acquire")]
+
+
+def test_a_lock_between_warps_needs_its_release_fence():
+    total = spin_at("sum += threadIdx.x", "take_turns")
+    assert spin_findings("unfenced_warp_turns") == [("data-race", "error", total, total, "no release")]
+
+
+def test_look_back_without_fences_reads_unpublished_aggregates():
+    found = spin_findings("unfenced_lookback_scan")
+    read = spin_at("prefix += value[2 * p + flag - 1]", "look_back")
+    assert found == [
+        ("data-race", "error", spin_at("value[2 * tile] = aggregate", "look_back"), read, "no release"),
+        ("data-race", "error", spin_at("value[2 * tile + 1] = prefix", "look_back"), read, "no release")]
+
+
+def test_csv_and_sarif_say_why_the_synchronization_did_not_order_the_race():
+    def report(form: str) -> str:
+        return subprocess.run([sys.executable, "-m", "simulee", "check", str(SPIN), "-k", "unfenced_lock", "-q",
+                               "--format", form, "--launch", "4/64"], capture_output=True, text=True).stdout
+    rows = list(csv.DictReader(io.StringIO(report("csv"))))
+    assert [row["synchronization"] for row in rows] == ["no release", "no release"]
+    results = json.loads(report("sarif"))["runs"][0]["results"]
+    assert [r["properties"]["synchronization"] for r in results] == ["no release", "no release"]
+
+
+REF = KERNELS / "atomic_ref.cu"
+
+
+@pytest.mark.parametrize("kernel, expected", [
+    ("ref_handoff", []),
+    ("ptx_handoff", []),
+    ("ref_block_scope", [("scoped-race", "scope too narrow"), ("scoped-race", "scope too narrow")]),
+    ("ref_relaxed", [("data-race", "no release")]),
+    ("ptx_cta_fence", [("scoped-race", "scope too narrow")]),
+])
+def test_orders_and_scopes_the_code_states_in_libcu_and_ptx(kernel, expected):
+    result = subprocess.run([sys.executable, "-m", "simulee", "check", str(REF), "-k", kernel, "-q", "--format",
+                             "json", "--launch", "2/32"], capture_output=True, text=True)
+    found = json.loads(result.stdout)["kernels"][0]["findings"]
+    assert [(f["type"], f["details"]["synchronization"]) for f in found] == expected
+    if expected:
+        assert all(f["first"]["line"] == line_of(REF, "data[0] = 7", "hand_over" if "ref" in kernel else kernel)
+                   for f in found[:1])

@@ -5,10 +5,12 @@ A *strong* access is an atomic, or a volatile or atomic load or store of global 
 (PTX: relaxed at its scope); two strong accesses never race. A *release* is a strong write
 that its thread preceded by a fence (__threadfence, its block and system forms), or a
 store that releases by itself (st.release); it covers what its thread did before the
-fence and what its block did in earlier barrier epochs. An *acquire* is a strong read (a
+fence, what its block did in earlier barrier epochs and what its warp did before a
+__syncwarp that preceded the fence (one lane releases for its warp). An *acquire* is a strong read (a
 read-modify-write, a volatile or atomic load) that reads from a release's sequence (the
 release's write, then only read-modify-writes, in the order the interpreter executed
-them); it covers what its thread does after it and what its block does in later epochs.
+them); it covers what its thread does after it, what its block does in later epochs and
+what its warp does after a later __syncwarp (one lane acquires for its warp).
 The acquiring side needs no fence after the read: NVIDIA's own threadFenceReduction
 sample has none, and every GPU orders it.
 
@@ -41,13 +43,15 @@ def strong(c) -> np.ndarray:
 
 @dataclass
 class Events:
-    """Releases or acquires: each one's block, thread, the epoch and step that bound what
-    it covers, its scope, the model row of its access, and its instruction."""
+    """Releases or acquires: each one's block, thread, the epoch, step and warp collectives
+    completed that bound what it covers, its scope, the model row of its access, and its
+    instruction."""
 
     block: np.ndarray
     thread: np.ndarray
     epoch: np.ndarray
     step: np.ndarray
+    warp_sync: np.ndarray
     scope: np.ndarray
     row: np.ndarray
     op: np.ndarray  # the fence of a fenced release, else the access's instruction
@@ -57,6 +61,10 @@ class Events:
 
     def take(self, index) -> "Events":
         return Events(*(getattr(self, name)[index] for name in self.__dataclass_fields__))
+
+    @property
+    def warp(self) -> np.ndarray:
+        return self.thread // 32
 
 
 class Ordering:
@@ -87,41 +95,68 @@ class Ordering:
 
     def _before(self, a_rows, x_rows, any_scope: bool) -> np.ndarray:
         c, r, a = self.c, self.releases, self.acquires
-        by_epoch_counts, by_thread_counts = self._sources(any_scope)
         # releases covering a: its thread's after it, and those of later epochs of its block
-        block, thread, epoch, step = (c[k][a_rows].astype(np.int64) for k in ("block", "thread", "epoch", "step"))
+        block, thread, epoch, step, synced = _columns(c, a_rows)
         after_in_thread = _first_after((r.block, r.thread, r.step), (block, thread, step))
         after_in_block = _first_after((r.block, r.epoch), (block, epoch))
+        after_in_warp = _first_after((r.block, r.warp, r.epoch, r.warp_sync), (block, thread // 32, epoch, synced))
         itself = _index_of(r.row, a_rows)  # a release's own write: before what it synchronizes with
         after_in_thread = np.where(itself >= 0, itself, after_in_thread)
-        sources = (np.where(after_in_thread >= 0, 1 + after_in_thread, 0),
-                   np.where(after_in_block >= 0, 1 + len(r) + after_in_block, 0))
-        # acquires covering x: those of its block in earlier epochs, its thread's earlier ones
-        block, thread, epoch, step = (c[k][x_rows].astype(np.int64) for k in ("block", "thread", "epoch", "step"))
-        epoch_range = _range_before((a.block, a.epoch), (block, epoch))
-        thread_range = _range_before((a.block, a.thread, a.step), (block, thread, step))
+        sources = [np.where(after >= 0, 1 + k * len(r) + after, 0)
+                   for k, after in enumerate((after_in_thread, after_in_block, after_in_warp))]
+        # acquires covering x: its thread's earlier ones, its block's in earlier epochs, its warp's before a sync
+        block, thread, epoch, step, synced = _columns(c, x_rows)
+        ranges = [_range_before(columns, query) for columns, query in zip(_acquire_orders(a), (
+            (block, thread, step), (block, epoch), (block, thread // 32, epoch, synced)))]
         found = np.zeros(len(a_rows), dtype=np.int64)
         for source in sources:
-            for counts, (low, high) in ((by_epoch_counts, epoch_range), (by_thread_counts, thread_range)):
+            for counts, (low, high) in zip(self._sources(any_scope), ranges):
                 found += counts[source, high] - counts[source, low]
         return found > 0
 
     def _sources(self, any_scope: bool):
-        """Prefix counts of the acquires each source reaches, in the (block, epoch) and the
-        (block, thread, step) order of the acquires. Source 0 reaches nothing; 1 + i what
-        release i and its thread's later releases reach; 1 + R + i what release i and the
-        releases of its block's later epochs reach."""
+        """Prefix counts of the acquires each source reaches, in each order of the acquires
+        (_acquire_orders). Source 0 reaches nothing; 1 + i what release i and its thread's
+        later releases reach; 1 + R + i what release i and the releases of its block's later
+        epochs reach; 1 + 2R + i what release i and its warp's releases after later syncs reach."""
         if any_scope not in self._counts:
-            r, a = self.releases, self.acquires
+            r = self.releases
             reach = self.reach_any_scope if any_scope else self.reach
             in_thread = _suffix_or(reach, (r.block, r.thread, r.step))
             in_block = _suffix_or(reach, (r.block, r.epoch))
-            table = np.vstack([np.zeros((1, reach.shape[1]), dtype=bool), in_thread, in_block])
-            self._counts[any_scope] = tuple(
+            in_warp = _suffix_or(reach, (r.block, r.warp, r.epoch, r.warp_sync))
+            table = np.vstack([np.zeros((1, reach.shape[1]), dtype=bool), in_thread, in_block, in_warp])
+            self._counts[any_scope] = [
                 np.concatenate([np.zeros((len(table), 1), dtype=np.int32),
                                 np.cumsum(table[:, _order(columns)], axis=1, dtype=np.int32)], axis=1)
-                for columns in ((a.block, a.epoch), (a.block, a.thread, a.step)))
+                for columns in _acquire_orders(self.acquires)]
         return self._counts[any_scope]
+
+    def explain(self, a: int, b: int) -> tuple[str, int, int]:
+        """Why racing rows a and b are not ordered through memory, taking the earlier one as
+        the side that should release: (reason, op, op). Reasons: "none" (neither side
+        synchronizes), "no release" (its thread's later strong write, the first op, has no
+        fence before it), "no acquire" (a release covers it, the first op, but nothing before
+        the other access reads what it released), "older value" (the acquire before the
+        other access, the second op, read what was there before the release, the first op)."""
+        c, r, q = self.c, self.releases, self.acquires
+        a, b = (a, b) if c["step"][a] <= c["step"][b] else (b, a)
+        block, thread, epoch, step, synced = (int(v[0]) for v in _columns(c, np.array([a])))
+        covering = np.flatnonzero((r.block == block) & (
+            ((r.thread == thread) & (r.step > step)) | (r.epoch > epoch) | (r.row == a)
+            | ((r.warp == thread // 32) & (r.epoch == epoch) & (r.warp_sync > synced))))
+        if not len(covering):
+            later = np.flatnonzero(strong(c) & (c["action"] != READ) & (c["block"] == block) & (c["thread"] == thread)
+                                   & (c["step"] > step))
+            return ("no release", int(c["op"][later[0]]), -1) if len(later) else ("none", -1, -1)
+        release = int(r.op[covering[0]])
+        block, thread, epoch, step, synced = (int(v[0]) for v in _columns(c, np.array([b])))
+        before = np.flatnonzero((q.block == block) & (
+            ((q.thread == thread) & (q.step < step)) | (q.epoch < epoch)
+            | ((q.warp == thread // 32) & (q.epoch == epoch) & (q.warp_sync < synced))))
+        if not len(before):
+            return "no acquire", release, -1
+        return "older value", release, int(q.op[before[-1]])
 
     def narrow_operation(self, first: np.ndarray, second: np.ndarray) -> int:
         """The instruction of a block-scoped release or acquire in the two rows' blocks: what
@@ -132,6 +167,17 @@ class Ordering:
             if len(narrow):
                 return int(events.op[narrow[0]])
         return -1
+
+
+def _acquire_orders(a: Events):
+    """The orders acquires are counted in: by thread and step, by block and epoch, by warp,
+    epoch and warp syncs."""
+    return (a.block, a.thread, a.step), (a.block, a.epoch), (a.block, a.warp, a.epoch, a.warp_sync)
+
+
+def _columns(c, rows):
+    """Block, thread, epoch, step and warp syncs of model rows, as int64."""
+    return tuple(c[k][rows].astype(np.int64) for k in ("block", "thread", "epoch", "step", "warp_sync"))
 
 
 def scope_name(scope: int) -> str:
@@ -147,33 +193,35 @@ def _releases(c, fences) -> Events:
     cover_step = np.where(own, c["step"][writes], -1).astype(np.int64)
     cover_epoch = c["epoch"][writes].astype(np.int64)
     scope = np.where(own, sync & SCOPE_BITS, 0).astype(np.int64)
+    synced = c["warp_sync"][writes].astype(np.int64)
     via = c["op"][writes].astype(np.int64)
     if fences:
-        f_step = np.concatenate([np.full(len(b), s, dtype=np.int64) for s, b, _, _, _, _ in fences])
-        f_block, f_thread, f_epoch = (np.concatenate([f[k] for f in fences]).astype(np.int64) for k in (1, 2, 3))
-        f_scope = np.concatenate([np.full(len(b), s, dtype=np.int64) for _, b, _, _, s, _ in fences])
-        f_op = np.concatenate([np.full(len(b), o, dtype=np.int64) for _, b, _, _, _, o in fences])
+        f_step, f_scope, f_op = (np.concatenate([np.full(len(f[1]), f[k], dtype=np.int64) for f in fences])
+                                 for k in (0, 5, 6))
+        f_block, f_thread, f_epoch, f_synced = (np.concatenate([f[k] for f in fences]).astype(np.int64)
+                                                for k in (1, 2, 3, 4))
         last = _last_before((f_block, f_thread, f_step), (c["block"][writes].astype(np.int64),
                                                           c["thread"][writes].astype(np.int64),
                                                           c["step"][writes].astype(np.int64)))
         fenced = (last >= 0) & ~own
         cover_step[fenced] = f_step[last[fenced]]
         cover_epoch[fenced] = f_epoch[last[fenced]]
+        synced[fenced] = f_synced[last[fenced]]
         scope[fenced] = np.minimum(f_scope[last[fenced]], sync[fenced] & SCOPE_BITS)
         narrower = fenced & (f_scope[last] < (sync & SCOPE_BITS))  # the fence, not the write, limits the scope
         via[narrower] = f_op[last[narrower]]
     keep = np.flatnonzero(cover_step >= 0)[:MAX_EVENTS]
     rows = writes[keep]
     return Events(c["block"][rows].astype(np.int64), c["thread"][rows].astype(np.int64), cover_epoch[keep],
-                  cover_step[keep], scope[keep], rows, via[keep])
+                  cover_step[keep], synced[keep], scope[keep], rows, via[keep])
 
 
 def _acquires(c) -> Events:
     """Strong reads (read-modify-writes included), covering what follows them."""
     rows = np.flatnonzero(strong(c) & (c["action"] != WRITE))[:MAX_EVENTS]
-    return Events(c["block"][rows].astype(np.int64), c["thread"][rows].astype(np.int64),
-                  c["epoch"][rows].astype(np.int64), c["step"][rows].astype(np.int64),
-                  (c["sync"][rows] & SCOPE_BITS).astype(np.int64), rows, c["op"][rows].astype(np.int64))
+    block, thread, epoch, step, synced = _columns(c, rows)
+    return Events(block, thread, epoch, step, synced, (c["sync"][rows] & SCOPE_BITS).astype(np.int64), rows,
+                  c["op"][rows].astype(np.int64))
 
 
 def _synchronizes(c, releases: Events, acquires: Events) -> tuple[np.ndarray, np.ndarray]:
@@ -204,12 +252,15 @@ def _synchronizes(c, releases: Events, acquires: Events) -> tuple[np.ndarray, np
 
 def _program_order(acquires: Events, releases: Events) -> np.ndarray:
     """[j, i]: acquire j comes before release i's cover point in its block (an earlier
-    epoch, or earlier in the same thread)."""
+    epoch, earlier in the same thread, or in its warp before a sync)."""
     same_block = acquires.block[:, None] == releases.block[None, :]
     earlier_epoch = acquires.epoch[:, None] < releases.epoch[None, :]
     same_thread_earlier = (acquires.thread[:, None] == releases.thread[None, :]) & \
         (acquires.step[:, None] < releases.step[None, :])
-    return same_block & (earlier_epoch | same_thread_earlier)
+    same_warp_synced = (acquires.warp[:, None] == releases.warp[None, :]) \
+        & (acquires.epoch[:, None] == releases.epoch[None, :]) \
+        & (acquires.warp_sync[:, None] < releases.warp_sync[None, :])
+    return same_block & (earlier_epoch | same_thread_earlier | same_warp_synced)
 
 
 def _closure(sync: np.ndarray, program_order: np.ndarray) -> np.ndarray:

@@ -61,6 +61,7 @@ class Pairs:
 
 class Races(Detector):
     name = "data-race"
+    columns = ("synchronization",)  # none, no release, no acquire, older value, scope too narrow
     rules = (Rule("data-race", ERROR,
                   "Two threads access the same memory without synchronization, at least one writing"),
              Rule("scoped-race", ERROR,
@@ -357,16 +358,31 @@ def summarize(model: MemoryAccessModel, pairs: Pairs) -> list[Finding]:
         second_place = place(ops, int(c["op"][b]), KIND_NAMES[int(c["action"][b])], result, int(c["block"][b]),
                              int(c["thread"][b]))
         scoped = bool(pairs.scoped[witness]) or bool(is_strong[a] and is_strong[b])
+        reason, why = ("scope too narrow", _narrow_scope(model, a, b)) if scoped else _unordered(model, a, b)
         message = (f"{'scoped' if scoped else 'data'} race ({hazard}, {space}, {scope}) between this "
                    f"{first_place.access} and the {second_place.access} at {where(second_place, first_place)}"
-                   + (" (both wrote the same value)" if all_benign else "")
-                   + (_narrow_scope(model, a, b) if scoped else ""))
+                   + (" (both wrote the same value)" if all_benign else "") + why)
         findings.append(Finding("scoped-race" if scoped else "data-race", WARNING if all_benign else ERROR,
                                 result.kernel, message,
                                 first_place, second_place, space, hazard, scope, all_benign, launch,
-                                int(instances[index]), int(units[index]),
+                                int(instances[index]), int(units[index]), details={"synchronization": reason},
                                 ops=tuple((ops[int(c["op"][x])].function, ops[int(c["op"][x])].index) for x in (a, b))))
     return findings
+
+
+def _unordered(model: MemoryAccessModel, a: int, b: int) -> tuple[str, str]:
+    """(reason, words) why the fences, flags and atomics present do not order rows a and b."""
+    reason, release, acquire = model.ordering.explain(a, b)
+    line = lambda op: place(model.ops, op, "").line  # noqa: E731
+    if reason == "no release":
+        return reason, f": no release: the flag write at line {line(release)} has no __threadfence() before it"
+    if reason == "no acquire":
+        return reason, f": no acquire: the release at line {line(release)} publishes it, but the other thread " \
+                       f"reads no flag it wrote before this access"
+    if reason == "older value":
+        return reason, f": the flag read at line {line(acquire)} saw a value from before the release at line " \
+                       f"{line(release)}"
+    return reason, ""
 
 
 def _narrow_scope(model: MemoryAccessModel, a: int, b: int) -> str:
@@ -388,7 +404,10 @@ def _cuda_name(text: str) -> str:
     is __threadfence_block, llvm.nvvm.atomic.add.gen.i.cta.i32.p0 is atomicAdd_block."""
     match = re.search(r"llvm\.nvvm\.(membar|atomic)\.(?:load\.)?(\w+)", text)
     if match is None:
-        return "the block-scoped operation"
+        kind = text.split()[0] if text.split() else ""
+        return {"fence": "the block-scoped fence", "atomicrmw": "the block-scoped atomic",
+                "cmpxchg": "the block-scoped compare-and-swap", "load": "the block-scoped load",
+                "store": "the block-scoped store"}.get(kind, "the block-scoped operation")
     if match.group(1) == "membar":
         return "__threadfence_block()"
     return f"atomic{match.group(2).capitalize() if match.group(2) != 'cas' else 'CAS'}_block"
