@@ -170,7 +170,7 @@ class Execution:
         self.blocks_run = 0  # blocks of the waves started
         self.deadline = float("inf")
         self.clock_reads = 0  # a loop that reads the clock may end without any store
-        self.trips: dict[tuple[int, int], tuple] = {}  # (frame, header): (state, loads, loaded) at its last back edge
+        self.trips: dict[tuple[str, int], tuple] = {}  # (function, loop header): (state, loads, loaded) last time
         self.spinning: dict[tuple[int, int], Group] = {}  # parked until memory changes
         self.spun: dict[tuple[int, int], tuple[tuple, bool]] = {}  # of each: (state when parked, its loop reads memory)
         # waves are smaller when threads need much local memory, or blocks much shared memory
@@ -368,8 +368,11 @@ class Execution:
         """Whether rows of `frame`, taking a back edge to `target_block` with the phi values
         `incoming`, repeat their last trip round the loop exactly: same threads, same phis,
         no store and no clock read since. Notes the trip (and whether it read memory)."""
-        key = (frame.id, target_block)
-        state = (self.memory.version, self.clock_reads, frame.width(rows))
+        if rows is not None and len(rows) == 0:
+            return False
+        key = (frame.function.name, target_block)  # one entry per loop, whichever frame runs it
+        threads = (None, None) if rows is None else (int(rows[0]), int(rows[-1]))
+        state = (self.memory.version, self.clock_reads, frame.id, frame.width(rows), threads)
         last = self.trips.get(key)
         self.trips[key] = (state, self.memory.reads, last is not None and self.memory.reads != last[1])
         if last is None or last[0] != state:
@@ -445,7 +448,7 @@ class Execution:
         if function.rank[first] <= function.rank[function.block_first[source_block]] and \
                 self.spins(frame, target_block, rows, incoming):
             self.park(self.spinning, frame, first, rows)
-            state, _, reads = self.trips[(frame.id, target_block)]
+            state, _, reads = self.trips[(function.name, target_block)]
             self.spun[(frame.id, first)] = (state[:2], reads)
             return
         for slot, ty, value in incoming:
