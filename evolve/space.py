@@ -374,6 +374,9 @@ class SearchSpace:
             computed = {name: evaluate(e, inputs) for name, e in plan.scalars}
         except (Unknown, TypeError, ValueError) as error:
             raise InvalidGenome(f"no launch at {plan.site.label}: {error}") from None
+        for name, expression in plan.scalars:  # searched inputs never make a divisor 0 (the host code would not)
+            if computed[name] == 0 and DIVISOR in self.relevant.get(name, ()) and expression[0] != "const":
+                raise InvalidGenome(f"no launch at {plan.site.label}: the kernel divides by {name}, which would be 0")
         problem = launch_problem(grid, block) or (min(grid + block) < 1 and "a dimension of 0") or \
             (self.kernel.dynamic_shared and not 0 <= shared <= MAX_SHARED_BYTES and
              f"{shared:,} bytes of dynamic shared memory, more than a CUDA block has")

@@ -327,3 +327,25 @@ def test_an_argument_the_grid_is_computed_from_keeps_the_sites_value():
         launch = space.launch(genome)
         assert launch.grid[1] == launch.args["taps"] ** 2, (launch.grid, launch.args)
     assert errors(check_json("members.cu")) == []
+
+
+def test_a_divisor_the_host_computes_is_never_searched_as_zero_but_a_zero_it_passes_is_a_bug():
+    """kaldi's MulRowsGroupMat passes group_size = cols / src_cols: searched sizes that make
+    it 0 (src_cols > cols) are no launch the host makes; a literal 0 is still a bug."""
+    from evolve.space import InvalidGenome, SearchSpace
+    from simulee.check import default_launch
+
+    (site,) = [s for s in sites_of("group_size.cu") if "group_of" in s.kernel]
+    kernel = program(SITES / "group_size.cu").kernel("group_of")
+    space = SearchSpace.of_sites(kernel, default_launch(kernel), {"cols": ["branch"], "group_size": ["address",
+                                 "divisor"], "in": ["address"], "out": ["address"]}, set(), [site])
+    cols, src_cols = (space.genes.index(g) for g in space.genes if g.name in ("cols", "group_size.cu:14#3"))
+    genome = space.initial(0)
+    genome[cols], genome[src_cols] = 100, 7
+    assert space.launch(genome).args["group_size"] == 14
+    genome[src_cols] = 101
+    with pytest.raises(InvalidGenome, match="divides by group_size, which would be 0"):
+        space.launch(genome)
+    kernel = check_json("group_size.cu", "-k", "per_group")
+    assert [(f["type"], f["line"]) for f in errors(kernel)] == [
+        ("division-by-zero", line_in("group_size.cu", "col % group_size"))]

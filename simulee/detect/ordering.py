@@ -136,9 +136,10 @@ class Ordering:
         """Why racing rows a and b are not ordered through memory, taking the earlier one as
         the side that should release: (reason, op, op). Reasons: "none" (neither side
         synchronizes), "no release" (its thread's later strong write, the first op, has no
-        fence before it), "no acquire" (a release covers it, the first op, but nothing before
-        the other access reads what it released), "older value" (the acquire before the
-        other access, the second op, read what was there before the release, the first op)."""
+        fence before it; or the flag the other side read, the first op, was written after it
+        with none), "no acquire" (a release covers it, the first op, but nothing before the
+        other access reads what it released), "older value" (the acquire before the other
+        access, the second op, read what was there before the release, the first op)."""
         c, r, q = self.c, self.releases, self.acquires
         a, b = (a, b) if c["step"][a] <= c["step"][b] else (b, a)
         block, thread, epoch, step, synced = (int(v[0]) for v in _columns(c, np.array([a])))
@@ -156,7 +157,18 @@ class Ordering:
             | ((q.warp == thread // 32) & (q.epoch == epoch) & (q.warp_sync < synced))))
         if not len(before):
             return "no acquire", release, -1
+        acquire = q.row[before[-1]]
+        seen = self._seen(acquire)
+        if seen >= 0 and c["block"][seen] == c["block"][a] and seen not in r.row and c["step"][seen] > c["step"][a]:
+            return "no release", int(c["op"][seen]), -1  # it read a flag written after the access, unfenced
         return "older value", release, int(q.op[before[-1]])
+
+    def _seen(self, row: int) -> int:
+        """The row of the write whose value the read at `row` saw (the last write to its unit
+        executed before it), -1 if none."""
+        c = self.c
+        earlier = np.flatnonzero((c["unit"] == c["unit"][row]) & (c["action"] != READ) & (c["step"] < c["step"][row]))
+        return int(earlier[np.argmax(c["step"][earlier])]) if len(earlier) else -1
 
     def narrow_operation(self, first: np.ndarray, second: np.ndarray) -> int:
         """The instruction of a block-scoped release or acquire in the two rows' blocks: what
