@@ -33,7 +33,7 @@ from interpreter.memory import GLOBAL
 from interpreter.vocabulary import BLOCK_SCOPE, RELEASE, SCOPE_BITS, SCOPE_NAMES
 from simulee.model import ATOMIC, READ, WRITE, MemoryAccessModel
 
-MAX_EVENTS = 1024  # releases and acquires each kept (the earliest); later ones order nothing
+MAX_EVENTS = 2048  # releases and acquires each followed (the earliest that synchronize); later ones order nothing
 
 
 def strong(c) -> np.ndarray:
@@ -73,18 +73,19 @@ class Ordering:
     def __init__(self, model: MemoryAccessModel):
         c = model.columns
         self.c = c
-        self.releases, self.acquires = _releases(c, model.result.events.fences), _acquires(c)
-        self.active = False
+        self.releases, self.acquires = _releases(c, model.result.events.fences), _acquires(c)  # all: to explain
+        self.active = self.truncated = False
         if not len(self.releases) or not len(self.acquires):
             return
-        together, anyway = _synchronizes(c, self.releases, self.acquires)
+        self.r, self.a, together, anyway, self.truncated = _synchronizing(c, self.releases, self.acquires)
         if not anyway.any():
             return
         self.active = True
-        program_order = _program_order(self.acquires, self.releases)
+        program_order = _program_order(self.a, self.r)
         self.reach = _closure(together, program_order)
         self.reach_any_scope = _closure(anyway, program_order)
         self._counts = {}
+        self._orders = [_order(columns) for columns in _acquire_orders(self.a)]
 
     def ordered(self, first: np.ndarray, second: np.ndarray, any_scope: bool = False) -> np.ndarray:
         """Whether access row `first[i]` happens before or after `second[i]` through memory
@@ -94,7 +95,7 @@ class Ordering:
         return self._before(first, second, any_scope) | self._before(second, first, any_scope)
 
     def _before(self, a_rows, x_rows, any_scope: bool) -> np.ndarray:
-        c, r, a = self.c, self.releases, self.acquires
+        c, r, a = self.c, self.r, self.a
         # releases covering a: its thread's after it, and those of later epochs of its block
         block, thread, epoch, step, synced = _columns(c, a_rows)
         after_in_thread = _first_after((r.block, r.thread, r.step), (block, thread, step))
@@ -109,27 +110,29 @@ class Ordering:
         ranges = [_range_before(columns, query) for columns, query in zip(_acquire_orders(a), (
             (block, thread, step), (block, epoch), (block, thread // 32, epoch, synced)))]
         found = np.zeros(len(a_rows), dtype=np.int64)
-        for source in sources:
-            for counts, (low, high) in zip(self._sources(any_scope), ranges):
-                found += counts[source, high] - counts[source, low]
+        needed = np.unique(np.concatenate(sources))  # prefix counts only for the sources asked about
+        table = self._sources(any_scope)[needed]
+        for order, (low, high) in zip(self._orders, ranges):
+            counts = np.concatenate([np.zeros((len(needed), 1), dtype=np.int32),
+                                     np.cumsum(table[:, order], axis=1, dtype=np.int32)], axis=1)
+            for source in sources:
+                at = np.searchsorted(needed, source)
+                found += counts[at, high] - counts[at, low]
         return found > 0
 
-    def _sources(self, any_scope: bool):
-        """Prefix counts of the acquires each source reaches, in each order of the acquires
-        (_acquire_orders). Source 0 reaches nothing; 1 + i what release i and its thread's
-        later releases reach; 1 + R + i what release i and the releases of its block's later
-        epochs reach; 1 + 2R + i what release i and its warp's releases after later syncs reach."""
+    def _sources(self, any_scope: bool) -> np.ndarray:
+        """Per source, the acquires it reaches. Source 0 reaches nothing; 1 + i what release i
+        and its thread's later releases reach; 1 + R + i what release i and the releases of
+        its block's later epochs reach; 1 + 2R + i what release i and its warp's releases
+        after later syncs reach."""
         if any_scope not in self._counts:
-            r = self.releases
+            r = self.r
             reach = self.reach_any_scope if any_scope else self.reach
             in_thread = _suffix_or(reach, (r.block, r.thread, r.step))
             in_block = _suffix_or(reach, (r.block, r.epoch))
             in_warp = _suffix_or(reach, (r.block, r.warp, r.epoch, r.warp_sync))
-            table = np.vstack([np.zeros((1, reach.shape[1]), dtype=bool), in_thread, in_block, in_warp])
-            self._counts[any_scope] = [
-                np.concatenate([np.zeros((len(table), 1), dtype=np.int32),
-                                np.cumsum(table[:, _order(columns)], axis=1, dtype=np.int32)], axis=1)
-                for columns in _acquire_orders(self.acquires)]
+            self._counts[any_scope] = np.vstack([np.zeros((1, reach.shape[1]), dtype=bool), in_thread, in_block,
+                                                 in_warp])
         return self._counts[any_scope]
 
     def explain(self, a: int, b: int) -> tuple[str, int, int]:
@@ -222,7 +225,7 @@ def _releases(c, fences) -> Events:
         scope[fenced] = np.minimum(f_scope[last[fenced]], sync[fenced] & SCOPE_BITS)
         narrower = fenced & (f_scope[last] < (sync & SCOPE_BITS))  # the fence, not the write, limits the scope
         via[narrower] = f_op[last[narrower]]
-    keep = np.flatnonzero(cover_step >= 0)[:MAX_EVENTS]
+    keep = np.flatnonzero(cover_step >= 0)
     rows = writes[keep]
     return Events(c["block"][rows].astype(np.int64), c["thread"][rows].astype(np.int64), cover_epoch[keep],
                   cover_step[keep], synced[keep], scope[keep], rows, via[keep])
@@ -230,36 +233,81 @@ def _releases(c, fences) -> Events:
 
 def _acquires(c) -> Events:
     """Strong reads (read-modify-writes included), covering what follows them."""
-    rows = np.flatnonzero(strong(c) & (c["action"] != WRITE))[:MAX_EVENTS]
+    rows = np.flatnonzero(strong(c) & (c["action"] != WRITE))
     block, thread, epoch, step, synced = _columns(c, rows)
     return Events(block, thread, epoch, step, synced, (c["sync"][rows] & SCOPE_BITS).astype(np.int64), rows,
                   c["op"][rows].astype(np.int64))
 
 
-def _synchronizes(c, releases: Events, acquires: Events) -> tuple[np.ndarray, np.ndarray]:
-    """(release i synchronizes with acquire j as scopes allow; ... were every scope wide):
-    j reads, at i's unit, a value of i's release sequence (i's write, then only
-    read-modify-writes), in the order the interpreter executed the writes."""
+def _synchronizing(c, releases: Events, acquires: Events):
+    """(releases, acquires, together, anyway, truncated): the releases and acquires that
+    synchronize with some other, and [i, j] release i synchronizes with acquire j as scopes
+    allow (together) or were every scope wide (anyway). An acquire that only reads what an
+    earlier acquire of its thread already read from (a spin's reads) adds nothing and is
+    left out. At most MAX_EVENTS of each, the earliest (truncated: some were left)."""
+    releases = releases.take(np.argsort(_write_positions(c, releases.row, acquires.row)[0], kind="stable"))
+    low, high = _read_intervals(c, releases, acquires)
+    kept = np.flatnonzero(_adds_releases(acquires, c["unit"][acquires.row], low, high))
+    truncated = len(kept) > MAX_EVENTS
+    kept = kept[np.argsort(acquires.step[kept], kind="stable")[:MAX_EVENTS]]
+    kept.sort()
+    acquires, low, high = acquires.take(kept), low[kept], high[kept]
+    covered = np.zeros(len(releases) + 1, dtype=np.int64)
+    np.add.at(covered, low, 1)
+    np.add.at(covered, high, -1)
+    used = np.flatnonzero(np.cumsum(covered)[:-1] > 0)
+    truncated |= len(used) > MAX_EVENTS
+    used = np.sort(used[np.argsort(releases.step[used], kind="stable")[:MAX_EVENTS]])
+    releases = releases.take(used)
+    low, high = np.searchsorted(used, low), np.searchsorted(used, high)  # in the kept releases
+    index = np.arange(len(releases))[:, None]
+    anyway = (index >= low[None, :]) & (index < high[None, :])
+    wide = (np.minimum(releases.scope[:, None], acquires.scope[None, :]) > BLOCK_SCOPE) \
+        | (releases.block[:, None] == acquires.block[None, :])
+    return releases, acquires, anyway & wide, anyway, truncated
+
+
+def _write_positions(c, release_rows, acquire_rows):
+    """(positions of the releases, of the acquires' reads, the writes) in the order the
+    interpreter executed the writes to the acquires' units (an acquire's position: the
+    write it read, the last one before it; an atomic reads the write before its own)."""
     unit = c["unit"]
-    writes = np.flatnonzero(np.isin(unit, np.intersect1d(unit[releases.row], unit[acquires.row]))
-                            & (c["action"] != READ))
+    writes = np.flatnonzero(np.isin(unit, unit[acquire_rows]) & (c["action"] != READ))
     columns = lambda rows: (unit[rows], c["step"][rows], c["block"][rows], c["thread"][rows])  # noqa: E731
-    write_key, (release_key, acquire_key) = _keys(columns(writes), columns(releases.row), columns(acquires.row))
+    write_key, (release_key, acquire_key) = _keys(columns(writes), columns(release_rows), columns(acquire_rows))
     order = np.argsort(write_key, kind="stable")
     write_key, writes = write_key[order], writes[order]
+    return (np.searchsorted(write_key, release_key, side="left"),
+            np.searchsorted(write_key, acquire_key, side="left") - 1, writes)
+
+
+def _read_intervals(c, releases: Events, acquires: Events) -> tuple[np.ndarray, np.ndarray]:
+    """Per acquire, [low, high): the releases (sorted by their writes' order) it synchronizes
+    with: it reads, at their unit, a value of their release sequence (their write, then only
+    read-modify-writes). Empty when it reads none."""
+    unit = c["unit"]
+    r_position, read_from, writes = _write_positions(c, releases.row, acquires.row)
     first_of_unit = np.searchsorted(unit[writes], unit[writes], side="left")
     plain_store = np.where(c["action"][writes] != ATOMIC, np.arange(len(writes)), -1)
     head_of = np.maximum(np.maximum.accumulate(plain_store) if len(writes) else plain_store, first_of_unit)
-    r_position = np.searchsorted(write_key, release_key, side="left")
-    read_from = np.searchsorted(write_key, acquire_key, side="left") - 1  # an atomic reads the write before its own
-    a_unit = unit[acquires.row]
-    valid = (read_from >= 0) & (unit[writes[np.maximum(read_from, 0)]] == a_unit)
+    valid = (read_from >= 0) & (unit[writes[np.maximum(read_from, 0)]] == unit[acquires.row])
     head = head_of[np.maximum(read_from, 0)]
-    sync = (valid[None, :] & (unit[releases.row][:, None] == a_unit[None, :])
-            & (r_position[:, None] <= read_from[None, :]) & (r_position[:, None] >= head[None, :]))
-    wide = (np.minimum(releases.scope[:, None], acquires.scope[None, :]) > BLOCK_SCOPE) \
-        | (releases.block[:, None] == acquires.block[None, :])
-    return sync & wide, sync
+    low = np.searchsorted(r_position, head, side="left")
+    high = np.searchsorted(r_position, read_from, side="right")
+    return np.where(valid, low, 0), np.where(valid, np.maximum(high, low), 0)
+
+
+def _adds_releases(acquires: Events, unit: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """Per acquire, whether it synchronizes with a release no earlier acquire of its thread
+    at its unit did (later reads of one thread only ever see later writes)."""
+    order = _order((acquires.block, acquires.thread, unit.astype(np.int64), acquires.step))
+    group = _keys((acquires.block[order], acquires.thread[order], unit[order].astype(np.int64)))[0]
+    span = np.int64(high.max(initial=0) + 1)
+    running = np.maximum.accumulate(high[order] + group * span)
+    before = np.r_[np.int64(-1), running[:-1]] - group * span  # negative when from another group
+    adds = np.empty(len(order), dtype=bool)
+    adds[order] = (high[order] > np.maximum(before, low[order])) & (low[order] < high[order])
+    return adds
 
 
 def _program_order(acquires: Events, releases: Events) -> np.ndarray:
@@ -276,14 +324,18 @@ def _program_order(acquires: Events, releases: Events) -> np.ndarray:
 
 
 def _closure(sync: np.ndarray, program_order: np.ndarray) -> np.ndarray:
-    """[i, j]: release i reaches acquire j through synchronizes-with and program order."""
-    hop = (program_order.astype(np.float32) @ sync.astype(np.float32)) > 0  # acquire -> later release -> acquire
-    reach = sync
+    """[i, j]: release i reaches acquire j through synchronizes-with and program order
+    (release -> acquire -> a later release of its block -> ...), by squaring the hops
+    between releases: as many matrix products as the log of the longest chain."""
+    to_release = (sync.astype(np.float32) @ program_order.astype(np.float32)) > 0  # [i, k]: one hop
+    if not to_release.any():
+        return sync
+    hops = to_release | np.eye(len(to_release), dtype=bool)
     while True:
-        grown = reach | ((reach.astype(np.float32) @ hop.astype(np.float32)) > 0)
-        if (grown == reach).all():
-            return reach
-        reach = grown
+        grown = (hops.astype(np.float32) @ hops.astype(np.float32)) > 0
+        if (grown == hops).all():
+            return (hops.astype(np.float32) @ sync.astype(np.float32)) > 0
+        hops = grown
 
 
 def _suffix_or(rows: np.ndarray, columns) -> np.ndarray:

@@ -25,7 +25,7 @@ import numpy as np
 
 from interpreter.memory import GLOBAL, SHARED
 from simulee.detect.base import Detector, LaunchRun, Rule
-from simulee.detect.ordering import strong
+from simulee.detect.ordering import MAX_EVENTS, strong
 from interpreter.vocabulary import BLOCK_SCOPE, SCOPE_BITS
 from simulee.findings import ERROR, WARNING, Finding, launch_of, place, where
 from simulee.model import KIND_NAMES, READ, MemoryAccessModel
@@ -362,7 +362,9 @@ def summarize(model: MemoryAccessModel, pairs: Pairs) -> list[Finding]:
         message = (f"{'scoped' if scoped else 'data'} race ({hazard}, {space}, {scope}) between this "
                    f"{first_place.access} and the {second_place.access} at {where(second_place, first_place)}"
                    + (" (both wrote the same value)" if all_benign else "") + why)
-        findings.append(Finding("scoped-race" if scoped else "data-race", WARNING if all_benign else ERROR,
+        uncertain = not scoped and model.ordering.truncated  # an event not followed may order it
+        findings.append(Finding("scoped-race" if scoped else "data-race",
+                                WARNING if all_benign or uncertain else ERROR,
                                 result.kernel, message,
                                 first_place, second_place, space, hazard, scope, all_benign, launch,
                                 int(instances[index]), int(units[index]), details={"synchronization": reason},
@@ -374,6 +376,9 @@ def _unordered(model: MemoryAccessModel, a: int, b: int) -> tuple[str, str]:
     """(reason, words) why the fences, flags and atomics present do not order rows a and b."""
     reason, release, acquire = model.ordering.explain(a, b)
     line = lambda op: place(model.ops, op, "").line  # noqa: E731
+    if model.ordering.truncated:  # unordered as far as the events followed go
+        return reason, f": only the first {MAX_EVENTS:,} releases and acquires were followed, and a later one " \
+                       f"may order this"
     if reason == "no release":
         return reason, f": no release: the flag write at line {line(release)} has no __threadfence() before it"
     if reason == "no acquire":
