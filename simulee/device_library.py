@@ -2,8 +2,8 @@
 
 - inline PTX (half precision, cooperative groups, CUB, user `asm`) is lifted to IR (ptx.py);
 - cooperative groups' grid barrier, which NVIDIA builds from an atomic counter in a driver
-  workspace that blocks spin on, becomes the interpreter's grid barrier (blocks run wave
-  after wave, so a spin on other blocks would never end);
+  workspace that blocks spin on, becomes the interpreter's grid barrier (all blocks in one
+  wave, and an epoch boundary the race detector orders by, not a spin to follow);
 - libdevice, CUDA's math library in bitcode, is linked for the `__nv_*` functions the
   interpreter does not implement natively (interpreter/mathlib.py computes the others with
   NumPy, vectorized)."""
