@@ -193,3 +193,9 @@ def test_orders_and_scopes_the_code_states_in_libcu_and_ptx(kernel, expected):
     if expected:
         assert all(f["first"]["line"] == line_of(REF, "data[0] = 7", "hand_over" if "ref" in kernel else kernel)
                    for f in found[:1])
+
+
+def test_a_race_beside_an_unrelated_counter_names_no_synchronization():
+    write, read = spin_at("s[threadIdx.x] = threadIdx.x", "counted_neighbours"), \
+        spin_at("s[(threadIdx.x + 32)", "counted_neighbours")
+    assert spin_findings("counted_neighbours", "2/64") == [("data-race", "error", write, read, "none")]

@@ -149,10 +149,14 @@ class Ordering:
         covering = np.flatnonzero((r.block == block) & (
             ((r.thread == thread) & (r.step > step)) | (r.epoch > epoch) | (r.row == a)
             | ((r.warp == thread // 32) & (r.epoch == epoch) & (r.warp_sync > synced))))
-        if not len(covering):
+        if not len(covering):  # a flag written after it without a fence, that the other thread reads first?
             later = np.flatnonzero(strong(c) & (c["action"] != READ) & (c["block"] == block) & (c["thread"] == thread)
                                    & (c["step"] > step))
-            return ("no release", int(c["op"][later[0]]), -1) if len(later) else ("none", -1, -1)
+            read = q.row[(q.block == c["block"][b]) & (q.thread == c["thread"][b]) & (q.step < c["step"][b])]
+            seen = (c["unit"][later][:, None] == c["unit"][read][None, :]) \
+                & (c["step"][later][:, None] < c["step"][read][None, :])  # read after it was written
+            flags = later[seen.any(axis=1)]
+            return ("no release", int(c["op"][flags[0]]), -1) if len(flags) else ("none", -1, -1)
         release = int(r.op[covering[0]])
         block, thread, epoch, step, synced = (int(v[0]) for v in _columns(c, np.array([b])))
         before = np.flatnonzero((q.block == block) & (

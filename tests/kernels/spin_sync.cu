@@ -37,6 +37,9 @@
 // kernel: unfenced_lookback_scan(const int *in, int *out, int *value, volatile int *status)
 //   reads: tid.x ctaid.x ntid.x
 //   shared: 260
+// kernel: counted_neighbours(int *out, unsigned int *count)
+//   reads: tid.x ctaid.x ntid.x
+//   shared: 256
 
 // A global spin lock: atomicCAS acquires, a fence and atomicExch release. Without the
 // release fence the next holder may not see the sums; a block-scoped CAS locks nothing
@@ -190,4 +193,13 @@ __global__ void lookback_scan(const int *in, int *out, int *value, volatile int 
 }
 __global__ void unfenced_lookback_scan(const int *in, int *out, int *value, volatile int *status) {
   look_back<false>(in, out, value, status);
+}
+
+// A barrier missing beside an atomic counter: a plain race between warps, which the counter
+// (no flag anyone waits on) has nothing to do with.
+__global__ void counted_neighbours(int *out, unsigned int *count) {
+  __shared__ int s[64];
+  s[threadIdx.x] = threadIdx.x;
+  atomicAdd(count, 1);
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s[(threadIdx.x + 32) % blockDim.x];
 }
