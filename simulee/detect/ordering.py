@@ -140,8 +140,8 @@ class Ordering:
         the side that should release: (reason, op, op). Reasons: "none" (neither side
         synchronizes), "no release" (its thread's later strong write, the first op, has no
         fence before it; or the flag the other side read, the first op, was written after it
-        with none), "no acquire" (a release covers it, the first op, but nothing before the
-        other access reads what it released), "older value" (the acquire before the other
+        with none), "no acquire" (a release covers it, the first op, and the other access's
+        block reads that flag before it, but not in a way that covers it), "older value" (the acquire before the other
         access, the second op, read what was there before the release, the first op)."""
         c, r, q = self.c, self.releases, self.acquires
         a, b = (a, b) if c["step"][a] <= c["step"][b] else (b, a)
@@ -162,8 +162,10 @@ class Ordering:
         before = np.flatnonzero((q.block == block) & (
             ((q.thread == thread) & (q.step < step)) | (q.epoch < epoch)
             | ((q.warp == thread // 32) & (q.epoch == epoch) & (q.warp_sync < synced))))
-        if not len(before):
-            return "no acquire", release, -1
+        if not len(before):  # its block reads the released flag before it, but not so as to cover it?
+            flags = c["unit"][r.row[covering]]
+            tried = (q.block == block) & (q.step < step) & np.isin(c["unit"][q.row], flags)
+            return ("no acquire", release, -1) if tried.any() else ("none", -1, -1)
         acquire = q.row[before[-1]]
         seen = self._seen(acquire)
         if seen >= 0 and c["block"][seen] == c["block"][a] and seen not in r.row and c["step"][seen] > c["step"][a]:
