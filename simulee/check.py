@@ -382,11 +382,12 @@ class Settings:
     config: str = ""  # the simulee.toml that states contracts and suppressions (absolute path), if any
     detect: tuple[str, ...] = ()  # detectors run beside the default ones
     search: bool = True  # False: check the launch given, nothing else (--no-search)
+    trace_limit: int = TRACE_LIMIT  # accesses a checked launch keeps in its trace
 
     def launch_options(self) -> dict:
         """The Launch fields these settings give every launch."""
         return dict(shared_bytes=self.shared_bytes, step_limit=self.step_limit, seed=self.seed,
-                    heap_bytes=self.heap_bytes)
+                    heap_bytes=self.heap_bytes, trace_limit=self.trace_limit)
 
 
 def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str], options: Settings,

@@ -5,6 +5,7 @@ record, a JSON-ready dict for the scan's ledger, naming files relative to the re
 from __future__ import annotations
 
 import functools
+import gc
 import os
 import time
 from dataclasses import dataclass, replace
@@ -154,7 +155,14 @@ def check_kernel(task: KernelTask) -> dict:
     except (SimuleeError, KeyError) as error:
         return task.failed("error", str(error))
     sites = tuple(Site.from_json(site) for site in task.sites)
-    check = check_given(program, kernel, given, settings, contract, sites)
+    try:
+        check = check_given(program, kernel, given, settings, contract, sites)
+    except MemoryError:  # a check keeping less of each launch's trace beats none
+        gc.collect()
+        smaller = replace(settings, trace_limit=settings.trace_limit // RETRY_TRACE_DIVISOR)
+        check = check_given(program, kernel, given, smaller, contract, sites)
+        check.notes.append(f"out of memory keeping {settings.trace_limit:,} accesses of each launch's trace: "
+                           f"checked again keeping {smaller.trace_limit:,}")
     if task.unlaunched:
         for finding in check.findings:
             if synthetic(finding.launch):
@@ -163,6 +171,7 @@ def check_kernel(task: KernelTask) -> dict:
     return task.record(_relative(check.to_json(), task.source.root))
 
 
+RETRY_TRACE_DIVISOR = 8  # a kernel out of memory is checked again keeping this much less of each trace
 UNLAUNCHED = ("its file's host code launches other kernels but no host code of the repository this one: the "
               "launch is synthetic")
 

@@ -362,3 +362,29 @@ def test_check_and_scan_of_a_folder_compile_the_same_files(run_cli, tmp_path):
     with open(tmp_path / "out" / "kernels.csv") as table:
         scanned = {row["kernel"] for row in csv.DictReader(table)}
     assert status == 0 and scanned == {name for _, name in listed}
+
+
+def test_a_kernel_out_of_memory_is_checked_again_keeping_less_of_each_trace(monkeypatch):
+    """A scan worker whose check runs out of memory (its address space is capped) checks the
+    kernel again keeping an eighth of each launch's trace, instead of losing it."""
+    from simulee import check as checking
+    from simulee.check import TRACE_LIMIT, Settings
+    from simulee.frontend import CompileOptions
+    from simulee.tasks import FileTask, KernelTask, check_kernel
+
+    real, limits = checking.check_given, []
+
+    def short_of_memory(program, kernel, given, settings, *rest):
+        limits.append(settings.trace_limit)
+        if len(limits) == 1:
+            raise MemoryError
+        return real(program, kernel, given, settings, *rest)
+
+    monkeypatch.setattr(checking, "check_given", short_of_memory)
+    source = FileTask(str(REPO), "src/global/neighbours.cu", "", "", CompileOptions())
+    record = check_kernel(KernelTask(source, "add_right", 1, Settings(generations=2)))
+    assert limits == [TRACE_LIMIT, TRACE_LIMIT // 8]
+    check = record["check"]
+    assert check["status"] == "ok" and [f["type"] for f in check["findings"]] == ["data-race"]
+    assert f"out of memory keeping {TRACE_LIMIT:,} accesses of each launch's trace: checked again keeping " \
+           f"{TRACE_LIMIT // 8:,}" in check["notes"]
