@@ -25,6 +25,10 @@ SHARED = 3
 # The special registers behind threadIdx, blockIdx, blockDim and gridDim.
 
 
+class NoSuchKernel(KeyError):
+    """No kernel of the program has the name asked for (not: several have)."""
+
+
 class LoadError(ValueError):
     """IR that does not parse or verify."""
 
@@ -164,7 +168,7 @@ class Program:
         """The kernel called `name`: its symbol, qualified name, name without template
         arguments, signature, or signature without `void` (to tell overloads apart), spaced
         as the user likes (`f<float,2>` is `f<float, 2>`).
-        Raises KeyError with the choices when it is not unique."""
+        Raises KeyError with the choices when it is not unique (NoSuchKernel when none is)."""
         for attribute in ("symbol", "name", "signature", "overload"):
             found = [k for k in self.kernels if getattr(k, attribute) == name]
             if len(found) == 1:
@@ -177,8 +181,9 @@ class Program:
         if len(found) == 1:
             return found[0]
         choices = ", ".join(k.name for k in (found or self.kernels)) or "none"
-        problem = "is ambiguous" if found else "not found"
-        raise KeyError(f"kernel '{name}' {problem} (kernels: {choices})")
+        if found:
+            raise KeyError(f"kernel '{name}' is ambiguous (kernels: {choices})")
+        raise NoSuchKernel(f"kernel '{name}' not found (kernels: {choices})")
 
     def reads_host_written(self, name: str) -> bool:
         """Whether function `name` or one it calls names a variable in host_written."""

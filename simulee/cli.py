@@ -497,6 +497,18 @@ def _heap_bytes(text: str) -> int:
     return value
 
 
+def _named(program, name: str, path: Path) -> list:
+    """The kernel `name` of a folder's file, [] when the file has none of that name."""
+    from interpreter.loader import NoSuchKernel
+
+    try:
+        return [program.kernel(name)]
+    except NoSuchKernel:
+        return []
+    except KeyError as error:
+        raise SimuleeError(f"{path}: {error.args[0]}") from None
+
+
 def select_kernel(program, name: str | None, path: Path):
     """The kernel `name`, or the file's only kernel when no name is given."""
     if name is not None:
@@ -654,8 +666,11 @@ def run_check(args) -> int:
                 print(f"simulee: error: {error}", file=sys.stderr)
                 continue
             program.host_written = frozenset(written.get(file, ()))
-            kernels = [select_kernel(program, args.kernel, file)] if args.kernel or not path.is_dir() and \
-                len(program.kernels) == 1 else program.kernels
+            if args.kernel and path.is_dir():  # the files of a folder that have it
+                kernels = _named(program, args.kernel, file)
+            else:
+                kernels = [select_kernel(program, args.kernel, file)] if args.kernel or not path.is_dir() and \
+                    len(program.kernels) == 1 else program.kernels
             if args.kernel is None and not kernels and not path.is_dir():
                 raise SimuleeError(f"{file}: no __global__ kernel found")
             bar.grow(len(kernels))
@@ -664,6 +679,8 @@ def run_check(args) -> int:
                 checks.append(_check_one(program, kernel, args, bar.status, sites.get(kernel.symbol, ()), config))
                 checks[-1].suppress(config.reason)
                 bar.update(1)
+    if args.kernel and path.is_dir() and not checks and not unreadable:
+        raise SimuleeError(f"{path}: no file has a kernel '{args.kernel}' ({len(files)} files)")
     failed = sum(1 for check in checks if check.status != "ok")
     seconds = time.perf_counter() - start
     formats = {"text": lambda: report.text(checks, args.barriers, seconds, args.verbose, len(unreadable)),

@@ -240,3 +240,12 @@ def test_trace_and_findings_name_the_same_line_inside_a_device_function(run_cli)
 def line_of_store() -> int:
     lines = HELPER.read_text().splitlines()
     return next(number for number, line in enumerate(lines, 1) if "*where = value;" in line)
+
+
+def test_a_kernel_named_in_a_folder_is_checked_in_the_files_that_have_it(run_cli, tmp_path):
+    (tmp_path / "host.cu").write_text("__global__ void other(int *a) { a[threadIdx.x] = 1; }\n")
+    (tmp_path / "racy.cu").write_text("__global__ void racy(int *a) { a[0] = threadIdx.x; }\n")
+    status, out, _ = check(run_cli, tmp_path, "-k", "racy", "--launch", "1/32", "--format", "json")
+    assert status == 1 and [k["kernel"] for k in json.loads(out)["kernels"]] == ["racy"]
+    status, out, err = check(run_cli, tmp_path, "-k", "nope")
+    assert status == 2 and out == "" and err == f"simulee: error: {tmp_path}: no file has a kernel 'nope' (2 files)\n"
