@@ -41,10 +41,10 @@ def fence(c, function, pc, op):
 
     def run(frame, rows):
         if rt.recorder is not None:
-            threads = frame.thread_ids(rows)
-            blocks = threads // rt.wave.tpb
-            rt.events.fences.append((rt.steps, rt.wave.first_block + blocks, threads - blocks * rt.wave.tpb,
-                                     rt.wave.epoch[blocks], rt.wave.warp_sync[threads], scope, op_id))
+            wave, threads = rt.wave, frame.thread_ids(rows)
+            blocks = wave.blocks_of(threads)
+            rt.events.fences.append((rt.steps, wave.first_block + blocks, wave.tid_of(threads), wave.epoch[blocks],
+                                     wave.warp_sync[threads], scope, op_id))
 
     return run
 

@@ -170,7 +170,7 @@ class Execution:
         self.blocks_run = 0  # blocks of the waves started
         self.deadline = float("inf")
         self.clock_reads = 0  # a loop that reads the clock may end without any store
-        self.trips: dict[tuple[str, int], tuple] = {}  # (function, loop header): (state, loads, loaded) last time
+        self.trips: dict[tuple[str, int], tuple] = {}  # (function, loop header): (state, loads) at its last trip
         self.spinning: dict[tuple[int, int], Group] = {}  # parked until memory changes
         self.spun: dict[tuple[int, int], tuple[tuple, bool]] = {}  # of each: (state when parked, its loop reads memory)
         # waves are smaller when threads need much local memory, or blocks much shared memory
@@ -364,20 +364,22 @@ class Execution:
         raise Stop("step-limit", self.compiler.looping_op(function),
                    f"stopped at its work limit of {self.launch.work_limit:,.0f} thread-instructions")
 
-    def spins(self, frame: Frame, target_block: int, rows, incoming) -> bool:
-        """Whether rows of `frame`, taking a back edge to `target_block` with the phi values
-        `incoming`, repeat their last trip round the loop exactly: same threads, same phis,
-        no store and no clock read since. Notes the trip (and whether it read memory)."""
+    def spins(self, frame: Frame, target_block: int, rows, incoming) -> tuple | None:
+        """When rows of `frame`, taking a back edge to `target_block` with the phi values
+        `incoming`, repeat their last trip round the loop exactly (same threads, same phis,
+        no store and no clock read since): ((memory version, clock reads), whether the trip
+        read memory); else None. Notes the trip."""
         if rows is not None and len(rows) == 0:
-            return False
+            return None
         key = (frame.function.name, target_block)  # one entry per loop, whichever frame runs it
         threads = (None, None) if rows is None else (int(rows[0]), int(rows[-1]))
         state = (self.memory.version, self.clock_reads, frame.id, frame.width(rows), threads)
         last = self.trips.get(key)
-        self.trips[key] = (state, self.memory.reads, last is not None and self.memory.reads != last[1])
-        if last is None or last[0] != state:
-            return False
-        return all(_unchanged(frame.regs[slot], rows, value) for slot, _, value in incoming)
+        self.trips[key] = (state, self.memory.reads)
+        if last is None or last[0] != state or \
+                not all(_unchanged(frame.regs[slot], rows, value) for slot, _, value in incoming):
+            return None
+        return state[:2], self.memory.reads != last[1]
 
     def wake_spinning(self) -> bool:
         """Nothing else can run: spinning groups that may see a change (a store or a clock
@@ -445,11 +447,11 @@ class Execution:
         incoming = [(slot, ty, read(frame, rows)) for slot, ty, read in
                     (phi.for_edge(source_block) for phi in phis)] if phis else []
         first = function.block_first[target_block]
-        if function.rank[first] <= function.rank[function.block_first[source_block]] and \
-                self.spins(frame, target_block, rows, incoming):
+        back = function.rank[first] <= function.rank[function.block_first[source_block]]
+        spun = self.spins(frame, target_block, rows, incoming) if back else None
+        if spun is not None:
             self.park(self.spinning, frame, first, rows)
-            state, _, reads = self.trips[(function.name, target_block)]
-            self.spun[(frame.id, first)] = (state[:2], reads)
+            self.spun[(frame.id, first)] = spun
             return
         for slot, ty, value in incoming:
             frame.regs[slot] = write(frame.regs[slot], rows, value, ty, frame.count)
@@ -715,6 +717,7 @@ def _unchanged(register, rows, value) -> bool:
         return False
     held = register if rows is None else register[rows]
     return bool(np.array_equal(held, np.broadcast_to(value, held.shape)))
+
 
 def _union(a, b, count: int):
     """Rows in either set, sorted (None means all `count` rows)."""

@@ -50,7 +50,6 @@ def barrier_kind(callee: str) -> str | None:
 # (ld.acquire, st.release, an LLVM atomic load or store with that ordering).
 BLOCK_SCOPE, DEVICE_SCOPE, SYSTEM_SCOPE = 1, 2, 3
 SCOPE_BITS, ACQUIRE, RELEASE = 3, 4, 8
-SCOPE_NAMES = {BLOCK_SCOPE: "block", DEVICE_SCOPE: "device", SYSTEM_SCOPE: "system"}
 _SYNCSCOPES = {"block": BLOCK_SCOPE, "cta": BLOCK_SCOPE, "device": DEVICE_SCOPE, "agent": DEVICE_SCOPE,
                "gpu": DEVICE_SCOPE, "cluster": DEVICE_SCOPE}
 

@@ -20,6 +20,7 @@ import numpy as np
 from interpreter.launch import Result
 from interpreter.memory import GLOBAL, SHARED
 from interpreter.trace import ATOMIC, KIND_NAMES, READ, WRITE, coordinates
+from interpreter.vocabulary import SCOPE_BITS
 
 UNIT_BYTES = 4
 _KEY_SHARED_BIT = 62
@@ -48,6 +49,7 @@ class MemoryAccessModel:
         warp_sync  warp collectives the thread had completed
         value      bits written (0 for reads)
         sync       0 plain; an atomic or volatile access's scope and ordering (trace.py)
+        strong     an atomic, or a volatile or atomic global access (two never race)
         access     index of the access in the trace
     """
 
@@ -157,6 +159,8 @@ def build_model(result: Result) -> MemoryAccessModel:
         "sync": trace["sync"][access],
         "access": access,
     }
+    scoped = (columns["sync"] & SCOPE_BITS) != 0  # volatile or atomic
+    columns["strong"] = (columns["action"] == ATOMIC) | (scoped & (columns["space"] == GLOBAL))
     return MemoryAccessModel(columns, result)
 
 

@@ -65,8 +65,8 @@ def test_a_volatile_flag_after_a_fence_hands_data_to_another_block():
 
 
 def test_a_plain_flag_orders_nothing():
-    value, flag = at("data[0] = 42", "plain_flag_handoff"), at("*ready = 1", "plain_flag_handoff")
-    read_flag, read_value = at("if (*ready)", "plain_flag_handoff"), at("out[0] = data[0]", "plain_flag_handoff")
+    value, flag = at("data[0] = 42", "hand_off"), at("*ready = 1", "hand_off")
+    read_flag, read_value = at("if (*ready)", "hand_off"), at("out[0] = data[0]", "hand_off")
     assert read_flag < read_value
     assert findings("plain_flag_handoff", "--launch", "2/32") == [
         ("data-race", value, read_value), ("data-race", flag, read_flag)]
@@ -127,10 +127,10 @@ def test_a_block_scoped_lock_locks_nothing_for_other_blocks():
 
 
 def test_a_plain_flag_between_blocks_races():
-    flag, value = spin_at("*ready = 1", "wait_plain"), spin_at("data[0] = 7", "wait_plain")
+    flag, value = spin_at("*ready = 1", "wait_for"), spin_at("data[0] = 7", "wait_for")
     assert spin_findings("wait_plain") == [
-        ("data-race", "error", value, spin_at("out[0] = data[0]", "wait_plain"), "none"),
-        ("data-race", "error", flag, spin_at("while (*ready == 0)", "wait_plain"), "none")]
+        ("data-race", "error", value, spin_at("out[0] = data[0]", "wait_for"), "none"),
+        ("data-race", "error", flag, spin_at("while (*ready == 0)", "wait_for"), "none")]
 
 
 def test_a_spin_on_a_flag_nobody_sets_is_a_deadlock_naming_the_threads():
@@ -144,7 +144,7 @@ def test_a_spin_on_a_flag_nobody_sets_is_a_deadlock_naming_the_threads():
 
 def test_a_spin_on_a_block_of_a_later_wave_is_a_potential_deadlock():
     found = spin_findings("wait_for_last", "5000/64")  # more blocks than run at once
-    assert found == [("deadlock", "warning", spin_at("while (*ready == 0)", "wait_for_last"), 0, "")]
+    assert found == [("deadlock", "warning", spin_at("while (*ready == 0)", "wait_for"), 0, "")]
 
 
 def test_the_lanes_of_a_warp_share_the_lock_one_lane_took_only_after_a_syncwarp():

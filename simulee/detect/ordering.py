@@ -1,18 +1,19 @@
 """Happens-before through memory (DESIGN.md, "Bug semantics"): which accesses of different
 threads a release and an acquire order, beyond barriers.
 
-A *strong* access is an atomic, or a volatile or atomic load or store of global memory
-(PTX: relaxed at its scope); two strong accesses never race. A *release* is a strong write
-that its thread preceded by a fence (__threadfence, its block and system forms), or a
-store that releases by itself (st.release); it covers what its thread did before the
-fence, what its block did in earlier barrier epochs and what its warp did before a
-__syncwarp that preceded the fence (one lane releases for its warp). An *acquire* is a strong read (a
-read-modify-write, a volatile or atomic load) that reads from a release's sequence (the
-release's write, then only read-modify-writes, in the order the interpreter executed
-them); it covers what its thread does after it, what its block does in later epochs and
-what its warp does after a later __syncwarp (one lane acquires for its warp).
-The acquiring side needs no fence after the read: NVIDIA's own threadFenceReduction
-sample has none, and every GPU orders it.
+A *strong* access (the model's `strong` column) is an atomic, or a volatile or atomic
+load or store of global memory (PTX: relaxed at its scope); two strong accesses never race.
+A *release* is a strong write that its thread preceded by a fence (__threadfence, its block
+and system forms), or a store that releases by itself (st.release); it covers what its
+thread did before the fence, what its block did in earlier barrier epochs and what its
+warp did before a __syncwarp that preceded the fence (one lane releases for its warp). An
+*acquire* is a strong read (a read-modify-write, a volatile or atomic load) that reads from
+a release's sequence (the release's write, then only read-modify-writes, in the order the
+interpreter executed them); it covers what its thread does after it, what its block does
+in later epochs and what its warp does after a later __syncwarp (one lane acquires for its
+warp). Program and barrier order within a block are one rule (_precedes). The acquiring
+side needs no fence after the read: NVIDIA's own threadFenceReduction sample has none, and
+every GPU orders it.
 
 A release synchronizes with an acquire only when the scope of each (a fence and a write:
 the narrower of the two) includes both threads: a block scope orders only threads of
@@ -29,16 +30,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from interpreter.memory import GLOBAL
-from interpreter.vocabulary import BLOCK_SCOPE, RELEASE, SCOPE_BITS, SCOPE_NAMES
+from interpreter.vocabulary import BLOCK_SCOPE, RELEASE, SCOPE_BITS
 from simulee.model import ATOMIC, READ, WRITE, MemoryAccessModel
 
 MAX_EVENTS = 2048  # releases and acquires each followed (the earliest that synchronize); later ones order nothing
-
-
-def strong(c) -> np.ndarray:
-    """Per row of the model's columns: an atomic, or a volatile or atomic global access."""
-    return (c["action"] == ATOMIC) | (((c["sync"] & SCOPE_BITS) != 0) & (c["space"] == GLOBAL))
 
 
 @dataclass
@@ -65,6 +60,11 @@ class Events:
     @property
     def warp(self) -> np.ndarray:
         return self.thread // 32
+
+    @property
+    def columns(self) -> tuple:
+        """(block, thread, epoch, step, warp syncs): what _precedes compares."""
+        return self.block, self.thread, self.epoch, self.step, self.warp_sync
 
 
 class Ordering:
@@ -145,26 +145,20 @@ class Ordering:
         access, the second op, read what was there before the release, the first op)."""
         c, r, q = self.c, self.releases, self.acquires
         a, b = (a, b) if c["step"][a] <= c["step"][b] else (b, a)
-        block, thread, epoch, step, synced = (int(v[0]) for v in _columns(c, np.array([a])))
-        covering = np.flatnonzero((r.block == block) & (
-            ((r.thread == thread) & (r.step > step)) | (r.epoch > epoch) | (r.row == a)
-            | ((r.warp == thread // 32) & (r.epoch == epoch) & (r.warp_sync > synced))))
+        covering = np.flatnonzero(_precedes(_columns(c, a), r.columns) | (r.row == a))
         if not len(covering):  # a flag written after it without a fence, that the other thread reads first?
-            later = np.flatnonzero(strong(c) & (c["action"] != READ) & (c["block"] == block) & (c["thread"] == thread)
-                                   & (c["step"] > step))
+            later = np.flatnonzero(c["strong"] & (c["action"] != READ) & (c["block"] == c["block"][a])
+                                   & (c["thread"] == c["thread"][a]) & (c["step"] > c["step"][a]))
             read = q.row[(q.block == c["block"][b]) & (q.thread == c["thread"][b]) & (q.step < c["step"][b])]
             seen = (c["unit"][later][:, None] == c["unit"][read][None, :]) \
                 & (c["step"][later][:, None] < c["step"][read][None, :])  # read after it was written
             flags = later[seen.any(axis=1)]
             return ("no release", int(c["op"][flags[0]]), -1) if len(flags) else ("none", -1, -1)
         release = int(r.op[covering[0]])
-        block, thread, epoch, step, synced = (int(v[0]) for v in _columns(c, np.array([b])))
-        before = np.flatnonzero((q.block == block) & (
-            ((q.thread == thread) & (q.step < step)) | (q.epoch < epoch)
-            | ((q.warp == thread // 32) & (q.epoch == epoch) & (q.warp_sync < synced))))
+        before = np.flatnonzero(_precedes(q.columns, _columns(c, b)))
         if not len(before):  # its block reads the released flag before it, but not so as to cover it?
             flags = c["unit"][r.row[covering]]
-            tried = (q.block == block) & (q.step < step) & np.isin(c["unit"][q.row], flags)
+            tried = (q.block == c["block"][b]) & (q.step < c["step"][b]) & np.isin(c["unit"][q.row], flags)
             return ("no acquire", release, -1) if tried.any() else ("none", -1, -1)
         acquire = q.row[before[-1]]
         seen = self._seen(acquire)
@@ -201,14 +195,10 @@ def _columns(c, rows):
     return tuple(c[k][rows].astype(np.int64) for k in ("block", "thread", "epoch", "step", "warp_sync"))
 
 
-def scope_name(scope: int) -> str:
-    return SCOPE_NAMES.get(scope, "no")
-
-
 def _releases(c, fences) -> Events:
     """Strong writes that release: after a fence of their thread (covering what came
     before the fence), or releasing by themselves."""
-    writes = np.flatnonzero(strong(c) & (c["action"] != READ))
+    writes = np.flatnonzero(c["strong"] & (c["action"] != READ))
     sync = c["sync"][writes]
     own = (sync & RELEASE) != 0
     cover_step = np.where(own, c["step"][writes], -1).astype(np.int64)
@@ -239,7 +229,7 @@ def _releases(c, fences) -> Events:
 
 def _acquires(c) -> Events:
     """Strong reads (read-modify-writes included), covering what follows them."""
-    rows = np.flatnonzero(strong(c) & (c["action"] != WRITE))
+    rows = np.flatnonzero(c["strong"] & (c["action"] != WRITE))
     block, thread, epoch, step, synced = _columns(c, rows)
     return Events(block, thread, epoch, step, synced, (c["sync"][rows] & SCOPE_BITS).astype(np.int64), rows,
                   c["op"][rows].astype(np.int64))
@@ -317,16 +307,18 @@ def _adds_releases(acquires: Events, unit: np.ndarray, low: np.ndarray, high: np
 
 
 def _program_order(acquires: Events, releases: Events) -> np.ndarray:
-    """[j, i]: acquire j comes before release i's cover point in its block (an earlier
-    epoch, earlier in the same thread, or in its warp before a sync)."""
-    same_block = acquires.block[:, None] == releases.block[None, :]
-    earlier_epoch = acquires.epoch[:, None] < releases.epoch[None, :]
-    same_thread_earlier = (acquires.thread[:, None] == releases.thread[None, :]) & \
-        (acquires.step[:, None] < releases.step[None, :])
-    same_warp_synced = (acquires.warp[:, None] == releases.warp[None, :]) \
-        & (acquires.epoch[:, None] == releases.epoch[None, :]) \
-        & (acquires.warp_sync[:, None] < releases.warp_sync[None, :])
-    return same_block & (earlier_epoch | same_thread_earlier | same_warp_synced)
+    """[j, i]: acquire j comes before release i's cover point in its block."""
+    return _precedes(tuple(v[:, None] for v in acquires.columns), tuple(v[None, :] for v in releases.columns))
+
+
+def _precedes(x, y) -> np.ndarray:
+    """Whether program and barrier order put x before y, each (block, thread, epoch, step,
+    warp syncs) arrays that broadcast: one block, and an earlier epoch, or earlier in the same
+    thread, or in the same warp and epoch before a __syncwarp."""
+    (x_block, x_thread, x_epoch, x_step, x_synced), (y_block, y_thread, y_epoch, y_step, y_synced) = x, y
+    in_thread = (x_thread == y_thread) & (x_step < y_step)
+    in_warp = (x_thread // 32 == y_thread // 32) & (x_epoch == y_epoch) & (x_synced < y_synced)
+    return (x_block == y_block) & ((x_epoch < y_epoch) | in_thread | in_warp)
 
 
 def _closure(sync: np.ndarray, program_order: np.ndarray) -> np.ndarray:

@@ -25,7 +25,7 @@ import numpy as np
 
 from interpreter.memory import GLOBAL, SHARED
 from simulee.detect.base import Detector, LaunchRun, Rule
-from simulee.detect.ordering import MAX_EVENTS, strong
+from simulee.detect.ordering import MAX_EVENTS
 from interpreter.vocabulary import BLOCK_SCOPE, SCOPE_BITS
 from simulee.findings import ERROR, WARNING, Finding, launch_of, place, where
 from simulee.model import KIND_NAMES, READ, MemoryAccessModel
@@ -88,7 +88,7 @@ def racing_pairs(model: MemoryAccessModel, warp_model: str = "independent", rows
         raise ValueError(f"unknown warp model {warp_model}")
     c = dict(model.columns)
     rows = np.arange(len(model)) if rows is None else rows
-    c["strong"] = strong(c)  # two strong accesses never race, but between blocks only at a wide scope:
+    # two strong accesses never race, but between blocks only at a wide scope:
     c["wide"] = c["strong"] & ((c["sync"] & SCOPE_BITS) != BLOCK_SCOPE)
     if epoch is not None:
         c["epoch"] = np.zeros(len(model), dtype=epoch.dtype)
@@ -227,26 +227,28 @@ def _summarized(c, rows, keys, agent, scope) -> Pairs:
 def _pairwise(c, rows, keys, agent, scope) -> Pairs:
     """Races between different agents of one partition, pair by pair (the earliest
     INTRA_WARP_LIMIT accesses of each partition)."""
-    a, b, pair_part = _conflicting_pairs(c, rows, keys, agent)
-    both_write = (c["action"][a] != READ) & (c["action"][b] != READ)
-    benign = both_write & (c["value"][a] == c["value"][b])
-    return Pairs(a, b, np.full(len(a), scope), pair_part + (scope << 48), benign)
+    return _racing(c, *_conflicting_pairs(c, rows, keys, agent), scope)
 
 
 def _intra_warp(c, rows, warp_model: str, model: MemoryAccessModel) -> Pairs:
     """Races between lanes of one warp in one epoch, pair by pair, under the warp model."""
     a, b, pair_part = _conflicting_pairs(c, rows, ("unit", "block", "grid_epoch", "epoch", "warp"), "thread")
-    both_write = (c["action"][a] != READ) & (c["action"][b] != READ)
-    same_step = c["step"][a] == c["step"][b]
     if warp_model == "lockstep":
+        both_write = (c["action"][a] != READ) & (c["action"][b] != READ)
+        same_step = c["step"][a] == c["step"][b]
         lane_a, lane_b = c["lane"][a].astype(np.uint32), c["lane"][b].astype(np.uint32)
         apart = (((c["active"][a] >> lane_b) & 1) == 0) & (((c["active"][b] >> lane_a) & 1) == 0)
         race = np.where(same_step, both_write, apart)
     else:
         race = ~_collective_between(c, a, b, model)
-    a, b, pair_part, both_write = a[race], b[race], pair_part[race], both_write[race]
+    return _racing(c, a[race], b[race], pair_part[race], INTRA_WARP)
+
+
+def _racing(c, a, b, pair_part, scope) -> Pairs:
+    """Pairs of rows a[i], b[i] that race in `scope`, benign where both wrote one value."""
+    both_write = (c["action"][a] != READ) & (c["action"][b] != READ)
     benign = both_write & (c["value"][a] == c["value"][b])
-    return Pairs(a, b, np.full(len(a), INTRA_WARP), pair_part + (INTRA_WARP << 48), benign)
+    return Pairs(a, b, np.full(len(a), scope), pair_part + (scope << 48), benign)
 
 
 def _conflicting_pairs(c, rows, keys, agent) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -315,7 +317,6 @@ def summarize(model: MemoryAccessModel, pairs: Pairs) -> list[Finding]:
     if len(pairs.first) == 0:
         return []
     c = model.columns
-    is_strong = strong(c)  # two strong accesses race only through a narrow scope
     ops = model.ops
     result = model.result
     first, second = pairs.first.copy(), pairs.second.copy()
@@ -357,7 +358,7 @@ def summarize(model: MemoryAccessModel, pairs: Pairs) -> list[Finding]:
                             int(c["thread"][a]))
         second_place = place(ops, int(c["op"][b]), KIND_NAMES[int(c["action"][b])], result, int(c["block"][b]),
                              int(c["thread"][b]))
-        scoped = bool(pairs.scoped[witness]) or bool(is_strong[a] and is_strong[b])
+        scoped = bool(pairs.scoped[witness]) or bool(c["strong"][a] and c["strong"][b])  # only a narrow scope
         reason, why = ("scope too narrow", _narrow_scope(model, a, b)) if scoped else _unordered(model, a, b)
         message = (f"{'scoped' if scoped else 'data'} race ({hazard}, {space}, {scope}) between this "
                    f"{first_place.access} and the {second_place.access} at {where(second_place, first_place)}"

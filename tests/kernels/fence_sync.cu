@@ -54,9 +54,11 @@ __global__ void block_fenced_sum(const float *in, float *partial, float *total) 
   last_block_sum<2>(in, partial, total);
 }
 
-// Block 0 hands a value to block 1 through a ready flag: a fence, then a volatile store;
-// the consumer reads the flag once and the value only if it is set.
-__global__ void flag_handoff(int *data, volatile int *ready, int *out) {
+// Block 0 hands a value to block 1 through a ready flag: a fence, then a store of the
+// flag; the consumer reads the flag once and the value only if it is set. A volatile flag
+// orders the value; with a plain one neither the flag nor the value is ordered.
+template <typename Flag>
+__device__ void hand_off(int *data, Flag *ready, int *out) {
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     data[0] = 42;
     __threadfence();
@@ -67,19 +69,8 @@ __global__ void flag_handoff(int *data, volatile int *ready, int *out) {
       out[0] = data[0];
   }
 }
-
-// The same with a plain flag: neither the flag nor the value is ordered.
-__global__ void plain_flag_handoff(int *data, int *ready, int *out) {
-  if (blockIdx.x == 0 && threadIdx.x == 0) {
-    data[0] = 42;
-    __threadfence();
-    *ready = 1;
-  }
-  if (blockIdx.x == 1 && threadIdx.x == 0) {  // after the producer, as the threads reconverge
-    if (*ready)
-      out[0] = data[0];
-  }
-}
+__global__ void flag_handoff(int *data, volatile int *ready, int *out) { hand_off(data, ready, out); }
+__global__ void plain_flag_handoff(int *data, int *ready, int *out) { hand_off(data, ready, out); }
 
 // Every block adds to a counter with a block-scoped atomic while thread 0 of block 0 also
 // writes it plainly: block scope does not make two blocks' atomics safe against that.

@@ -71,7 +71,9 @@ __global__ void unfenced_lock(int *total, int *count) { locked_add<1>(total, cou
 __global__ void block_lock_across_blocks(int *total, int *count) { locked_add<2>(total, count); }
 
 // Block 0 waits for a value the last block produces: it ends only if blocks interleave.
-__global__ void wait_for_last(int *data, volatile int *ready, int *out) {
+// Through a plain flag, the flag and the value race.
+template <typename Flag>
+__device__ void wait_for(int *data, Flag *ready, int *out) {
   if (blockIdx.x == gridDim.x - 1 && threadIdx.x == 0) {
     data[0] = 7;
     __threadfence();
@@ -83,20 +85,8 @@ __global__ void wait_for_last(int *data, volatile int *ready, int *out) {
     out[0] = data[0];
   }
 }
-
-// The same through a plain flag: the flag and the value race.
-__global__ void wait_plain(int *data, int *ready, int *out) {
-  if (blockIdx.x == gridDim.x - 1 && threadIdx.x == 0) {
-    data[0] = 7;
-    __threadfence();
-    *ready = 1;
-  }
-  if (blockIdx.x == 0 && threadIdx.x == 0) {
-    while (*ready == 0) {
-    }
-    out[0] = data[0];
-  }
-}
+__global__ void wait_for_last(int *data, volatile int *ready, int *out) { wait_for(data, ready, out); }
+__global__ void wait_plain(int *data, int *ready, int *out) { wait_for(data, ready, out); }
 
 // Waits for a flag nobody sets: a deadlock.
 __global__ void never_set(volatile int *ready, int *out) {
