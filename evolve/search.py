@@ -228,7 +228,7 @@ class _Runs:
         steps = SEARCH_STEP_LIMIT if launch.step_limit is None else min(launch.step_limit, SEARCH_STEP_LIMIT)
         return self.space.launch(values, sample=(0, 1, launch.blocks - 1) if launch.blocks > 3 else None,
                                  step_limit=steps, work_limit=SEARCH_WORK_LIMIT, growth_limit=SEARCH_GROWTH_LIMIT,
-                                 seed=self.seed, coverage=True,
+                                 seed=self.seed, coverage=True, keep_buffers=False,
                                  time_limit=max(self.deadline - time.perf_counter(), 0.0))
 
     def choose(self, keep: int) -> list[Candidate]:

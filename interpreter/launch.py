@@ -45,6 +45,7 @@ class Launch:
     fill: str = "zeros"  # what paged buffers hold before they are written (interpreter.contents.FILLS)
     dictionary: tuple[int, ...] = ()  # constants a "wide" fill draws some elements from
     trace: bool = True
+    keep_buffers: bool = True  # copy every pointer argument's final contents into Result.buffers
     trace_limit: float = float("inf")  # trace records kept at most; later accesses are counted, not kept
     stop_when_traced: bool = False  # stop the launch once the trace is full (a check needs nothing after)
     coverage: bool = False  # record branch coverage in Events.coverage (the search's runs)

@@ -177,6 +177,13 @@ class Memory:
         table.data, table.pointees = np.zeros(0, dtype=np.uint8), pointees  # every slot comes from pointees
         return number
 
+    def release(self) -> None:
+        """Free the bytes of every region and segment: the launch is over."""
+        for region in self.regions[1:]:
+            if region is not None:
+                region.data = np.zeros(0, dtype=np.uint8)
+        self.shared = self.local = np.zeros(0, dtype=np.uint8)
+
     def region_address(self, number: int) -> int:
         return tag(self.regions[number].space, number, 0)
 

@@ -206,12 +206,18 @@ class Execution:
             status, message = "unsupported", str(error)
         except MemoryError:
             status, message = "out-of-memory", "the launch needs more memory than this machine can give"
-        return Result(
-            status, message, self.compiler.output_buffers(), self._trace(), self.events, launch,
+        buffers = self.compiler.output_buffers() if launch.keep_buffers else {}
+        result = Result(
+            status, message, buffers, self._trace(), self.events, launch,
             self.blocks_run * launch.threads_per_block, self.thread_instructions, self.steps,
             time.perf_counter() - start, [region.name if region else "" for region in self.memory.regions],
             self.kernel.name, self.step_limit, self.blocks_run, self.wave_blocks,
         )
+        # the compiled code refers back to this execution: freed by the garbage collector, its
+        # buffers and registers would outlive the launch by several more
+        self.memory.release()
+        self.wave = None
+        return result
 
     def waves(self):
         """(first block, block count) of each wave, lazily: runs of consecutive blocks (of

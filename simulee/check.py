@@ -11,7 +11,7 @@ from evolve.contract import MEMORY_FAULTS, Contract
 from evolve.search import DETECTION_THREADS
 from evolve.space import STRIDE_NAME
 from interpreter.heap import DEFAULT_HEAP_BYTES
-from interpreter.launch import Alias, Launch, Result
+from interpreter.launch import Alias, Launch
 from interpreter.loader import KernelInfo, Program
 from interpreter.simt import execute
 from interpreter.vocabulary import index_register
@@ -201,36 +201,38 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
     start = time.perf_counter()
     check = KernelCheck(kernel.name, kernel.symbol, kernel.file, kernel.line)
     rules = contract or Contract(sources=address_sources(program, kernel), buffers=content_buffers(kernel))
-    results: list[tuple[Result, dict, bool]] = []  # each launch run, its entry in check.launches, outside
+    detectors = enabled(detect)
+    kept = KernelRuns(program, kernel, warp_model)
+    merged: dict[tuple, Finding] = {}
+    trusted: set[tuple] = set()  # findings some launch shows without resting on a guess
+    doubts: dict[tuple, str] = {}  # the others: what guess the first launch showing them rests on
+    blocks: list[tuple] = []  # the block of every launch kept
+    ran = 0
     for number, launch in enumerate(launches):
         if time.perf_counter() >= deadline:
             check.notes.append(f"{len(launches) - number} of {len(launches)} launches not checked: out of time")
+            kept.out_of_time = True
             break
         launch, note = detection_launch(launch, deadline)
         if note:
-            check.notes.append(note)
+            _note_once(check.notes, note)  # the same launch on other content says the same
         result = execute(program, kernel, launch, progress and (
             lambda done, total, n=number: progress(f"launch {n + 1}/{len(launches)}: {done:,}/{total:,} blocks")))
         score = fitness[number] if fitness else None
-        check.launches.append(dict(launch_of(result), fitness=score.to_json() if score else None,
-                                   status=result.status, seconds=round(result.seconds, 4)))
+        entry = dict(launch_of(result), fitness=score.to_json() if score else None, status=result.status,
+                     seconds=round(result.seconds, 4))
+        check.launches.append(entry)
         if result.status == "trace-limit":
-            check.notes.append(f"launch {_launch_text(launch)} was stopped once its trace held {len(result.trace):,} "
-                               "accesses, the most a check keeps: what it did after is not checked")
-        if result.status == "out-of-memory" and (results or number + 1 < len(launches)):
+            _note_once(check.notes, f"launch {_launch_text(launch)} was stopped once its trace held "
+                       f"{len(result.trace):,} accesses, the most a check keeps: what it did after is not checked")
+        if result.status == "out-of-memory" and (ran or number + 1 < len(launches)):
             check.notes.append(f"launch {_launch_text(launch)} not checked: {result.message}")  # the others still are
             continue
         if result.status in ("unsupported", "out-of-memory"):
             check.status, check.error = result.status, result.message
             break
+        ran += 1
         outside = contract.learn(result) if contract is not None else False  # by its own faults
-        results.append((result, check.launches[-1], outside))
-    merged: dict[tuple, Finding] = {}
-    trusted: set[tuple] = set()  # findings some launch shows without resting on a guess
-    doubts: dict[tuple, str] = {}  # the others: what guess the first launch showing them rests on
-    detectors = enabled(detect)
-    explored: list[LaunchRun] = []
-    for result, entry, outside in results:
         if outside or rules.breaks(result):
             entry["status"] = "invalid"
             continue
@@ -239,6 +241,7 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
             for finding in broken:
                 _merge(merged, finding)
             continue
+        # each launch is looked at as soon as it ran, then released: only one trace is held at a time
         run = LaunchRun(program, kernel, result, warp_model)
         found = [finding for detector in detectors for finding in detector.launch(run)]
         confirmed = _confirmed(run, found, rules, detectors, deadline)
@@ -253,19 +256,22 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
                 doubts.setdefault(finding.key(), doubt)
             else:
                 trusted.add(finding.key())
-        explored.append(run)
+        for detector in detectors:
+            detector.keep(run, kept)
+        kept.launches.append(launch_of(result))
+        blocks.append(result.launch.block)
+        del run, result
     for key, finding in merged.items():
         if key in doubts and key not in trusted:
             conditional(finding, doubts[key])
-    kept = KernelRuns(program, kernel, explored, warp_model, status=check.status,
-                      out_of_time=len(check.launches) < len(launches))  # launches the deadline left unrun
+    kept.status = check.status
     for detector in detectors:
         kept.found = len(merged)
         for finding in detector.kernel(kept):
             _merge(merged, finding)
     check.verdicts = kept.verdicts
     check.assumptions = [_assumption(bound) for bound in rules.bounds.values()  # none a checked launch refutes
-                         if all(bound.extent(run.result.launch.block) <= bound.limit for run in explored)]
+                         if all(bound.extent(block) <= bound.limit for block in blocks)]
     check.notes += [_outside_note(outside) for outside in rules.outside]
     check.findings = sorted(merged.values(), key=lambda f: (f.file, f.line, f.column, f.type, f.message))
     check.seconds = time.perf_counter() - start
@@ -343,8 +349,8 @@ def detection_launch(launch: Launch, deadline: float = float("inf")) -> tuple[La
     """`launch` as a check runs it, and a note when that is not all of it: at most
     FULL_CHECK_THREADS threads (else SAMPLED_RUNS runs of consecutive blocks from its
     start to its end), stopped once its trace holds TRACE_LIMIT accesses, no time past
-    `deadline`."""
-    options = dict(trace_limit=min(launch.trace_limit, TRACE_LIMIT), stop_when_traced=True)
+    `deadline`, keeping no copy of its buffers (detectors read the trace)."""
+    options = dict(trace_limit=min(launch.trace_limit, TRACE_LIMIT), stop_when_traced=True, keep_buffers=False)
     if deadline < float("inf"):
         options["time_limit"] = min(launch.time_limit, max(deadline - time.perf_counter(), 0.0))
     if launch.threads <= FULL_CHECK_THREADS or launch.sample is not None:

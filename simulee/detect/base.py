@@ -3,7 +3,8 @@
 A detector reads what the interpreter recorded (a launch's Result: its trace and events,
 and the memory-access model built from the trace) and returns findings of its own rules.
 It never touches the interpreter, the search or the reports: `check` runs every enabled
-detector on each launch it keeps (`launch`), then once over all of them (`kernel`); the
+detector on each launch it keeps (`launch`, then `keep` to record what it needs later),
+then once over all of them (`kernel`); the
 report writers take rule descriptions, SARIF levels and extra CSV columns from the
 detectors' declarations.
 """
@@ -46,15 +47,18 @@ class LaunchRun:
 
 @dataclass
 class KernelRuns:
-    """Every launch a kernel's check kept (`runs`), with what the check has found so far:
-    `found` findings, `status` (ok unless the interpreter could not go on), whether time ran
+    """What a kernel's check leaves the detectors' kernel stage: the launches it kept
+    (`launches`, as findings.launch_of gives them), what each detector recorded of them
+    (`state`, by detector name: a launch is released once detectors had it), `found`
+    findings so far, `status` (ok unless the interpreter could not go on), whether time ran
     out before every launch ran, and the barrier verdicts (BarrierVerdict) a detector
     judged over the launches."""
 
     program: object
     kernel: KernelInfo
-    runs: list[LaunchRun]
     warp_model: str = "independent"
+    launches: list[dict] = field(default_factory=list)
+    state: dict = field(default_factory=dict)
     found: int = 0
     status: str = "ok"
     out_of_time: bool = False
@@ -76,6 +80,10 @@ class Detector:
     def launch(self, run: LaunchRun) -> list[Finding]:
         """The findings of one launch."""
         return []
+
+    def keep(self, run: LaunchRun, runs: KernelRuns) -> None:
+        """Record in runs.state what `kernel` needs of a launch the check keeps (after its
+        own findings; the launch is released then)."""
 
     def kernel(self, runs: KernelRuns) -> list[Finding]:
         """The findings only all the launches together show (after every launch's own)."""

@@ -5,11 +5,11 @@ separates (in every block, every time it was passed) creates no race: no two acc
 it kept apart race once it is gone, and, for a barrier in a loop, some block passed it
 twice (else no launch ran the iteration after it that it orders: it is not covered, as
 one tile of a tiled loop leaves the barrier closing the tile untested). Barriers are
-judged in program order with those already found redundant gone too, so all the redundant
-ones can be removed together (of two barriers back to back, the first is redundant and the
-second needed). It is needed when some launch shows such a race (named in the verdict),
-and not covered when no launch passed it. Verdicts are per barrier
-instruction; only redundant ones are findings. A barrier that computes a value
+judged launch by launch in program order, with those before them that no launch needed so
+far gone too, so all the redundant ones can be removed together (of two barriers back to
+back, the first is redundant and the second needed). It is needed when some launch shows
+such a race (named in the verdict), and not covered when no launch passed it. Verdicts are
+per barrier instruction; only redundant ones are findings. A barrier that computes a value
 (__syncthreads_count/and/or) is never a candidate: it cannot simply be removed.
 """
 
@@ -25,7 +25,7 @@ from interpreter.vocabulary import barrier_kind
 from simulee.detect.base import Detector, KernelRuns, Rule
 from simulee.detect.divergence import divergent_barriers
 from simulee.detect.race import Pairs, racing_pairs, summarize
-from simulee.findings import WARNING, Finding, Place, display, launch_of, place, place_at
+from simulee.findings import WARNING, Finding, Place, display, place, place_at
 
 NOT_EXERCISED = "in a loop that ran at most one iteration in every launch: the next iteration's accesses never met it"
 NOTHING_ACROSS = ("no launch had blocks of two threads or more write anything around it: it was never put to the "
@@ -60,52 +60,74 @@ def barrier_sites(program, kernel_symbol: str) -> list[tuple[str, int]]:
     return sites
 
 
-def barrier_verdicts(program, kernel, launches, warp_model: str = "independent") -> list[BarrierVerdict]:
-    """Verdicts for every barrier of `kernel` over `launches`, a list of (result, model)."""
-    sites = barrier_sites(program, kernel.symbol)
-    verdicts = []
-    removed: list[list] = [[] for _ in launches]  # per launch: passes of the barriers found redundant
-    divergent_ops = [divergent_barriers(result) for result, _ in launches]
-    for site in sites:
-        passes, divergent, race, repeated, exercised = 0, False, None, False, False
-        function = program.function(site[0])
-        in_loop = innermost_loop(function, function.ops[site[1]].block) is not None
-        location = None
-        own: list = [None] * len(launches)
-        for number, (result, model) in enumerate(launches):
+@dataclass
+class _Evidence:
+    """What the launches judged so far say of one barrier."""
+
+    location: Place | None = None
+    passes: int = 0  # times a block passed it
+    divergent: bool = False  # some launch saw it reached by part of a block only
+    race: Finding | None = None  # the first race its removal caused: it is needed
+    repeated: bool = False  # some block passed it twice
+    exercised: bool = False  # some pass could have shown a race
+
+
+class BarrierJudge:
+    """Judges every barrier of a kernel one launch at a time (`add`), so that no launch
+    needs to be kept after it: in each launch the barriers are removed in program order,
+    each together with those before it that no launch so far has needed, and one whose
+    removal then shows a race is needed. Those are never fewer than the barriers finally
+    found redundant, and removing more barriers only adds races, so the redundant ones
+    can still be removed together in every launch (a barrier may be called needed that
+    a later launch would have left redundant: the judgment errs only that way)."""
+
+    def __init__(self, program, kernel, warp_model: str = "independent"):
+        self.program, self.kernel, self.warp_model = program, kernel, warp_model
+        self.sites = barrier_sites(program, kernel.symbol)
+        self.evidence = [_Evidence() for _ in self.sites]
+
+    def add(self, result, model) -> None:
+        """Judge the barriers over one more launch (its result and memory-access model)."""
+        removed: list[tuple[np.ndarray, np.ndarray]] = []  # passes of the barriers no launch needed yet
+        divergent = divergent_barriers(result)
+        for site, evidence in zip(self.sites, self.evidence):
             op_ids = [i for i, op in enumerate(result.trace.ops) if (op.function, op.index) == site]
             if not op_ids:
                 continue
             op = op_ids[0]
-            location = location or place(result.trace.ops, op, "barrier")
-            divergent |= op in divergent_ops[number]
-            own[number] = blocks, epochs = _passes(result, op)
-            passes += len(blocks)
-            repeated = repeated or _repeated(blocks)
-            exercised = exercised or _exercised(model, blocks, epochs)
-            if len(blocks) and race is None:
-                gone = removed[number] + [own[number]]
-                race = _race_without(model, np.concatenate([b for b, _ in gone]),
-                                     np.concatenate([e for _, e in gone]), warp_model)
-        if location is None:
-            location = _static_place(program, site)
-        reason = ""
-        if passes == 0:
-            verdict, reason = "not-covered", "no launch reached it"
-        elif race is not None:
-            verdict = "needed"
-        elif in_loop and not repeated:
-            verdict, reason = "not-covered", NOT_EXERCISED
-        elif not exercised:
-            verdict, reason = "not-covered", NOTHING_ACROSS
-        else:
-            verdict = "redundant"
-        if verdict == "redundant":
-            for number, taken in enumerate(own):
-                if taken is not None:
-                    removed[number].append(taken)
-        verdicts.append(BarrierVerdict(kernel.name, location, verdict, passes, divergent, race, reason))
-    return verdicts
+            evidence.location = evidence.location or place(result.trace.ops, op, "barrier")
+            evidence.divergent |= op in divergent
+            blocks, epochs = _passes(result, op)
+            evidence.passes += len(blocks)
+            evidence.repeated = evidence.repeated or _repeated(blocks)
+            evidence.exercised = evidence.exercised or _exercised(model, blocks, epochs)
+            if len(blocks) and evidence.race is None:
+                gone = removed + [(blocks, epochs)]
+                evidence.race = _race_without(model, np.concatenate([b for b, _ in gone]),
+                                              np.concatenate([e for _, e in gone]), self.warp_model)
+                if evidence.race is None:
+                    removed.append((blocks, epochs))
+
+    def verdicts(self) -> list[BarrierVerdict]:
+        """A verdict for every barrier over the launches added."""
+        verdicts = []
+        for site, evidence in zip(self.sites, self.evidence):
+            function = self.program.function(site[0])
+            in_loop = innermost_loop(function, function.ops[site[1]].block) is not None
+            reason = ""
+            if evidence.passes == 0:
+                verdict, reason = "not-covered", "no launch reached it"
+            elif evidence.race is not None:
+                verdict = "needed"
+            elif in_loop and not evidence.repeated:
+                verdict, reason = "not-covered", NOT_EXERCISED
+            elif not evidence.exercised:
+                verdict, reason = "not-covered", NOTHING_ACROSS
+            else:
+                verdict = "redundant"
+            verdicts.append(BarrierVerdict(self.kernel.name, evidence.location or _static_place(self.program, site),
+                                           verdict, evidence.passes, evidence.divergent, evidence.race, reason))
+        return verdicts
 
 
 class RedundantBarriers(Detector):
@@ -115,12 +137,16 @@ class RedundantBarriers(Detector):
     name = "redundant-barrier"
     rules = (Rule("redundant-barrier", WARNING, "A barrier whose removal creates no data race in any launch explored"),)
 
+    def keep(self, run, runs: KernelRuns) -> None:
+        if self.name not in runs.state:
+            runs.state[self.name] = BarrierJudge(runs.program, runs.kernel, runs.warp_model)
+        runs.state[self.name].add(run.result, run.model)
+
     def kernel(self, runs: KernelRuns) -> list[Finding]:
-        if not runs.runs:
+        if self.name not in runs.state:
             return []
-        explored = [(run.result, run.model) for run in runs.runs]
-        runs.verdicts = barrier_verdicts(runs.program, runs.kernel, explored, runs.warp_model)
-        return redundant_findings(runs.verdicts, launch_of(runs.runs[0].result))
+        runs.verdicts = runs.state[self.name].verdicts()
+        return redundant_findings(runs.verdicts, runs.launches[0])
 
 
 def redundant_findings(verdicts: list[BarrierVerdict], launch: dict | None) -> list[Finding]:

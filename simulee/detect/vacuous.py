@@ -5,11 +5,9 @@ Said as a warning, never a silent `ok`."""
 
 from __future__ import annotations
 
-from interpreter.launch import Result
 from interpreter.loader import KernelInfo
 from simulee.detect.base import Detector, KernelRuns, Rule
-from simulee.findings import WARNING, Finding, Place, launch_of
-from simulee.model import MemoryAccessModel
+from simulee.findings import WARNING, Finding, Place
 
 VACUOUS = "vacuous-check"
 
@@ -18,32 +16,34 @@ class Vacuous(Detector):
     name = "vacuous-check"
     rules = (Rule(VACUOUS, WARNING, "No launch checked accessed global or shared memory: nothing was checked"),)
 
+    def keep(self, run, runs: KernelRuns) -> None:
+        runs.state[self.name] = runs.state.get(self.name, False) or len(run.model) > 0
+
     def kernel(self, runs: KernelRuns) -> list[Finding]:
         if runs.status != "ok":
             return []
-        explored = [(run.result, run.model) for run in runs.runs]
-        return find_vacuous(runs.kernel, explored, runs.found, runs.out_of_time)
+        return find_vacuous(runs.kernel, runs.launches, runs.state.get(self.name, False), runs.found,
+                            runs.out_of_time)
 
 
-def find_vacuous(kernel: KernelInfo, explored: list[tuple[Result, MemoryAccessModel]], found: int,
+def find_vacuous(kernel: KernelInfo, launches: list[dict], accessed: bool, found: int,
                  out_of_time: bool = False) -> list[Finding]:
     """The warning for `kernel` when its check found nothing (`found` findings: none) and
-    none of the launches checked (`explored`: each with its model, which holds every
-    global and shared access that did not fault) touched memory, or no launch was
-    checked at all (every one outside the kernel's contract, or none could be made); when
-    time ran out first (`out_of_time`), a time-limit warning says so instead."""
-    if found or any(len(model) for _, model in explored):
+    none of the launches checked (`launches`, as launch_of gives them) `accessed` global or
+    shared memory (without a fault), or no launch was checked at all (every one outside
+    the kernel's contract, or none could be made); when time ran out first
+    (`out_of_time`), a time-limit warning says so instead."""
+    if found or accessed:
         return []
     where = Place("kernel", kernel.file, kernel.line, 0)
-    if not explored and out_of_time:
+    if not launches and out_of_time:
         return [Finding("time-limit", WARNING, kernel.name, "not checked: time ran out before a launch was checked "
                         "(--max-seconds, or a scan's --kernel-timeout)", where)]
-    if not explored:
+    if not launches:
         return [Finding(VACUOUS, WARNING, kernel.name, "vacuous check: no launch could be checked (none could be "
                         "made, or each was outside what the kernel is written for: see the notes); give the launch "
                         "and arguments the kernel is used with (--launch, --arg, simulee.toml)", where)]
-    launches = len(explored)
-    which = f"none of the {launches} launches checked" if launches > 1 else "the launch checked"
+    which = f"none of the {len(launches)} launches checked" if len(launches) > 1 else "the launch checked"
     message = (f"vacuous check: {which} accessed no global or shared memory, so nothing "
                "was checked; give the launch and arguments the kernel is used with (--launch, --arg)")
-    return [Finding(VACUOUS, WARNING, kernel.name, message, where, launch=launch_of(explored[0][0]))]
+    return [Finding(VACUOUS, WARNING, kernel.name, message, where, launch=launches[0])]
