@@ -26,7 +26,7 @@ from evolve.taint import AddressSource
 from interpreter.debuginfo import SourceLocation
 from interpreter.launch import Alias, Result
 from interpreter.memory import LOCAL, SHARED, split
-from interpreter.trace import BAD_ADDRESS, MISALIGNED, NULL_POINTER, OUT_OF_BOUNDS, coordinates
+from interpreter.trace import BAD_ADDRESS, BUFFER_LIMIT, MISALIGNED, NULL_POINTER, OUT_OF_BOUNDS, coordinates
 
 AXES = "xyz"
 THREADS = "threads"  # a Bound on the block's thread count
@@ -107,7 +107,7 @@ class Contract:
         is not): an out-of-bounds fault at an index only searched arguments decide."""
         for fault in result.events.faults:
             source = self._source(result, fault)
-            uniform = source.uniform_in(self.open) if fault.kind == OUT_OF_BOUNDS else frozenset()
+            uniform = source.uniform_in(self.open) if fault.kind in (OUT_OF_BOUNDS, BUFFER_LIMIT) else frozenset()
             if not uniform:
                 continue
             why = UNIFORM_INDEX.format(", ".join(f"{n}={result.launch.args.get(n)}" for n in sorted(uniform)))

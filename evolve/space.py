@@ -68,6 +68,7 @@ class SitePlan:
     aliases: tuple[tuple[str, str], ...]
     bounds: tuple[tuple[int, int | None, int | None], ...] = ()  # (input, lowest, highest) the host code tests
     packed: frozenset[int] = frozenset()  # inputs that pack two 32-bit values: both halves take the value
+    known: frozenset[str] = frozenset()  # kernel scalars the site passes as constants, or the user gives
 
     def inputs(self, values: list[float] | None = None) -> list:
         """The site's inputs for a genome (None: at their defaults): each its gene's value
@@ -181,8 +182,10 @@ class SearchSpace:
                     chosen[index] = gene(f"{site.label}#{index}",
                                          lambda i=site.inputs[index], n=f"{site.label}#{index}": _input_gene(n, i))
             bounds = tuple(b for b in map(input_bounds, site.conditions) if b is not None)
+            known = {name for name, e in arguments.items() if name in scalars and e[0] == "const"} | \
+                {name for name in scalars if name in fixed or name.partition(".")[0] in fixed}
             plans.append(SitePlan(site, tuple(chosen), tuple(defaults), tuple(given.items()), aliases, bounds,
-                                  packed_inputs(site)))
+                                  packed_inputs(site), frozenset(known)))
         for param in kernel.params:  # relevant scalars no site gives
             if param.name in relevant and param.name not in fixed and param.kind in ("integer", "float") and \
                     any(param.name not in dict(plan.scalars) for plan in plans):
@@ -275,12 +278,13 @@ class SearchSpace:
                 values[largest] = max(1, values[largest] // 2)
         return values
 
-    def launch(self, values: list[float], **options) -> Launch:
-        """The launch a genome stands for; `options` override Launch fields. InvalidGenome
-        when a site's inputs give no launch CUDA would run."""
+    def launch(self, values: list[float], pad: bool = True, **options) -> Launch:
+        """The launch a genome stands for, its row strides padded (`pad`); `options`
+        override Launch fields. InvalidGenome when a site's inputs give no launch CUDA
+        would run."""
         options = {**self._contents(values), **options}
         launch = self.site_launch(values, **options) if self.plans else self._searched_launch(values, **options)
-        launch = self.padded(launch)
+        launch = self.padded(launch) if pad else launch
         return launch if self.stated is None else self.within_statement(launch)
 
     def padded(self, launch: Launch) -> Launch:
@@ -392,7 +396,11 @@ class SearchSpace:
             options.setdefault("shared_bytes", shared)
         searched = inputs != plan.inputs()
         options.setdefault("origin", f"site {plan.site.label}" + (", inputs searched" if searched else ""))
-        return replace(self.base, grid=grid, block=block, args=args, **options)
+        stated = set(self.stated.ranges) | set(self.stated.choices) if self.stated is not None else set()
+        given = dict(plan.scalars)
+        guessed = tuple((name, frozenset(inputs_of(given[name])) if name in given else frozenset())
+                        for name in scalars if name not in plan.known | stated | set(self.derived))
+        return replace(self.base, grid=grid, block=block, args=args, guessed=guessed, **options)
 
     def genome(self, launch: Launch) -> list[float]:
         """The genome of `launch` (its values for the genes)."""

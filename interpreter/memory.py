@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from interpreter.contents import Fill
-from interpreter.trace import BAD_ADDRESS, CONSTANT_WRITE, MISALIGNED, NULL_POINTER, OUT_OF_BOUNDS, USE_AFTER_FREE
+from interpreter.trace import (BAD_ADDRESS, BUFFER_LIMIT, CONSTANT_WRITE, MISALIGNED, NULL_POINTER, OUT_OF_BOUNDS,
+                               USE_AFTER_FREE)
 
 GLOBAL, SHARED, CONSTANT, LOCAL, CODE = 1, 3, 4, 5, 7
 SPACE_NAMES = {GLOBAL: "global", SHARED: "shared", CONSTANT: "constant", LOCAL: "local", CODE: "code"}
@@ -281,7 +282,7 @@ class Memory:
             ends = offset[selected] + size
             outside = ends > target.limit()
             if outside.any():
-                kinds[selected[outside]] = 2
+                kinds[selected[outside]] = 7 if target.paged else 2  # a paged one is as large as needed
                 bad[selected[outside]] = True
                 selected, ends = selected[~outside], ends[~outside]
             if target.guard is not None and len(selected):
@@ -336,7 +337,7 @@ def _word(size: int, align: int) -> tuple[np.dtype, int]:
     return np.dtype(np.uint8), size
 
 
-_KINDS = (None, NULL_POINTER, OUT_OF_BOUNDS, MISALIGNED, CONSTANT_WRITE, BAD_ADDRESS, USE_AFTER_FREE)
+_KINDS = (None, NULL_POINTER, OUT_OF_BOUNDS, MISALIGNED, CONSTANT_WRITE, BAD_ADDRESS, USE_AFTER_FREE, BUFFER_LIMIT)
 FAULT_CODES = {kind: code for code, kind in enumerate(_KINDS) if kind}
 
 

@@ -37,6 +37,8 @@ READ, WRITE, ATOMIC = 0, 1, 2
 # fault kinds (Fault.kind): an access the memory refuses, then what else a thread can do wrong
 NULL_POINTER, OUT_OF_BOUNDS, MISALIGNED, CONSTANT_WRITE, BAD_ADDRESS, USE_AFTER_FREE = (
     "null-pointer", "out-of-bounds", "misaligned", "constant-write", "bad-address", "use-after-free")
+# past the bytes a buffer of no given size may grow to: the launch is too large to run, not faulty
+BUFFER_LIMIT = "buffer-limit"
 DIVISION_BY_ZERO, TRAP, REACHED_UNREACHABLE, STACK_OVERFLOW, BAD_FUNCTION_POINTER, DOUBLE_FREE, INVALID_FREE = (
     "division-by-zero", "trap", "unreachable", "stack-overflow", "bad-function-pointer", "double-free",
     "invalid-free")

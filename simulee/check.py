@@ -4,14 +4,17 @@ over all the launches together."""
 
 from __future__ import annotations
 
+import itertools
 import time
+
 from dataclasses import dataclass, field, replace
 
 from evolve.contract import MEMORY_FAULTS, Contract
 from evolve.search import DETECTION_THREADS
 from evolve.space import STRIDE_NAME
 from interpreter.heap import DEFAULT_HEAP_BYTES
-from interpreter.launch import Alias, Launch
+from interpreter.launch import Alias, Launch, Result
+from interpreter.trace import BUFFER_LIMIT
 from interpreter.loader import KernelInfo, Program
 from interpreter.simt import execute
 from interpreter.vocabulary import index_register
@@ -222,6 +225,8 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
         entry = dict(launch_of(result), fitness=score.to_json() if score else None, status=result.status,
                      seconds=round(result.seconds, 4))
         check.launches.append(entry)
+        if any(fault.kind == BUFFER_LIMIT for fault in result.events.faults):
+            _note_once(check.notes, _past_limit_note(result))
         if result.status == "trace-limit":
             _note_once(check.notes, f"launch {_launch_text(launch)} was stopped once its trace held "
                        f"{len(result.trace):,} accesses, the most a check keeps: what it did after is not checked")
@@ -251,7 +256,8 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
                 _note_once(check.notes, _made_up_fault_note(finding, made_up))
                 continue
             _merge(merged, finding)
-            doubt = _doubt(finding, result.launch, made_up if finding.key() not in confirmed else [])
+            doubt = _doubt(finding, result.launch, made_up if finding.key() not in confirmed else [],
+                           _guesses(finding, result.launch, rules, program, kernel))
             if doubt:
                 doubts.setdefault(finding.key(), doubt)
             else:
@@ -278,10 +284,36 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
     return check
 
 
-def _doubt(finding: Finding, launch: Launch, made_up: list[str]) -> str:
+def _guesses(finding: Finding, launch: Launch, rules: Contract, program: Program, kernel: KernelInfo) -> list[str]:
+    """The scalars of a launch site whose values Simulee chose (launch.guessed) that
+    `finding` depends on, when two of them are computed from different values of the host
+    code (or one is not passed by the site at all), so that how they relate is a guess: a
+    size and an area the host derives from other fields. What it depends on: the scalars
+    its addresses are computed from, for a race or a fault; those any branch depends on,
+    for a failed assertion. None when all come from one value (a struct passed whole, a
+    size and the count computed from it)."""
+    if not launch.guessed:
+        return []
+    if finding.type == "assertion":
+        from evolve.taint import relevant_parameters
+
+        used = {name for name, uses in relevant_parameters(program, kernel).items() if "branch" in uses}
+    elif finding.type == "data-race" or finding.type in MEMORY_FAULTS:
+        sources = [rules.sources[op] for op in finding.ops if op in rules.sources]
+        used = set().union(*(source.scalars | source.contents for source in sources))
+    else:
+        return []
+    involved = [(name, inputs) for name, inputs in launch.guessed if name.partition(".")[0] in used]
+    related = all(a & b for (_, a), (_, b) in itertools.combinations(involved, 2))
+    return [] if related else [name for name, _ in involved]
+
+
+def _doubt(finding: Finding, launch: Launch, made_up: list[str], guesses: list[str] = ()) -> str:
     """What guess of Simulee's the launch showing `finding` rests on for it ('' when none):
-    two pointers made one buffer by the search, or, on the launch of a launch site, a race
-    whose addresses are computed from the content Simulee made up for the buffers
+    two pointers made one buffer by the search; values Simulee chose for scalars a launch
+    site computes from what it cannot see (`guesses`, _guesses: a size and the area the
+    host derives from it are related in ways no search knows); or, on the launch of a
+    launch site, a race whose addresses are computed from the content Simulee made up for the buffers
     `made_up` (and that buffers of distinct values, of sorted ones or of the identity do
     not show): the host code's data has invariants Simulee does not see (an index array
     that is a permutation, a scan). A kernel checked alone, with no launch site, must be
@@ -290,6 +322,11 @@ def _doubt(finding: Finding, launch: Launch, made_up: list[str]) -> str:
         pairs = ", ".join(f"{name}=={value.target}" for name, value in launch.args.items() if isinstance(value, Alias))
         return (f"only when {pairs}: an in-place call, which no launch site or user makes; mark the pointers "
                 "__restrict__ if the kernel never gets one")
+    if guesses:
+        shown = ", ".join(f"{name}={launch.args.get(name, '?')}" for name in guesses[:6]) + \
+            (", ..." if len(guesses) > 6 else "")
+        return (f"only for values Simulee chose ({shown}): the host code computes them from what Simulee cannot "
+                "see; if they never occur together, state the values in simulee.toml")
     if made_up and finding.type == "data-race" and launch.origin.startswith("site "):
         return (f"only when what {', '.join(made_up)} hold{'s' if len(made_up) == 1 else ''} makes these addresses "
                 f"meet (content Simulee made up, buffers {launch.fill}); if it never does, state what "
@@ -330,6 +367,19 @@ def _made_up_fault_note(finding: Finding, made_up: list[str]) -> str:
     return (f"at line {finding.line} an address computed from what {', '.join(made_up)} "
             f"hold{'s' if len(made_up) == 1 else ''} (content Simulee made up) is {what}: not reported, since a "
             "kernel trusts the indices and pointers its data holds")
+
+
+def _past_limit_note(result: Result) -> str:
+    """What a launch that reached past the bytes a buffer of no given size may grow to
+    left unchecked."""
+    ops = result.trace.ops
+    lines = sorted({location.line for fault in result.events.faults if fault.kind == BUFFER_LIMIT
+                    for location in [user_location(ops[fault.op].location) if 0 <= fault.op < len(ops) else None]
+                    if location})
+    where = f" (line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))})" if lines else ""
+    return (f"launch {_launch_text(result.launch)} reaches past the {result.launch.growth_limit >> 20:,} MiB "
+            f"Simulee gives a buffer of no given size{where}: those accesses are not checked; state the "
+            "arguments it is used with (--arg, simulee.toml)")
 
 
 def _note_once(notes: list[str], note: str) -> None:
@@ -435,8 +485,10 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
     at_sites = []
     for number, plan in enumerate(space.plans):
         try:
-            at_sites.append(space.launch(space.initial(number), origin=f"site {plan.site.label}",
-                                         seed=options.seed))  # on seeded content, as searched launches
+            # on seeded content, as searched launches; unpadded: inputs all at one default keep strides
+            # no less than widths, and a stride the kernel squares would grow past any buffer
+            at_sites.append(space.launch(space.initial(number), pad=False, origin=f"site {plan.site.label}",
+                                         seed=options.seed))
         except InvalidGenome:
             continue  # its inputs' defaults make no launch: the search finds some that do
     if host_written:  # counts and limits the host wrote: each kind of content Simulee makes up

@@ -466,10 +466,16 @@ def test_a_fault_at_an_address_made_up_content_gives_is_a_note_not_a_finding():
 
     loaded = program(KERNELS / file)
     info = loaded.kernel("scatter")
-    far = check_kernel(loaded, info, [default_launch(info, {}, (1, 1, 1), (64, 1, 1), fill="wide")])
-    assert [f.type for f in far.findings] == ["data-race"]  # no out-of-bounds error
-    assert far.launches[0]["status"] == "ok"
-    assert "what index holds (content Simulee made up) is out of bounds: not reported" in far.notes[0]
+    binned = loaded.kernel("binned")  # a shared array of 64 bins
+    far = check_kernel(loaded, binned, [default_launch(binned, {}, (1, 1, 1), (64, 1, 1), fill="wide")])
+    assert far.findings == [] and far.launches[0]["status"] == "ok"  # no out-of-bounds error
+    assert "what bin holds (content Simulee made up) is out of bounds: not reported" in far.notes[0]
+    # an index past the bytes Simulee gives a buffer of no given size: the launch was too large, not faulty
+    huge = check_kernel(loaded, info, [default_launch(info, {}, (1, 1, 1), (64, 1, 1), fill="wide")])
+    assert [f.type for f in huge.findings] == ["data-race"]
+    (note,) = huge.notes
+    line = line_of(file, "duplicate indices race")
+    assert f"reaches past the 1,024 MiB Simulee gives a buffer of no given size (line {line})" in note
     given = check(file, "scatter", ((1, 1, 1), (64, 1, 1), {"index": np.full(64, 1 << 20, np.int32)}))
     assert [f.type for f in given.findings] == ["data-race"]  # the user's index: it is the kernel's to check
 

@@ -349,3 +349,15 @@ def test_a_divisor_the_host_computes_is_never_searched_as_zero_but_a_zero_it_pas
     kernel = check_json("group_size.cu", "-k", "per_group")
     assert [(f["type"], f["line"]) for f in errors(kernel)] == [
         ("division-by-zero", line_in("group_size.cu", "col % group_size"))]
+
+
+def test_a_race_on_sizes_simulee_chose_independently_is_a_warning_one_the_host_computes_an_error():
+    """A site passing a dim and an area from different members: a race that needs the area
+    smaller than dim * dim rests on Simulee's guess; when the host derives the area from the
+    dim itself, the race is the program's."""
+    line = line_in("layers.cu", "plane b starts area apart")
+    guessed, computed = (check_json("layers.cu", "-k", kernel) for kernel in ("planes", "planes_short"))
+    (race,) = [f for f in guessed["findings"] if f["type"] == "data-race"]
+    assert race["severity"] == "warning" and race["line"] == line
+    assert "only for values Simulee chose (dim=" in race["message"] and "area=" in race["message"]
+    assert [(f["type"], f["line"]) for f in errors(computed)] == [("data-race", line)]

@@ -55,6 +55,8 @@ def find_faults(result: Result) -> list[Finding]:
     findings = []
     by_site: dict[tuple, list] = {}
     for fault in result.events.faults:  # one finding per kind and source line (an index and its access)
+        if fault.kind == trace.BUFFER_LIMIT:
+            continue  # the launch was too large for Simulee, not faulty (check notes it)
         location = user_location(ops[fault.op].location) if 0 <= fault.op < len(ops) else None
         site = (location.file, location.line) if location else fault.op
         by_site.setdefault((fault.kind, site), []).append(fault)

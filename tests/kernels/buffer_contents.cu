@@ -16,6 +16,9 @@
 // kernel: scatter_fixed(const int *index, int *out)
 //   reads: tid.x
 //   shared: 0
+// kernel: binned(const int *bin, int *out)
+//   reads: tid.x
+//   shared: 256
 // kernel: counted(unsigned int *count, int *out)
 //   reads: tid.x
 //   shared: 0
@@ -63,6 +66,17 @@ __global__ void scatter(const int *index, int *out) {
 __global__ void scatter_fixed(const int *index, int *out) {
   int t = threadIdx.x;
   out[t] = index[t];
+}
+
+// A shared histogram of what the buffer holds: a bin past it is the content's, not a bug.
+__global__ void binned(const int *bin, int *out) {
+  __shared__ int counts[64];
+  int t = threadIdx.x;
+  counts[t] = 0;
+  __syncthreads();
+  atomicAdd(&counts[bin[t]], 1);
+  __syncthreads();
+  out[t] = counts[t];
 }
 
 // The slot comes from a counter whatever it holds: threads 0 and 1 add 0 and 1, so they get
