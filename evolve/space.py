@@ -69,6 +69,7 @@ class SitePlan:
     bounds: tuple[tuple[int, int | None, int | None], ...] = ()  # (input, lowest, highest) the host code tests
     packed: frozenset[int] = frozenset()  # inputs that pack two 32-bit values: both halves take the value
     known: frozenset[str] = frozenset()  # kernel scalars the site passes as constants, or the user gives
+    nulls: tuple[str, ...] = ()  # pointer parameters the site passes NULL
 
     def inputs(self, values: list[float] | None = None) -> list:
         """The site's inputs for a genome (None: at their defaults): each its gene's value
@@ -184,8 +185,10 @@ class SearchSpace:
             bounds = tuple(b for b in map(input_bounds, site.conditions) if b is not None)
             known = {name for name, e in arguments.items() if name in scalars and e[0] == "const"} | \
                 {name for name in scalars if name in fixed or name.partition(".")[0] in fixed}
+            nulls = tuple(p.name for p in kernel.params if p.kind == "pointer" and p.name not in fixed
+                          and arguments.get(p.name) == ["const", 0])
             plans.append(SitePlan(site, tuple(chosen), tuple(defaults), tuple(given.items()), aliases, bounds,
-                                  packed_inputs(site), frozenset(known)))
+                                  packed_inputs(site), frozenset(known), nulls))
         for param in kernel.params:  # relevant scalars no site gives
             if param.name in relevant and param.name not in fixed and param.kind in ("integer", "float") and \
                     any(param.name not in dict(plan.scalars) for plan in plans):
@@ -278,13 +281,12 @@ class SearchSpace:
                 values[largest] = max(1, values[largest] // 2)
         return values
 
-    def launch(self, values: list[float], pad: bool = True, **options) -> Launch:
-        """The launch a genome stands for, its row strides padded (`pad`); `options`
-        override Launch fields. InvalidGenome when a site's inputs give no launch CUDA
-        would run."""
+    def launch(self, values: list[float], **options) -> Launch:
+        """The launch a genome stands for; `options` override Launch fields. InvalidGenome
+        when a site's inputs give no launch CUDA would run."""
         options = {**self._contents(values), **options}
         launch = self.site_launch(values, **options) if self.plans else self._searched_launch(values, **options)
-        launch = self.padded(launch) if pad else launch
+        launch = self.padded(launch)
         return launch if self.stated is None else self.within_statement(launch)
 
     def padded(self, launch: Launch) -> Launch:
@@ -392,6 +394,7 @@ class SearchSpace:
         args.update({g.name: v for g, v in zip(self.genes, values) if g.argument and g.name in scalars
                      and g.name not in computed})
         args.update({name: Alias(target) for name, target in plan.aliases})
+        args.update({name: 0 for name in plan.nulls})
         if self.kernel.dynamic_shared:
             options.setdefault("shared_bytes", shared)
         searched = inputs != plan.inputs()

@@ -25,7 +25,7 @@ class Launch:
     """Grid and block dimensions and the kernel's arguments.
 
     `args` maps parameter names to values: a number for a scalar parameter; for a pointer a
-    NumPy array (the buffer, whose size is enforced) or None (a paged buffer that grows on
+    NumPy array (the buffer, whose size is enforced), 0 (NULL) or None (a paged buffer that grows on
     first touch and reads as `fill` says: zeros, or seeded content, interpreter.contents), or
     an Alias of another pointer parameter (the same buffer). Pointer
     parameters missing from `args` get paged buffers; struct parameters passed by value may

@@ -166,7 +166,9 @@ class Placement:
             if isinstance(given, np.ndarray):
                 region = self.memory.add_region(param.name, GLOBAL, given, size=given.nbytes)
                 return Argument(param, self.memory.region_address(region), region, array=given)
-            raise LaunchError(f"argument {param.name}: give a NumPy array (or nothing) for a pointer")
+            if isinstance(given, (int, np.integer)) and not isinstance(given, bool) and given == 0:
+                return Argument(param, np.int64(0))  # NULL
+            raise LaunchError(f"argument {param.name}: give a NumPy array, 0 (NULL) or nothing for a pointer")
         if given is None:
             if param.kind == "other":
                 return Argument(param, constant(param.ir_type, None))

@@ -485,10 +485,8 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
     at_sites = []
     for number, plan in enumerate(space.plans):
         try:
-            # on seeded content, as searched launches; unpadded: inputs all at one default keep strides
-            # no less than widths, and a stride the kernel squares would grow past any buffer
-            at_sites.append(space.launch(space.initial(number), pad=False, origin=f"site {plan.site.label}",
-                                         seed=options.seed))
+            at_sites.append(space.launch(space.initial(number), origin=f"site {plan.site.label}",
+                                         seed=options.seed))  # on seeded content, as searched launches
         except InvalidGenome:
             continue  # its inputs' defaults make no launch: the search finds some that do
     if host_written:  # counts and limits the host wrote: each kind of content Simulee makes up

@@ -361,3 +361,12 @@ def test_a_race_on_sizes_simulee_chose_independently_is_a_warning_one_the_host_c
     assert race["severity"] == "warning" and race["line"] == line
     assert "only for values Simulee chose (dim=" in race["message"] and "area=" in race["message"]
     assert [(f["type"], f["line"]) for f in errors(computed)] == [("data-race", line)]
+
+
+def test_a_pointer_the_site_passes_null_is_null():
+    """NULL and a stride of 0 for an output the host does not want: the kernel skips it,
+    so no row of it is written twice; a buffer with a stride of 0 is a race."""
+    clean, flat = (check_json("optional_output.cu", "-k", kernel) for kernel in ("rows_out", "rows_out_flat"))
+    assert errors(clean) == [] and all(launch["args"]["extra"] == 0 for launch in clean["launches"])
+    assert {(f["type"], f["line"]) for f in errors(flat)} == {
+        ("data-race", line_in("optional_output.cu", "every row at one place"))}
