@@ -133,6 +133,7 @@ class Memory:
         self.local_threads = 0
         self.version = 0  # counts the stores (a loop that stores nothing sees the same memory)
         self.reads = 0  # counts the loads (a loop that loads nothing waits on no one)
+        self.beyond: int | None = None  # where pointers past a table's end point (_beyond)
 
     # -- setting up
 
@@ -160,13 +161,16 @@ class Memory:
         """A paged region of pointers (a `T**` argument), each to a paged region of its own
         made when its slot is first touched: with `levels` > 1 those hold pointers too, and
         the last level holds data (zeros, or `fill`'s content). Slots past
-        POINTER_SLOTS, or past the regions left (REGION_RESERVE kept), hold null."""
+        POINTER_SLOTS, or past the regions left (REGION_RESERVE kept), point to a buffer
+        that cannot grow: an access there is past what Simulee gives (BUFFER_LIMIT), not a
+        fault of the kernel's."""
         number = self.add_region(name, GLOBAL)
 
         def pointees(slots: np.ndarray) -> np.ndarray:
             addresses = np.zeros(len(slots), dtype=np.int64)
             for index, slot in enumerate(slots.tolist()):
                 if slot >= POINTER_SLOTS or len(self.regions) >= REGION_MASK - REGION_RESERVE:
+                    addresses[index] = self._beyond()
                     continue
                 inner_fill = None if fill is None else fill.inner(slot)
                 inner = (self.add_pointer_table(f"{name}[{slot}]", levels - 1, inner_fill) if levels > 1
@@ -177,6 +181,14 @@ class Memory:
         table = self.regions[number]
         table.data, table.pointees = np.zeros(0, dtype=np.uint8), pointees  # every slot comes from pointees
         return number
+
+    def _beyond(self) -> int:
+        """The address of the one buffer of no bytes that pointers past a table's end hold."""
+        if self.beyond is None:
+            number = self.add_region("(past the pointers Simulee gives a table)", GLOBAL)
+            self.regions[number].growth_limit = 0
+            self.beyond = self.region_address(number)
+        return self.beyond
 
     def release(self) -> None:
         """Free the bytes of every region and segment: the launch is over."""

@@ -14,6 +14,7 @@ from evolve.search import DETECTION_THREADS
 from evolve.space import STRIDE_NAME
 from interpreter.heap import DEFAULT_HEAP_BYTES
 from interpreter.launch import Alias, Launch, Result
+from interpreter.memory import POINTER_SLOTS
 from interpreter.trace import BUFFER_LIMIT
 from interpreter.loader import KernelInfo, Program
 from interpreter.simt import execute
@@ -377,9 +378,9 @@ def _past_limit_note(result: Result) -> str:
                     for location in [user_location(ops[fault.op].location) if 0 <= fault.op < len(ops) else None]
                     if location})
     where = f" (line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))})" if lines else ""
-    return (f"launch {_launch_text(result.launch)} reaches past the {result.launch.growth_limit >> 20:,} MiB "
-            f"Simulee gives a buffer of no given size{where}: those accesses are not checked; state the "
-            "arguments it is used with (--arg, simulee.toml)")
+    return (f"launch {_launch_text(result.launch)} reaches past what Simulee gives a buffer of no given size "
+            f"({result.launch.growth_limit >> 20:,} MiB, {POINTER_SLOTS:,} pointers in a table of them){where}: "
+            "those accesses are not checked; state the arguments it is used with (--arg, simulee.toml)")
 
 
 def _note_once(notes: list[str], note: str) -> None:

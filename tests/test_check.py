@@ -475,7 +475,8 @@ def test_a_fault_at_an_address_made_up_content_gives_is_a_note_not_a_finding():
     assert [f.type for f in huge.findings] == ["data-race"]
     (note,) = huge.notes
     line = line_of(file, "duplicate indices race")
-    assert f"reaches past the 1,024 MiB Simulee gives a buffer of no given size (line {line})" in note
+    assert "reaches past what Simulee gives a buffer of no given size (1,024 MiB, 16,384 pointers in a table of " \
+           f"them) (line {line})" in note
     given = check(file, "scatter", ((1, 1, 1), (64, 1, 1), {"index": np.full(64, 1 << 20, np.int32)}))
     assert [f.type for f in given.findings] == ["data-race"]  # the user's index: it is the kernel's to check
 

@@ -790,7 +790,7 @@ __global__ void absurd(char *out, unsigned long long length, int count) {
     assert {f.kind for f in result.events.faults} >= {"out-of-bounds", "stack-overflow"}
 
 
-def test_a_table_of_pointers_fills_the_slots_touched_and_leaves_those_past_its_bound_null():
+def test_a_table_of_pointers_fills_the_slots_touched_and_those_past_its_bound_point_past_what_it_gives():
     from interpreter.contents import Fill
     from interpreter.memory import GLOBAL, POINTER_SLOTS, Memory, split
 
@@ -804,4 +804,6 @@ def test_a_table_of_pointers_fills_the_slots_touched_and_leaves_those_past_its_b
     assert inner.pointees is not None and inner.name == "rows[0]"  # a second level of pointers
     end = (POINTER_SLOTS + 1) * 8
     table.ensure(end, np.array([POINTER_SLOTS * 8]), 8)
-    assert table.data.view("<i8")[POINTER_SLOTS] == 0
+    past = table.data.view("<i8")[POINTER_SLOTS]
+    _, faults, _ = memory.locate(np.array([past]), 4, 4, np.zeros(1, np.int64), np.zeros(1, np.int64), False)
+    assert faults.kinds == ["buffer-limit"]  # not a null pointer of the kernel's
