@@ -10,6 +10,7 @@ and whether it uses dynamic (extern) shared memory.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -167,23 +168,32 @@ class Program:
     def kernel(self, name: str) -> KernelInfo:
         """The kernel called `name`: its symbol, qualified name, name without template
         arguments, signature, or signature without `void` (to tell overloads apart), spaced
-        as the user likes (`f<float,2>` is `f<float, 2>`).
-        Raises KeyError with the choices when it is not unique (NoSuchKernel when none is)."""
+        as the user likes (`f<float,2>` is `f<float, 2>`) and with or without the casts
+        clang writes in template arguments (`f<128, true>` is `f<(unsigned int)128, true>`).
+        Raises KeyError naming at most MAX_CHOICES of the kernels it could mean when it is
+        not unique, NoSuchKernel naming at most MAX_CHOICES close names when none is."""
         for attribute in ("symbol", "name", "signature", "overload"):
             found = [k for k in self.kernels if getattr(k, attribute) == name]
             if len(found) == 1:
                 return found[0]
-        for attribute in ("name", "signature", "overload"):
-            found = [k for k in self.kernels if _unspaced(getattr(k, attribute)) == _unspaced(name)]
-            if len(found) == 1:
-                return found[0]
+        for spelling in (_unspaced, _uncast):
+            for attribute in ("name", "signature", "overload"):
+                found = [k for k in self.kernels if spelling(getattr(k, attribute)) == spelling(name)]
+                if len(found) == 1:
+                    return found[0]
         found = [k for k in self.kernels if k.base_name == name or _strip_templates(k.name) == name]
         if len(found) == 1:
             return found[0]
-        choices = ", ".join(k.name for k in (found or self.kernels)) or "none"
         if found:
-            raise KeyError(f"kernel '{name}' is ambiguous (kernels: {choices})")
-        raise NoSuchKernel(f"kernel '{name}' not found (kernels: {choices})")
+            names = [k.name for k in found]
+            names = names if len(set(names)) == len(names) else [k.signature for k in found]  # overloads
+            raise KeyError(f"kernel '{name}' is ambiguous: it names {_some(names)}")
+        names = [k.name for k in self.kernels]
+        close = difflib.get_close_matches(name, names, MAX_CHOICES, 0.5) or \
+            [n for n in names if name in n or _strip_templates(n) in name][:MAX_CHOICES]
+        known = f"{len(names)} kernel{'s' if len(names) != 1 else ''}" if names else "no kernels"
+        raise NoSuchKernel(f"kernel '{name}' not found" + (f"; close: {_some(close)}" if close else "") +
+                           f" ({known}: `simulee kernels FILE` lists them)")
 
     def reads_host_written(self, name: str) -> bool:
         """Whether function `name` or one it calls names a variable in host_written."""
@@ -394,6 +404,20 @@ def qualified_name(signature: str) -> str:
 def _unspaced(name: str) -> str:
     """`name` without the spaces C++ does not need (those between two words stay)."""
     return re.sub(r"\s+", lambda m: " " if _word(name, m.start() - 1) and _word(name, m.end()) else "", name.strip())
+
+
+def _uncast(name: str) -> str:
+    """`name` unspaced, without the C casts clang writes before template arguments."""
+    return re.sub(r"\([A-Za-z_][\w: ]*\)(?=[-\d])", "", _unspaced(name))
+
+
+def _some(names: list[str]) -> str:
+    """At most MAX_CHOICES of `names`, and how many more there are."""
+    more = len(names) - MAX_CHOICES
+    return ", ".join(names[:MAX_CHOICES]) + (f" and {more} more" if more > 0 else "")
+
+
+MAX_CHOICES = 10  # kernels an error names at most
 
 
 def _word(text: str, index: int) -> bool:
