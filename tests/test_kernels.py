@@ -83,8 +83,8 @@ def test_kernel_lookup_by_any_name():
         loaded.kernel("transpose")
     casts = program(KERNELS / "template_casts.cu")
     assert casts.kernel("block_sum<128, true>").name == "block_sum<(unsigned int)128, true>"
-    with pytest.raises(KeyError, match=r"kernel 'block_sum<256, true>' not found; close: block_sum<\(unsigned int\)128, "
-                                       r"true>, block_sum<\(unsigned int\)64, false> \(2 kernels"):
+    close = r"block_sum<\(unsigned int\)128, true>, block_sum<\(unsigned int\)64, false> \(2 kernels"
+    with pytest.raises(KeyError, match=rf"kernel 'block_sum<256, true>' not found; close: {close}"):
         casts.kernel("block_sum<256, true>")
     namespaced = program(KERNELS / "namespaces.cu")
     assert namespaced.kernel("integrate").name == "physics::integrate"
