@@ -27,6 +27,7 @@ SPACE_NAMES = {GLOBAL: "global", SHARED: "shared", CONSTANT: "constant", LOCAL: 
 SPACE_SHIFT, REGION_SHIFT = 56, 40
 OFFSET_MASK = (1 << REGION_SHIFT) - 1
 REGION_MASK = (1 << (SPACE_SHIFT - REGION_SHIFT)) - 1
+NEGATIVE_OFFSETS = 1 << (REGION_SHIFT - 1)  # an offset from here on is a negative index into the next region
 PAGE = 1 << 16
 DEFAULT_GROWTH_LIMIT = 1 << 30  # a paged buffer grows to at most this many bytes
 
@@ -294,7 +295,10 @@ class Memory:
             ends = offset[selected] + size
             outside = ends > target.limit()
             if outside.any():
-                kinds[selected[outside]] = 7 if target.paged else 2  # a paged one is as large as needed
+                # a paged buffer is as large as the kernel needs, but never starts later: an offset in the
+                # top half is an index below the start of the next region
+                too_large = target.paged & (offset[selected[outside]] < NEGATIVE_OFFSETS)
+                kinds[selected[outside]] = np.where(too_large, 7, 2)
                 bad[selected[outside]] = True
                 selected, ends = selected[~outside], ends[~outside]
             if target.guard is not None and len(selected):

@@ -22,6 +22,7 @@ from interpreter.vocabulary import index_register
 from simulee.detect import Detector, enabled
 from simulee.detect.base import KernelRuns, LaunchRun
 from simulee.detect.faults import invalid_launch
+from simulee.detect.race import RACES, WARP_SYNCHRONOUS
 from simulee.detect.redundant import BarrierVerdict
 from simulee.findings import ERROR, WARNING, Finding, display, launch_of
 from simulee.frontend import BUILTIN_VARIABLES, library_file, user_location
@@ -30,6 +31,7 @@ DEFAULT_THREADS_PER_BLOCK = 64
 DEFAULT_BLOCKS_PER_AXIS = 2
 FULL_CHECK_THREADS = DETECTION_THREADS  # larger launches are checked on sampled runs of blocks
 SAMPLED_RUNS = 4  # runs of consecutive blocks a sampled launch checks: its start, its end and between
+INDEPENDENT_SCHEDULING = 70  # sm_70 (Volta): lanes of a warp may run apart
 TRACE_LIMIT = 1 << 22  # accesses a checked launch keeps in its trace (each costs about 300 bytes to check)
 
 
@@ -299,7 +301,7 @@ def _guesses(finding: Finding, launch: Launch, rules: Contract, program: Program
         from evolve.taint import relevant_parameters
 
         used = {name for name, uses in relevant_parameters(program, kernel).items() if "branch" in uses}
-    elif finding.type == "data-race" or finding.type in MEMORY_FAULTS:
+    elif finding.type in RACES or finding.type in MEMORY_FAULTS:
         sources = [rules.sources[op] for op in finding.ops if op in rules.sources]
         used = set().union(*(source.scalars | source.contents for source in sources))
     else:
@@ -328,7 +330,7 @@ def _doubt(finding: Finding, launch: Launch, made_up: list[str], guesses: list[s
             (", ..." if len(guesses) > 6 else "")
         return (f"only for values Simulee chose ({shown}): the host code computes them from what Simulee cannot "
                 "see; if they never occur together, state the values in simulee.toml")
-    if made_up and finding.type == "data-race" and launch.origin.startswith("site "):
+    if made_up and finding.type in RACES and launch.origin.startswith("site "):
         return (f"only when what {', '.join(made_up)} hold{'s' if len(made_up) == 1 else ''} makes these addresses "
                 f"meet (content Simulee made up, buffers {launch.fill}); if it never does, state what "
                 f"{'it holds' if len(made_up) == 1 else 'they hold'} in simulee.toml")
@@ -347,7 +349,7 @@ def _confirmed(run: LaunchRun, found: list[Finding], rules: Contract, detectors:
     kernel's, one that needs any is the content's."""
     launch = run.result.launch
     pending = {finding.key() for finding in found
-               if finding.type == "data-race" and rules.made_up_reads(launch, finding.ops)}  # what _doubt asks of
+               if finding.type in RACES and rules.made_up_reads(launch, finding.ops)}  # what _doubt asks of
     racing = [detector for detector in detectors if any(rule.id == "data-race" for rule in detector.rules)]
     for fill in CONFIRMING_FILLS:
         if not pending or fill == launch.fill:
@@ -440,6 +442,7 @@ class Settings:
     detect: tuple[str, ...] = ()  # detectors run beside the default ones
     search: bool = True  # False: check the launch given, nothing else (--no-search)
     trace_limit: int = TRACE_LIMIT  # accesses a checked launch keeps in its trace
+    target: int = 0  # the sm_XX the code must be right on (0: any); INDEPENDENT_SCHEDULING and up is strict
 
     def launch_options(self) -> dict:
         """The Launch fields these settings give every launch."""
@@ -527,7 +530,18 @@ def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Se
     `given` (or, with settings.search off, the one launch it describes), else by the input
     search around what it gives and within what `contract` (simulee.config.KernelContract,
     less what `given` gives) states, under the launch `sites` unless a grid or block is
-    given. `progress(text)` is told what is being done."""
+    given. `progress(text)` is told what is being done. With settings.target sm_70 or
+    later, a warp-synchronous race (not benign, resting on no guess) is an error."""
+    check = _checked_given(program, kernel, given, settings, contract, sites, progress)
+    if settings.target >= INDEPENDENT_SCHEDULING:
+        for finding in check.findings:
+            if finding.type == WARP_SYNCHRONOUS and not finding.benign and "conditional" not in finding.details:
+                finding.severity = ERROR
+    return check
+
+
+def _checked_given(program: Program, kernel: KernelInfo, given: Given, settings: Settings, contract,
+                   sites: tuple, progress) -> KernelCheck:
     reads = indices_read(program, kernel)
     deadline = time.perf_counter() + settings.max_seconds
     options = settings.launch_options()
@@ -592,8 +606,9 @@ def _outside_note(outside) -> str:
 
 def _merge(found: dict[tuple, Finding], finding: Finding) -> None:
     """The same finding from another launch adds its instances. The first witness stays,
-    unless only the new one is not benign: then the race is not benign, and the new launch
-    (its witness, severity and message) shows it."""
+    unless the new one shows it worse: a data race where the first showed a
+    warp-synchronous one, or not benign where the first was: then the new launch (its
+    witness, type, severity and message) shows it."""
     key = finding.key()
     existing = found.get(key)
     if existing is None:
@@ -601,7 +616,12 @@ def _merge(found: dict[tuple, Finding], finding: Finding) -> None:
         return
     finding.instances += existing.instances
     finding.addresses = max(existing.addresses, finding.addresses)
-    if not (existing.benign and finding.benign is False):
+    if _gravity(finding) <= _gravity(existing):
         existing.instances, existing.addresses = finding.instances, finding.addresses
         return
     found[key] = finding
+
+
+def _gravity(finding: Finding) -> tuple[bool, bool]:
+    """How bad a finding shows its bug: a race in lockstep warps too, then not benign."""
+    return finding.type != WARP_SYNCHRONOUS, finding.benign is False

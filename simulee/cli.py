@@ -128,6 +128,12 @@ def _search_options() -> argparse.ArgumentParser:
     search_options = argparse.ArgumentParser(add_help=False)
     search_options.add_argument("--warp-model", choices=("independent", "lockstep"), default="independent",
                                 help="independent (Volta and later, default) or lockstep (pre-Volta) warps")
+    search_options.add_argument("--target", type=_target, default=0, metavar="sm_XX",
+                                help="the GPU architecture the code must be right on: sm_70 and later make "
+                                     "warp-synchronous races (correct only in lockstep warps) errors, not warnings")
+    search_options.add_argument("--fail-on", type=_finding_types, default=None, metavar="TYPE[,TYPE]",
+                                help="exit with status 1 when a finding of these types is reported, whatever its "
+                                     "severity (default: when any error is), e.g. data-race,barrier-divergence")
     search_options.add_argument("--detect", type=_detectors, default=(), metavar="NAME[,NAME]",
                                 help="also run these detectors, off by default: uninitialized-shared-read (a read of "
                                      "shared memory no thread of the block wrote before), bank-conflict (shared-memory "
@@ -488,6 +494,29 @@ def _detectors(text: str) -> tuple[str, ...]:
     return asked
 
 
+def _target(text: str) -> int:
+    match = re.fullmatch(r"(?:sm_|compute_)?(\d+)", text.strip())
+    if not match:
+        raise argparse.ArgumentTypeError(f"'{text}': expected an architecture such as sm_70")
+    return int(match.group(1))
+
+
+def _finding_types(text: str) -> frozenset[str]:
+    from simulee import detect
+
+    asked = {name.strip() for name in text.split(",") if name.strip()}
+    unknown = sorted(asked - set(detect.rules()))
+    if unknown or not asked:
+        raise argparse.ArgumentTypeError(f"'{text}': expected finding types among {', '.join(detect.rules())}")
+    return frozenset(asked)
+
+
+def fails(findings, fail_on: frozenset[str] | None) -> bool:
+    """Whether these findings ((type, severity) pairs) make the exit status 1: one of a type
+    in `fail_on`, else any error."""
+    return any(kind in fail_on if fail_on is not None else severity == "error" for kind, severity in findings)
+
+
 def _heap_bytes(text: str) -> int:
     from simulee.launchspec import available_memory
 
@@ -693,7 +722,7 @@ def run_check(args) -> int:
             if check.status != "ok":
                 print(f"simulee: error: {display(check.file)}:{check.line}: {check.kernel}: {check.error}",
                       file=sys.stderr)
-    if any(check.errors() for check in checks):
+    if fails(((f.type, f.severity) for check in checks for f in check.findings), args.fail_on):
         return EXIT_FINDINGS
     return EXIT_ERROR if failed or unreadable else EXIT_OK
 
@@ -762,7 +791,8 @@ def settings_of(args, **overrides):
     settings = Settings(args.population, args.generations, args.launches, args.max_blocks, args.seed,
                         args.warp_model, args.step_limit, args.shared_bytes,
                         args.max_seconds if args.max_seconds is not None else float("inf"), args.heap_bytes,
-                        args.launch_sites, "", args.detect, not getattr(args, "no_search", False))
+                        args.launch_sites, "", args.detect, not getattr(args, "no_search", False),
+                        target=args.target)
     return replace(settings, **overrides)
 
 
@@ -825,14 +855,13 @@ class _Progress:
 
 
 def run_scan(args) -> int:
-    from simulee.findings import ERROR
 
     ledger = _scan(args)
     sys.stdout.write(ledger.summary())
     print(f"simulee: tables in {display(str(ledger.folder))}/ (bugs.csv, kernels.csv, files.csv, barriers.csv, "
           "report.sarif, summary.md)", file=sys.stderr)
-    errors = any(f["severity"] == ERROR for check in ledger.checks() for f in check["findings"])
-    return EXIT_FINDINGS if errors else _scan_status(ledger)
+    found = ((f["type"], f["severity"]) for check in ledger.checks() for f in check["findings"])
+    return EXIT_FINDINGS if fails(found, args.fail_on) else _scan_status(ledger)
 
 
 def _scan_status(ledger) -> int:

@@ -65,9 +65,11 @@ class Finding:
         return self.first.column if self.first else 0
 
     def key(self) -> tuple:
-        """Findings with the same key are the same bug (seen in several launches)."""
+        """Findings with the same key are the same bug (seen in several launches): a race
+        one launch shows only between lanes of a warp that runs apart is the race another
+        shows in lockstep too."""
         places = tuple((p.file, p.line, p.column) for p in (self.first, self.second) if p is not None)
-        return (self.type, self.kernel, self.space, places)
+        return (SAME_BUG.get(self.type, self.type), self.kernel, self.space, places)
 
     def to_json(self) -> dict:
         return {
@@ -126,6 +128,9 @@ def place_at(location, access: str, block=None, thread=None) -> Place:
     location = user_location(location)
     return Place(access, location.file if location else "", location.line if location else 0,
                  location.column if location else 0, block, thread)
+
+
+SAME_BUG = {"warp-synchronous-race": "data-race"}  # a finding type that is another's milder form
 
 
 def launch_of(result) -> dict:

@@ -30,7 +30,7 @@ def test_two_reconstructions_fill_both_tables(tmp_path):
     kernels = ROOT / "benchmarks" / "kernels"
     done = table(kernels / "arrayfire" / "warp_reduce.cu", kernels / "cudpp" / "yGather.cu", "-o", tmp_path)
     assert done.returncode == 0, done.stderr
-    assert read(tmp_path / "table2.csv") == [("arrayfire", "warp_reduce", "data-race", "1", "1", "0"),
+    assert read(tmp_path / "table2.csv") == [("arrayfire", "warp_reduce", "warp-synchronous-race", "1", "1", "0"),
                                              ("arrayfire", "warp_reduce", "barrier-divergence", "1", "1", "0")]
     assert read(tmp_path / "table3.csv") == [("cudpp", "yGather", "redundant-barrier", "1", "1", "0")]
     assert "Simulee (this tool): 2 ✓, 0 ✗, 0 F — the paper's Simulee: 21 ✓, 3 ✗, 0 F" in done.stdout

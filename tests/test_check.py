@@ -24,7 +24,7 @@ def check(file: str, kernel: str, *launches, warp_model: str = INDEPENDENT, **ar
 def races(result) -> set[tuple]:
     """(hazard, space, scope, line of the write, line of the other access, benign) per race."""
     return {(f.hazard, f.space, f.scope, f.first.line, f.second.line, f.benign)
-            for f in result.findings if f.type == "data-race"}
+            for f in result.findings if f.type in ("data-race", "warp-synchronous-race")}
 
 
 def kinds(result) -> list[str]:
@@ -89,8 +89,11 @@ def test_barrier_in_a_loop_with_thread_dependent_trips_diverges():
 def test_warp_synchronous_tail_races_only_on_independent_warps():
     file = "warp_races.cu"
     tail = line_of(file, "s[t] += s[t + offset]")
-    found = races(check(file, "warp_tail", one_warp(), warp_model=INDEPENDENT))
-    assert ("read-write", "shared", "intra-warp", tail, tail, False) in found
+    independent = check(file, "warp_tail", one_warp(), warp_model=INDEPENDENT)
+    assert ("read-write", "shared", "intra-warp", tail, tail, False) in races(independent)
+    # its own class: correct before Volta, a warning with the fix
+    assert {(f.type, f.severity) for f in independent.findings} == {("warp-synchronous-race", "warning")}
+    assert "put __syncwarp() between them" in independent.findings[0].message
     assert_clean(check(file, "warp_tail", one_warp(), warp_model=LOCKSTEP))
     for model in (INDEPENDENT, LOCKSTEP):
         assert_clean(check(file, "warp_tail_fixed", one_warp(), warp_model=model))
@@ -103,6 +106,7 @@ def test_two_lanes_of_one_store_race_under_both_warp_models():
     for model in (INDEPENDENT, LOCKSTEP):
         result = check(file, "same_store", two_warps, warp_model=model)
         assert races(result) == {("write-write", "shared", "intra-warp", store, store, False)}
+        assert result.findings[0].type == "data-race"  # one store's two lanes: a race in lockstep too
         assert result.findings[0].instances == result.findings[0].addresses == 32
         fixed = check(file, "same_store_fixed", two_warps, warp_model=model)
         assert_clean(fixed)
@@ -390,7 +394,7 @@ def test_members_given_are_kept_and_the_rest_default():
     d = check("struct_members.cu", "copy_next", ((1, 1, 1), (32, 1, 1), {"d.rows": 32, "d.stride": 2}))
     assert d.findings == [] and d.launches[0]["args"]["d.stride"] == 2  # rows 2 apart never meet
     one = check("struct_members.cu", "copy_next", ((1, 1, 1), (32, 1, 1), {"d.rows": 32, "d.stride": 1}))
-    assert kinds(one) == ["data-race"]
+    assert kinds(one) == ["warp-synchronous-race"]  # lanes of one warp: ordered were it in lockstep
 
 
 def explored(file: str, kernel: str):
@@ -473,7 +477,8 @@ def test_a_fault_at_an_address_made_up_content_gives_is_a_note_not_a_finding():
     # an index past the bytes Simulee gives a buffer of no given size: the launch was too large, not faulty
     huge = check_kernel(loaded, info, [default_launch(info, {}, (1, 1, 1), (64, 1, 1), fill="wide")])
     assert [f.type for f in huge.findings] == ["data-race"]
-    (note,) = huge.notes
+    note, negative = huge.notes  # negative indices are below the buffer's start: out of bounds, the content's
+    assert "what index holds (content Simulee made up) is out of bounds: not reported" in negative
     line = line_of(file, "duplicate indices race")
     assert "reaches past what Simulee gives a buffer of no given size (1,024 MiB, 16,384 pointers in a table of " \
            f"them) (line {line})" in note

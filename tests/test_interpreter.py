@@ -807,3 +807,18 @@ def test_a_table_of_pointers_fills_the_slots_touched_and_those_past_its_bound_po
     past = table.data.view("<i8")[POINTER_SLOTS]
     _, faults, _ = memory.locate(np.array([past]), 4, 4, np.zeros(1, np.int64), np.zeros(1, np.int64), False)
     assert faults.kinds == ["buffer-limit"]  # not a null pointer of the kernel's
+
+
+def test_a_buffer_of_no_given_size_grows_to_its_limit_and_never_starts_later():
+    """Past the bytes a paged buffer may grow to is the launch being too large
+    (buffer-limit); an index below its start is out of bounds, though the address lands in
+    the buffer before it."""
+    from interpreter.memory import DEFAULT_GROWTH_LIMIT, GLOBAL, Memory
+
+    memory = Memory()
+    memory.add_region("first", GLOBAL)
+    start = memory.region_address(memory.add_region("second", GLOBAL))
+    lanes = np.zeros(3, np.int64)
+    addresses = np.array([start + 64, start + DEFAULT_GROWTH_LIMIT, start - 4], dtype=np.int64)
+    _, faults, _ = memory.locate(addresses, 4, 4, lanes, np.arange(3), False)
+    assert list(faults.lanes) == [1, 2] and faults.kinds == ["buffer-limit", "out-of-bounds"]

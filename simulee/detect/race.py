@@ -34,6 +34,12 @@ INTER_BLOCK, INTER_WARP, INTRA_WARP = 0, 1, 2
 SCOPE_NAMES = ("inter-block", "inter-warp", "intra-warp")
 WARP_MODELS = ("independent", "lockstep")
 INTRA_WARP_LIMIT = 512  # accesses kept per intra-warp partition (earliest first)
+WARP_SYNCHRONOUS = "warp-synchronous-race"
+RACES = ("data-race", WARP_SYNCHRONOUS)  # races between accesses nothing orders (not a too narrow scope)
+RACE_WORDS = {"data-race": "data race", "scoped-race": "scoped race", WARP_SYNCHRONOUS: "warp-synchronous race"}
+WARP_SYNCHRONOUS_FIX = (": correct only while the warp runs in lockstep (before Volta); with independent thread "
+                        "scheduling (sm_70 and later) put __syncwarp() between them, or make the memory volatile "
+                        "and __syncwarp() after each step")
 
 
 class Pairs:
@@ -43,6 +49,7 @@ class Pairs:
     def __init__(self, first, second, scope, partition, benign):
         self.first, self.second, self.scope, self.partition, self.benign = first, second, scope, partition, benign
         self.scoped = np.zeros(len(first), dtype=bool)  # ordered, were a block scope wide enough
+        self.warp_synchronous = np.zeros(len(first), dtype=bool)  # ordered, were the warp in lockstep
 
     def without(self, drop: np.ndarray) -> "Pairs":
         keep = ~drop
@@ -66,7 +73,10 @@ class Races(Detector):
                   "Two threads access the same memory without synchronization, at least one writing"),
              Rule("scoped-race", ERROR,
                   "Two threads of different blocks synchronize through a block-scoped fence or atomic, which "
-                  "cannot order them"))
+                  "cannot order them"),
+             Rule(WARP_SYNCHRONOUS, WARNING,
+                  "Two lanes of one warp race only under independent thread scheduling (sm_70 and later): "
+                  "warp-synchronous code that relied on lockstep execution (an error with --target sm_70)"))
 
     def launch(self, run: LaunchRun) -> list[Finding]:
         return find_races(run.model, run.warp_model)
@@ -113,6 +123,8 @@ def racing_pairs(model: MemoryAccessModel, warp_model: str = "independent", rows
     if ordering.active:
         pairs = pairs.without(ordering.ordered(pairs.first, pairs.second))
         pairs.scoped = ordering.ordered(pairs.first, pairs.second, any_scope=True)
+    if warp_model == "independent":
+        pairs.warp_synchronous = (pairs.scope == INTRA_WARP) & ~_lockstep_race(c, pairs.first, pairs.second)
     return pairs
 
 
@@ -233,15 +245,18 @@ def _pairwise(c, rows, keys, agent, scope) -> Pairs:
 def _intra_warp(c, rows, warp_model: str, model: MemoryAccessModel) -> Pairs:
     """Races between lanes of one warp in one epoch, pair by pair, under the warp model."""
     a, b, pair_part = _conflicting_pairs(c, rows, ("unit", "block", "grid_epoch", "epoch", "warp"), "thread")
-    if warp_model == "lockstep":
-        both_write = (c["action"][a] != READ) & (c["action"][b] != READ)
-        same_step = c["step"][a] == c["step"][b]
-        lane_a, lane_b = c["lane"][a].astype(np.uint32), c["lane"][b].astype(np.uint32)
-        apart = (((c["active"][a] >> lane_b) & 1) == 0) & (((c["active"][b] >> lane_a) & 1) == 0)
-        race = np.where(same_step, both_write, apart)
-    else:
-        race = ~_collective_between(c, a, b, model)
+    race = _lockstep_race(c, a, b) if warp_model == "lockstep" else ~_collective_between(c, a, b, model)
     return _racing(c, a[race], b[race], pair_part[race], INTRA_WARP)
+
+
+def _lockstep_race(c, a, b) -> np.ndarray:
+    """Whether lanes' accesses a[i], b[i] of one warp race when it runs in lockstep: two
+    writes of one store, or accesses on the two sides of a divergent branch."""
+    both_write = (c["action"][a] != READ) & (c["action"][b] != READ)
+    same_step = c["step"][a] == c["step"][b]
+    lane_a, lane_b = c["lane"][a].astype(np.uint32), c["lane"][b].astype(np.uint32)
+    apart = (((c["active"][a] >> lane_b) & 1) == 0) & (((c["active"][b] >> lane_a) & 1) == 0)
+    return np.where(same_step, both_write, apart)
 
 
 def _racing(c, a, b, pair_part, scope) -> Pairs:
@@ -346,6 +361,7 @@ def summarize(model: MemoryAccessModel, pairs: Pairs) -> list[Finding]:
     starts = np.r_[0, np.flatnonzero(np.diff(key[widest])) + 1]
     witnesses = widest[starts]
     benign = np.logical_and.reduceat(pairs.benign[widest], starts)
+    lockstep_safe = np.logical_and.reduceat(pairs.warp_synchronous[widest], starts)
     findings = []
     launch = launch_of(result)
     for index, witness in enumerate(witnesses.tolist()):
@@ -360,12 +376,14 @@ def summarize(model: MemoryAccessModel, pairs: Pairs) -> list[Finding]:
                              int(c["thread"][b]))
         scoped = bool(pairs.scoped[witness]) or bool(c["strong"][a] and c["strong"][b])  # only a narrow scope
         reason, why = ("scope too narrow", _narrow_scope(model, a, b)) if scoped else _unordered(model, a, b)
-        message = (f"{'scoped' if scoped else 'data'} race ({hazard}, {space}, {scope}) between this "
+        kind = "scoped-race" if scoped else WARP_SYNCHRONOUS if lockstep_safe[index] else "data-race"
+        if kind == WARP_SYNCHRONOUS:
+            why += WARP_SYNCHRONOUS_FIX
+        message = (f"{RACE_WORDS[kind]} ({hazard}, {space}, {scope}) between this "
                    f"{first_place.access} and the {second_place.access} at {where(second_place, first_place)}"
                    + (" (both wrote the same value)" if all_benign else "") + why)
         uncertain = not scoped and model.ordering.truncated  # an event not followed may order it
-        findings.append(Finding("scoped-race" if scoped else "data-race",
-                                WARNING if all_benign or uncertain else ERROR,
+        findings.append(Finding(kind, WARNING if all_benign or uncertain or kind == WARP_SYNCHRONOUS else ERROR,
                                 result.kernel, message,
                                 first_place, second_place, space, hazard, scope, all_benign, launch,
                                 int(instances[index]), int(units[index]), details={"synchronization": reason},

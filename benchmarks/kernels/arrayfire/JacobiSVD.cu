@@ -2,8 +2,8 @@
 // bug: JacobiSVD: each thread computes its column's norm into a shared array and at once
 // reads the norm of the column it is paired with (no barrier after the store); the rotation
 // then updates the norms in place while the partner still reads them.
-// expect: JacobiSVD data-race 17/18
-// expect: JacobiSVD data-race 21/21
+// expect: JacobiSVD warp-synchronous-race 17/18
+// expect: JacobiSVD warp-synchronous-race 21/21
 // fixed: JacobiSVD_fixed
 #define COLS 64
 

@@ -3,7 +3,7 @@
 // barrier between reduction steps; and when the train set does not fill the last tile (a
 // rarely taken branch), the thread owning the last feature records it in slot 0 of the
 // shared best-index array while thread 0 reads that slot.
-// expect: hamming_matcher data-race 27/27
+// expect: hamming_matcher warp-synchronous-race 27/27
 // expect: hamming_matcher data-race 32/35
 // fixed: hamming_matcher_fixed
 #define THREADS 256

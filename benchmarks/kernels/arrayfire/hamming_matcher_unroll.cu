@@ -3,7 +3,7 @@
 // finishes inside `if (tid < 32)`; that branch holds a barrier the other warps never reach,
 // and its last step runs with no barrier, so a thread reads a slot its neighbour writes.
 // expect: hamming_matcher_unroll barrier-divergence 19
-// expect: hamming_matcher_unroll data-race 20/20
+// expect: hamming_matcher_unroll warp-synchronous-race 20/20
 // fixed: hamming_matcher_unroll_fixed
 __global__ void hamming_matcher_unroll(const unsigned *query, const unsigned *train,
                                        unsigned *best_dist, int ntrain) {

@@ -2,7 +2,7 @@
 // bug: warp_reduce: the last warp finishes a shared-memory reduction warp-synchronously
 // (no __syncwarp between steps: a race under independent warp scheduling), and the code
 // that publishes the result waits at a barrier that only the first warp reaches.
-// expect: warp_reduce data-race 20/20
+// expect: warp_reduce warp-synchronous-race 20/20
 // expect: warp_reduce barrier-divergence 24
 // fixed: warp_reduce_fixed
 __global__ void warp_reduce(const int *in, int *out) {

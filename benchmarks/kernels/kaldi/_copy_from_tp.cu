@@ -4,7 +4,7 @@
 // barrier between the stores and the read, and the diagonal threads add into one shared
 // trace with a plain +=: three races.
 // expect: _copy_from_tp data-race 20/24
-// expect: _copy_from_tp data-race 21/24
+// expect: _copy_from_tp warp-synchronous-race 21/24
 // expect: _copy_from_tp data-race 25/25
 // fixed: _copy_from_tp_fixed
 #define TILE 16

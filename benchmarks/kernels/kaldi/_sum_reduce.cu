@@ -4,7 +4,7 @@
 // independent warp scheduling), and waits at a barrier between two phases that touch only
 // the thread's own registers and slot.
 // expect: _sum_reduce data-race 17/18
-// expect: _sum_reduce data-race 21/21
+// expect: _sum_reduce warp-synchronous-race 21/21
 // expect: _sum_reduce redundant-barrier 16
 // fixed: _sum_reduce_fixed
 __global__ void _sum_reduce(const float *in, float *out, int n) {

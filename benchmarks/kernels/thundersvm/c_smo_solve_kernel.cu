@@ -2,7 +2,7 @@
 // bug: c_smo_solve_kernel: the block-minimum reduction has no barrier between its steps,
 // every thread tied at the minimum publishes its index to one shared variable, and thread 0
 // updates the last working-set alpha in shared memory while its owner reads it: three races.
-// expect: c_smo_solve_kernel data-race 22/22
+// expect: c_smo_solve_kernel warp-synchronous-race 22/22
 // expect: c_smo_solve_kernel data-race 25/25
 // expect: c_smo_solve_kernel data-race 27/28
 // fixed: c_smo_solve_kernel_fixed
