@@ -56,11 +56,16 @@ class KernelCheck:
     suppressed: list[tuple[Finding, str]] = field(default_factory=list)  # findings a suppression hides, and why
 
     def suppress(self, reason_of) -> None:
-        """Move the findings `reason_of(finding)` gives a reason for (else None) to
-        `suppressed`."""
+        """Move the findings an annotation in the source (simulee.annotations) or
+        `reason_of(finding)` gives a reason for (else None) to `suppressed`."""
+        from simulee import annotations
+
         kept = []
         for finding in self.findings:
-            reason = reason_of(finding)
+            in_source = annotations.reason(finding, self.file, self.line)
+            if in_source is not None:
+                finding.details["suppression"] = "inSource"
+            reason = in_source if in_source is not None else reason_of(finding)
             if reason is None:
                 kept.append(finding)
             else:

@@ -254,7 +254,8 @@ def sarif_document(records: list[dict], root: Path | None = None, uncompiled: li
                            **finding.get("details", {}), "synthetic": synthetic(finding["launch"])},
         }
         if "reason" in finding:  # suppressed, in simulee.toml
-            result["suppressions"] = [{"kind": "external", "justification": finding["reason"]}]
+            kind = (finding.get("details") or {}).get("suppression", "external")
+            result["suppressions"] = [{"kind": kind, "justification": finding["reason"]}]
         if finding["second"] is not None:
             related = _sarif_location(finding["second"], finding["kernel"])
             related["id"] = 1

@@ -148,3 +148,35 @@ def test_a_member_the_toml_gives_a_range_is_searched(run_cli, tmp_path):
     config.write_text("")
     status, out, _ = run_cli("check", kernels, "-k", "copy_next", "--config", config, "--format", "json")
     assert status == 0  # kept at its default, rows never meet
+
+
+IGNORED = """\
+__global__ void shift(int *out) {
+  out[threadIdx.x + 1] = out[threadIdx.x];  // simulee: ignore[data-race] rows are copied in place on purpose
+}
+
+__global__ void shift_unsuppressed(int *out) {
+  out[threadIdx.x + 1] = out[threadIdx.x];  // simulee: ignore[barrier-divergence] not this kind
+}
+
+// simulee: ignore-kernel[data-race] a legacy kernel, replaced in 2.0
+__global__ void legacy(int *out) {
+  out[threadIdx.x + 1] = out[threadIdx.x];
+}
+"""
+
+
+def test_a_suppression_in_the_source_hides_its_finding_and_marks_it_in_source_in_sarif(run_cli, tmp_path, no_config):
+    """`// simulee: ignore[TYPE] reason` on a finding's line, or ignore-kernel above the
+    kernel, suppresses it; another type named leaves it."""
+    source = tmp_path / "ignored.cu"
+    source.write_text(IGNORED)
+    status, out, _ = run_cli("check", source, "--launch", "1/64", "--config", no_config)
+    assert status == 1 and out.count("error: data race") == 1 and "2 suppressed" in out
+    assert "ignored.cu:6:" in out  # shift_unsuppressed
+    status, out, _ = run_cli("check", source, "--launch", "1/64", "--config", no_config, "--format", "sarif")
+    results = json.loads(out)["runs"][0]["results"]
+    suppressed = sorted((r["locations"][0]["physicalLocation"]["region"]["startLine"], r["suppressions"][0]["kind"],
+                         r["suppressions"][0]["justification"]) for r in results if "suppressions" in r)
+    assert suppressed == [(2, "inSource", "rows are copied in place on purpose"),
+                          (11, "inSource", "a legacy kernel, replaced in 2.0")]
