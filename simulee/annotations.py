@@ -11,8 +11,9 @@ the comment is the reason.
 
 from __future__ import annotations
 
-import functools
 import re
+
+from simulee.findings import source_lines
 
 ANNOTATION = re.compile(r"//\s*simulee:\s*(ignore-kernel|ignore)\b(?:\[([\w\s,*-]*)\])?\s*(.*)$")
 
@@ -34,7 +35,7 @@ def reason(finding, kernel_file: str, kernel_line: int) -> str | None:
 
 def _annotation(file: str, line: int, kind: str, finding_type: str) -> str | None:
     """The reason of a `kind` annotation at file:line naming `finding_type` (or every type)."""
-    lines = _lines(file)
+    lines = source_lines(file)
     if not 0 < line <= len(lines):
         return None
     match = ANNOTATION.search(lines[line - 1])
@@ -44,12 +45,3 @@ def _annotation(file: str, line: int, kind: str, finding_type: str) -> str | Non
     if not types & {finding_type, "*"}:
         return None
     return match[3].strip() or f"// simulee: {kind} at line {line}"
-
-
-@functools.lru_cache(maxsize=256)
-def _lines(file: str) -> tuple[str, ...]:
-    try:
-        with open(file, errors="replace") as handle:
-            return tuple(handle.read().splitlines())
-    except OSError:
-        return ()

@@ -3,6 +3,8 @@ that shows it."""
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -128,6 +130,16 @@ def place_at(location, access: str, block=None, thread=None) -> Place:
     location = user_location(location)
     return Place(access, location.file if location else "", location.line if location else 0,
                  location.column if location else 0, block, thread)
+
+
+@functools.lru_cache(maxsize=256)
+def source_lines(path: str) -> tuple[str, ...]:
+    """The lines of a source file (none when it cannot be read)."""
+    try:
+        with open(path, errors="replace") as handle:
+            return tuple(handle.read().splitlines())
+    except OSError:
+        return ()
 
 
 SAME_BUG = {"warp-synchronous-race": "data-race"}  # a finding type that is another's milder form

@@ -9,11 +9,11 @@ import os
 from pathlib import Path
 
 from simulee import __version__, detect
-from simulee.findings import ERROR, WARNING, Finding, display, synthetic, where
+from simulee.findings import ERROR, WARNING, Finding, display, source_lines, synthetic, where
 
 CSV_COLUMNS = ("project", "file", "kernel", "type", "severity", "space", "hazard", "scope", "benign", "line",
                "column", "first_line", "second_line", "grid", "block", "args", "fill", "origin", "instances",
-               "addresses", "seconds", "message", *detect.columns())
+               "addresses", "seconds", "message", "root_cause", *detect.columns())
 # a progress bar (tqdm) while its total still grows: no time left, it would mean nothing
 WITHOUT_TIME_LEFT = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -125,7 +125,7 @@ def _text_finding(out, finding: Finding, sources: dict[str, list[str]]) -> None:
     at = f"{display(first.file)}:{first.line}:{first.column}" if first and first.file else finding.kernel
     out.write(f"{at}: {finding.severity}: {finding.message}\n")
     if first and first.file and first.line:
-        lines = sources.setdefault(first.file, _read_lines(first.file))
+        lines = sources.setdefault(first.file, source_lines(first.file))
         if 0 < first.line <= len(lines):
             source = lines[first.line - 1].rstrip("\n").expandtabs(4)
             out.write(f"{first.line:6} | {source}\n")
@@ -147,13 +147,6 @@ def _text_finding(out, finding: Finding, sources: dict[str, list[str]]) -> None:
         out.write(f"{'':8}{'; '.join(details)}\n")
 
 
-def _read_lines(path: str) -> list[str]:
-    try:
-        return Path(path).read_text(errors="replace").splitlines()
-    except OSError:
-        return []
-
-
 # ---------------------------------------------------------------------------- JSON
 
 
@@ -170,9 +163,12 @@ def json_text(checks, uncompiled: list[dict] = ()) -> str:
 # ---------------------------------------------------------------------------- CSV
 
 
-def csv_rows(records: list[dict], project: str = "") -> list[dict]:
-    """One row per finding of the kernel records (KernelCheck.to_json), flat columns
-    (CSV_COLUMNS)."""
+def csv_rows(records: list[dict], project: str = "", root: Path | None = None) -> list[dict]:
+    """One row per finding of the kernel records (KernelCheck.to_json, file paths relative
+    to `root`, default the current folder), flat columns (CSV_COLUMNS); `root_cause` is
+    the finding's rootcause.fingerprint."""
+    from simulee.rootcause import fingerprint
+
     rows = []
     for record in records:
         for finding in record["findings"]:
@@ -192,6 +188,7 @@ def csv_rows(records: list[dict], project: str = "") -> list[dict]:
                 "origin": "synthetic" if synthetic(launch) else launch.get("origin", ""),
                 "instances": finding["instances"], "addresses": finding["addresses"],
                 "seconds": record["seconds"], "message": finding["message"],
+                "root_cause": fingerprint(finding, root),
                 **{column: finding.get("details", {}).get(column, "") for column in detect.columns()},
             })
     return rows

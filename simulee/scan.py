@@ -35,6 +35,7 @@ from evolve.launchsite import Call, Site
 from simulee import __version__, compile_commands, report
 from simulee.cache import digest, file_digest
 from simulee.discover import host_sources, inside, mentioning, repository
+from simulee import rootcause
 from simulee.errors import SimuleeError
 from simulee.frontend import CompileOptions
 from simulee.sites import identifier, through_callers
@@ -379,7 +380,7 @@ class Ledger:
             "files.csv": [{"project": project, "file": r["file"], "status": r["status"], "kernels": len(r["kernels"]),
                            "error": r["error"], "sha256": r["sha256"]} for r in files],
             "kernels.csv": [_kernel_row(r, project) for r in records if r["record"] == "kernel"],
-            "bugs.csv": report.csv_rows(checks, project),
+            "bugs.csv": report.csv_rows(checks, project, self.root),
             "barriers.csv": [_barrier_row(barrier, project) for check in checks for barrier in check["barriers"]],
         }
 
@@ -392,6 +393,8 @@ class Ledger:
         files = Counter(r["status"] for r in self.files.values())
         errors = sum(1 for f in findings if f["severity"] == "error")
         suppressed = sum(len(check.get("suppressed", [])) for check in checks)
+        causes = rootcause.group(findings, self.root)
+        cause_of = {id(f): cause["fingerprint"] for cause in causes for f in cause["findings"]}
         lines = [f"# Simulee scan: {self.project}", "",
                  f"{_count(len(self.files), 'file')} ({len(uncompiled)} not compiled"
                  + (f", {files['degraded']} degraded" if files["degraded"] else "")
@@ -400,15 +403,25 @@ class Ledger:
                  f"{_count(len(checks), 'kernel')} ({', '.join(f'{n} {s}' for s, n in sorted(statuses.items()))}), "
                  f"{_count(len(findings), 'finding')} ({_count(errors, 'error')}, "
                  f"{_count(len(findings) - errors, 'warning')}"
-                 + (f"; {suppressed} suppressed" if suppressed else "") + f"); {self.seconds:.1f} s"
+                 + (f"; {suppressed} suppressed" if suppressed else "") + f") from {_count(len(causes), 'root cause')}"
+                 + f"; {self.seconds:.1f} s"
                  + (f", {_count(self.resumed, 'kernel')} from an earlier run" if self.resumed else ""), ""]
         by_type = Counter((f["type"], f["severity"]) for f in findings)
-        lines += _markdown(("type", "severity", "findings", "kernels", "files"),
-                           [(kind, severity, count,
+        lines += _markdown(("type", "severity", "root causes", "findings", "kernels", "files"),
+                           [(kind, severity,
+                             len({cause_of[id(f)] for f in findings if (f["type"], f["severity"]) == (kind, severity)}),
+                             count,
                              len({(f["file"], f["kernel"]) for f in findings
                                      if (f["type"], f["severity"]) == (kind, severity)}),
                              len({f["file"] for f in findings if (f["type"], f["severity"]) == (kind, severity)}))
                             for (kind, severity), count in sorted(by_type.items())], "Findings by type")
+        lines += _markdown(("severity", "type", "where", "kernels", "findings", "instances", "root cause"),
+                           [(c["witness"]["severity"], c["witness"]["type"], _where(c["witness"]),
+                             _kernels_text(c["kernels"]), len(c["findings"]), c["instances"], c["fingerprint"])
+                            for c in causes[:ROOT_CAUSES_SHOWN]],
+                           "Root causes (worst first" + (f", the first {ROOT_CAUSES_SHOWN}" if len(causes) >
+                                                         ROOT_CAUSES_SHOWN else "")
+                           + "; bugs.csv names each finding's)")
         per_file: dict[str, Counter] = {}
         for check in checks:
             counter = per_file.setdefault(check["file"], Counter())
@@ -540,6 +553,19 @@ def _barrier_row(barrier: dict, project: str) -> dict:
             "race_first_line": (race.get("first") or {}).get("line", ""),
             "race_second_line": (race.get("second") or {}).get("line", ""), "race": race.get("message", ""),
             "reason": barrier.get("reason") or ""}
+
+
+ROOT_CAUSES_SHOWN = 40  # rows of summary.md's root causes
+
+
+def _where(finding: dict) -> str:
+    """file:line, and the other line when there is one."""
+    other = (finding.get("second") or {}).get("line")
+    return f"{finding['file']}:{finding['line']}" + (f" / {other}" if other and other != finding["line"] else "")
+
+
+def _kernels_text(kernels: list[str]) -> str:
+    return ", ".join(kernels[:3]) + (f" and {len(kernels) - 3} more" if len(kernels) > 3 else "")
 
 
 def verdict(barrier: dict) -> str:

@@ -97,7 +97,7 @@ def test_a_scan_records_every_file_kernel_and_finding(full):
 
     summary = (full / "summary.md").read_text()
     assert "7 files (1 not compiled), 8 kernels (8 ok), 9 findings (7 errors, 2 warnings)" in summary
-    assert "| data-race | error | 4 | 4 | 3 |" in summary
+    assert "| data-race | error | 3 | 4 | 4 | 3 |" in summary  # pairs<float> and pairs<int>: one root cause
     assert "| src/broken.cu | compile-error |" in summary
 
 
@@ -388,3 +388,44 @@ def test_a_kernel_out_of_memory_is_checked_again_keeping_less_of_each_trace(monk
     assert check["status"] == "ok" and [f["type"] for f in check["findings"]] == ["data-race"]
     assert f"out of memory keeping {TRACE_LIMIT:,} accesses of each launch's trace: checked again keeping " \
            f"{TRACE_LIMIT // 8:,}" in check["notes"]
+
+
+SHARED_RACE = """\
+__device__ void bump(int *counts) {
+  counts[threadIdx.x / 2] += 1;  // two threads on one count
+}
+
+__global__ void first(int *counts) { bump(counts); }
+
+__global__ void second(int *counts, int n) { if (n > 0) bump(counts); }
+
+template <typename T> __global__ void spread(T *out) {
+  out[threadIdx.x % 16] = threadIdx.x;  // many threads on 16 slots
+}
+
+void launch(int *counts, float *f, double *d) {
+  first<<<1, 64>>>(counts);
+  second<<<1, 64>>>(counts, 1);
+  spread<float><<<1, 64>>>(f);
+  spread<double><<<1, 64>>>(d);
+}
+"""
+
+
+def test_a_race_in_a_shared_function_or_template_is_one_root_cause_that_survives_moved_lines(tmp_path):
+    """Four kernels, four findings, two bugs; an edit above them moves their lines but
+    not their root causes."""
+    source = tmp_path / "repo" / "shared.cu"
+    source.parent.mkdir()
+    source.write_text(SHARED_RACE)
+    scan(source.parent, "-o", tmp_path / "before", *FAST)
+    before = rows(tmp_path / "before", "bugs.csv")
+    assert len(before) == 4 and len({row["root_cause"] for row in before}) == 2
+    summary = (tmp_path / "before" / "summary.md").read_text()
+    assert "4 findings (4 errors, 0 warnings) from 2 root causes" in summary
+    assert "| error | data-race | shared.cu:2 | first, second | 2 |" in summary
+    source.write_text("// Counts and spreads.\n#include <cuda_runtime.h>\n\n" + SHARED_RACE)
+    scan(source.parent, "-o", tmp_path / "after", *FAST)
+    after = rows(tmp_path / "after", "bugs.csv")
+    assert {row["line"] for row in after} != {row["line"] for row in before}
+    assert {row["root_cause"] for row in after} == {row["root_cause"] for row in before}

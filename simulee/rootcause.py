@@ -1,0 +1,51 @@
+"""Root causes: the findings that are one bug. A race in a device function shows in every
+kernel and template instance that calls it, and in every launch; what makes it one bug is
+its kind and the source it is about. Its fingerprint (rule, file and the text of the lines
+involved, whitespace collapsed) stays the same when unrelated edits move those lines, so
+that a report can be compared with an earlier one."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from simulee.findings import SAME_BUG, source_lines
+
+
+def fingerprint(finding: dict, root: Path | None = None) -> str:
+    """The root cause of a finding (a KernelCheck.to_json finding; its file paths relative
+    to `root`, default the current folder) as 16 hex digits."""
+    places = [place for place in (finding.get("first"), finding.get("second")) if place]
+    texts = [_source_line(place.get("file") or finding.get("file") or "", place.get("line", 0), root)
+             for place in places]
+    kind = SAME_BUG.get(finding["type"], finding["type"])
+    key = "\x00".join([kind, finding.get("file") or "", *texts])
+    return hashlib.sha1(key.encode()).hexdigest()[:16]
+
+
+def _source_line(file: str, line: int, root: Path | None) -> str:
+    """The text of file:line with its whitespace collapsed (the line number when the file
+    cannot be read)."""
+    lines = source_lines(str((root or Path()) / file))
+    if 0 < line <= len(lines):
+        return " ".join(lines[line - 1].split())
+    return f"line {line}"
+
+
+def group(findings: list[dict], root: Path | None = None) -> list[dict]:
+    """The root causes of `findings`, worst first (errors, then the most instances): each
+    with its fingerprint, the first finding as its witness, the findings it covers, the
+    kernels they are in and their instances added up."""
+    groups: dict[str, dict] = {}
+    for finding in findings:
+        key = fingerprint(finding, root)
+        cause = groups.setdefault(key, {"fingerprint": key, "witness": finding, "findings": [], "kernels": []})
+        cause["findings"].append(finding)
+        if finding["kernel"] not in cause["kernels"]:
+            cause["kernels"].append(finding["kernel"])
+        if finding["severity"] == "error" and cause["witness"]["severity"] != "error":
+            cause["witness"] = finding
+    for cause in groups.values():
+        cause["instances"] = sum(f.get("instances") or 0 for f in cause["findings"])
+    return sorted(groups.values(), key=lambda c: (c["witness"]["severity"] != "error", -c["instances"],
+                                                  c["witness"]["file"] or "", c["witness"]["line"] or 0))
