@@ -1,8 +1,9 @@
 """Root causes: the findings that are one bug. A race in a device function shows in every
 kernel and template instance that calls it, and in every launch; what makes it one bug is
 its kind and the source it is about. Its fingerprint (rule, file and the text of the lines
-involved, whitespace collapsed) stays the same when unrelated edits move those lines, so
-that a report can be compared with an earlier one."""
+involved, whitespace collapsed, with how many identical lines come before each: code
+copied into two kernels is two bugs) stays the same when unrelated edits move those
+lines, so that a report can be compared with an earlier one."""
 
 from __future__ import annotations
 
@@ -24,12 +25,13 @@ def fingerprint(finding: dict, root: Path | None = None) -> str:
 
 
 def _source_line(file: str, line: int, root: Path | None) -> str:
-    """The text of file:line with its whitespace collapsed (the line number when the file
-    cannot be read)."""
+    """The text of file:line with its whitespace collapsed, and how many identical lines
+    come before it (the line number when the file cannot be read)."""
     lines = source_lines(str((root or Path()) / file))
-    if 0 < line <= len(lines):
-        return " ".join(lines[line - 1].split())
-    return f"line {line}"
+    if not 0 < line <= len(lines):
+        return f"line {line}"
+    text = " ".join(lines[line - 1].split())
+    return f"{text}#{sum(1 for other in lines[:line - 1] if ' '.join(other.split()) == text)}"
 
 
 def group(findings: list[dict], root: Path | None = None) -> list[dict]:

@@ -429,3 +429,16 @@ def test_a_race_in_a_shared_function_or_template_is_one_root_cause_that_survives
     after = rows(tmp_path / "after", "bugs.csv")
     assert {row["line"] for row in after} != {row["line"] for row in before}
     assert {row["root_cause"] for row in after} == {row["root_cause"] for row in before}
+
+
+def test_code_copied_into_two_kernels_is_two_root_causes(tmp_path):
+    from simulee.rootcause import fingerprint
+
+    def race(line: int) -> dict:
+        return {"type": "data-race", "file": "copied.cu", "first": {"file": "copied.cu", "line": line},
+                "second": None}
+
+    (tmp_path / "copied.cu").write_text("__global__ void b(int *s) {\n  s[0] = threadIdx.x;\n}\n"
+                                        "__global__ void c(int *s) {\n  s[0] = threadIdx.x;\n}\n")
+    assert fingerprint(race(2), tmp_path) != fingerprint(race(5), tmp_path)
+    assert fingerprint(race(2), tmp_path) == fingerprint(race(2), tmp_path)
