@@ -25,9 +25,14 @@ SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schem
 def text(checks, show_barriers: bool = False, seconds: float | None = None, verbose: bool = False,
          uncompiled: int = 0) -> str:
     """The report of `checks` like a compiler's output, with a summary line that counts
-    the `uncompiled` files too (their errors are reported where they happen)."""
+    the `uncompiled` files too (their errors are reported where they happen). A finding
+    of a root cause already shown (the same bug in another kernel or template instance)
+    is one line that says where it was shown."""
+    from simulee.rootcause import fingerprint
+
     out = io.StringIO()
     sources: dict[str, list[str]] = {}
+    shown: dict[str, str] = {}  # root cause: the kernel whose finding showed it
     for check in checks:
         if check.status != "ok":
             out.write(f"{display(check.file)}:{check.line}: error: {check.kernel}: {check.error}\n")
@@ -41,6 +46,14 @@ def text(checks, show_barriers: bool = False, seconds: float | None = None, verb
             out.write(f"{display(check.file)}:{check.line}: note: {check.kernel} assumes {assumption['bound']}"
                       f"{reason}; launches beyond it were not checked\n")
         for finding in check.findings:
+            cause = fingerprint(finding.to_json())
+            if cause in shown:
+                first = finding.first
+                at = f"{display(first.file)}:{first.line}:{first.column}" if first and first.file else finding.kernel
+                out.write(f"{at}: {finding.severity}: {finding.message} [in {finding.kernel}: the same bug as in "
+                          f"{shown[cause]}, above; {finding.instances} instances]\n")
+                continue
+            shown[cause] = finding.kernel
             _text_finding(out, finding, sources)
         if show_barriers and check.verdicts:
             out.write(f"barriers of {check.kernel}:\n")
@@ -59,6 +72,8 @@ def text(checks, show_barriers: bool = False, seconds: float | None = None, verb
                f"file{'s' if files != 1 else ''}: {errors} error{'s' if errors != 1 else ''}, "
                f"{warnings} warning{'s' if warnings != 1 else ''}")
     suppressed = sum(len(c.suppressed) for c in checks)
+    if len(shown) < errors + warnings:
+        summary += f" from {len(shown)} root cause{'s' if len(shown) != 1 else ''}"
     if suppressed:
         summary += f", {suppressed} suppressed"
     if failed:
