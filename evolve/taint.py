@@ -32,13 +32,19 @@ def relevant_parameters(program: Program, kernel: KernelInfo) -> dict[str, list[
     """Parameter name -> where it flows: "address", "branch" (both when both), for scalar
     (integer and float) parameters and for pointer parameters, whose buffer's content is
     what flows (a value loaded from it); parameters that reach neither are left out. A
-    relevant parameter that also flows into an integer divisor has "divisor" too."""
+    relevant parameter that also flows into an integer divisor has "divisor" too. Computed
+    once per kernel: callers must not change it."""
+    root = program.function(kernel.symbol)
+    if "relevant_parameters" in root.analyses:
+        return root.analyses["relevant_parameters"]
     sources = [(index, param) for index, param in enumerate(kernel.params)
                if param.kind in ("integer", "float", "pointer")]
     taint = _solved(program, kernel, sources)
-    return {param.name: [use for use in (ADDRESS, BRANCH, DIVISOR) if taint.sinks[use] >> bit & 1]
-            for bit, (_, param) in enumerate(sources)
-            if taint.sinks[ADDRESS] >> bit & 1 or taint.sinks[BRANCH] >> bit & 1}
+    found = {param.name: [use for use in (ADDRESS, BRANCH, DIVISOR) if taint.sinks[use] >> bit & 1]
+             for bit, (_, param) in enumerate(sources)
+             if taint.sinks[ADDRESS] >> bit & 1 or taint.sinks[BRANCH] >> bit & 1}
+    root.analyses["relevant_parameters"] = found
+    return found
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import itertools
 import time
-
 from dataclasses import dataclass, field, replace
 
 from evolve.contract import MEMORY_FAULTS, Contract
@@ -14,10 +13,10 @@ from evolve.search import DETECTION_THREADS
 from evolve.space import STRIDE_NAME
 from interpreter.heap import DEFAULT_HEAP_BYTES
 from interpreter.launch import Alias, Launch, Result
-from interpreter.memory import POINTER_SLOTS
-from interpreter.trace import BUFFER_LIMIT
 from interpreter.loader import KernelInfo, Program
+from interpreter.memory import POINTER_SLOTS
 from interpreter.simt import execute
+from interpreter.trace import BUFFER_LIMIT
 from interpreter.vocabulary import index_register
 from simulee.detect import Detector, enabled
 from simulee.detect.base import KernelRuns, LaunchRun
@@ -230,7 +229,8 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
         result = execute(program, kernel, launch, progress and (
             lambda done, total, n=number: progress(f"launch {n + 1}/{len(launches)}: {done:,}/{total:,} blocks")))
         score = fitness[number] if fitness else None
-        entry = dict(launch_of(result), fitness=score.to_json() if score else None, status=result.status,
+        ran_as = launch_of(result)
+        entry = dict(ran_as, fitness=score.to_json() if score else None, status=result.status,
                      seconds=round(result.seconds, 4))
         check.launches.append(entry)
         if any(fault.kind == BUFFER_LIMIT for fault in result.events.faults):
@@ -272,7 +272,7 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
                 trusted.add(finding.key())
         for detector in detectors:
             detector.keep(run, kept)
-        kept.launches.append(launch_of(result))
+        kept.launches.append(ran_as)
         blocks.append(result.launch.block)
         del run, result
     for key, finding in merged.items():

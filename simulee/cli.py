@@ -855,7 +855,6 @@ class _Progress:
 
 
 def run_scan(args) -> int:
-
     ledger = _scan(args)
     sys.stdout.write(ledger.summary())
     print(f"simulee: tables in {display(str(ledger.folder))}/ (bugs.csv, kernels.csv, files.csv, barriers.csv, "

@@ -4,7 +4,6 @@ that shows it."""
 from __future__ import annotations
 
 import functools
-
 from dataclasses import dataclass, field
 from pathlib import Path
 

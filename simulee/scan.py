@@ -32,10 +32,9 @@ from pathlib import Path
 
 
 from evolve.launchsite import Call, Site
-from simulee import __version__, compile_commands, report
+from simulee import __version__, compile_commands, report, rootcause
 from simulee.cache import digest, file_digest
 from simulee.discover import host_sources, inside, mentioning, repository
-from simulee import rootcause
 from simulee.errors import SimuleeError
 from simulee.frontend import CompileOptions
 from simulee.sites import identifier, through_callers

@@ -124,7 +124,8 @@ def racing_pairs(model: MemoryAccessModel, warp_model: str = "independent", rows
         pairs = pairs.without(ordering.ordered(pairs.first, pairs.second))
         pairs.scoped = ordering.ordered(pairs.first, pairs.second, any_scope=True)
     if warp_model == "independent":
-        pairs.warp_synchronous = (pairs.scope == INTRA_WARP) & ~_lockstep_race(c, pairs.first, pairs.second)
+        intra = np.flatnonzero(pairs.scope == INTRA_WARP)
+        pairs.warp_synchronous[intra] = ~_lockstep_race(c, pairs.first[intra], pairs.second[intra])
     return pairs
 
 
