@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test clean
+.PHONY: run test browser clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +21,14 @@ $(VENV)/.installed-test: $(VENV)/.installed
 run: $(VENV)/.installed
 	$(BIN)/simulee scan benchmarks/kernels -o results/kernels; test $$? -le 1
 
-test: $(VENV)/.installed-test
+# Debian's Chromium and ChromeDriver, for the test of the HTML report in a real browser
+browser:
+	@test -x /usr/bin/chromium -a -x /usr/bin/chromedriver || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	  else echo "note: no chromium and chromedriver (Debian packages chromium chromium-driver): the browser test is skipped"; fi; }
+
+test: $(VENV)/.installed-test browser
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
 
 clean:

@@ -134,6 +134,12 @@ def _search_options() -> argparse.ArgumentParser:
     search_options.add_argument("--fail-on", type=_finding_types, default=None, metavar="TYPE[,TYPE]",
                                 help="exit with status 1 when a finding of these types is reported, whatever its "
                                      "severity (default: when any error is), e.g. data-race,barrier-divergence")
+    search_options.add_argument("--baseline", type=Path, metavar="REPORT",
+                                help="an earlier report to compare with: a scan's report.sarif (or its folder) or a "
+                                     "JSON report; each root cause is marked new or unchanged, and those no longer "
+                                     "found absent (SARIF baselineState)")
+    search_options.add_argument("--new-only", action="store_true",
+                                help="with --baseline: report, and set the exit status by, only the new root causes")
     search_options.add_argument("--detect", type=_detectors, default=(), metavar="NAME[,NAME]",
                                 help="also run these detectors, off by default: uninitialized-shared-read (a read of "
                                      "shared memory no thread of the block wrote before), bank-conflict (shared-memory "
@@ -511,6 +517,20 @@ def _finding_types(text: str) -> frozenset[str]:
     return frozenset(asked)
 
 
+def compared_with(args):
+    """The baseline --baseline names (baseline.Baseline), or None; --new-only needs one."""
+    from simulee.baseline import load
+
+    if args.new_only and args.baseline is None:
+        raise SimuleeError("--new-only needs --baseline REPORT: new since what?")
+    return load(args.baseline) if args.baseline is not None else None
+
+
+def found(bugs, new_only: bool):
+    """(type, severity) of every finding reported: of the new root causes only, if asked."""
+    return ((f["type"], f["severity"]) for cause in bugs.shown(new_only) for f in cause["findings"])
+
+
 def fails(findings, fail_on: frozenset[str] | None) -> bool:
     """Whether these findings ((type, severity) pairs) make the exit status 1: one of a type
     in `fail_on`, else any error."""
@@ -675,11 +695,12 @@ def launches_for(program, kernel, args, require_scalars: bool = False, trace: bo
 def run_check(args) -> int:
     import time
 
-    from simulee import report
+    from simulee import report, rootcause
     from simulee.config import config_for
 
     start = time.perf_counter()
     path = Path(args.path)
+    baseline = compared_with(args)
     files, options = source_files(path, compile_options(args))
     checks, unreadable = [], []
     sites, written = _launch_sites(args, files, options)
@@ -712,17 +733,19 @@ def run_check(args) -> int:
         raise SimuleeError(f"{path}: no file has a kernel '{args.kernel}' ({len(files)} files)")
     failed = sum(1 for check in checks if check.status != "ok")
     seconds = time.perf_counter() - start
-    formats = {"text": lambda: report.text(checks, args.barriers, seconds, args.verbose, len(unreadable)),
-               "json": lambda: report.json_text(checks, unreadable),
-               "csv": lambda: report.csv_text(checks, (path if path.is_dir() else path.parent).resolve().name),
-               "sarif": lambda: report.sarif_text(checks, unreadable)}
+    bugs = rootcause.bugs([check.to_json() for check in checks], baseline=baseline)
+    project = (path if path.is_dir() else path.parent).resolve().name
+    formats = {"text": lambda: report.text(bugs, args.barriers, seconds, args.verbose, len(unreadable), args.new_only),
+               "json": lambda: report.json_text(bugs, unreadable),
+               "csv": lambda: report.csv_text(bugs, project, args.new_only),
+               "sarif": lambda: report.sarif_text(bugs, unreadable)}
     write_output(formats[args.format](), args.output)
     if args.format != "text":  # the text report says it among the findings; the others only hold it
         for check in checks:
             if check.status != "ok":
                 print(f"simulee: error: {display(check.file)}:{check.line}: {check.kernel}: {check.error}",
                       file=sys.stderr)
-    if fails(((f.type, f.severity) for check in checks for f in check.findings), args.fail_on):
+    if fails(found(bugs, args.new_only), args.fail_on):
         return EXIT_FINDINGS
     return EXIT_ERROR if failed or unreadable else EXIT_OK
 
@@ -856,11 +879,11 @@ class _Progress:
 
 def run_scan(args) -> int:
     ledger = _scan(args)
-    sys.stdout.write(ledger.summary())
-    print(f"simulee: tables in {display(str(ledger.folder))}/ (bugs.csv, kernels.csv, files.csv, barriers.csv, "
-          "report.sarif, summary.md)", file=sys.stderr)
-    found = ((f["type"], f["severity"]) for check in ledger.checks() for f in check["findings"])
-    return EXIT_FINDINGS if fails(found, args.fail_on) else _scan_status(ledger)
+    bugs = ledger.bugs()
+    sys.stdout.write(ledger.summary(bugs))
+    print(f"simulee: reports in {display(str(ledger.folder))}/ (summary.md, report.html, report.sarif, bugs.csv, "
+          "findings.csv, kernels.csv, files.csv, barriers.csv)", file=sys.stderr)
+    return EXIT_FINDINGS if fails(found(bugs, args.new_only), args.fail_on) else _scan_status(ledger)
 
 
 def _scan_status(ledger) -> int:
@@ -877,13 +900,11 @@ def _scan_status(ledger) -> int:
 
 
 def run_audit(args) -> int:
-    from simulee.scan import VERDICTS, verdict
+    from simulee.scan import VERDICTS
 
     ledger = _scan(args)
-    rows = [(f"{barrier['file']}:{barrier['line']}:{barrier['column']}", barrier["kernel"], verdict(barrier),
-             str(barrier["passes"]), (barrier["race"] or {}).get("message", ""))
-            for check in ledger.checks() for barrier in check["barriers"]]
-    header = ("barrier", "kernel", "verdict", "passes", "removing it")
+    rows = _audit_rows(ledger.bugs().records)
+    header = ("barrier", "kernels", "verdict", "passes", "removing it")
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(4)]
     for row in [header, *rows]:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[4])
@@ -897,6 +918,25 @@ def run_audit(args) -> int:
           + (f"; {len(uncompiled)} files not compiled" if uncompiled else "")
           + f"; barriers.csv in {display(str(ledger.folder))}/", file=sys.stderr)
     return EXIT_FINDINGS if counts["divergent"] else _scan_status(ledger)
+
+
+def _audit_rows(records: list[dict]) -> list[tuple[str, ...]]:
+    """One row per barrier (a barrier several kernels reach, in a device function or a
+    template, is one): where, the kernels, the verdict over them all, block passes, and
+    the race removing it would cause."""
+    from simulee.scan import verdict
+
+    barriers: dict[tuple, dict] = {}
+    for check in records:
+        for barrier in check["barriers"]:
+            seen = barriers.setdefault((barrier["file"], barrier["line"], barrier["column"]),
+                                       {**barrier, "kernels": [], "passes": 0})
+            seen["kernels"].append(barrier["kernel"])
+            seen["passes"] += barrier["passes"]
+    return [(f"{file}:{line}:{column}", ", ".join(seen["kernels"][:3]) + (
+             f" and {len(seen['kernels']) - 3} more" if len(seen["kernels"]) > 3 else ""), verdict(seen),
+             str(seen["passes"]), (seen["race"] or {}).get("message", "") if seen["verdict"] == "needed" else "")
+            for (file, line, column), seen in barriers.items()]
 
 
 def _scan(args):
@@ -914,11 +954,13 @@ def _scan(args):
     # a kernel's work (and a compiler) stops in time to report before its worker is stopped
     within = args.kernel_timeout - min(max(2.0, 0.1 * args.kernel_timeout), 0.5 * args.kernel_timeout)
     config = config_for(path, args.config)  # read here, so that a mistake in it stops the scan at once
+    baseline = compared_with(args)
     settings = settings_of(args, max_seconds=min(args.max_seconds or within, within), config=str(config.path or ""))
     compiling = replace(compile_options(args), timeout=within)
     options = ScanOptions(path, Path(args.output) if args.output else default_output(path), args.project or name,
                           compiling, settings, Limits(args.kernel_timeout, args.memory_limit), args.jobs,
-                          args.scheduler, tuple(args.include), tuple(args.exclude), args.resume, args.quiet)
+                          args.scheduler, tuple(args.include), tuple(args.exclude), args.resume, args.quiet, baseline,
+                          args.new_only)
     return scan(options)
 
 

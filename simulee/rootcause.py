@@ -8,9 +8,53 @@ lines, so that a report can be compared with an earlier one."""
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from simulee.findings import SAME_BUG, source_lines
+
+
+@dataclass
+class Bugs:
+    """Kernel checks as the bugs they show. `records` are the checks (KernelCheck.to_json)
+    with barriers judged across kernels (redundant.across_kernels) and every finding's
+    `root_cause`; `causes` their root causes worst first (group), each marked `new` or
+    `unchanged` against a baseline when there is one; `suppressed` the root causes only
+    suppressed findings show; `absent` the baseline's root causes no longer found."""
+
+    records: list[dict]
+    causes: list[dict]
+    suppressed: list[dict] = field(default_factory=list)
+    absent: list[dict] = field(default_factory=list)  # the baseline's entries (baseline.Entry)
+    baseline: bool = False  # whether a baseline was compared with
+    root: Path | None = None
+
+    def shown(self, new_only: bool = False) -> list[dict]:
+        """The root causes to report: all, or only the new ones."""
+        return [c for c in self.causes if not new_only or c.get("baseline") == "new"]
+
+
+def bugs(records: list[dict], root: Path | None = None, baseline=None) -> Bugs:
+    """The bugs of kernel records (file paths relative to `root`, default the current
+    folder), compared with `baseline` (baseline.Baseline) when given."""
+    from simulee.detect.redundant import across_kernels
+
+    records = across_kernels(records)
+    for record in records:
+        for finding in record["findings"] + record.get("suppressed", []):
+            finding["root_cause"] = fingerprint(finding, root)
+    causes = group([f for record in records for f in record["findings"]], root)
+    known = {cause["fingerprint"] for cause in causes}
+    suppressed = [cause for cause in group([f for record in records for f in record.get("suppressed", [])], root)
+                  if cause["fingerprint"] not in known]
+    result = Bugs(records, causes, suppressed, root=root)
+    if baseline is not None:
+        result.baseline = True
+        for cause in causes + suppressed:
+            cause["baseline"] = "unchanged" if cause["fingerprint"] in baseline.entries else "new"
+        found = {cause["fingerprint"] for cause in causes + suppressed}
+        result.absent = [entry for key, entry in baseline.entries.items() if key not in found]
+    return result
 
 
 def fingerprint(finding: dict, root: Path | None = None) -> str:
@@ -40,7 +84,7 @@ def group(findings: list[dict], root: Path | None = None) -> list[dict]:
     kernels they are in and their instances added up."""
     groups: dict[str, dict] = {}
     for finding in findings:
-        key = fingerprint(finding, root)
+        key = finding.get("root_cause") or fingerprint(finding, root)
         cause = groups.setdefault(key, {"fingerprint": key, "witness": finding, "findings": [], "kernels": []})
         cause["findings"].append(finding)
         if finding["kernel"] not in cause["kernels"]:

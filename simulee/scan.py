@@ -5,9 +5,14 @@ The output folder holds:
   scan.jsonl     the ledger: one JSON record per file listed and per kernel checked
   files.csv      per file: status, how many kernels, the compiler's first error
   kernels.csv    per kernel: status, launches tried, best fitness, seconds, findings
-  bugs.csv       per finding (report.CSV_COLUMNS)
-  barriers.csv   per __syncthreads(): its verdict over the launches explored
-  report.sarif, summary.md   kept current while the scan runs (every REPORT_SECONDS)
+  findings.csv   per finding of a kernel (report.FINDING_COLUMNS)
+  bugs.csv       per root cause: a bug shared by kernels, template instances and launches is
+                 one row (report.CSV_COLUMNS)
+  barriers.csv   per __syncthreads() and kernel: its verdict over the launches explored in
+                 every kernel that reaches it
+  report.sarif, report.html, summary.md
+files.csv, kernels.csv and findings.csv grow as records come; the others are rewritten
+every REPORT_SECONDS while the scan runs, and at its end.
   .lock          held while a scan writes to the folder: a second scan refuses it
 A resumed scan keeps the records whose file content, kernel and settings are unchanged
 and does only the rest; the tables are rebuilt from the ledger, so a scan killed at any
@@ -32,10 +37,11 @@ from pathlib import Path
 
 
 from evolve.launchsite import Call, Site
-from simulee import __version__, compile_commands, report, rootcause
+from simulee import __version__, compile_commands, html_report, report, rootcause
 from simulee.cache import digest, file_digest
 from simulee.discover import host_sources, inside, mentioning, repository
 from simulee.errors import SimuleeError
+from simulee.findings import display
 from simulee.frontend import CompileOptions
 from simulee.sites import identifier, through_callers
 from simulee.check import Settings
@@ -44,12 +50,12 @@ from simulee.workers import Limits, Pool
 
 LEDGER = "scan.jsonl"
 LOCK = ".lock"
-REPORT_SECONDS = 5.0  # summary.md and report.sarif are rewritten at most this often while a scan runs
+REPORT_SECONDS = 5.0  # the reports (bugs.csv, report.sarif, ...) are rewritten at most this often while a scan runs
 FILES_COLUMNS = ("project", "file", "status", "kernels", "error", "sha256")
 KERNELS_COLUMNS = ("project", "file", "kernel", "line", "status", "launches", "best_fitness", "seconds", "findings",
                    "errors", "error", "sha256")
-BARRIERS_COLUMNS = ("project", "file", "kernel", "line", "column", "verdict", "passes", "race_first_line",
-                    "race_second_line", "race", "reason")
+BARRIERS_COLUMNS = ("project", "file", "kernel", "line", "column", "verdict", "kernel_verdict", "passes",
+                    "launches", "race_first_line", "race_second_line", "race", "reason")
 VERDICTS = ("needed", "redundant", "not-covered", "divergent")
 
 
@@ -67,6 +73,8 @@ class ScanOptions:
     exclude: tuple[str, ...] = ()
     resume: bool = False
     quiet: bool = False
+    baseline: object = None  # a baseline.Baseline to compare the findings with
+    new_only: bool = False  # report only the root causes new since the baseline
 
     @property
     def root(self) -> Path:
@@ -95,7 +103,8 @@ def scan(options: ScanOptions) -> Ledger:
     layout = Layout.of(options)
     tasks = file_tasks(options, layout)
     with Pool(options.jobs, options.limits, options.scheduler) as pool:  # first: a scheduler may be unreachable
-        ledger = Ledger(options.output, options.project, options.root, tasks, options.resume)
+        ledger = Ledger(options.output, options.project, options.root, tasks, options.resume, options.baseline,
+                        options.new_only)
         try:
             _run(pool, ledger, tasks, options.settings, options.quiet,
                  lambda callees: host_tasks(options, layout, callees))
@@ -271,8 +280,10 @@ def _progress(ledger: Ledger, quiet: bool, pool: Pool):
 class Ledger:
     """The records of a scan and the tables built from them, in `folder`."""
 
-    def __init__(self, folder: Path, project: str, root: Path, tasks: list[FileTask], resume: bool):
+    def __init__(self, folder: Path, project: str, root: Path, tasks: list[FileTask], resume: bool,
+                 baseline=None, new_only: bool = False):
         self.folder, self.project, self.root = folder, project, root
+        self.baseline, self.new_only = baseline, new_only
         self.files: dict[tuple, dict] = {}
         self.callers: dict[tuple, dict] = {}  # calls records: what host code passes to functions that launch
         self.kernels: dict[tuple, dict] = {}
@@ -300,6 +311,7 @@ class Ledger:
                 self.callers[_key(record)] = record
         self.resumed = len(self.kernels)
         self._rewrite()
+        self._reports()
 
     def file(self, task: FileTask) -> dict | None:
         return self.files.get((task.file, task.sha256, task.fingerprint))
@@ -316,7 +328,7 @@ class Ledger:
 
     def add(self, record: dict) -> None:
         """Keep a record: append it to the ledger and its rows to the tables; every
-        REPORT_SECONDS, bring summary.md and report.sarif up to date."""
+        REPORT_SECONDS, bring the reports up to date."""
         self._table(record)[_key(record)] = record
         with open(self.folder / LEDGER, "a") as ledger:
             ledger.write(json.dumps(record) + "\n")
@@ -327,8 +339,7 @@ class Ledger:
         self.refresh()
 
     def refresh(self) -> None:
-        """Bring summary.md and report.sarif up to date with the records, at most every
-        REPORT_SECONDS."""
+        """Bring the reports up to date with the records, at most every REPORT_SECONDS."""
         if self.stale and time.perf_counter() - self.reported >= REPORT_SECONDS:
             self.seconds = time.perf_counter() - self.started
             self._reports()
@@ -346,20 +357,30 @@ class Ledger:
         """Every kernel's check (KernelCheck.to_json), in file and line order."""
         return [record["check"] for record in sorted(self.kernels.values(), key=_order)]
 
+    def bugs(self) -> rootcause.Bugs:
+        """The bugs the checks show, compared with the baseline if there is one."""
+        return rootcause.bugs(self.checks(), self.root, self.baseline)
+
     def finish(self, seconds: float) -> None:
-        """Sort the tables and write report.sarif and summary.md."""
+        """Sort the tables and write the reports."""
         self.seconds = seconds
         self._rewrite()
         self._reports()
 
     def _reports(self) -> None:
-        """report.sarif and summary.md of the records so far, each replaced at once."""
+        """bugs.csv, barriers.csv, report.sarif, report.html and summary.md of the records so
+        far, each replaced at once."""
         self.reported = time.perf_counter()
         self.stale = False
         uncompiled = [{"file": r["file"], "error": r["error"]} for r in self.files.values() if not compiled(r)]
-        sarif = report.sarif_document(self.checks(), self.root, uncompiled)
-        _replace(self.folder / "report.sarif", json.dumps(sarif, indent=2) + "\n")
-        _replace(self.folder / "summary.md", self.summary())
+        bugs = self.bugs()
+        _replace(self.folder / "bugs.csv", report.table_text(report.bug_rows(bugs, self.project, self.new_only),
+                                                             report.CSV_COLUMNS))
+        barriers = [_barrier_row(barrier, self.project) for check in bugs.records for barrier in check["barriers"]]
+        _replace(self.folder / "barriers.csv", report.table_text(barriers, BARRIERS_COLUMNS))
+        _replace(self.folder / "report.sarif", json.dumps(report.sarif_document(bugs, uncompiled), indent=2) + "\n")
+        _replace(self.folder / "summary.md", self.summary(bugs))
+        _replace(self.folder / "report.html", html_report.page(bugs, self.project, self.seconds, self.new_only))
 
     def _rewrite(self) -> None:
         """The ledger and every table from the records kept, in order."""
@@ -374,59 +395,67 @@ class Ledger:
         """The rows of every table that `records` add."""
         project = self.project
         files = [r for r in records if r["record"] == "file"]
-        checks = [r["check"] for r in records if r["record"] == "kernel"]
+        checks = rootcause.bugs([r["check"] for r in records if r["record"] == "kernel"], self.root).records
         return {
             "files.csv": [{"project": project, "file": r["file"], "status": r["status"], "kernels": len(r["kernels"]),
                            "error": r["error"], "sha256": r["sha256"]} for r in files],
             "kernels.csv": [_kernel_row(r, project) for r in records if r["record"] == "kernel"],
-            "bugs.csv": report.csv_rows(checks, project, self.root),
-            "barriers.csv": [_barrier_row(barrier, project) for check in checks for barrier in check["barriers"]],
+            "findings.csv": report.finding_rows(checks, project),
         }
 
-    def summary(self) -> str:
-        """summary.md: what was scanned, findings by type and by file, what was not checked."""
-        checks = self.checks()
-        findings = [f for check in checks for f in check["findings"]]
+    def summary(self, bugs: rootcause.Bugs | None = None) -> str:
+        """summary.md: what was scanned, root causes by type and worst first, findings by
+        file, what was not checked."""
+        bugs = bugs or self.bugs()
+        checks = bugs.records
+        causes = bugs.shown(self.new_only)
+        findings = [f for cause in causes for f in cause["findings"]]
         statuses = Counter(check["status"] for check in checks)
         uncompiled = [r for r in self.files.values() if not compiled(r)]
         files = Counter(r["status"] for r in self.files.values())
-        errors = sum(1 for f in findings if f["severity"] == "error")
+        errors = sum(1 for c in causes if c["witness"]["severity"] == "error")
         suppressed = sum(len(check.get("suppressed", [])) for check in checks)
-        causes = rootcause.group(findings, self.root)
-        cause_of = {id(f): cause["fingerprint"] for cause in causes for f in cause["findings"]}
+        states = Counter(cause.get("baseline") for cause in bugs.causes)
         lines = [f"# Simulee scan: {self.project}", "",
                  f"{_count(len(self.files), 'file')} ({len(uncompiled)} not compiled"
                  + (f", {files['degraded']} degraded" if files["degraded"] else "")
                  + (f", {files['included']} checked through the file that includes them" if files["included"] else "")
                  + "), "
                  f"{_count(len(checks), 'kernel')} ({', '.join(f'{n} {s}' for s, n in sorted(statuses.items()))}), "
-                 f"{_count(len(findings), 'finding')} ({_count(errors, 'error')}, "
-                 f"{_count(len(findings) - errors, 'warning')}"
-                 + (f"; {suppressed} suppressed" if suppressed else "") + f") from {_count(len(causes), 'root cause')}"
+                 f"{_count(len(causes), 'root cause')}{' new since the baseline' if self.new_only else ''} "
+                 f"({_count(errors, 'error')}, {_count(len(causes) - errors, 'warning')}) "
+                 f"from {_count(len(findings), 'finding')} in "
+                 f"{_count(len({(f['file'], f['kernel']) for f in findings}), 'kernel')}"
+                 + (f"; {suppressed} suppressed" if suppressed else "")
+                 + (f"; against {display(str(self.baseline.path))}: {states['new']} new, {states['unchanged']} "
+                    f"unchanged, {len(bugs.absent)} absent" if bugs.baseline else "")
                  + f"; {self.seconds:.1f} s"
                  + (f", {_count(self.resumed, 'kernel')} from an earlier run" if self.resumed else ""), ""]
-        by_type = Counter((f["type"], f["severity"]) for f in findings)
+        by_type = Counter((c["witness"]["type"], c["witness"]["severity"]) for c in causes)
+        of_type = lambda kind, severity: [f for c in causes if (c["witness"]["type"], c["witness"]["severity"])  # noqa: E731
+                                          == (kind, severity) for f in c["findings"]]
         lines += _markdown(("type", "severity", "root causes", "findings", "kernels", "files"),
-                           [(kind, severity,
-                             len({cause_of[id(f)] for f in findings if (f["type"], f["severity"]) == (kind, severity)}),
-                             count,
-                             len({(f["file"], f["kernel"]) for f in findings
-                                     if (f["type"], f["severity"]) == (kind, severity)}),
-                             len({f["file"] for f in findings if (f["type"], f["severity"]) == (kind, severity)}))
-                            for (kind, severity), count in sorted(by_type.items())], "Findings by type")
-        lines += _markdown(("severity", "type", "where", "kernels", "findings", "instances", "root cause"),
+                           [(kind, severity, count, len(of_type(kind, severity)),
+                             len({(f["file"], f["kernel"]) for f in of_type(kind, severity)}),
+                             len({f["file"] for f in of_type(kind, severity)}))
+                            for (kind, severity), count in sorted(by_type.items())], "Root causes by type")
+        state = ("baseline",) if bugs.baseline else ()
+        lines += _markdown(("severity", "type", "where", "kernels", "findings", "instances", *state, "root cause"),
                            [(c["witness"]["severity"], c["witness"]["type"], _where(c["witness"]),
-                             _kernels_text(c["kernels"]), len(c["findings"]), c["instances"], c["fingerprint"])
+                             _kernels_text(c["kernels"]), len(c["findings"]), c["instances"],
+                             *((c["baseline"],) if bugs.baseline else ()), c["fingerprint"])
                             for c in causes[:ROOT_CAUSES_SHOWN]],
-                           "Root causes (worst first" + (f", the first {ROOT_CAUSES_SHOWN}" if len(causes) >
-                                                         ROOT_CAUSES_SHOWN else "")
-                           + "; bugs.csv names each finding's)")
+                           "Root causes (worst first" + (f", the first {ROOT_CAUSES_SHOWN}; bugs.csv has them all"
+                                                         if len(causes) > ROOT_CAUSES_SHOWN else "")
+                           + "; findings.csv names each finding's)")
+        lines += _markdown(("severity", "type", "where", "root cause"),
+                           [(e.level, e.rule, f"{e.file}:{e.line}", e.fingerprint) for e in bugs.absent],
+                           "Absent: in the baseline, no longer found")
         per_file: dict[str, Counter] = {}
         for check in checks:
-            counter = per_file.setdefault(check["file"], Counter())
-            counter["kernels"] += 1
-            for finding in check["findings"]:
-                counter[finding["type"]] += 1
+            per_file.setdefault(check["file"], Counter())["kernels"] += 1
+        for finding in findings:
+            per_file.setdefault(finding["file"], Counter())[finding["type"]] += 1
         kinds = sorted({f["type"] for f in findings})
         lines += _markdown(("file", "kernels", *kinds),
                            [(file, counter["kernels"], *(counter[kind] for kind in kinds))
@@ -465,8 +494,7 @@ def failure_cause(error: str) -> str:
     return re.sub(r"'[^']*'", "'…'", message).strip() + (" (with missing headers stood in)" if stood_in else "")
 
 
-_COLUMNS = {"files.csv": FILES_COLUMNS, "kernels.csv": KERNELS_COLUMNS, "bugs.csv": report.CSV_COLUMNS,
-            "barriers.csv": BARRIERS_COLUMNS}
+_COLUMNS = {"files.csv": FILES_COLUMNS, "kernels.csv": KERNELS_COLUMNS, "findings.csv": report.FINDING_COLUMNS}
 
 
 def _lock(folder: Path):
@@ -548,7 +576,9 @@ def _kernel_row(record: dict, project: str) -> dict:
 def _barrier_row(barrier: dict, project: str) -> dict:
     race = barrier["race"] or {}
     return {"project": project, "file": barrier["file"], "kernel": barrier["kernel"], "line": barrier["line"],
-            "column": barrier["column"], "verdict": verdict(barrier), "passes": barrier["passes"],
+            "column": barrier["column"], "verdict": verdict(barrier),
+            "kernel_verdict": barrier.get("kernel_verdict", barrier["verdict"]), "passes": barrier["passes"],
+            "launches": barrier.get("launches", ""),
             "race_first_line": (race.get("first") or {}).get("line", ""),
             "race_second_line": (race.get("second") or {}).get("line", ""), "race": race.get("message", ""),
             "reason": barrier.get("reason") or ""}

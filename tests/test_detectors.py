@@ -12,7 +12,7 @@ import pytest
 
 from conftest import KERNELS, program
 from interpreter import trace
-from simulee import detect, report
+from simulee import detect, report, rootcause
 from simulee.check import check_kernel, default_launch
 from test_check import line_of
 
@@ -82,9 +82,10 @@ def test_a_neighbour_nobody_loaded_is_an_uninitialized_read_and_one_loaded_is_no
 
 def test_reports_take_rules_levels_and_columns_from_the_detectors():
     result = checked(BANKS, "column_of_tile")
-    rows = list(csv.DictReader(io.StringIO(report.csv_text([result]))))
+    bugs = rootcause.bugs([result.to_json()])
+    rows = list(csv.DictReader(io.StringIO(report.csv_text(bugs))))
     assert [row["conflict_degree"] for row in rows if row["type"] == "bank-conflict"] == ["32"]
-    document = json.loads(report.sarif_text([result]))
+    document = json.loads(report.sarif_text(bugs))
     rules = {rule["id"]: rule for rule in document["runs"][0]["tool"]["driver"]["rules"]}
     assert rules["bank-conflict"]["defaultConfiguration"]["level"] == "warning"
     assert rules["bank-conflict"]["shortDescription"]["text"] == detect.rules()["bank-conflict"].description

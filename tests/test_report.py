@@ -257,13 +257,13 @@ def test_a_kernel_named_in_a_folder_is_checked_in_the_files_that_have_it(run_cli
     assert status == 2 and out == "" and err == f"simulee: error: {tmp_path}: no file has a kernel 'nope' (2 files)\n"
 
 
-def test_a_bug_two_kernels_share_is_shown_once_and_named_in_the_other(run_cli, tmp_path):
+def test_a_bug_two_kernels_share_is_shown_once_with_one_line_naming_them(run_cli, tmp_path):
     from test_scan import SHARED_RACE
 
     source = tmp_path / "shared.cu"
     source.write_text(SHARED_RACE)
     status, out, _ = check(run_cli, source)
-    assert status == 1 and "4 errors, 0 warnings from 2 root causes" in out
+    assert status == 1 and "2 errors, 0 warnings (4 findings in 4 kernels)" in out
     assert out.count("  2 |") == 1 and out.count(" 10 |") == 1  # each excerpt once
-    assert "[in second: the same bug as in first, above;" in out
-    assert "[in spread<double>: the same bug as in spread<float>, above;" in out
+    assert "the same bug in 2 kernels: first, second (2 findings, " in out
+    assert "the same bug in 2 kernels: spread<float>, spread<double> (2 findings, " in out

@@ -87,16 +87,26 @@ def test_a_scan_records_every_file_kernel_and_finding(full):
     findings = {(row["file"], row["kernel"]): int(row["findings"]) for row in kernels}
     assert findings[("src/stencil/smooth.cu", "smooth_fixed")] == 0
 
-    bugs = rows(full, "bugs.csv")
-    assert {(row["file"], row["kernel"], row["type"], int(row["line"])) for row in bugs} == EXPECTED_FINDINGS
-    race = next(row for row in bugs if row["kernel"] == "smooth")
+    findings = rows(full, "findings.csv")
+    assert {(row["file"], row["kernel"], row["type"], int(row["line"])) for row in findings} == EXPECTED_FINDINGS
+    race = next(row for row in findings if row["kernel"] == "smooth")
     left = line_of(REPO / "src/stencil/smooth.cu", "float left = tile")
     assert (race["project"], race["space"], race["hazard"], int(race["second_line"])) == \
         ("repo", "shared", "read-write", left)
-    assert all(row["grid"] and row["block"] for row in bugs)  # every finding names its launch
+    assert all(row["grid"] and row["block"] for row in findings)  # every finding names its launch
+
+    # bugs.csv: one row per root cause; pairs<float> and pairs<int> share theirs
+    bugs = rows(full, "bugs.csv")
+    assert {(row["file"], row["kernel"], row["type"], int(row["line"])) for row in bugs} == \
+        EXPECTED_FINDINGS - {next(f for f in EXPECTED_FINDINGS if f[1] == "pairs<int>")}
+    assert len({row["root_cause"] for row in bugs}) == len(bugs) == 8
+    pairs = next(row for row in bugs if row["kernel"] == "pairs<float>")
+    assert (pairs["kernels"], pairs["findings"], pairs["baseline"]) == ("2", "2", "")
+    assert [row["severity"] for row in bugs] == ["error"] * 6 + ["warning"] * 2  # worst first
 
     summary = (full / "summary.md").read_text()
-    assert "7 files (1 not compiled), 8 kernels (8 ok), 9 findings (7 errors, 2 warnings)" in summary
+    assert "7 files (1 not compiled), 8 kernels (8 ok), 8 root causes (6 errors, 2 warnings) from 9 findings in " \
+           "7 kernels" in summary
     assert "| data-race | error | 3 | 4 | 4 | 3 |" in summary  # pairs<float> and pairs<int>: one root cause
     assert "| src/broken.cu | compile-error |" in summary
 
@@ -110,6 +120,13 @@ def test_the_sarif_report_holds_every_finding_relative_to_the_repository(full):
     assert {(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], r["ruleId"],
              r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in run["results"]} == \
         {(file, kind, line) for file, _, kind, line in EXPECTED_FINDINGS}
+    # one result per root cause: the template's two instances are one, the other a related location
+    assert len(run["results"]) == 8
+    pairs = next(r for r in run["results"] if r["properties"]["kernels"] == ["pairs<float>", "pairs<int>"])
+    assert [location["message"]["text"] for location in pairs["relatedLocations"]] == \
+        ["the other write", "also in pairs<int> (256 instances)"]
+    assert pairs["fingerprints"]["simulee/rootCause/v1"] == \
+        next(row["root_cause"] for row in rows(full, "bugs.csv") if row["kernel"] == "pairs<float>")
 
 
 def test_a_resumed_scan_of_a_finished_one_checks_nothing(full, tmp_path):
@@ -205,7 +222,7 @@ def test_audit_barriers_gives_each_barrier_its_verdict(tmp_path):
     assert (int(verdicts[NEEDED]["race_first_line"]), int(verdicts[NEEDED]["race_second_line"])) == \
         (line_of(phases, "shared_by_all[t] = value"), line_of(phases, "mine[t] = shared_by_all"))
     lines = result.stdout.splitlines()
-    assert lines[0].split() == ["barrier", "kernel", "verdict", "passes", "removing", "it"]
+    assert lines[0].split() == ["barrier", "kernels", "verdict", "passes", "removing", "it"]
     needed = f"phases.cu:{at(phases, '__syncthreads();')}"  # the first barrier
     assert any(line.startswith(needed) and " needed " in line and "data race (read-write, shared" in line
                for line in lines)
@@ -419,14 +436,15 @@ def test_a_race_in_a_shared_function_or_template_is_one_root_cause_that_survives
     source.parent.mkdir()
     source.write_text(SHARED_RACE)
     scan(source.parent, "-o", tmp_path / "before", *FAST)
-    before = rows(tmp_path / "before", "bugs.csv")
+    before = rows(tmp_path / "before", "findings.csv")
     assert len(before) == 4 and len({row["root_cause"] for row in before}) == 2
+    assert len(rows(tmp_path / "before", "bugs.csv")) == 2
     summary = (tmp_path / "before" / "summary.md").read_text()
-    assert "4 findings (4 errors, 0 warnings) from 2 root causes" in summary
+    assert "2 root causes (2 errors, 0 warnings) from 4 findings in 4 kernels" in summary
     assert "| error | data-race | shared.cu:2 | first, second | 2 |" in summary
     source.write_text("// Counts and spreads.\n#include <cuda_runtime.h>\n\n" + SHARED_RACE)
     scan(source.parent, "-o", tmp_path / "after", *FAST)
-    after = rows(tmp_path / "after", "bugs.csv")
+    after = rows(tmp_path / "after", "findings.csv")
     assert {row["line"] for row in after} != {row["line"] for row in before}
     assert {row["root_cause"] for row in after} == {row["root_cause"] for row in before}
 

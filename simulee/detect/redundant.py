@@ -11,6 +11,9 @@ back, the first is redundant and the second needed). It is needed when some laun
 such a race (named in the verdict), and not covered when no launch passed it. Verdicts are
 per barrier instruction; only redundant ones are findings. A barrier that computes a value
 (__syncthreads_count/and/or) is never a candidate: it cannot simply be removed.
+
+Over several kernels (a scan, or a check of a file), a barrier of a device function they
+share, or of a template, is judged over all of them (`across_kernels`).
 """
 
 from __future__ import annotations
@@ -41,12 +44,13 @@ class BarrierVerdict:
     divergent: bool  # some launch saw it reached by part of a block only
     race: Finding | None = None  # for needed: the race its removal would cause
     reason: str = ""  # for not-covered: why the launches say nothing about it
+    launches: int = 0  # launches it was judged over
 
     def to_json(self) -> dict:
         return {"kernel": self.kernel, "file": display(self.place.file), "line": self.place.line,
                 "column": self.place.column, "verdict": self.verdict, "passes": self.passes,
                 "divergent": self.divergent, "race": self.race.to_json() if self.race else None,
-                "reason": self.reason or None}
+                "reason": self.reason or None, "launches": self.launches}
 
 
 def barrier_sites(program, kernel_symbol: str) -> list[tuple[str, int]]:
@@ -85,9 +89,11 @@ class BarrierJudge:
         self.program, self.kernel, self.warp_model = program, kernel, warp_model
         self.sites = barrier_sites(program, kernel.symbol)
         self.evidence = [_Evidence() for _ in self.sites]
+        self.launches = 0
 
     def add(self, result, model) -> None:
         """Judge the barriers over one more launch (its result and memory-access model)."""
+        self.launches += 1
         removed: list[tuple[np.ndarray, np.ndarray]] = []  # passes of the barriers no launch needed yet
         divergent = divergent_barriers(result)
         for site, evidence in zip(self.sites, self.evidence):
@@ -126,7 +132,8 @@ class BarrierJudge:
             else:
                 verdict = "redundant"
             verdicts.append(BarrierVerdict(self.kernel.name, evidence.location or _static_place(self.program, site),
-                                           verdict, evidence.passes, evidence.divergent, evidence.race, reason))
+                                           verdict, evidence.passes, evidence.divergent, evidence.race, reason,
+                                           self.launches))
         return verdicts
 
 
@@ -150,11 +157,69 @@ class RedundantBarriers(Detector):
 
 
 def redundant_findings(verdicts: list[BarrierVerdict], launch: dict | None) -> list[Finding]:
-    return [Finding("redundant-barrier", WARNING, v.kernel,
-                    f"redundant barrier: removing it creates no data race (checked over {v.passes} "
-                    f"block pass{'es' if v.passes != 1 else ''})",
+    return [Finding("redundant-barrier", WARNING, v.kernel, redundant_message(v.passes, v.launches, [v.kernel]),
                     v.place, launch=launch, instances=v.passes)
             for v in verdicts if v.verdict == "redundant"]
+
+
+def redundant_message(passes: int, launches: int, kernels: list[str]) -> str:
+    """What a redundant barrier was judged over: block passes, launches, and the kernels
+    (or template instances) when more than one reaches it."""
+    over = f"{passes} block pass{'es' if passes != 1 else ''} in {launches} launch{'es' if launches != 1 else ''}"
+    if len(kernels) > 1:
+        names = ", ".join(kernels[:3]) + (f" and {len(kernels) - 3} more" if len(kernels) > 3 else "")
+        over += f" of {len(kernels)} kernels: {names}"
+    return f"redundant barrier: removing it creates no data race (checked over {over})"
+
+
+JOINT_ORDER = ("needed", "redundant", "not-covered")  # the first some kernel gives is the barrier's verdict
+
+
+def across_kernels(records: list[dict]) -> list[dict]:
+    """Kernel records (KernelCheck.to_json) with every barrier judged over all the kernels
+    that reach it (a barrier of a device function several kernels call, or of a template,
+    is one barrier): needed if some kernel needs it, else redundant if some kernel found it
+    redundant, else not-covered; divergent if some kernel reached it divergently. Each
+    barrier keeps its kernel's own verdict as `kernel_verdict`. A redundant-barrier finding
+    stays only where the barrier is redundant overall, and says what it was judged over.
+    In every kernel, the barriers left redundant are among those its own judgment removed
+    together, so they can all be removed together."""
+    joint: dict[tuple, dict] = {}
+    for record in records:
+        for barrier in record["barriers"]:
+            key = (barrier["file"], barrier["line"], barrier["column"])
+            seen = joint.setdefault(key, {"verdicts": set(), "passes": 0, "launches": 0, "divergent": False,
+                                          "race": None, "kernels": []})
+            seen["verdicts"].add(barrier["verdict"])
+            seen["divergent"] |= barrier["divergent"]
+            if barrier["verdict"] != "not-covered":
+                seen["passes"] += barrier["passes"]
+                seen["launches"] += barrier.get("launches", 0)
+                if record["kernel"] not in seen["kernels"]:
+                    seen["kernels"].append(record["kernel"])
+            seen["race"] = seen["race"] or barrier["race"]
+    for seen in joint.values():
+        seen["verdict"] = next(v for v in JOINT_ORDER if v in seen["verdicts"] or v == "not-covered")
+    settled = []
+    for record in records:
+        barriers = []
+        for barrier in record["barriers"]:
+            seen = joint[(barrier["file"], barrier["line"], barrier["column"])]
+            barriers.append({**barrier, "kernel_verdict": barrier.get("kernel_verdict", barrier["verdict"]),
+                             "verdict": seen["verdict"], "divergent": seen["divergent"],
+                             "race": barrier["race"] or seen["race"]})
+        findings = []
+        for finding in record["findings"]:
+            if finding["type"] == "redundant-barrier":
+                seen = joint.get((finding["file"], finding["line"], finding["column"]))
+                if seen is not None and seen["verdict"] != "redundant":
+                    continue
+                if seen is not None:
+                    finding = {**finding, "message": redundant_message(seen["passes"], seen["launches"],
+                                                                       seen["kernels"])}
+            findings.append(finding)
+        settled.append({**record, "barriers": barriers, "findings": findings})
+    return settled
 
 
 def _passes(result, op: int) -> tuple[np.ndarray, np.ndarray]:
