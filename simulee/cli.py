@@ -243,8 +243,9 @@ def _scan_command(commands, compile_options, execution_options, search_options, 
         "scan", parents=[compile_options, execution_options, search_options, scan_options],
         help="check every kernel of a repository into CSV bug tables",
         description="Check every kernel of every .cu file under REPO with the input search, each in a worker "
-                    "process with a timeout and a memory cap, and write bugs.csv, kernels.csv, files.csv, "
-                    "barriers.csv, report.sarif and summary.md to the output folder as kernels finish. Include "
+                    "process with a timeout and a memory cap, and write summary.md, report.html, report.sarif, "
+                    "bugs.csv (a row per root cause), findings.csv, kernels.csv, files.csv and barriers.csv to the "
+                    "output folder as kernels finish. Include "
                     "paths: -I, each file's folder, the repository's include/ and src/ folders and the folders of "
                     "the headers its files include. Exit status 0: no errors found; 1: errors found; 2: usage error.")
     scan.add_argument("path", metavar="REPO")

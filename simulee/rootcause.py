@@ -7,6 +7,7 @@ lines, so that a report can be compared with an earlier one."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,10 +40,9 @@ def bugs(records: list[dict], root: Path | None = None, baseline=None) -> Bugs:
     folder), compared with `baseline` (baseline.Baseline) when given."""
     from simulee.detect.redundant import across_kernels
 
-    records = across_kernels(records)
-    for record in records:
-        for finding in record["findings"] + record.get("suppressed", []):
-            finding["root_cause"] = fingerprint(finding, root)
+    records = [{**record, **{part: [{**finding, "root_cause": fingerprint(finding, root)} for finding in record[part]]
+                             for part in ("findings", "suppressed") if part in record}}
+               for record in across_kernels(records)]
     causes = group([f for record in records for f in record["findings"]], root)
     known = {cause["fingerprint"] for cause in causes}
     suppressed = [cause for cause in group([f for record in records for f in record.get("suppressed", [])], root)
@@ -71,7 +71,12 @@ def fingerprint(finding: dict, root: Path | None = None) -> str:
 def _source_line(file: str, line: int, root: Path | None) -> str:
     """The text of file:line with its whitespace collapsed, and how many identical lines
     come before it (the line number when the file cannot be read)."""
-    lines = source_lines(str((root or Path()) / file))
+    return _line_text(str((root or Path()) / file), line)
+
+
+@functools.lru_cache(maxsize=65536)
+def _line_text(path: str, line: int) -> str:
+    lines = source_lines(path)
     if not 0 < line <= len(lines):
         return f"line {line}"
     text = " ".join(lines[line - 1].split())
