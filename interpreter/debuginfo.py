@@ -19,6 +19,7 @@ class SourceLocation:
     column: int
     inlined_at: "SourceLocation | None" = None
     function: str = field(default="", compare=False)  # the source function the point is in
+    function_line: int = field(default=0, compare=False)  # the line that function is declared at
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.column}"
@@ -86,15 +87,16 @@ class DebugInfo:
             fields.get("line", 0) or 0,
             fields.get("column", 0) or 0,
             self.location(inlined[1]) if isinstance(inlined, tuple) else None,
-            self.scope_function(fields.get("scope")),
+            *self.scope_function(fields.get("scope")),
         )
 
-    def scope_function(self, scope) -> str:
-        """The name of the function (subprogram) a scope lies in, or ""."""
+    def scope_function(self, scope) -> tuple[str, int]:
+        """The name of the function (subprogram) a scope lies in and the line it is
+        declared at, or ("", 0)."""
         for _, kind, fields in self._scopes(scope):
             if kind == "DISubprogram":
-                return fields.get("name", "") or ""
-        return ""
+                return fields.get("name", "") or "", fields.get("line", 0) or 0
+        return "", 0
 
     def scope_file(self, scope) -> str:
         """The file of a scope (subprogram, lexical block, ...), following enclosing scopes."""

@@ -3,10 +3,14 @@
     // simulee: ignore[data-race] the host never passes overlapping rows
     // simulee: ignore-kernel[warp-synchronous-race,redundant-barrier] written for sm_60
 
+    // simulee: ignore-function[data-race] a benign race on a flag every thread sets to 1
+
 `ignore` on either line of a finding (the line reported, or the other access's or
 barrier's) suppresses it; `ignore-kernel`, on the kernel's first line or the line above
-it, suppresses its findings anywhere. Without a [list] every type is meant; the rest of
-the comment is the reason.
+it, suppresses its findings anywhere, in the functions it calls too; `ignore-function`,
+on a function's first line or the line above it (a device function, or a kernel),
+suppresses the findings on its own lines, in whichever kernel calls it. Without a [list]
+every type is meant; the rest of the comment is the reason.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import re
 
 from simulee.findings import source_lines
 
-ANNOTATION = re.compile(r"//\s*simulee:\s*(ignore-kernel|ignore)\b(?:\[([\w\s,*-]*)\])?\s*(.*)$")
+ANNOTATION = re.compile(r"//\s*simulee:\s*(ignore-kernel|ignore-function|ignore)\b(?:\[([\w\s,*-]*)\])?\s*(.*)$")
 
 
 def reason(finding, kernel_file: str, kernel_line: int) -> str | None:
@@ -30,6 +34,13 @@ def reason(finding, kernel_file: str, kernel_line: int) -> str | None:
         found = _annotation(kernel_file, line, "ignore-kernel", finding.type)
         if found is not None:
             return found
+    functions = {(place.file, place.function_line) for place in (finding.first, finding.second)
+                 if place is not None and place.function_line}
+    for file, first in sorted(functions):
+        for line in (first, first - 1):
+            found = _annotation(file, line, "ignore-function", finding.type)
+            if found is not None:
+                return found
     return None
 
 

@@ -4,6 +4,7 @@ that shows it."""
 from __future__ import annotations
 
 import functools
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,10 +24,13 @@ class Place:
     column: int
     block: tuple[int, int, int] | None = None
     thread: tuple[int, int, int] | None = None
+    function: str = ""  # the source function the line is in (a device function inlined into the kernel: its own)
+    function_line: int = 0  # the line that function is declared at
 
     def to_json(self) -> dict:
         data = {"access": self.access, "line": self.line, "column": self.column}
         data["file"] = display(self.file)
+        data["function"] = self.function
         data["block"] = list(self.block) if self.block is not None else None
         data["thread"] = list(self.thread) if self.thread is not None else None
         return data
@@ -127,13 +131,28 @@ def by_source_location(ops, op_ids) -> list[list[int]]:
 def place_at(location, access: str, block=None, thread=None) -> Place:
     """The Place of a debug location, at the user's line (not inside our headers)."""
     location = user_location(location)
-    return Place(access, location.file if location else "", location.line if location else 0,
-                 location.column if location else 0, block, thread)
+    if location is None:
+        return Place(access, "", 0, 0, block, thread)
+    return Place(access, location.file, location.line, location.column, block, thread, location.function,
+                 location.function_line)
+
+
+def source_lines(path: str) -> tuple[str, ...]:
+    """The lines of a source file as it is now (none when it cannot be read)."""
+    return _read_lines(path, version(path))
+
+
+def version(path: str) -> tuple[int, int]:
+    """What tells one content of a file from the next: its modification time and size."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return (0, 0)
+    return status.st_mtime_ns, status.st_size
 
 
 @functools.lru_cache(maxsize=256)
-def source_lines(path: str) -> tuple[str, ...]:
-    """The lines of a source file (none when it cannot be read)."""
+def _read_lines(path: str, _version: tuple[int, int]) -> tuple[str, ...]:
     try:
         with open(path, errors="replace") as handle:
             return tuple(handle.read().splitlines())

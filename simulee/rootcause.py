@@ -1,9 +1,10 @@
 """Root causes: the findings that are one bug. A race in a device function shows in every
 kernel and template instance that calls it, and in every launch; what makes it one bug is
-its kind and the source it is about. Its fingerprint (rule, file and the text of the lines
-involved, whitespace collapsed, with how many identical lines come before each: code
-copied into two kernels is two bugs) stays the same when unrelated edits move those
-lines, so that a report can be compared with an earlier one."""
+its kind and the source it is about. Its fingerprint (rule, file, the functions the lines
+are in and the text of those lines, whitespace collapsed, with how many identical lines
+come before each in the file: code copied into two kernels is two bugs) stays the same
+when unrelated edits move those lines, so that a report can be compared with an earlier
+one."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from simulee.findings import SAME_BUG, source_lines
+from simulee.findings import SAME_BUG, source_lines, version
 
 
 @dataclass
@@ -64,18 +65,21 @@ def fingerprint(finding: dict, root: Path | None = None) -> str:
     texts = [_source_line(place.get("file") or finding.get("file") or "", place.get("line", 0), root)
              for place in places]
     kind = SAME_BUG.get(finding["type"], finding["type"])
-    key = "\x00".join([kind, finding.get("file") or "", *texts])
+    # the function each line is in, without template arguments: every instance is one bug
+    functions = [(place.get("function") or "").split("<")[0] for place in places]
+    key = "\x00".join([kind, finding.get("file") or "", *functions, *texts])
     return hashlib.sha1(key.encode()).hexdigest()[:16]
 
 
 def _source_line(file: str, line: int, root: Path | None) -> str:
     """The text of file:line with its whitespace collapsed, and how many identical lines
     come before it (the line number when the file cannot be read)."""
-    return _line_text(str((root or Path()) / file), line)
+    path = str((root or Path()) / file)
+    return _line_text(path, line, version(path))
 
 
 @functools.lru_cache(maxsize=65536)
-def _line_text(path: str, line: int) -> str:
+def _line_text(path: str, line: int, _version: tuple[int, int]) -> str:
     lines = source_lines(path)
     if not 0 < line <= len(lines):
         return f"line {line}"

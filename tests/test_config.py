@@ -180,3 +180,34 @@ def test_a_suppression_in_the_source_hides_its_finding_and_marks_it_in_source_in
                          r["suppressions"][0]["justification"]) for r in results if "suppressions" in r)
     assert suppressed == [(2, "inSource", "rows are copied in place on purpose"),
                           (11, "inSource", "a legacy kernel, replaced in 2.0")]
+
+
+IGNORED_FUNCTION = """\
+// simulee: ignore-function[data-race] every thread sets the same flag to 1
+__device__ void raise_flag(int *flag) {
+  flag[0] = 1;
+}
+
+__device__ void count(int *counts) {
+  counts[threadIdx.x / 2] += 1;
+}
+
+__global__ void first(int *flag, int *counts) { raise_flag(flag); count(counts); }
+
+__global__ void second(int *flag, int *counts) { raise_flag(flag); count(counts); }
+"""
+
+
+def test_ignore_function_suppresses_a_device_functions_findings_in_every_kernel_calling_it(run_cli, tmp_path,
+                                                                                          no_config):
+    source = tmp_path / "flags.cu"
+    source.write_text(IGNORED_FUNCTION)
+    status, out, _ = run_cli("check", source, "--launch", "1/64", "--config", no_config, "--format", "json")
+    document = json.loads(out)
+    assert status == 1
+    # count's race stays, one bug in both kernels; raise_flag's is suppressed in both
+    assert [(c["line"], c["kernels"]) for c in document["root_causes"]] == [(7, ["first", "second"])]
+    suppressed = [(f["kernel"], f["line"], f["reason"]) for k in document["kernels"] for f in k["suppressed"]]
+    assert suppressed == [("first", 3, "every thread sets the same flag to 1"),
+                          ("second", 3, "every thread sets the same flag to 1")]
+    assert document["kernels"][0]["suppressed"][0]["first"]["function"] == "raise_flag"

@@ -46,7 +46,7 @@ def test_json_report_field_by_field(run_cli):
     assert {key: finding[key] for key in expected} == expected
     assert finding["file"] == kernel["file"]
     assert finding["first"] == {"access": "write", "line": write[0], "column": write[1], "file": kernel["file"],
-                                "block": [0, 0, 0], "thread": [0, 0, 0]}
+                                "function": "atomic_vs_plain", "block": [0, 0, 0], "thread": [0, 0, 0]}
     second = finding["second"]
     assert (second["access"], second["line"], second["column"], second["block"]) == ("atomic", *atomic, [0, 0, 0])
     assert second["thread"][0] >= 32  # the widest scope: a thread of the other warp
