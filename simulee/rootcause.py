@@ -61,13 +61,15 @@ def bugs(records: list[dict], root: Path | None = None, baseline=None) -> Bugs:
 def fingerprint(finding: dict, root: Path | None = None) -> str:
     """The root cause of a finding (a KernelCheck.to_json finding; its file paths relative
     to `root`, default the current folder) as 16 hex digits."""
-    places = [place for place in (finding.get("first"), finding.get("second")) if place]
-    texts = [_source_line(place.get("file") or finding.get("file") or "", place.get("line", 0), root)
-             for place in places]
-    kind = SAME_BUG.get(finding["type"], finding["type"])
-    # the function each line is in, without template arguments: every instance is one bug
-    functions = [(place.get("function") or "").split("<")[0] for place in places]
-    key = "\x00".join([kind, finding.get("file") or "", *functions, *texts])
+    places = [place for place in (finding.get("first"), finding.get("second")) if place] or [{}]
+    sides = []
+    for place in places:
+        file = place.get("file") or finding.get("file") or ""
+        # the function without template arguments: every instance is one bug
+        function = (place.get("function") or "").split("<")[0]
+        sides.append("\x01".join([file, function, _source_line(file, place.get("line", 0), root)]))
+    # in either order: one kernel's race of lines a and b is another's of b and a
+    key = "\x00".join([SAME_BUG.get(finding["type"], finding["type"]), *sorted(sides)])
     return hashlib.sha1(key.encode()).hexdigest()[:16]
 
 

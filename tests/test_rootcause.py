@@ -199,3 +199,16 @@ def test_check_compares_with_a_json_report_as_baseline(run_cli, tmp_path):
 def test_a_bad_baseline_is_one_line_and_exit_2(run_cli, args, message):
     status, out, err = check(run_cli, SHARED_BARRIER, *args)
     assert (status, out, err) == (2, "", f"simulee: error: {message}\n")
+
+
+def test_a_race_is_one_root_cause_whichever_of_its_lines_is_reported_first(tmp_path):
+    from simulee.rootcause import fingerprint
+
+    (tmp_path / "pair.cu").write_text("__device__ void f(int *s) {\n  s[0] = 1;\n  int x = s[0];\n}\n")
+    write = {"access": "write", "file": "pair.cu", "line": 2, "function": "f"}
+    read = {"access": "read", "file": "pair.cu", "line": 3, "function": "f"}
+    one = {"type": "data-race", "file": "pair.cu", "first": write, "second": read}
+    other = {"type": "warp-synchronous-race", "file": "pair.cu", "first": read, "second": write}
+    assert fingerprint(one, tmp_path) == fingerprint(other, tmp_path)
+    assert fingerprint(one, tmp_path) != fingerprint({**one, "type": "barrier-divergence"}, tmp_path)
+    assert fingerprint(one, tmp_path) != fingerprint({**one, "second": {**read, "function": "g"}}, tmp_path)
