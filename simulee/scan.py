@@ -11,9 +11,9 @@ The output folder holds:
   barriers.csv   per __syncthreads() and kernel: its verdict over the launches explored in
                  every kernel that reaches it
   report.sarif, report.html, summary.md
+  .lock          held while a scan writes to the folder: a second scan refuses it
 files.csv, kernels.csv and findings.csv grow as records come; the others are rewritten
 every REPORT_SECONDS while the scan runs, and at its end.
-  .lock          held while a scan writes to the folder: a second scan refuses it
 A resumed scan keeps the records whose file content, kernel and settings are unchanged
 and does only the rest; the tables are rebuilt from the ledger, so a scan killed at any
 point loses nothing it finished.
