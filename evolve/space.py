@@ -18,8 +18,8 @@ import numpy as np
 
 from evolve.launchsite import Site, Unknown, evaluate, input_bounds, inputs_of, kernel_arguments, packed_inputs
 from evolve.taint import ADDRESS, DIVISOR
-from interpreter.launch import (BLOCK_LIMITS, GRID_LIMITS, MAX_SHARED_BYTES, MAX_THREADS_PER_BLOCK, Alias, Launch,
-                               launch_problem)
+from interpreter.launch import BLOCK_LIMITS, GRID_LIMITS, MAX_THREADS_PER_BLOCK, Alias, Launch, launch_problem
+from interpreter.limits import MAX_SHARED_BYTES
 from interpreter.loader import KernelInfo, ParamInfo
 
 INTEGER_CEILING = 1 << 16  # the largest integer argument the search tries

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-FILLS = ("zeros", "small", "wide", "distinct", "sorted", "identity")
+from interpreter.limits import FILLS
+
 
 
 @dataclass(frozen=True)

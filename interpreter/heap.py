@@ -15,7 +15,6 @@ from interpreter.trace import OUT_OF_BOUNDS, USE_AFTER_FREE
 
 GRANULE = 16
 UNUSED, ALLOCATED, FREED = 0, 1, 2
-DEFAULT_HEAP_BYTES = 8 << 20
 
 
 class Heap:

@@ -6,18 +6,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from interpreter.heap import DEFAULT_HEAP_BYTES
+from interpreter.limits import DEFAULT_HEAP_BYTES
 from interpreter.memory import DEFAULT_GROWTH_LIMIT
 from interpreter.trace import Events, Trace
-
-DEFAULT_STEP_LIMIT = 200_000  # scheduler steps per wave beyond what the kernel's loop bounds need (steps.py)
 
 Dim3 = tuple[int, int, int]
 # CUDA's launch limits (compute capability 3.0 and later)
 GRID_LIMITS = (2**31 - 1, 65_535, 65_535)
 BLOCK_LIMITS = (1024, 1024, 64)
 MAX_THREADS_PER_BLOCK = 1024
-MAX_SHARED_BYTES = 227 * 1024  # shared memory per block, the most any CUDA GPU gives (with opt-in)
 
 
 @dataclass

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 from interpreter import irparse as ir
 from interpreter.decode import DecodedFunction
-from interpreter.launch import DEFAULT_STEP_LIMIT, Launch
+from interpreter.launch import Launch
+from interpreter.limits import DEFAULT_STEP_LIMIT
 from interpreter.vocabulary import WRAPPING_BINARY, index_register
 
 DIVERGENCE_ROOM = 4  # threads of a block may run a loop in up to this many groups apart

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from evolve.contract import MEMORY_FAULTS, Contract
 from evolve.search import DETECTION_THREADS
 from evolve.space import STRIDE_NAME
-from interpreter.heap import DEFAULT_HEAP_BYTES
+from interpreter.limits import DEFAULT_HEAP_BYTES
 from interpreter.launch import Alias, Launch, Result
 from interpreter.loader import KernelInfo, Program
 from interpreter.memory import POINTER_SLOTS

@@ -16,9 +16,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from interpreter.contents import FILLS
-from interpreter.heap import DEFAULT_HEAP_BYTES
-from interpreter.launch import DEFAULT_STEP_LIMIT, MAX_SHARED_BYTES
+from interpreter.limits import DEFAULT_HEAP_BYTES, DEFAULT_STEP_LIMIT, FILLS, MAX_SHARED_BYTES
 from simulee import __version__
 from simulee.errors import CompileError, SimuleeError
 from simulee.findings import display

@@ -42,7 +42,8 @@ from pathlib import Path, PurePosixPath
 
 import numpy as np
 
-from interpreter.contents import FILLS, Fill
+from interpreter.contents import Fill
+from interpreter.limits import FILLS
 from simulee.errors import SimuleeError
 
 CONFIG_NAME = "simulee.toml"

@@ -8,7 +8,6 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from interpreter.trace import coordinates
 from simulee.frontend import user_location
 
 ERROR, WARNING, NOTE = "error", "warning", "note"
@@ -109,6 +108,8 @@ def where(other: Place, here: Place | None) -> str:
 def place(ops, op: int, access: str, result=None, block: int | None = None, thread: int | None = None) -> Place:
     """The Place of static instruction `op` (at the user's line, not inside our headers),
     with the block and thread (linear indices) turned into coordinates."""
+    from interpreter.trace import coordinates  # not at the top: the command line imports this module first
+
     location = ops[op].location if 0 <= op < len(ops) else None
     block_xyz = thread_xyz = None
     if result is not None and block is not None:

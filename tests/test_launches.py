@@ -185,7 +185,8 @@ def test_a_long_loop_with_a_constant_bound_runs_to_its_end(run_cli, tmp_path):
 
 
 def test_the_step_budget_scales_with_loop_bounds_and_arguments():
-    from interpreter.launch import DEFAULT_STEP_LIMIT, Launch
+    from interpreter.launch import Launch
+    from interpreter.limits import DEFAULT_STEP_LIMIT
     from interpreter.loops import natural_loops, step_budget
 
     loaded = program(LOOPS)

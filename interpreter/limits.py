@@ -1,0 +1,7 @@
+"""Defaults and limits of a launch that the command line offers before anything runs:
+here, away from the interpreter's modules, so that reading them imports no NumPy."""
+
+DEFAULT_STEP_LIMIT = 200_000  # scheduler steps per wave beyond what the kernel's loop bounds need (steps.py)
+MAX_SHARED_BYTES = 227 * 1024  # shared memory per block, the most any CUDA GPU gives (with opt-in)
+DEFAULT_HEAP_BYTES = 8 << 20  # the device heap in-kernel malloc allocates from, as on CUDA
+FILLS = ("zeros", "small", "wide", "distinct", "sorted", "identity")  # what paged buffers may hold (contents.py)
