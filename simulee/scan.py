@@ -51,7 +51,7 @@ from simulee.workers import Limits, Pool
 LEDGER = "scan.jsonl"
 LOCK = ".lock"
 REPORT_SECONDS = 5.0  # the reports (bugs.csv, report.sarif, ...) are rewritten at most this often while a scan runs
-FILES_COLUMNS = ("project", "file", "status", "kernels", "error", "sha256")
+FILES_COLUMNS = ("project", "file", "status", "kernels", "seconds", "error", "sha256")
 KERNELS_COLUMNS = ("project", "file", "kernel", "line", "status", "launches", "best_fitness", "seconds", "findings",
                    "errors", "error", "sha256")
 BARRIERS_COLUMNS = ("project", "file", "kernel", "line", "column", "verdict", "kernel_verdict", "passes",
@@ -73,6 +73,7 @@ class ScanOptions:
     exclude: tuple[str, ...] = ()
     resume: bool = False
     quiet: bool = False
+    all_instances: bool = False  # check every instance of a template, not TEMPLATE_INSTANCES of each
     baseline: object = None  # a baseline.Baseline to compare the findings with
     new_only: bool = False  # report only the root causes new since the baseline
 
@@ -107,7 +108,7 @@ def scan(options: ScanOptions) -> Ledger:
                         options.new_only)
         try:
             _run(pool, ledger, tasks, options.settings, options.quiet,
-                 lambda callees: host_tasks(options, layout, callees))
+                 lambda callees: host_tasks(options, layout, callees), options.all_instances)
         except KeyboardInterrupt:
             ledger.finish(time.perf_counter() - start)
             raise KeyboardInterrupt(f"what finished is in {options.output} (go on with --resume)") from None
@@ -181,7 +182,8 @@ class Layout:
                         refused, part_of, siblings, launch_sites)
 
 
-def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, quiet: bool, callers) -> None:
+def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, quiet: bool, callers,
+         all_instances: bool = False) -> None:
     """List the files the ledger has not, read the calls that fix the launches of the
     wrappers they hold (`callers(callees)`: the tasks that do), check the kernels the
     ledger has not, and keep every record as it comes."""
@@ -223,13 +225,20 @@ def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, 
                 sites.setdefault(site.kernel, {}).setdefault(site.key(), site.to_json())
         for record in listed:
             task = by_file[record["file"]]
+            launched = {name for name, _, *symbol in record["kernels"] if symbol and sites.get(symbol[0])}
+            checked = set(representatives([name for name, *_ in record["kernels"]], launched, all_instances))
             for name, line, *symbol in record["kernels"]:
-                if not ledger.has_kernel(task, name):
-                    found = sites.get(symbol[0], {}) if symbol else {}  # a ledger from before symbols: no sites
-                    # its file's host code launches kernels, but no host code of the repository this one
-                    unlaunched = settings.launch_sites and bool(record.get("sites")) and not found
-                    submit(check_kernel, KernelTask(task, name, line, settings, tuple(found.values()),
-                                                    written=tuple(record.get("written", ())), unlaunched=unlaunched))
+                if ledger.has_kernel(task, name) and (name not in checked or not ledger.represented(task, name)):
+                    continue
+                if name not in checked:
+                    ledger.add(KernelTask(task, name, line, settings).failed(REPRESENTED, _represented(
+                        name, [other for other, *_ in record["kernels"]], checked)))
+                    continue
+                found = sites.get(symbol[0], {}) if symbol else {}  # a ledger from before symbols: no sites
+                # its file's host code launches kernels, but no host code of the repository this one
+                unlaunched = settings.launch_sites and bool(record.get("sites")) and not found
+                submit(check_kernel, KernelTask(task, name, line, settings, tuple(found.values()),
+                                                written=tuple(record.get("written", ())), unlaunched=unlaunched))
         bar.bar_format = None  # the total is final: the time left means something
         bar.refresh()
 
@@ -263,6 +272,45 @@ def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, 
             bar.set_postfix(findings=ledger.finding_count(), refresh=False)
             bar.update(1)
     bar.close()
+
+
+TEMPLATE_INSTANCES = 8  # instances of one kernel template a scan checks (--all-instances: every one)
+REPRESENTED = "represented"  # the status of an instance not checked: others of its template stand for it
+
+
+def representatives(names: list[str], launched: set[str], everyone: bool = False) -> list[str]:
+    """The kernels of a file to check: every kernel that is no template instance, and of
+    each template at most TEMPLATE_INSTANCES instances (all of them with `everyone`):
+    those the host code launches (`launched`) first, then instances spread evenly over the
+    rest in name order, so that the argument values checked range from the first to the
+    last. A template's instances usually share their bugs: they are one root cause."""
+    templates: dict[str, list[str]] = {}
+    for name in names:
+        templates.setdefault(template_of(name), []).append(name)
+    chosen = []
+    for template, instances in templates.items():
+        if everyone or "<" not in instances[0] or len(instances) <= TEMPLATE_INSTANCES:
+            chosen += instances
+            continue
+        first = [name for name in instances if name in launched][:TEMPLATE_INSTANCES]
+        rest = sorted(name for name in instances if name not in first)
+        room = TEMPLATE_INSTANCES - len(first)
+        chosen += first + [rest[round(i * (len(rest) - 1) / max(room - 1, 1))] for i in range(room)] if room else first
+    return list(dict.fromkeys(chosen))
+
+
+def template_of(name: str) -> str:
+    """The template a kernel is an instance of (its name before the template arguments)."""
+    return name.split("<", 1)[0]
+
+
+def _represented(name: str, names: list[str], checked: set[str]) -> str:
+    template = template_of(name)
+    instances = [other for other in names if template_of(other) == template]
+    standing = [other for other in instances if other in checked]
+    return (f"not checked: {len(instances)} instances of template {template}, of which {len(standing)} were checked "
+            f"for all ({', '.join(standing[:3])}{' ...' if len(standing) > 3 else ''}); --all-instances checks "
+            f"every one")
 
 
 def _progress(ledger: Ledger, quiet: bool, pool: Pool):
@@ -325,6 +373,10 @@ class Ledger:
 
     def has_kernel(self, task: FileTask, kernel: str) -> bool:
         return (task.file, task.sha256, task.fingerprint, kernel) in self.kernels
+
+    def represented(self, task: FileTask, kernel: str) -> bool:
+        """Whether the kernel's record says others of its template stood for it."""
+        return self.kernels[(task.file, task.sha256, task.fingerprint, kernel)]["check"]["status"] == REPRESENTED
 
     def add(self, record: dict) -> None:
         """Keep a record: append it to the ledger and its rows to the tables; every
@@ -398,7 +450,8 @@ class Ledger:
         checks = rootcause.bugs([r["check"] for r in records if r["record"] == "kernel"], self.root).records
         return {
             "files.csv": [{"project": project, "file": r["file"], "status": r["status"], "kernels": len(r["kernels"]),
-                           "error": r["error"], "sha256": r["sha256"]} for r in files],
+                           "seconds": r.get("seconds", ""), "error": r["error"], "sha256": r["sha256"]}
+                          for r in files],
             "kernels.csv": [_kernel_row(r, project) for r in records if r["record"] == "kernel"],
             "findings.csv": report.finding_rows(checks, project),
         }
@@ -463,7 +516,13 @@ class Ledger:
                            "Findings by file")
         lines += _markdown(("file", "kernel", "status", "reason"),
                            [(check["file"], check["kernel"], check["status"], check["error"] or "")
-                            for check in checks if check["status"] != "ok"], "Kernels not checked")
+                            for check in checks if check["status"] not in ("ok", REPRESENTED)], "Kernels not checked")
+        represented = Counter((check["file"], template_of(check["kernel"])) for check in checks
+                              if check["status"] == REPRESENTED)
+        lines += _markdown(("file", "template", "instances not checked"),
+                           [(file, template, count) for (file, template), count in sorted(represented.items())],
+                           f"Template instances not checked: at most {TEMPLATE_INSTANCES} of each template are "
+                           "(--all-instances checks every one)")
         causes = Counter(failure_cause(r["error"]) for r in uncompiled)
         lines += _markdown(("cause", "files"), sorted(causes.items(), key=lambda item: (-item[1], item[0])),
                            "Why files did not compile")

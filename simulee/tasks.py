@@ -35,11 +35,11 @@ class FileTask:
     launch_sites: bool = True  # read the launch sites of its host code too
 
     def record(self, status: str, error: str = "", kernels: list | None = None, sites: list | None = None,
-               host: str = "", written: list | None = None) -> dict:
+               host: str = "", written: list | None = None, seconds: float = 0.0) -> dict:
         return {"record": "file", "root": self.root, "file": self.file, "sha256": self.sha256,
                 "fingerprint": self.fingerprint,
                 "status": status, "error": error, "kernels": kernels or [], "sites": sites or [], "host": host,
-                "written": written or []}
+                "written": written or [], "seconds": round(seconds, 3)}
 
     def failed(self, status: str, message: str) -> dict:
         return self.record(status, message)
@@ -89,7 +89,8 @@ class KernelTask:
 def list_kernels(task: FileTask) -> dict:
     """The file's record: ok with its kernels' names and lines, or compile-error with the
     compiler's first error; and the launch sites its host code holds (of any kernel of
-    the repository) with `host`, why there are none when its host code fails."""
+    the repository) with `host`, why there are none when its host code fails; and the
+    seconds that took."""
     if task.refused:
         return task.record("error", task.refused)
     if task.part_of:
@@ -100,13 +101,15 @@ def list_kernels(task: FileTask) -> dict:
     except SimuleeError as error:
         program, failure = None, error
     sites, written, host = _host_code(task, start)
+    seconds = time.perf_counter() - start
     if failure is not None:
         return task.record("compile-error" if isinstance(failure, CompileError) else "error",
-                           _relative(str(failure), task.root), sites=sites, host=host)
+                           _relative(str(failure), task.root), sites=sites, host=host, seconds=seconds)
     kernels = [[kernel.name, kernel.line, kernel.symbol] for kernel in program.kernels]
     if program.degraded:
-        return task.record("degraded", _relative(program.degraded, task.root), kernels, sites, host, written)
-    return task.record("ok", kernels=kernels, sites=sites, host=host, written=written)
+        return task.record("degraded", _relative(program.degraded, task.root), kernels, sites, host, written,
+                           seconds)
+    return task.record("ok", kernels=kernels, sites=sites, host=host, written=written, seconds=seconds)
 
 
 def _host_code(task: FileTask, start: float) -> tuple[list[dict], list[str], str]:

@@ -460,3 +460,35 @@ def test_code_copied_into_two_kernels_is_two_root_causes(tmp_path):
                                         "__global__ void c(int *s) {\n  s[0] = threadIdx.x;\n}\n")
     assert fingerprint(race(2), tmp_path) != fingerprint(race(5), tmp_path)
     assert fingerprint(race(2), tmp_path) == fingerprint(race(2), tmp_path)
+
+
+STRIDES = "template <int N> __global__ void stride(int *out) { out[(threadIdx.x * N) % 16] = threadIdx.x; }\n" + \
+    "".join(f"template __global__ void stride<{n}>(int *);\n" for n in range(1, 13)) + \
+    "void launch(int *out) { stride<7><<<1, 64>>>(out); }\n"
+
+
+def test_a_template_with_many_instances_is_checked_on_a_bounded_representative_set(tmp_path):
+    """Twelve instances: eight checked (the one the host launches among them, the rest
+    spread over the others), four represented; --all-instances --resume checks those."""
+    from simulee.scan import TEMPLATE_INSTANCES
+
+    source = tmp_path / "repo" / "strides.cu"
+    source.parent.mkdir()
+    source.write_text(STRIDES)
+    scan(source.parent, "-o", tmp_path / "out", *FAST)
+    kernels = {row["kernel"]: row for row in rows(tmp_path / "out", "kernels.csv")}
+    assert len(kernels) == 12
+    checked = sorted(name for name, row in kernels.items() if row["status"] == "ok")
+    assert len(checked) == TEMPLATE_INSTANCES == 8 and "stride<7>" in checked
+    assert {"stride<1>", "stride<12>"} <= set(checked)  # the range's ends
+    represented = [row for row in kernels.values() if row["status"] == "represented"]
+    assert len(represented) == 4
+    assert represented[0]["error"].startswith("not checked: 12 instances of template stride, of which 8 were checked")
+    (bug,) = rows(tmp_path / "out", "bugs.csv")
+    assert (bug["type"], bug["kernels"]) == ("data-race", "8")
+    summary = (tmp_path / "out" / "summary.md").read_text()
+    assert "| strides.cu | stride | 4 |" in summary and "Kernels not checked" not in summary
+    scan(source.parent, "-o", tmp_path / "out", "--all-instances", "--resume", *FAST)
+    assert {row["status"] for row in rows(tmp_path / "out", "kernels.csv")} == {"ok"}
+    (bug,) = rows(tmp_path / "out", "bugs.csv")
+    assert bug["kernels"] == "12"
