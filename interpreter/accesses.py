@@ -12,7 +12,7 @@ from interpreter.launch import Stop
 from interpreter.memory import CONSTANT, GLOBAL, LOCAL, split, tag
 from interpreter.trace import ATOMIC, DOUBLE_FREE, INVALID_FREE, OUT_OF_BOUNDS, READ, WRITE
 from interpreter.types import ArrayType, StructType, Type
-from interpreter.values import dtype_of, from_bytes, to_bytes, unsigned
+from interpreter.values import dtype_of, from_bytes, per_lane, to_bytes, unsigned
 from interpreter.vocabulary import DEVICE_SCOPE, Unsupported, access_sync, call_scope
 
 LOCAL_LIMIT = 512 * 1024  # bytes of local memory a CUDA thread may have
@@ -39,7 +39,7 @@ class Accesses:
         wave = rt.wave
         threads = frame.thread_ids(rows)
         count = len(threads)
-        addresses = np.broadcast_to(np.asarray(addresses, dtype=np.int64), (count,))
+        addresses = per_lane(addresses, count, np.int64)
         blocks = threads // wave.tpb
         access, faults, resolved = rt.memory.locate(addresses, size, align, blocks, threads, kind != READ)
         if len(faults.lanes):
@@ -62,8 +62,8 @@ class Accesses:
         count = len(threads)
         dtype = dtype_of(ty)
         size = self.layout.store_size(ty)
-        addresses = np.broadcast_to(np.asarray(addresses, dtype=np.int64), (count,))
-        operand = np.broadcast_to(np.asarray(operand, dtype=dtype), (count,))
+        addresses = per_lane(addresses, count, np.int64)
+        operand = per_lane(operand, count, dtype)
         blocks = threads // wave.tpb
         access, faults, resolved = rt.memory.locate(addresses, size, align, blocks, threads, True)
         if len(faults.lanes):

@@ -86,6 +86,9 @@ class Region:
             if len(self.filled) < len(self.data) // FILL_CHUNK:
                 missing = len(self.data) // FILL_CHUNK - len(self.filled)
                 self.filled = np.concatenate([self.filled, np.zeros(missing, bool)])
+            low, high = int(offsets.min()) // FILL_CHUNK, (int(offsets.max()) + size - 1) // FILL_CHUNK
+            if self.filled[low : high + 1].all():  # the usual case: every chunk in the span has its content
+                return
             chunks = np.union1d(offsets // FILL_CHUNK, (offsets + size - 1) // FILL_CHUNK)
             fresh = chunks[~self.filled[chunks]]
             if len(fresh) and self.pointees is not None:
@@ -232,8 +235,8 @@ class Memory:
         high = addresses >> REGION_SHIFT
         if count and high.min() == high.max():  # one space and region: the usual case
             bits = int(addresses[0]) & ((1 << 64) - 1)
-            space = np.broadcast_to(np.int64(bits >> SPACE_SHIFT), (count,))
-            region = np.broadcast_to(np.int64((bits >> REGION_SHIFT) & REGION_MASK), (count,))
+            space = np.full(count, bits >> SPACE_SHIFT, dtype=np.int64)
+            region = np.full(count, (bits >> REGION_SHIFT) & REGION_MASK, dtype=np.int64)
             offset = addresses & OFFSET_MASK
         else:
             space, region, offset = split(addresses)

@@ -722,7 +722,7 @@ def _unchanged(register, rows, value) -> bool:
     if register is None:
         return False
     held = register if rows is None else register[rows]
-    return bool(np.array_equal(held, np.broadcast_to(value, held.shape)))
+    return bool((held == value).all())
 
 
 def _union(a, b, count: int):

@@ -124,6 +124,13 @@ def constant(ty: Type, value=None):
 # ---------------------------------------------------------------------------- registers
 
 
+def per_lane(value, count: int, dtype) -> np.ndarray:
+    """`value` (one for every lane, or one per lane) as an array of `count` elements of
+    `dtype`."""
+    array = np.asarray(value, dtype=dtype)
+    return array if array.shape == (count,) else np.full(count, array, dtype=dtype)
+
+
 def take(value, rows):
     """The elements of a per-thread value at `rows` (None: all of them)."""
     if rows is None:
@@ -146,7 +153,7 @@ def write(register, rows, value, ty: Type, count: int):
         array = np.asarray(value)
         if array.shape == shape:
             return array.astype(dtype_of(ty), copy=True)
-        return np.broadcast_to(array.astype(dtype_of(ty), copy=False), shape).copy()
+        return np.full(shape, array, dtype=dtype_of(ty))
     if register is None:
         register = zeros(ty, count)
     register[rows] = value
