@@ -17,7 +17,9 @@ launch size (threads launched):
   (`--data-races --num-threads 1`) on the OpenCL twin with the same launch, and the ratio.
 
 Rows go to the output CSV (results/local/throughput.csv, or with --update-results the
-committed results/throughput.csv) and are printed as they finish.
+committed results/throughput.csv) and are printed as they finish. Before them, the
+start-up of the command line: the median seconds of 5 whole `simulee --version` and
+`simulee kernels` (on a file whose IR is cached) processes, into startup.csv beside.
 """
 
 from __future__ import annotations
@@ -185,6 +187,25 @@ def oclgrind(workload: Workload, threads: int) -> float | None:
         return timed(["oclgrind-kernel", "--data-races", "--num-threads", "1", str(sim)])
 
 
+STARTUP_RUNS = 5
+
+
+def startup() -> list[dict]:
+    """Median seconds of whole `simulee --version` and `simulee kernels FILE` processes
+    (IR cache warm)."""
+    import statistics
+
+    commands = {"simulee --version": ["--version"],
+                "simulee kernels (cached)": ["kernels", str(TESTS / "reduction.cu")]}
+    rows = []
+    for name, args in commands.items():
+        command = [sys.executable, "-m", "simulee", *args]
+        timed(command)  # fills the IR cache, and Python's bytecode cache
+        rows.append({"command": name, "seconds": round(statistics.median(timed(command) for _ in range(STARTUP_RUNS)),
+                                                       3)})
+    return rows
+
+
 def row(workload: Workload, threads: int) -> dict:
     output = subprocess.run([sys.executable, "-m", "benchmarks.throughput", "--one", workload.name, str(threads)],
                             cwd=ROOT, capture_output=True, text=True, env=dict(os.environ))
@@ -230,6 +251,12 @@ def main(argv: list[str] | None = None) -> int:
     if shutil.which("oclgrind-kernel") is None:
         print("oclgrind-kernel not found: no comparison (Debian package oclgrind)", file=sys.stderr)
     output.parent.mkdir(parents=True, exist_ok=True)
+    with open(output.with_name("startup.csv"), "w", newline="") as handle:
+        writer = csv.DictWriter(handle, ("command", "seconds"))
+        writer.writeheader()
+        for measured in startup():
+            writer.writerow(measured)
+            print(f"{measured['command']:<26} {measured['seconds']:.3f} s (median of {STARTUP_RUNS})", flush=True)
     print(f"{'kernel':<10} {'threads':>9} {'thread-instr':>13} {'seconds':>8} {'M instr/s':>9} {'peak MB':>8} "
           f"{'check s':>8} {'oclgrind s':>10} {'ratio':>6}")
     with open(output, "w", newline="") as handle:
