@@ -20,7 +20,7 @@ from interpreter.limits import DEFAULT_HEAP_BYTES, DEFAULT_STEP_LIMIT, FILLS, MA
 from simulee import __version__
 from simulee.errors import CompileError, SimuleeError
 from simulee.findings import display
-from simulee.frontend import DEFAULT_ARCH, load_program, user_location
+from simulee.frontend import DEFAULT_ARCH, load_program, own_kernels, user_location
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 BUILTIN_NAMES = {"tid": "threadIdx", "ctaid": "blockIdx", "ntid": "blockDim", "nctaid": "gridDim"}
@@ -722,7 +722,7 @@ def run_check(args) -> int:
                 kernels = _named(program, args.kernel, file)
             else:
                 kernels = [select_kernel(program, args.kernel, file)] if args.kernel or not path.is_dir() and \
-                    len(program.kernels) == 1 else program.kernels
+                    len(program.kernels) == 1 else own_kernels(program)
             if args.kernel is None and not kernels and not path.is_dir():
                 raise SimuleeError(f"{file}: no __global__ kernel found")
             bar.grow(len(kernels))

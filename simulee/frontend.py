@@ -119,6 +119,14 @@ def user_location(location):
     return location.outermost()
 
 
+def own_kernels(program) -> list:
+    """The program's kernels but those the CUDA toolkit's headers define (CUB's and
+    thrust's, instantiated by the code that calls them): NVIDIA's code, launched by
+    library code Simulee does not read, so that a bug found there is neither the
+    program's nor trustworthy."""
+    return [kernel for kernel in program.kernels if not library_file(kernel.file)]
+
+
 def library_file(path: str) -> bool:
     """Whether `path` is one of Simulee's or the CUDA toolkit's headers, not the user's code."""
     return path.startswith(library_folders())

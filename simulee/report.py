@@ -106,11 +106,20 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
+def kernel_names(kernels: list[str], shown: int) -> str:
+    """The first `shown` kernel names, each cut to NAME_WIDTH characters, and how many more."""
+    names = [name if len(name) <= NAME_WIDTH else name[:NAME_WIDTH - 1] + "…" for name in kernels[:shown]]
+    return ", ".join(names) + (f" and {len(kernels) - shown} more" if len(kernels) > shown else "")
+
+
+NAME_WIDTH = 80  # characters of a kernel's name a list of kernels shows (a template instance's can run to thousands)
+
+
 def _instances_text(cause: dict) -> str:
     """One line for the findings a root cause covers: the kernels (or template instances)
     it shows in, and the accesses counted."""
     kernels = cause["kernels"]
-    names = ", ".join(kernels[:4]) + (f" and {len(kernels) - 4} more" if len(kernels) > 4 else "")
+    names = kernel_names(kernels, 4)
     return (f"the same bug in {_count(len(kernels), 'kernel')}: {names} "
             f"({_count(len(cause['findings']), 'finding')}, {_count(cause['instances'], 'instance')})")
 
@@ -222,7 +231,7 @@ def _cause_json(cause: dict) -> dict:
             "kernels": cause["kernels"], "findings": len(cause["findings"]), "instances": cause["instances"],
             **({"baseline": cause["baseline"]} if "baseline" in cause else {}),
             "witness": {"kernel": witness["kernel"], "launch": witness["launch"]},
-            "occurrences": [{"kernel": f["kernel"], "file": f["file"], "line": f["line"],
+            "occurrences": [{"kernel": f["kernel"], "type": f["type"], "file": f["file"], "line": f["line"],
                              "second_line": (f["second"] or {}).get("line"), "instances": f["instances"],
                              "launch": f["launch"]} for f in cause["findings"]]}
 

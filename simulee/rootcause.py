@@ -1,6 +1,7 @@
 """Root causes: the findings that are one bug. A race in a device function shows in every
 kernel and template instance that calls it, and in every launch; what makes it one bug is
-its kind and the source it is about. Its fingerprint (rule, file, the functions the lines
+its kind and the source it is about (a race and its warp-synchronous form are one kind, and
+so are the memory faults of one access). Its fingerprint (rule, file, the functions the lines
 are in and the text of those lines, whitespace collapsed, with how many identical lines
 come before each in the file: code copied into two kernels is two bugs) stays the same
 when unrelated edits move those lines, so that a report can be compared with an earlier
@@ -13,7 +14,15 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from interpreter.trace import (BAD_ADDRESS, BAD_FUNCTION_POINTER, CONSTANT_WRITE, MISALIGNED, NULL_POINTER,
+                               OUT_OF_BOUNDS, USE_AFTER_FREE)
 from simulee.findings import SAME_BUG, source_lines, version
+
+# the faults one bad address gives are one bug: an index past the end is often misaligned too, a call through a
+# null object's table both a null pointer and a bad function pointer
+MEMORY_FAULT = "memory-fault"
+FAMILIES = {**SAME_BUG, **{kind: MEMORY_FAULT for kind in (NULL_POINTER, OUT_OF_BOUNDS, MISALIGNED, CONSTANT_WRITE,
+                                                            BAD_ADDRESS, USE_AFTER_FREE, BAD_FUNCTION_POINTER)}}
 
 
 @dataclass
@@ -69,7 +78,7 @@ def fingerprint(finding: dict, root: Path | None = None) -> str:
         function = (place.get("function") or "").split("<")[0]
         sides.append("\x01".join([file, function, _source_line(file, place.get("line", 0), root)]))
     # in either order: one kernel's race of lines a and b is another's of b and a
-    key = "\x00".join([SAME_BUG.get(finding["type"], finding["type"]), *sorted(sides)])
+    key = "\x00".join([FAMILIES.get(finding["type"], finding["type"]), *sorted(sides)])
     return hashlib.sha1(key.encode()).hexdigest()[:16]
 
 

@@ -469,12 +469,15 @@ class Ledger:
         errors = sum(1 for c in causes if c["witness"]["severity"] == "error")
         suppressed = sum(len(check.get("suppressed", [])) for check in checks)
         states = Counter(cause.get("baseline") for cause in bugs.causes)
+        library = sum(r.get("library_kernels", 0) for r in self.files.values())
         lines = [f"# Simulee scan: {self.project}", "",
                  f"{_count(len(self.files), 'file')} ({len(uncompiled)} not compiled"
                  + (f", {files['degraded']} degraded" if files["degraded"] else "")
                  + (f", {files['included']} checked through the file that includes them" if files["included"] else "")
                  + "), "
-                 f"{_count(len(checks), 'kernel')} ({', '.join(f'{n} {s}' for s, n in sorted(statuses.items()))}), "
+                 f"{_count(len(checks), 'kernel')} ({', '.join(f'{n} {s}' for s, n in sorted(statuses.items()))}"
+                 + (f"; {library} of the CUDA toolkit's headers, CUB's and thrust's, left out" if library else "")
+                 + "), "
                  f"{_count(len(causes), 'root cause')}{' new since the baseline' if self.new_only else ''} "
                  f"({_count(errors, 'error')}, {_count(len(causes) - errors, 'warning')}) "
                  f"from {_count(len(findings), 'finding')} in "
@@ -653,7 +656,7 @@ def _where(finding: dict) -> str:
 
 
 def _kernels_text(kernels: list[str]) -> str:
-    return ", ".join(kernels[:3]) + (f" and {len(kernels) - 3} more" if len(kernels) > 3 else "")
+    return report.kernel_names(kernels, 3)
 
 
 def verdict(barrier: dict) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from simulee.errors import CompileError, SimuleeError
-from simulee.frontend import CompileOptions, load_program
+from simulee.frontend import CompileOptions, load_program, own_kernels
 
 if TYPE_CHECKING:
     from simulee.check import Settings
@@ -35,11 +35,11 @@ class FileTask:
     launch_sites: bool = True  # read the launch sites of its host code too
 
     def record(self, status: str, error: str = "", kernels: list | None = None, sites: list | None = None,
-               host: str = "", written: list | None = None, seconds: float = 0.0) -> dict:
+               host: str = "", written: list | None = None, seconds: float = 0.0, library: int = 0) -> dict:
         return {"record": "file", "root": self.root, "file": self.file, "sha256": self.sha256,
                 "fingerprint": self.fingerprint,
                 "status": status, "error": error, "kernels": kernels or [], "sites": sites or [], "host": host,
-                "written": written or [], "seconds": round(seconds, 3)}
+                "written": written or [], "seconds": round(seconds, 3), "library_kernels": library}
 
     def failed(self, status: str, message: str) -> dict:
         return self.record(status, message)
@@ -90,7 +90,8 @@ def list_kernels(task: FileTask) -> dict:
     """The file's record: ok with its kernels' names and lines, or compile-error with the
     compiler's first error; and the launch sites its host code holds (of any kernel of
     the repository) with `host`, why there are none when its host code fails; and the
-    seconds that took."""
+    seconds that took. Kernels of the CUDA toolkit's headers (CUB's, thrust's) are only
+    counted (frontend.own_kernels)."""
     if task.refused:
         return task.record("error", task.refused)
     if task.part_of:
@@ -105,11 +106,13 @@ def list_kernels(task: FileTask) -> dict:
     if failure is not None:
         return task.record("compile-error" if isinstance(failure, CompileError) else "error",
                            _relative(str(failure), task.root), sites=sites, host=host, seconds=seconds)
-    kernels = [[kernel.name, kernel.line, kernel.symbol] for kernel in program.kernels]
+    kernels = [[kernel.name, kernel.line, kernel.symbol] for kernel in own_kernels(program)]
+    library = len(program.kernels) - len(kernels)
     if program.degraded:
         return task.record("degraded", _relative(program.degraded, task.root), kernels, sites, host, written,
-                           seconds)
-    return task.record("ok", kernels=kernels, sites=sites, host=host, written=written, seconds=seconds)
+                           seconds, library)
+    return task.record("ok", kernels=kernels, sites=sites, host=host, written=written, seconds=seconds,
+                       library=library)
 
 
 def _host_code(task: FileTask, start: float) -> tuple[list[dict], list[str], str]:

@@ -212,3 +212,24 @@ def test_a_race_is_one_root_cause_whichever_of_its_lines_is_reported_first(tmp_p
     assert fingerprint(one, tmp_path) == fingerprint(other, tmp_path)
     assert fingerprint(one, tmp_path) != fingerprint({**one, "type": "barrier-divergence"}, tmp_path)
     assert fingerprint(one, tmp_path) != fingerprint({**one, "second": {**read, "function": "g"}}, tmp_path)
+
+
+def test_the_faults_of_one_access_are_one_root_cause(tmp_path):
+    from simulee.rootcause import bugs, fingerprint
+
+    (tmp_path / "index.cu").write_text("__global__ void k(int *p) {\n  p[threadIdx.x * 3] = 1;\n}\n")
+    place = {"access": "write", "file": "index.cu", "line": 2, "column": 25, "function": "k", "block": None,
+             "thread": None}
+
+    def fault(kind: str, kernel: str) -> dict:
+        return {"type": kind, "severity": "error", "kernel": kernel, "file": "index.cu", "line": 2, "column": 25,
+                "first": place, "second": None, "message": kind.replace("-", " "), "instances": 1, "launch": None}
+
+    assert fingerprint(fault("out-of-bounds", "k"), tmp_path) == fingerprint(fault("misaligned", "k"), tmp_path)
+    assert fingerprint(fault("out-of-bounds", "k"), tmp_path) != fingerprint(fault("division-by-zero", "k"),
+                                                                            tmp_path)
+    record = {"kernel": "k", "file": "index.cu", "line": 1, "barriers": [], "seconds": 0.1,
+              "findings": [fault("out-of-bounds", "k"), fault("misaligned", "k")]}
+    (cause,) = bugs([record], tmp_path).causes
+    assert [f["type"] for f in cause["findings"]] == ["out-of-bounds", "misaligned"]
+    assert cause["witness"]["type"] == "out-of-bounds"

@@ -492,3 +492,29 @@ def test_a_template_with_many_instances_is_checked_on_a_bounded_representative_s
     assert {row["status"] for row in rows(tmp_path / "out", "kernels.csv")} == {"ok"}
     (bug,) = rows(tmp_path / "out", "bugs.csv")
     assert bug["kernels"] == "12"
+
+
+CUB_CALLER = """\
+#include <cub/device/device_reduce.cuh>
+
+__global__ void mine(int *x) { x[threadIdx.x] = 1; }
+
+void run(int *in, int *out, int n) {
+  void *scratch = nullptr;
+  size_t bytes = 0;
+  cub::DeviceReduce::Sum(scratch, bytes, in, out, n);
+}
+"""
+
+
+def test_kernels_of_the_toolkits_headers_are_left_out(tmp_path, run_cli):
+    """CUB's kernels, instantiated by a call of cub::DeviceReduce, are NVIDIA's code
+    launched by library code: counted, not checked."""
+    source = tmp_path / "repo" / "reduce.cu"
+    source.parent.mkdir()
+    source.write_text(CUB_CALLER)
+    result = scan(source.parent, "-o", tmp_path / "out", *FAST)
+    assert [row["kernel"] for row in rows(tmp_path / "out", "kernels.csv")] == ["mine"]
+    assert "1 kernel (1 ok; 4 of the CUDA toolkit's headers, CUB's and thrust's, left out)" in result.stdout
+    status, out, _ = run_cli("check", source, "--no-search")
+    assert status == 0 and "checked 1 kernel in 1 file" in out
