@@ -891,7 +891,9 @@ def run_scan(args) -> int:
 def _scan_status(ledger) -> int:
     """EXIT_ERROR, with a one-line reason, when no file compiled or no kernel was checked."""
     files, checks = list(ledger.files.values()), ledger.checks()
-    compiled = sum(1 for record in files if record["status"] == "ok")
+    from simulee.scan import compiled as listed
+
+    compiled = sum(1 for record in files if listed(record))
     checked = sum(1 for check in checks if check["status"] == "ok")
     if files and not compiled:
         return _fail(f"none of the {len(files)} files compiled (files.csv says why)")
@@ -903,6 +905,7 @@ def _scan_status(ledger) -> int:
 
 def run_audit(args) -> int:
     from simulee.scan import VERDICTS
+    from simulee.scan import compiled as listed
 
     ledger = _scan(args)
     rows = _audit_rows(ledger.bugs().records)
@@ -912,7 +915,7 @@ def run_audit(args) -> int:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[4])
     counts = {name: sum(1 for row in rows if row[2] == name) for name in VERDICTS}
     unchecked = sum(1 for check in ledger.checks() if check["status"] not in ("ok", "represented"))
-    uncompiled = [record for record in ledger.files.values() if record["status"] != "ok"]
+    uncompiled = [record for record in ledger.files.values() if not listed(record)]
     for record in uncompiled:
         print(f"simulee: error: {record['error']}", file=sys.stderr)
     print(f"simulee: {len(rows)} barriers: " + ", ".join(f"{n} {name}" for name, n in counts.items())

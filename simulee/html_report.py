@@ -28,7 +28,7 @@ table.causes { border-collapse: collapse; width: 100%; }
 table.causes th { text-align: left; background: #eee; cursor: pointer; user-select: none; padding: 4px 8px; }
 table.causes th[aria-sort=ascending]::after { content: " \\25B2"; }
 table.causes th[aria-sort=descending]::after { content: " \\25BC"; }
-table.causes td { padding: 4px 8px; border-top: 1px solid #ddd; vertical-align: top; }
+table.causes td { padding: 4px 8px; border-top: 1px solid #ddd; vertical-align: top; overflow-wrap: anywhere; }
 tr.cause { cursor: pointer; } tr.cause:hover { background: #f5f5f5; }
 .error { color: #c62828; font-weight: 600; } .warning { color: #ef6c00; font-weight: 600; }
 .new { color: #c62828; } .unchanged { color: #777; }
@@ -71,7 +71,8 @@ def page(bugs: Bugs, project: str, seconds: float, new_only: bool = False) -> st
     causes = bugs.shown(new_only)
     errors = sum(1 for c in causes if c["witness"]["severity"] == "error")
     findings = sum(len(c["findings"]) for c in causes)
-    headline = (f"{len(bugs.records)} kernels checked, {len(causes)} root causes"
+    checked = sum(1 for record in bugs.records if record["status"] == "ok")
+    headline = (f"{checked} of {len(bugs.records)} kernels checked, {len(causes)} root causes"
                 + (" new since the baseline" if new_only else "")
                 + f" ({errors} errors, {len(causes) - errors} warnings) from {findings} findings; {seconds:.1f} s")
     if bugs.baseline:
@@ -141,12 +142,19 @@ def _detail(cause: dict, root: Path | None) -> str:
     launch = witness["launch"]
     if launch:
         parts.append(f"<p><b>Launch</b>: {html.escape(launch_text(launch))} ({html.escape(origin_text(launch))})</p>")
-    rows = "".join(f"<tr><td>{html.escape(f['kernel'])}</td><td>{html.escape(f['file'])}:{f['line']}</td>"
-                   f"<td>{f['instances']}</td><td>{html.escape(f['type'])}</td></tr>" for f in cause["findings"])
+    rows = "".join(f"<tr><td>{html.escape(f['kernel'])}</td><td>{html.escape(f['file'])}:{f['line']}"
+                   f"{_other_line(f)}</td><td>{f['severity']}</td><td>{html.escape(f['type'])}</td>"
+                   f"<td>{html.escape(f.get('hazard') or '')}{' (benign)' if f.get('benign') else ''}</td>"
+                   f"<td>{f['instances']}</td></tr>" for f in cause["findings"])
     parts.append(f"<p><b>In {len(cause['kernels'])} kernel{'s' if len(cause['kernels']) != 1 else ''}</b> "
                  f"(root cause {cause['fingerprint']})</p><table class=\"instances\"><tr><th>kernel</th>"
-                 f"<th>where</th><th>instances</th><th>type</th></tr>{rows}</table>")
+                 f"<th>where</th><th>severity</th><th>type</th><th>hazard</th><th>instances</th></tr>{rows}</table>")
     return "\n".join(parts)
+
+
+def _other_line(finding: dict) -> str:
+    other = (finding.get("second") or {}).get("line")
+    return f" / {other}" if other and other != finding["line"] else ""
 
 
 def _excerpts(places: list[dict]) -> list[tuple[str, list[int]]]:

@@ -178,8 +178,8 @@ def check_kernel(task: KernelTask) -> dict:
 
 
 RETRY_TRACE_DIVISOR = 8  # a kernel out of memory is checked again keeping this much less of each trace
-UNLAUNCHED = ("its file's host code launches other kernels but no host code of the repository this one: the "
-              "launch is synthetic")
+UNLAUNCHED = ("its file's host code launches other kernels, but no host code of the repository launches this "
+              "one: the launch is synthetic")
 
 
 @functools.lru_cache(maxsize=2)

@@ -233,3 +233,18 @@ def test_the_faults_of_one_access_are_one_root_cause(tmp_path):
     (cause,) = bugs([record], tmp_path).causes
     assert [f["type"] for f in cause["findings"]] == ["out-of-bounds", "misaligned"]
     assert cause["witness"]["type"] == "out-of-bounds"
+
+
+def test_a_barrier_a_kernel_reaches_through_two_call_sites_is_one_barrier_of_that_kernel():
+    from simulee.detect.redundant import across_kernels
+
+    def barrier(verdict: str, divergent: bool = False) -> dict:
+        return {"kernel": "k", "file": "f.cu", "line": 5, "column": 3, "verdict": verdict, "passes": 2,
+                "divergent": divergent, "race": None, "reason": None, "launches": 3}
+
+    (record,) = across_kernels([{"kernel": "k", "findings": [], "barriers": [barrier("redundant"), barrier("needed")]}])
+    (merged,) = record["barriers"]
+    assert (merged["verdict"], merged["kernel_verdict"], merged["passes"], merged["launches"]) == \
+        ("needed", "needed", 4, 3)
+    (record,) = across_kernels([{"kernel": "k", "findings": [], "barriers": [barrier("redundant", True)]}])
+    assert (record["barriers"][0]["verdict"], record["barriers"][0]["kernel_verdict"]) == ("redundant", "divergent")

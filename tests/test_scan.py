@@ -518,3 +518,13 @@ def test_kernels_of_the_toolkits_headers_are_left_out(tmp_path, run_cli):
     assert "1 kernel (1 ok; 4 of the CUDA toolkit's headers, CUB's and thrust's, left out)" in result.stdout
     status, out, _ = run_cli("check", source, "--no-search")
     assert status == 0 and "checked 1 kernel in 1 file" in out
+
+
+def test_a_clean_scan_of_files_compiled_degraded_passes(tmp_path):
+    """A file compiled with a missing header stood in is compiled: nothing found is exit 0."""
+    source = tmp_path / "repo" / "fine.cu"
+    source.parent.mkdir()
+    source.write_text('#include "missing/config.h"\n__global__ void fine(int *x) { x[threadIdx.x] = 1; }\n')
+    result = scan(source.parent, "-o", tmp_path / "out", *FAST)
+    assert result.returncode == 0, result.stderr
+    assert "1 file (0 not compiled, 1 degraded), 1 kernel (1 ok)" in result.stdout

@@ -216,7 +216,7 @@ def test_a_kernel_its_files_host_code_never_launches_is_reported_as_a_warning_by
     rows = list(csv.DictReader((tmp_path / "out" / "bugs.csv").open()))
     assert [(r["kernel"], r["type"], r["severity"], r["line"]) for r in rows] == [
         ("unused", "data-race", "warning", str(line_in("dispatch.cu", "a[threadIdx.x / 2] =")))]
-    assert "no host code of the repository this one" in rows[0]["message"]
+    assert "but no host code of the repository launches this one" in rows[0]["message"]
     checked = check_json("dispatch.cu", "-k", "unused")  # a check of the file alone still calls it an error
     assert [f["severity"] for f in checked["findings"]] == ["error"]
 

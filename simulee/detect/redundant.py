@@ -178,34 +178,26 @@ JOINT_ORDER = ("needed", "redundant", "not-covered")  # the first some kernel gi
 def across_kernels(records: list[dict]) -> list[dict]:
     """Kernel records (KernelCheck.to_json) with every barrier judged over all the kernels
     that reach it (a barrier of a device function several kernels call, or of a template,
-    is one barrier): needed if some kernel needs it, else redundant if some kernel found it
-    redundant, else not-covered; divergent if some kernel reached it divergently. Each
-    barrier keeps its kernel's own verdict as `kernel_verdict`. A redundant-barrier finding
-    stays only where the barrier is redundant overall, and says what it was judged over.
-    In every kernel, the barriers left redundant are among those its own judgment removed
-    together, so they can all be removed together."""
-    joint: dict[tuple, dict] = {}
+    is one barrier; so is one a kernel reaches through several call sites): needed if some
+    kernel needs it, else redundant if some kernel found it redundant, else not-covered;
+    divergent if some kernel reached it divergently. Each barrier keeps its kernel's own
+    verdict as `kernel_verdict` (divergent, needed, redundant or not-covered). A
+    redundant-barrier finding stays only where the barrier is redundant overall, and says
+    what it was judged over. In every kernel, the barriers left redundant are among those
+    its own judgment removed together, so they can all be removed together."""
+    records = [{**record, "barriers": _one_per_place(record["barriers"])} for record in records]
+    joint = {}
     for record in records:
         for barrier in record["barriers"]:
             key = (barrier["file"], barrier["line"], barrier["column"])
-            seen = joint.setdefault(key, {"verdicts": set(), "passes": 0, "launches": 0, "divergent": False,
-                                          "race": None, "kernels": []})
-            seen["verdicts"].add(barrier["verdict"])
-            seen["divergent"] |= barrier["divergent"]
-            if barrier["verdict"] != "not-covered":
-                seen["passes"] += barrier["passes"]
-                seen["launches"] += barrier.get("launches", 0)
-                if record["kernel"] not in seen["kernels"]:
-                    seen["kernels"].append(record["kernel"])
-            seen["race"] = seen["race"] or barrier["race"]
-    for seen in joint.values():
-        seen["verdict"] = next(v for v in JOINT_ORDER if v in seen["verdicts"] or v == "not-covered")
+            joint[key] = _joined(joint.get(key), barrier, record["kernel"])
     settled = []
     for record in records:
         barriers = []
         for barrier in record["barriers"]:
             seen = joint[(barrier["file"], barrier["line"], barrier["column"])]
-            barriers.append({**barrier, "kernel_verdict": barrier.get("kernel_verdict", barrier["verdict"]),
+            own = "divergent" if barrier["divergent"] else barrier["verdict"]
+            barriers.append({**barrier, "kernel_verdict": barrier.get("kernel_verdict", own),
                              "verdict": seen["verdict"], "divergent": seen["divergent"],
                              "race": barrier["race"] or seen["race"]})
         findings = []
@@ -220,6 +212,45 @@ def across_kernels(records: list[dict]) -> list[dict]:
             findings.append(finding)
         settled.append({**record, "barriers": barriers, "findings": findings})
     return settled
+
+
+def _one_per_place(barriers: list[dict]) -> list[dict]:
+    """A kernel's barrier verdicts with those of one source place (a device function
+    inlined at several call sites) made one, judged as across kernels."""
+    merged: dict[tuple, dict] = {}
+    for barrier in barriers:
+        key = (barrier["file"], barrier["line"], barrier["column"])
+        seen = merged.get(key)
+        if seen is None:
+            merged[key] = dict(barrier)
+            continue
+        seen["verdict"] = _first_verdict({seen["verdict"], barrier["verdict"]})
+        seen["passes"] += barrier["passes"]
+        seen["launches"] = max(seen.get("launches", 0), barrier.get("launches", 0))
+        seen["divergent"] |= barrier["divergent"]
+        seen["race"] = seen["race"] or barrier["race"]
+        seen["reason"] = seen["reason"] if seen["verdict"] == "not-covered" and seen["reason"] else barrier["reason"]
+    return list(merged.values())
+
+
+def _joined(seen: dict | None, barrier: dict, kernel: str) -> dict:
+    """What the kernels so far (`seen`) and one more kernel's verdict say of one barrier."""
+    seen = seen or {"verdicts": set(), "passes": 0, "launches": 0, "divergent": False, "race": None, "kernels": []}
+    seen["verdicts"].add(barrier["verdict"])
+    seen["verdict"] = _first_verdict(seen["verdicts"])
+    seen["divergent"] |= barrier["divergent"]
+    if barrier["verdict"] != "not-covered":
+        seen["passes"] += barrier["passes"]
+        seen["launches"] += barrier.get("launches", 0)
+        if kernel not in seen["kernels"]:
+            seen["kernels"].append(kernel)
+    seen["race"] = seen["race"] or barrier["race"]
+    return seen
+
+
+def _first_verdict(verdicts: set[str]) -> str:
+    """needed over redundant over not-covered."""
+    return next(v for v in JOINT_ORDER if v in verdicts or v == "not-covered")
 
 
 def _passes(result, op: int) -> tuple[np.ndarray, np.ndarray]:
