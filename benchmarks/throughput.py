@@ -19,7 +19,9 @@ launch size (threads launched):
 Rows go to the output CSV (results/local/throughput.csv, or with --update-results the
 committed results/throughput.csv) and are printed as they finish. Before them, the
 start-up of the command line: the median seconds of 5 whole `simulee --version` and
-`simulee kernels` (on a file whose IR is cached) processes, into startup.csv beside.
+`simulee kernels` (on a file whose IR is cached) processes, and the scheduler's cost per
+step on a small group (64 threads in an endless loop of a load, a store and arithmetic:
+benchmarks/workloads/steps.cu, with and without tracing), into startup.csv beside.
 """
 
 from __future__ import annotations
@@ -206,6 +208,27 @@ def startup() -> list[dict]:
     return rows
 
 
+def scheduler_steps() -> list[dict]:
+    """Microseconds per scheduler step of 64 threads looping until a step limit, the trace
+    recorded or not."""
+    import numpy as np
+
+    from interpreter.launch import Launch
+    from interpreter.loader import load_module
+    from interpreter.simt import execute
+    from simulee.frontend import load_ir
+
+    program = load_module(load_ir(ROOT / "benchmarks" / "workloads" / "steps.cu"))
+    rows = []
+    for traced in (False, True):
+        launch = Launch((1, 1, 1), (64, 1, 1), {"out": np.zeros(64, np.int32), "in": np.ones(64, np.int32), "n": 7},
+                        step_limit=20_000, trace=traced)
+        result = execute(program, "steps", launch)
+        rows.append({"command": f"scheduler step, 64 threads{', traced' if traced else ''} (us)",
+                     "seconds": round(result.seconds / result.steps * 1e6, 2)})
+    return rows
+
+
 def row(workload: Workload, threads: int) -> dict:
     output = subprocess.run([sys.executable, "-m", "benchmarks.throughput", "--one", workload.name, str(threads)],
                             cwd=ROOT, capture_output=True, text=True, env=dict(os.environ))
@@ -257,6 +280,9 @@ def main(argv: list[str] | None = None) -> int:
         for measured in startup():
             writer.writerow(measured)
             print(f"{measured['command']:<26} {measured['seconds']:.3f} s (median of {STARTUP_RUNS})", flush=True)
+        for measured in scheduler_steps():
+            writer.writerow(measured)
+            print(f"{measured['command']:<26} {measured['seconds']:.2f} us", flush=True)
     print(f"{'kernel':<10} {'threads':>9} {'thread-instr':>13} {'seconds':>8} {'M instr/s':>9} {'peak MB':>8} "
           f"{'check s':>8} {'oclgrind s':>10} {'ratio':>6}")
     with open(output, "w", newline="") as handle:
