@@ -29,6 +29,7 @@ table.causes th { text-align: left; background: #eee; cursor: pointer; user-sele
 table.causes th[aria-sort=ascending]::after { content: " \\25B2"; }
 table.causes th[aria-sort=descending]::after { content: " \\25BC"; }
 table.causes td { padding: 4px 8px; border-top: 1px solid #ddd; vertical-align: top; overflow-wrap: anywhere; }
+table.causes td:nth-child(2) { white-space: nowrap; } table.causes td:nth-child(3) { min-width: 18em; }
 tr.cause { cursor: pointer; } tr.cause:hover { background: #f5f5f5; }
 .error { color: #c62828; font-weight: 600; } .warning { color: #ef6c00; font-weight: 600; }
 .new { color: #c62828; } .unchanged { color: #777; }
