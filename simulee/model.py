@@ -115,13 +115,10 @@ def build_model(result: Result) -> MemoryAccessModel:
     offset = trace["offset"][keep]
     size = trace["size"][keep].astype(np.int64)
     first_word = offset // UNIT_BYTES
-    last_word = (offset + size - 1) // UNIT_BYTES
-    words = last_word - first_word + 1
+    words = (offset + size - 1) // UNIT_BYTES - first_word + 1
     if (words == 1).all():
-        access = keep
-        word = first_word
-        start = offset - word * UNIT_BYTES
-        mask = (((1 << size) - 1) << start).astype(np.uint8)
+        access, word = keep, first_word
+        mask = (((1 << size) - 1) << (offset - word * UNIT_BYTES)).astype(np.uint8)
     else:  # an access spanning several words becomes one tuple per word
         row = np.repeat(np.arange(len(keep)), words)
         word = first_word[row] + (np.arange(len(row)) - np.repeat(np.cumsum(words) - words, words))
@@ -129,21 +126,28 @@ def build_model(result: Result) -> MemoryAccessModel:
         low = np.maximum(offset[row], word * UNIT_BYTES) - word * UNIT_BYTES
         high = np.minimum(offset[row] + size[row], (word + 1) * UNIT_BYTES) - word * UNIT_BYTES
         mask = (((1 << high) - 1) & ~((1 << low) - 1)).astype(np.uint8)
+        del row, low, high
+    del keep, offset, size, first_word, words  # a launch's trace has millions of rows: free what is done with
     space = trace["space"][access]
     shared = space == SHARED
     owner = np.where(shared, trace["block"][access], trace["region"][access]).astype(np.int64)
     key = (shared.astype(np.int64) << _KEY_SHARED_BIT) | (owner << _KEY_OWNER_SHIFT) | word
+    del shared
     order = np.argsort(key, kind="stable")  # the trace is in step order: visits stay in order
     key = key[order]
     unit = np.cumsum(np.r_[0, key[1:] != key[:-1]]) if len(key) else np.zeros(0, dtype=np.int64)
+    del key
     access = access[order]
+    columns = {"unit": unit, "space": space[order]}
+    del space
+    columns["owner"] = owner[order]
+    del owner
+    columns["word"] = word[order]
+    del word
+    columns["mask"] = mask[order]
+    del mask, order
     thread = trace["thread"][access]
-    columns = {
-        "unit": unit,
-        "space": space[order],
-        "owner": owner[order],
-        "word": word[order],
-        "mask": mask[order],
+    columns |= {
         "epoch": trace["epoch"][access],
         "grid_epoch": trace["grid_epoch"][access],
         "block": trace["block"][access],
