@@ -12,6 +12,7 @@ from pathlib import Path
 from simulee.errors import SimuleeError
 
 REPORT = "report.sarif"  # what a scan's output folder holds to compare with
+SARIF_FINGERPRINT = "simulee/rootCause/v1"  # the key of a result's root cause among its SARIF fingerprints
 
 
 @dataclass
@@ -28,17 +29,6 @@ class Entry:
     def to_json(self) -> dict:
         return {"root_cause": self.fingerprint, "type": self.rule, "severity": self.level, "file": self.file,
                 "line": self.line, "message": self.message, "baseline": "absent"}
-
-    def sarif_result(self) -> dict:
-        """A SARIF result for it, absent from the report now."""
-        from simulee.report import SARIF_FINGERPRINT
-
-        result = {"ruleId": self.rule, "level": self.level, "message": {"text": self.message},
-                  "fingerprints": {SARIF_FINGERPRINT: self.fingerprint}, "baselineState": "absent"}
-        if self.file:
-            result["locations"] = [{"physicalLocation": {"artifactLocation": {"uri": self.file, "uriBaseId": "SRCROOT"},
-                                                         "region": {"startLine": max(self.line, 1)}}}]
-        return result
 
 
 @dataclass
@@ -71,8 +61,6 @@ def load(path: Path) -> Baseline:
 
 
 def _from_sarif(document: dict, path: Path) -> list[Entry]:
-    from simulee.report import SARIF_FINGERPRINT
-
     entries, unmarked = [], 0
     try:
         for run in document["runs"]:

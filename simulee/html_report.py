@@ -12,7 +12,7 @@ from pathlib import Path
 
 from simulee import __version__
 from simulee.findings import source_lines
-from simulee.report import launch_text, origin_text
+from simulee.report import launch_text, origin_text, place_text
 from simulee.rootcause import Bugs
 
 CONTEXT = 2  # source lines shown before and after each line of a finding
@@ -143,19 +143,14 @@ def _detail(cause: dict, root: Path | None) -> str:
     launch = witness["launch"]
     if launch:
         parts.append(f"<p><b>Launch</b>: {html.escape(launch_text(launch))} ({html.escape(origin_text(launch))})</p>")
-    rows = "".join(f"<tr><td>{html.escape(f['kernel'])}</td><td>{html.escape(f['file'])}:{f['line']}"
-                   f"{_other_line(f)}</td><td>{f['severity']}</td><td>{html.escape(f['type'])}</td>"
+    rows = "".join(f"<tr><td>{html.escape(f['kernel'])}</td><td>{html.escape(place_text(f))}</td>"
+                   f"<td>{f['severity']}</td><td>{html.escape(f['type'])}</td>"
                    f"<td>{html.escape(f.get('hazard') or '')}{' (benign)' if f.get('benign') else ''}</td>"
                    f"<td>{f['instances']}</td></tr>" for f in cause["findings"])
     parts.append(f"<p><b>In {len(cause['kernels'])} kernel{'s' if len(cause['kernels']) != 1 else ''}</b> "
                  f"(root cause {cause['fingerprint']})</p><table class=\"instances\"><tr><th>kernel</th>"
                  f"<th>where</th><th>severity</th><th>type</th><th>hazard</th><th>instances</th></tr>{rows}</table>")
     return "\n".join(parts)
-
-
-def _other_line(finding: dict) -> str:
-    other = (finding.get("second") or {}).get("line")
-    return f" / {other}" if other and other != finding["line"] else ""
 
 
 def _excerpts(places: list[dict]) -> list[tuple[str, list[int]]]:

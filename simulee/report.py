@@ -6,11 +6,11 @@ import csv
 import io
 import json
 import os
+from collections import Counter
 from pathlib import Path
 
-from collections import Counter
-
 from simulee import __version__, detect
+from simulee.baseline import SARIF_FINGERPRINT
 from simulee.findings import ERROR, WARNING, Finding, source_lines, synthetic
 from simulee.rootcause import Bugs
 
@@ -19,7 +19,6 @@ FINDING_COLUMNS = ("project", "file", "kernel", "type", "severity", "space", "ha
                    "addresses", "seconds", "message", "root_cause", *detect.columns())
 # a bug table row is a root cause: its witness finding, how many kernels and findings show it, new or not
 CSV_COLUMNS = (*FINDING_COLUMNS, "kernels", "findings", "baseline")
-SARIF_FINGERPRINT = "simulee/rootCause/v1"  # the key of a result's root cause among its SARIF fingerprints
 RELATED_INSTANCES = 100  # other kernels' occurrences a SARIF result names as related locations
 # a progress bar (tqdm) while its total still grows: no time left, it would mean nothing
 WITHOUT_TIME_LEFT = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]"
@@ -49,10 +48,9 @@ def text(bugs: Bugs, show_barriers: bool = False, seconds: float | None = None, 
                 if assumption["line"] else ""
             out.write(f"{check['file']}:{check['line']}: note: {check['kernel']} assumes {assumption['bound']}"
                       f"{reason}; launches beyond it were not checked\n")
-    sources: dict[str, tuple[str, ...]] = {}
     shown = bugs.shown(new_only)
     for cause in shown:
-        _text_finding(out, cause["witness"], sources, bugs.root, cause.get("baseline") if bugs.baseline else None)
+        _text_finding(out, cause["witness"], bugs.root, cause.get("baseline") if bugs.baseline else None)
         if len(cause["findings"]) > 1:
             out.write(f"{'':8}{_instances_text(cause)}\n")
     if show_barriers:
@@ -81,11 +79,11 @@ def _summary(bugs: Bugs, shown: list[dict], seconds: float | None, uncompiled: i
     findings = sum(len(c["findings"]) for c in shown)
     failed = sum(1 for c in checks if c["status"] != "ok")
     files = len({c["file"] for c in checks})
-    summary = (f"simulee: checked {_count(len(checks), 'kernel')} in {_count(files, 'file')}: "
-               f"{_count(errors, 'error')}, {_count(warnings, 'warning')}" + (" new" if new_only else ""))
+    summary = (f"simulee: checked {plural(len(checks), 'kernel')} in {plural(files, 'file')}: "
+               f"{plural(errors, 'error')}, {plural(warnings, 'warning')}" + (" new" if new_only else ""))
     if findings > len(shown):
         kernels = len({(f["file"], f["kernel"]) for c in shown for f in c["findings"]})
-        summary += f" ({_count(findings, 'finding')} in {_count(kernels, 'kernel')})"
+        summary += f" ({plural(findings, 'finding')} in {plural(kernels, 'kernel')})"
     if bugs.baseline:
         states = Counter(c["baseline"] for c in bugs.causes)
         summary += (f"; against the baseline: {states['new']} new, {states['unchanged']} unchanged"
@@ -96,13 +94,14 @@ def _summary(bugs: Bugs, shown: list[dict], seconds: float | None, uncompiled: i
     if failed:
         summary += f", {failed} not checked"
     if uncompiled:
-        summary += f"; {_count(uncompiled, 'file')} not compiled"
+        summary += f"; {plural(uncompiled, 'file')} not compiled"
     if seconds is not None:
         summary += f" ({seconds:.2f} s)"
     return summary
 
 
-def _count(number: int, noun: str) -> str:
+def plural(number: int, noun: str) -> str:
+    """`number noun`, the noun in the plural unless the number is 1."""
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
@@ -120,8 +119,8 @@ def _instances_text(cause: dict) -> str:
     it shows in, and the accesses counted."""
     kernels = cause["kernels"]
     names = kernel_names(kernels, 4)
-    return (f"the same bug in {_count(len(kernels), 'kernel')}: {names} "
-            f"({_count(len(cause['findings']), 'finding')}, {_count(cause['instances'], 'instance')})")
+    return (f"the same bug in {plural(len(kernels), 'kernel')}: {names} "
+            f"({plural(len(cause['findings']), 'finding')}, {plural(cause['instances'], 'instance')})")
 
 
 def _text_search(out, check: dict) -> None:
@@ -162,9 +161,8 @@ def origin_text(launch: dict) -> str:
 def findings_text(findings: list[Finding]) -> str:
     """Findings compiler-style, without a summary."""
     out = io.StringIO()
-    sources: dict[str, tuple[str, ...]] = {}
     for finding in findings:
-        _text_finding(out, finding.to_json(), sources)
+        _text_finding(out, finding.to_json())
     return out.getvalue()
 
 
@@ -172,6 +170,12 @@ def _race_between(race: dict, barrier: dict) -> str:
     return (f"data race ({race['hazard']}, {race['space']}, {race['scope']}) between the "
             f"{race['first']['access']} at {_where(race['first'], barrier)} and the {race['second']['access']} at "
             f"{_where(race['second'], barrier)}")
+
+
+def place_text(finding: dict) -> str:
+    """file:line of a finding (Finding.to_json), and its other line when there is one."""
+    other = (finding.get("second") or {}).get("line")
+    return f"{finding['file']}:{finding['line']}" + (f" / {other}" if other and other != finding["line"] else "")
 
 
 def _where(other: dict, here: dict) -> str:
@@ -182,15 +186,14 @@ def _where(other: dict, here: dict) -> str:
     return f"{other['file']}:{other['line']}:{other['column']}"
 
 
-def _text_finding(out, finding: dict, sources: dict[str, tuple[str, ...]], root: Path | None = None,
-                  state: str | None = None) -> None:
+def _text_finding(out, finding: dict, root: Path | None = None, state: str | None = None) -> None:
     """A finding (Finding.to_json) compiler-style: where and what (and, against a baseline,
     whether it is new), the source line with a caret, the witness and the launch."""
     first = finding["first"]
     at = f"{first['file']}:{first['line']}:{first['column']}" if first and first["file"] else finding["kernel"]
     out.write(f"{at}: {finding['severity']}: {finding['message']}" + (f" [{state}]" if state else "") + "\n")
     if first and first["file"] and first["line"]:
-        lines = sources.setdefault(first["file"], source_lines(str((root or Path()) / first["file"])))
+        lines = source_lines(str((root or Path()) / first["file"]))
         if 0 < first["line"] <= len(lines):
             source = lines[first["line"] - 1].rstrip("\n").expandtabs(4)
             out.write(f"{first['line']:6} | {source}\n")
@@ -330,7 +333,7 @@ def sarif_document(bugs: Bugs, uncompiled: list[dict] = ()) -> dict:
               "defaultConfiguration": {"level": known[rule].severity if rule in known else "warning"}}
              for rule in used]
     results = [_sarif_result(cause, used.index(cause["witness"]["type"]), bugs.baseline) for cause in causes]
-    results += [entry.sarif_result() for entry in bugs.absent]
+    results += [_absent_result(entry) for entry in bugs.absent]
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -379,9 +382,19 @@ def _sarif_result(cause: dict, rule_index: int, baseline: bool) -> dict:
                         "message": {"text": f"the other {finding['second']['access']}"}})
     for other in others[:RELATED_INSTANCES]:
         related.append({**_sarif_location(other["first"], other["kernel"]),
-                        "message": {"text": f"also in {other['kernel']} ({_count(other['instances'], 'instance')})"}})
+                        "message": {"text": f"also in {other['kernel']} ({plural(other['instances'], 'instance')})"}})
     if related:
         result["relatedLocations"] = [{**location, "id": number} for number, location in enumerate(related, 1)]
+    return result
+
+
+def _absent_result(entry) -> dict:
+    """The SARIF result of a root cause of the baseline (baseline.Entry) no longer found."""
+    result = {"ruleId": entry.rule, "level": entry.level, "message": {"text": entry.message},
+              "fingerprints": {SARIF_FINGERPRINT: entry.fingerprint}, "baselineState": "absent"}
+    if entry.file:  # its URI as the baseline wrote it
+        result["locations"] = [{"physicalLocation": {"artifactLocation": {"uri": entry.file, "uriBaseId": "SRCROOT"},
+                                                     "region": {"startLine": max(entry.line, 1)}}}]
     return result
 
 

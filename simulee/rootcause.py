@@ -36,7 +36,7 @@ class Bugs:
     records: list[dict]
     causes: list[dict]
     suppressed: list[dict] = field(default_factory=list)
-    absent: list[dict] = field(default_factory=list)  # the baseline's entries (baseline.Entry)
+    absent: list = field(default_factory=list)  # the baseline's entries (baseline.Entry)
     baseline: bool = False  # whether a baseline was compared with
     root: Path | None = None
 

@@ -471,22 +471,22 @@ class Ledger:
         states = Counter(cause.get("baseline") for cause in bugs.causes)
         library = sum(r.get("library_kernels", 0) for r in self.files.values())
         lines = [f"# Simulee scan: {self.project}", "",
-                 f"{_count(len(self.files), 'file')} ({len(uncompiled)} not compiled"
+                 f"{report.plural(len(self.files), 'file')} ({len(uncompiled)} not compiled"
                  + (f", {files['degraded']} degraded" if files["degraded"] else "")
                  + (f", {files['included']} checked through the file that includes them" if files["included"] else "")
                  + "), "
-                 f"{_count(len(checks), 'kernel')} ({', '.join(f'{n} {s}' for s, n in sorted(statuses.items()))}"
+                 f"{report.plural(len(checks), 'kernel')} ({', '.join(f'{n} {s}' for s, n in sorted(statuses.items()))}"
                  + (f"; {library} of the CUDA toolkit's headers, CUB's and thrust's, left out" if library else "")
                  + "), "
-                 f"{_count(len(causes), 'root cause')}{' new since the baseline' if self.new_only else ''} "
-                 f"({_count(errors, 'error')}, {_count(len(causes) - errors, 'warning')}) "
-                 f"from {_count(len(findings), 'finding')} in "
-                 f"{_count(len({(f['file'], f['kernel']) for f in findings}), 'kernel')}"
+                 f"{report.plural(len(causes), 'root cause')}{' new since the baseline' if self.new_only else ''} "
+                 f"({report.plural(errors, 'error')}, {report.plural(len(causes) - errors, 'warning')}) "
+                 f"from {report.plural(len(findings), 'finding')} in "
+                 f"{report.plural(len({(f['file'], f['kernel']) for f in findings}), 'kernel')}"
                  + (f"; {suppressed} suppressed" if suppressed else "")
                  + (f"; against {display(str(self.baseline.path))}: {states['new']} new, {states['unchanged']} "
                     f"unchanged, {len(bugs.absent)} absent" if bugs.baseline else "")
                  + f"; {self.seconds:.1f} s"
-                 + (f", {_count(self.resumed, 'kernel')} from an earlier run" if self.resumed else ""), ""]
+                 + (f", {report.plural(self.resumed, 'kernel')} from an earlier run" if self.resumed else ""), ""]
         by_type = Counter((c["witness"]["type"], c["witness"]["severity"]) for c in causes)
         of_type = lambda kind, severity: [f for c in causes if (c["witness"]["type"], c["witness"]["severity"])  # noqa: E731
                                           == (kind, severity) for f in c["findings"]]
@@ -497,7 +497,7 @@ class Ledger:
                             for (kind, severity), count in sorted(by_type.items())], "Root causes by type")
         state = ("baseline",) if bugs.baseline else ()
         lines += _markdown(("severity", "type", "where", "kernels", "findings", "instances", *state, "root cause"),
-                           [(c["witness"]["severity"], c["witness"]["type"], _where(c["witness"]),
+                           [(c["witness"]["severity"], c["witness"]["type"], report.place_text(c["witness"]),
                              _kernels_text(c["kernels"]), len(c["findings"]), c["instances"],
                              *((c["baseline"],) if bugs.baseline else ()), c["fingerprint"])
                             for c in causes[:ROOT_CAUSES_SHOWN]],
@@ -649,12 +649,6 @@ def _barrier_row(barrier: dict, project: str) -> dict:
 ROOT_CAUSES_SHOWN = 40  # rows of summary.md's root causes
 
 
-def _where(finding: dict) -> str:
-    """file:line, and the other line when there is one."""
-    other = (finding.get("second") or {}).get("line")
-    return f"{finding['file']}:{finding['line']}" + (f" / {other}" if other and other != finding["line"] else "")
-
-
 def _kernels_text(kernels: list[str]) -> str:
     return report.kernel_names(kernels, 3)
 
@@ -663,10 +657,6 @@ def verdict(barrier: dict) -> str:
     """A barrier's verdict in an audit: divergent when some launch reached it with part
     of a block only, else needed, redundant or not-covered."""
     return "divergent" if barrier["divergent"] else barrier["verdict"]
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _markdown(header: tuple, rows: list[tuple], title: str) -> list[str]:
