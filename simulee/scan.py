@@ -235,7 +235,7 @@ def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, 
                         name, [other for other, *_ in record["kernels"]], checked)))
                     continue
                 found = sites.get(symbol[0], {}) if symbol else {}  # a ledger from before symbols: no sites
-                # its file's host code launches kernels, but no host code of the repository this one
+                # its file's host code launches kernels, but no host code of the repository launches this one
                 unlaunched = settings.launch_sites and bool(record.get("sites")) and not found
                 submit(check_kernel, KernelTask(task, name, line, settings, tuple(found.values()),
                                                 written=tuple(record.get("written", ())), unlaunched=unlaunched))
@@ -487,18 +487,18 @@ class Ledger:
                     f"unchanged, {len(bugs.absent)} absent" if bugs.baseline else "")
                  + f"; {self.seconds:.1f} s"
                  + (f", {report.plural(self.resumed, 'kernel')} from an earlier run" if self.resumed else ""), ""]
-        by_type = Counter((c["witness"]["type"], c["witness"]["severity"]) for c in causes)
-        of_type = lambda kind, severity: [f for c in causes if (c["witness"]["type"], c["witness"]["severity"])  # noqa: E731
-                                          == (kind, severity) for f in c["findings"]]
+        by_type: dict[tuple, list[dict]] = {}  # (type, severity) of each root cause: the causes
+        for cause in causes:
+            by_type.setdefault((cause["witness"]["type"], cause["witness"]["severity"]), []).append(cause)
         lines += _markdown(("type", "severity", "root causes", "findings", "kernels", "files"),
-                           [(kind, severity, count, len(of_type(kind, severity)),
-                             len({(f["file"], f["kernel"]) for f in of_type(kind, severity)}),
-                             len({f["file"] for f in of_type(kind, severity)}))
-                            for (kind, severity), count in sorted(by_type.items())], "Root causes by type")
+                           [(kind, severity, len(those), sum(len(c["findings"]) for c in those),
+                             len({(f["file"], f["kernel"]) for c in those for f in c["findings"]}),
+                             len({f["file"] for c in those for f in c["findings"]}))
+                            for (kind, severity), those in sorted(by_type.items())], "Root causes by type")
         state = ("baseline",) if bugs.baseline else ()
         lines += _markdown(("severity", "type", "where", "kernels", "findings", "instances", *state, "root cause"),
                            [(c["witness"]["severity"], c["witness"]["type"], report.place_text(c["witness"]),
-                             _kernels_text(c["kernels"]), len(c["findings"]), c["instances"],
+                             report.kernel_names(c["kernels"], 3), len(c["findings"]), c["instances"],
                              *((c["baseline"],) if bugs.baseline else ()), c["fingerprint"])
                             for c in causes[:ROOT_CAUSES_SHOWN]],
                            "Root causes (worst first" + (f", the first {ROOT_CAUSES_SHOWN}; bugs.csv has them all"
@@ -647,10 +647,6 @@ def _barrier_row(barrier: dict, project: str) -> dict:
 
 
 ROOT_CAUSES_SHOWN = 40  # rows of summary.md's root causes
-
-
-def _kernels_text(kernels: list[str]) -> str:
-    return report.kernel_names(kernels, 3)
 
 
 def verdict(barrier: dict) -> str:
