@@ -25,8 +25,13 @@ class Accesses:
     """How the instructions of one launch read and write memory: lanes' addresses are
     located (faults reported to the runtime), bytes moved, and each access traced."""
 
-    def __init__(self, layout, launch, runtime):
-        self.layout, self.launch, self.rt = layout, launch, runtime
+    def __init__(self, layout, runtime):
+        self.layout, self.rt = layout, runtime
+        self.start(None)
+
+    def start(self, launch) -> None:
+        """Begin `launch` (no heap yet, no warp masks kept)."""
+        self.launch = launch
         self._heap: Heap | None = None
         self._active_key = None
         self._active = None

@@ -12,7 +12,9 @@ collectives and lane-stopping calls (assert, trap) get a kind the scheduler (sim
 handles. Anything the interpreter cannot execute becomes an UNSUPPORTED op that stops the
 run with its name and source line when reached.
 
-Compiled code reaches the execution running it only through the Runtime interface.
+Compiled code reaches the execution running it only through the Runtime interface, and
+reads the launch and its placement at run time: one compiler serves every launch of its
+kernel (`start` begins each), so a search compiles a kernel once.
 """
 
 from __future__ import annotations
@@ -183,22 +185,43 @@ class CompiledFunction:
 
 
 class Compiler:
-    """Compiles the functions of one launch, which owns the memory and placement they use.
-    Builders read `program`, `layout`, `launch`, `placement`, `accesses` and `rt`."""
+    """Compiles the functions of one kernel for the launches of one runtime, each begun by
+    `start`. Builders read `program`, `layout`, `accesses` and `rt` when they build, and
+    `launch` and `placement` only when their code runs."""
 
-    def __init__(self, program, kernel, launch, runtime: Runtime):
+    def __init__(self, program, kernel, runtime: Runtime):
         self.program = program
         self.kernel = kernel
-        self.launch = launch
         self.rt = runtime
         self.layout = program.layout
-        self.placement = Placement(program, kernel, launch, runtime.memory)
-        self.accesses = accesses.Accesses(self.layout, launch, runtime)
+        self.launch = None
+        self.placement: Placement | None = None
+        self.accesses = accesses.Accesses(self.layout, runtime)
         self.functions: dict[str, CompiledFunction] = {}
         self.op_infos: list[OpInfo] = []
+        self.addresses: dict[str, int] | None = None  # of the symbols, as the compiled constants hold them
         reachable = program.reachable_functions(kernel.symbol)
         self.uses_grid_sync = any("__simulee_grid_sync" in f.callees for f in reachable)
+        self.shared_segment_bytes = 0
+
+    def start(self, launch) -> bool:
+        """Begin `launch`: its arguments and globals placed in the runtime's (new) memory.
+        False when the symbols land elsewhere than where the code compiled so far expects
+        them; that code must not run this launch."""
+        self.launch = launch
+        self.placement = Placement(self.program, self.kernel, launch, self.rt.memory)
+        self.accesses.start(launch)
         self.shared_segment_bytes = self.placement.shared_bytes
+        for function in self.functions.values():
+            function.block_visits = [0] * len(function.block_visits)
+        if self.addresses is None:
+            self.addresses = dict(self.placement.addresses)
+        return self.addresses == self.placement.addresses
+
+    def finish(self) -> None:
+        """End the launch: its arguments and placement are not kept."""
+        self.launch = self.placement = None
+        self.accesses.start(None)
 
     # ------------------------------------------------------------------ functions
 

@@ -65,32 +65,32 @@ def special_register(c, function, pc, op):
     numbers, lane masks, clocks."""
     register = op.extra["callee"].removeprefix(SPECIAL_REGISTER)
     out = c.writer(function, op.result, True)
-    launch, rt = c.launch, c.rt
+    rt = c.rt
     name, _, axis = register.partition(".")
     index = "xyz".index(axis) if axis in ("x", "y", "z") else 0
     if name == "tid":
-        divisor = [1, launch.block[0], launch.block[0] * launch.block[1]][index]
-        extent = launch.block[index]
-        return lambda frame, rows: out(frame, rows, ((rt.wave.tid_of(frame.thread_ids(rows)) // divisor)
-                                                     % extent).astype(np.int32))
+        def tid(frame, rows):
+            block = c.launch.block
+            divisor = (1, block[0], block[0] * block[1])[index]
+            out(frame, rows, ((rt.wave.tid_of(frame.thread_ids(rows)) // divisor) % block[index]).astype(np.int32))
+        return tid
     if name == "ctaid":
-        divisor = [1, launch.grid[0], launch.grid[0] * launch.grid[1]][index]
-        extent = launch.grid[index]
-        return lambda frame, rows: out(frame, rows, (((rt.wave.first_block + rt.wave.blocks_of(
-            frame.thread_ids(rows))) // divisor) % extent).astype(np.int32))
+        def ctaid(frame, rows):
+            grid = c.launch.grid
+            divisor = (1, grid[0], grid[0] * grid[1])[index]
+            blocks = rt.wave.first_block + rt.wave.blocks_of(frame.thread_ids(rows))
+            out(frame, rows, ((blocks // divisor) % grid[index]).astype(np.int32))
+        return ctaid
     if name == "ntid":
-        value = np.int32(launch.block[index])
-        return lambda frame, rows: out(frame, rows, value)
+        return lambda frame, rows: out(frame, rows, np.int32(c.launch.block[index]))
     if name == "nctaid":
-        value = np.int32(launch.grid[index])
-        return lambda frame, rows: out(frame, rows, value)
+        return lambda frame, rows: out(frame, rows, np.int32(c.launch.grid[index]))
     if name == "laneid":
         return lambda frame, rows: out(frame, rows, rt.wave.lanes_of(frame.thread_ids(rows)).astype(np.int32))
     if name == "warpid":
         return lambda frame, rows: out(frame, rows, (rt.wave.tid_of(frame.thread_ids(rows)) // 32).astype(np.int32))
     if name == "nwarpid":
-        value = np.int32((launch.threads_per_block + 31) // 32)
-        return lambda frame, rows: out(frame, rows, value)
+        return lambda frame, rows: out(frame, rows, np.int32((c.launch.threads_per_block + 31) // 32))
     if name == "warpsize":
         return lambda frame, rows: out(frame, rows, np.int32(32))
     if name.startswith("lanemask"):
@@ -232,7 +232,7 @@ def texture(c, function, pc, op):
     (clamped) coordinates of the array bound to the texture (zeros when none is)."""
     readers = [c.reader(function, a) for a in op.args]
     op_id = function.op_ids[pc]
-    placement, access = c.placement, c.accesses.access
+    access = c.accesses.access
 
     def run(frame, rows):
         count = frame.width(rows)
@@ -242,7 +242,7 @@ def texture(c, function, pc, op):
         size = int(np.asarray(readers[6](frame, rows)).reshape(-1)[0])
         result = np.zeros((count, size), dtype=np.uint8)
         for address in np.unique(handle):
-            array = placement.bound_array(int(address))
+            array = c.placement.bound_array(int(address))
             if array is None:
                 continue
             chosen = handle == address

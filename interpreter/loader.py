@@ -152,6 +152,7 @@ class Program:
         self.kernels = _overloads_named(self._kernel_info(name) for name in _kernel_symbols(module))
         # globals the host code writes (cudaMemcpyToSymbol): a launch finds in them what its fill makes up
         self.host_written: frozenset[str] = frozenset()
+        self.executions: dict[str, object] = {}  # kernel symbol -> its simt.Execution, kept to run its next launch
 
     def function(self, name: str) -> DecodedFunction:
         """The decoded definition of function `name` (decoded once)."""

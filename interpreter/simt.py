@@ -145,11 +145,19 @@ class Wave:
 
 
 class Execution:
-    """One launch of one kernel."""
+    """The launches of one kernel: its code is compiled once and runs each launch `start`
+    begins."""
 
     def __init__(self, program: Program, kernel: KernelInfo, launch: Launch):
         self.program = program
         self.kernel = kernel
+        self.compiler = Compiler(program, kernel, self)
+        self.start(launch)
+        self.root_function = self.compiler.function(kernel.symbol)
+
+    def start(self, launch: Launch) -> bool:
+        """Begin `launch` with fresh memory and state. False when the kernel's compiled
+        code cannot run it (its symbols are placed elsewhere): make a new execution."""
         self.launch = launch
         self.memory = Memory(launch.growth_limit)
         self.events = Events()
@@ -157,22 +165,14 @@ class Execution:
         self.steps = 0
         self.thread_instructions = 0
         self.grid_epoch = 0
-        self.compiler = Compiler(program, kernel, launch, self)
-        self.root_function = self.compiler.function(kernel.symbol)
-        self.wave: Wave | None = None
-        self.runnable: dict[tuple[int, int], Group] = {}
-        self.heap: list = []
         self.sequence = itertools.count()
-        self.barriers: dict[tuple[int, int], Group] = {}
-        self.collective_waits: dict[tuple[int, int], Group] = {}
-        self.grid_waits: dict[tuple[int, int], Group] = {}
         self.reported_masks: set[tuple[int, int]] = set()
         self.blocks_run = 0  # blocks of the waves started
         self.deadline = float("inf")
         self.clock_reads = 0  # a loop that reads the clock may end without any store
-        self.trips: dict[tuple[str, int], tuple] = {}  # (function, loop header): (state, loads) at its last trip
-        self.spinning: dict[tuple[int, int], Group] = {}  # parked until memory changes
-        self.spun: dict[tuple[int, int], tuple[tuple, bool]] = {}  # of each: (state when parked, its loop reads memory)
+        self._no_threads()
+        if not self.compiler.start(launch):
+            return False
         # waves are smaller when threads need much local memory, or blocks much shared memory
         stack = self.compiler.static_stack_bytes()
         wave_threads = min(launch.wave_threads, LOCAL_MEMORY_BUDGET // stack) if stack else launch.wave_threads
@@ -181,7 +181,21 @@ class Execution:
                                           SHARED_MEMORY_BUDGET // shared if shared else wave_threads))
         waves, self.wave_blocks = self._wave_counts()
         self.step_limit = launch.step_limit if launch.step_limit is not None else \
-            step_budget(program.reachable_functions(kernel.symbol), [p.name for p in kernel.params], launch) * waves
+            step_budget(self.program.reachable_functions(self.kernel.symbol), [p.name for p in self.kernel.params],
+                        launch) * waves
+        return True
+
+    def _no_threads(self) -> None:
+        """No wave, and no thread waiting anywhere."""
+        self.wave: Wave | None = None
+        self.runnable: dict[tuple[int, int], Group] = {}
+        self.heap: list = []
+        self.barriers: dict[tuple[int, int], Group] = {}
+        self.collective_waits: dict[tuple[int, int], Group] = {}
+        self.grid_waits: dict[tuple[int, int], Group] = {}
+        self.trips: dict[tuple[str, int], tuple] = {}  # (function, loop header): (state, loads) at its last trip
+        self.spinning: dict[tuple[int, int], Group] = {}  # parked until memory changes
+        self.spun: dict[tuple[int, int], tuple[tuple, bool]] = {}  # of each: (state when parked, its loop reads memory)
 
     # ------------------------------------------------------------------ running
 
@@ -213,10 +227,12 @@ class Execution:
             time.perf_counter() - start, [region.name if region else "" for region in self.memory.regions],
             self.kernel.name, self.step_limit, self.blocks_run, self.wave_blocks,
         )
-        # the compiled code refers back to this execution: freed by the garbage collector, its
-        # buffers and registers would outlive the launch by several more
+        # the execution outlives the launch (it is kept to run the next): what the launch
+        # made goes with the result, or is freed now
         self.memory.release()
-        self.wave = None
+        self.compiler.finish()
+        self._no_threads()
+        self.recorder = self.launch = None
         return result
 
     def waves(self):
@@ -737,7 +753,11 @@ def _union(a, b, count: int):
 
 def execute(program: Program, kernel: KernelInfo | str, launch: Launch, progress=None) -> Result:
     """Run `kernel` of `program` with `launch`; `progress(blocks done, blocks in all)`
-    is called after each wave of blocks."""
+    is called after each wave of blocks. The kernel's execution is kept with the program,
+    so its next launch runs the code compiled for this one."""
     if isinstance(kernel, str):
         kernel = program.kernel(kernel)
-    return Execution(program, kernel, launch).run(progress)
+    execution = program.executions.get(kernel.symbol)
+    if execution is None or not execution.start(launch):
+        execution = program.executions[kernel.symbol] = Execution(program, kernel, launch)
+    return execution.run(progress)

@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import KERNELS, at, line_of, position_of, program
+from conftest import KERNELS, at, line_of, position_of, program, written
 from interpreter.launch import Launch
 from interpreter.simt import execute
 from interpreter.trace import READ, WRITE
@@ -26,6 +26,55 @@ def run(file: str, kernel: str, grid, block, check_clean: bool = True, **launch_
 
 
 # ---------------------------------------------------------------------------- grids
+
+
+REUSED = """
+__device__ int *table;  // a pointer global: given a buffer of its own unless the host writes it
+__device__ int base = 37;
+__global__ void numbered(int *out, int *dims) {
+    int t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    int b = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    int n = blockDim.x * blockDim.y * blockDim.z;
+    out[b * n + t] = base + b * 1000 + t;
+    if (b == 0 && t == 0) {
+        dims[0] = n; dims[1] = gridDim.x * gridDim.y * gridDim.z;
+        if (table) dims[2] = table[0] & 0;
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("grid, block", [((2, 3, 1), (4, 2, 2)), (5, (33, 1, 1)), ((1, 2, 2), (8, 8, 1)), (3, 64)])
+def test_launches_of_one_kernel_share_its_compiled_code(tmp_path, grid, block):
+    """Each launch reads its own dimensions, whichever launch the kernel's code was compiled for."""
+    loaded, kernel = written(tmp_path, "numbered.cu", REUSED, "numbered")
+    for launch_grid, launch_block in ((2, 32), (grid, block)):
+        threads, blocks = np.prod(launch_block), np.prod(launch_grid)
+        result = run_program(loaded, kernel, launch_grid, launch_block, threads * blocks)
+        expected = 37 + np.arange(blocks)[:, None] * 1000 + np.arange(threads)[None, :]
+        np.testing.assert_array_equal(result.buffers["out"], expected.reshape(-1))
+        np.testing.assert_array_equal(result.buffers["dims"][:2], [threads, blocks])
+    assert len({id(e) for e in loaded.executions.values()}) == 1
+
+
+def test_a_launch_whose_globals_move_gets_code_compiled_for_it(tmp_path):
+    """Written by the host, `table` needs no buffer of its own, so `base` is placed elsewhere:
+    code compiled with base's old address must not run."""
+    loaded, kernel = written(tmp_path, "moved.cu", REUSED, "numbered")
+    run_program(loaded, kernel, 1, 32, 32)
+    first = loaded.executions[kernel.symbol]
+    loaded.host_written = frozenset({"table"})
+    result = run_program(loaded, kernel, 1, 32, 32)
+    np.testing.assert_array_equal(result.buffers["out"], 37 + np.arange(32))
+    assert loaded.executions[kernel.symbol] is not first
+
+
+def run_program(loaded, kernel, grid, block, count):
+    buffers = dict(out=np.zeros(count, np.int32), dims=np.zeros(3, np.int32))
+    result = execute(loaded, kernel, Launch(grid, block, buffers))
+    assert result.status == "ok" and result.events.faults == [], result.message
+    return result
+
 
 
 def test_vector_add():
