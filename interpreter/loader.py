@@ -153,6 +153,7 @@ class Program:
         # globals the host code writes (cudaMemcpyToSymbol): a launch finds in them what its fill makes up
         self.host_written: frozenset[str] = frozenset()
         self.executions: dict[str, object] = {}  # kernel symbol -> its simt.Execution, kept to run its next launch
+        self.managed: frozenset[str] = frozenset()  # __managed__ variables (the host's copy is the device's)
 
     def function(self, name: str) -> DecodedFunction:
         """The decoded definition of function `name` (decoded once)."""

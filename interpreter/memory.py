@@ -138,6 +138,8 @@ class Memory:
         self.version = 0  # counts the stores (a loop that stores nothing sees the same memory)
         self.reads = 0  # counts the loads (a loop that loads nothing waits on no one)
         self.beyond: int | None = None  # where pointers past a table's end point (_beyond)
+        self.host_ranges: dict[int, int] = {}  # host address -> the region that starts there (map_host)
+        self._host_table: tuple[np.ndarray, np.ndarray] | None = None  # sorted bases and their regions
 
     # -- setting up
 
@@ -160,6 +162,23 @@ class Memory:
         if len(self.regions) > REGION_MASK:
             raise MemoryError("too many memory regions")
         return len(self.regions) - 1
+
+    def add_view(self, name: str, space: int, view: np.ndarray, size: int, read_only: bool = False) -> int:
+        """A new region of `size` bytes whose bytes are those of `view` (memory shared with
+        something else: a program's device); returns its number."""
+        self.regions.append(Region(name, space, view, size, read_only))
+        if len(self.regions) > REGION_MASK:
+            raise MemoryError("too many memory regions")
+        return len(self.regions) - 1
+
+    def map_host(self, base: int, number: int) -> None:
+        """Let addresses from `base` (untagged: a host pointer) reach region `number`."""
+        self.host_ranges[base] = number
+        self._host_table = None
+
+    def unmap_host(self, base: int) -> None:
+        self.host_ranges.pop(base, None)
+        self._host_table = None
 
     def add_pointer_table(self, name: str, levels: int, fill: Fill | None = None) -> int:
         """A paged region of pointers (a `T**` argument), each to a paged region of its own
@@ -194,9 +213,10 @@ class Memory:
             self.beyond = self.region_address(number)
         return self.beyond
 
-    def release(self) -> None:
-        """Free the bytes of every region and segment: the launch is over."""
-        for region in self.regions[1:]:
+    def release(self, regions: bool = True) -> None:
+        """Free the bytes of every segment and (unless they outlive the launch) region: the
+        launch is over."""
+        for region in self.regions[1:] if regions else ():
             if region is not None:
                 region.data = np.zeros(0, dtype=np.uint8)
         self.shared = self.local = np.zeros(0, dtype=np.uint8)
@@ -240,6 +260,8 @@ class Memory:
             offset = addresses & OFFSET_MASK
         else:
             space, region, offset = split(addresses)
+        if self.host_ranges and space.min() == 0:
+            space, region, offset = self.from_host(addresses, space, region, offset)
         bad = np.zeros(count, dtype=bool)
         kinds = np.zeros(count, dtype=np.int8)  # index into _KINDS
         if align > 1:
@@ -279,6 +301,24 @@ class Memory:
             elif keep.any():
                 resolved.append((memory, position[lanes[keep]], flat[keep]))
         return access, faults, resolved
+
+    def from_host(self, addresses, space, region, offset):
+        """Space, region and offset with untagged addresses inside a mapped host range
+        (map_host) made global addresses of its region."""
+        if self._host_table is None:
+            bases = np.array(sorted(self.host_ranges), dtype=np.int64)
+            self._host_table = bases, np.array([self.host_ranges[b] for b in bases.tolist()], dtype=np.int64)
+        bases, numbers = self._host_table
+        untagged = np.flatnonzero(space == 0)
+        at = np.searchsorted(bases, addresses[untagged], side="right") - 1
+        inside = at >= 0
+        untagged, at = untagged[inside], at[inside]
+        if len(untagged):
+            space, region, offset = space.copy(), np.array(region, copy=True), np.array(offset, copy=True)
+            space[untagged] = GLOBAL
+            region[untagged] = numbers[at]
+            offset[untagged] = addresses[untagged] - bases[at]
+        return space, region, offset
 
     def _locate_regions(self, region, offset, size, lanes, write, bad, kinds, parts) -> None:
         lane_regions = region[lanes]

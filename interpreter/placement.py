@@ -66,11 +66,12 @@ class Placement:
         self.function_names = list(program.module.functions)
         for index, name in enumerate(self.function_names):
             self.addresses[name] = tag(CODE, index + 1, 0)
-        self.shared_bytes = self._place_globals(launch, kernel.shared_variables)
+        self.shared_bytes = self._place_globals(launch, kernel.shared_variables if kernel else ())
+        params = kernel.params if kernel else []
         self.arguments = [None if isinstance(launch.args.get(param.name), Alias)
                           else self._argument(index, param, launch)
-                          for index, param in enumerate(kernel.params)]
-        for index, param in enumerate(kernel.params):  # aliases point where their targets do
+                          for index, param in enumerate(params)]
+        for index, param in enumerate(params):  # aliases point where their targets do
             if self.arguments[index] is None:
                 self.arguments[index] = self._alias(param, launch.args[param.name].target)
 
@@ -85,6 +86,10 @@ class Placement:
         module = self.program.module
         static_end, dynamic = 0, []
         images = {}
+        device = launch.device
+        placed = device is not None and device.addresses is not None  # a program's device places them once
+        if placed:
+            self.addresses.update(device.addresses)
         names = [n for n in own_shared if n in module.globals] + [n for n in module.globals if n not in own_shared]
         for name in names:
             variable = module.globals[name]
@@ -100,10 +105,16 @@ class Placement:
                 static_end = (static_end + align - 1) // align * align
                 self.addresses[name] = tag(SHARED, 0, static_end)
                 static_end += image.size
+            elif placed:
+                continue
             else:
                 space = CONSTANT if variable.addrspace == CONSTANT else GLOBAL
                 bound = launch.args.get(name)  # an array the caller binds to a global (a texture, say)
                 data = image.data if image.data is not None else np.zeros(image.size, dtype=np.uint8)
+                if device is not None:  # as the program's image holds it
+                    self.regions[name] = device.place(name, space, data, image.size)
+                    self.addresses[name] = self.memory.region_address(self.regions[name])
+                    continue
                 if name in self.program.host_written and not image.relocations:
                     fill = _fill(launch, launch.seed * 1000 + zlib.crc32(name.encode()), None)
                     data = _made_up(image.type, data, fill, self.layout)
@@ -118,7 +129,7 @@ class Placement:
         for name in dynamic:
             self.addresses[name] = tag(SHARED, 0, dynamic_start)
         segment = dynamic_start + launch.shared_bytes if dynamic else static_end
-        for name, image in images.items():  # pointers stored in initializers
+        for name, image in images.items() if not placed else ():  # pointers stored in initializers
             for offset, target in image.relocations:
                 value = np.int64(self.constant_value(target, PointerType(0)))
                 if name in self.regions:
@@ -166,8 +177,9 @@ class Placement:
             if isinstance(given, np.ndarray):
                 region = self.memory.add_region(param.name, GLOBAL, given, size=given.nbytes)
                 return Argument(param, self.memory.region_address(region), region, array=given)
-            if isinstance(given, (int, np.integer)) and not isinstance(given, bool) and given == 0:
-                return Argument(param, np.int64(0))  # NULL
+            if isinstance(given, (int, np.integer)) and not isinstance(given, bool) and \
+                    (given == 0 or launch.device is not None):
+                return Argument(param, np.int64(given))  # NULL, or an address on a program's device
             raise LaunchError(f"argument {param.name}: give a NumPy array, 0 (NULL) or nothing for a pointer")
         if given is None:
             if param.kind == "other":

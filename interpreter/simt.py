@@ -159,7 +159,7 @@ class Execution:
         """Begin `launch` with fresh memory and state. False when the kernel's compiled
         code cannot run it (its symbols are placed elsewhere): make a new execution."""
         self.launch = launch
-        self.memory = Memory(launch.growth_limit)
+        self.memory = launch.device.memory if launch.device is not None else Memory(launch.growth_limit)
         self.events = Events()
         self.recorder = TraceRecorder(launch.trace_limit) if launch.trace else None
         self.steps = 0
@@ -229,7 +229,7 @@ class Execution:
         )
         # the execution outlives the launch (it is kept to run the next): what the launch
         # made goes with the result, or is freed now
-        self.memory.release()
+        self.memory.release(regions=launch.device is None)
         self.compiler.finish()
         self._no_threads()
         self.recorder = self.launch = None

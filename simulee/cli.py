@@ -47,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     _audit_command(commands, compiling, execution, search, scanning)
     _trace_command(commands, compiling, _launch_options(False), execution)
     _compile_command(commands, compiling)
+    _exec_command(commands, compiling)
     return parser
 
 
@@ -285,9 +286,35 @@ def _compile_command(commands, compile_options) -> None:
     compile_.set_defaults(run=run_compile)
 
 
+def _exec_command(commands, compile_options) -> None:
+    run = commands.add_parser(
+        "exec", parents=[compile_options],
+        help="run a whole CUDA program, every kernel launch checked on its real data",
+        description="Build the program of these sources (.cu, and C/C++ host files) with the bundled clang against "
+                    "Simulee's CUDA runtime, run it with ARGS (after --), and check every kernel launch it makes "
+                    "on its own data. The program's output passes through; findings go to stderr (or -o). Exit "
+                    "status: 1 when errors are found, else the program's own (128 + N when signal N killed it, "
+                    "124 when it ran out of time); 2: the program does not build.")
+    run.add_argument("sources", nargs="+", metavar="SOURCE")
+    run.add_argument("--warp-model", choices=("independent", "lockstep"), default="independent",
+                     help="independent (Volta and later, default) or lockstep (pre-Volta) warps")
+    run.add_argument("--timeout", type=_seconds, metavar="S", help="stop the program after S seconds")
+    run.add_argument("--format", choices=("text", "json", "csv", "sarif"), default="text")
+    run.add_argument("-o", "--output", metavar="OUT", help="write the report here instead of stderr")
+    run.add_argument("-q", "--quiet", action="store_true", help="no progress")
+    run.set_defaults(run=run_exec, program_args=[])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    program_args = []
+    if "exec" in argv and "--" in argv[argv.index("exec"):]:  # what follows is the program's
+        split = argv.index("--", argv.index("exec"))
+        argv, program_args = argv[:split], argv[split + 1:]
     args = parser.parse_args(argv)
+    if args.command == "exec":
+        args.program_args = program_args
     try:
         return args.run(args)
     except CompileError as error:
@@ -1006,6 +1033,40 @@ def run_trace(args) -> int:
 
 
 # ---------------------------------------------------------------------------- compile
+
+
+def run_exec(args) -> int:
+    from simulee import report, rootcause
+    from simulee.runner import run_program
+
+    sources = [Path(source) for source in args.sources]
+    progress = None if args.quiet or not sys.stderr.isatty() else \
+        (lambda text: print(f"simulee: {text}", file=sys.stderr, flush=True))
+    outcome = run_program(sources, compile_options(args), args.program_args,
+                          args.timeout if args.timeout is not None else float("inf"), args.warp_model,
+                          progress=progress)
+    bugs = rootcause.bugs([check.to_json() for check in outcome.checks])
+    formats = {"text": lambda: report.text(bugs, False, outcome.seconds, args.verbose, 0, False),
+               "json": lambda: report.json_text(bugs, []),
+               "csv": lambda: report.csv_text(bugs, sources[0].resolve().parent.name, False),
+               "sarif": lambda: report.sarif_text(bugs, [])}
+    text = formats[args.format]()
+    summary = f"simulee: {len(outcome.launches)} launch{'es' if len(outcome.launches) != 1 else ''} checked; " \
+              f"{outcome.ending_text()}"
+    if args.output:
+        write_output(text, args.output)
+    else:
+        sys.stderr.write(text if text.endswith("\n") else text + "\n")
+    print(summary, file=sys.stderr)
+    for check in outcome.checks:
+        if check.status != "ok":
+            print(f"simulee: error: {display(check.file)}:{check.line}: {check.kernel}: {check.error}",
+                  file=sys.stderr)
+    if fails(found(bugs, False), None):
+        return EXIT_FINDINGS
+    if outcome.ending == "timed out":
+        return 124
+    return 128 - outcome.exit_status if outcome.exit_status < 0 else outcome.exit_status
 
 
 def run_compile(args) -> int:

@@ -190,14 +190,16 @@ def _text_finding(out, finding: dict, root: Path | None = None, state: str | Non
     """A finding (Finding.to_json) compiler-style: where and what (and, against a baseline,
     whether it is new), the source line with a caret, the witness and the launch."""
     first = finding["first"]
-    at = f"{first['file']}:{first['line']}:{first['column']}" if first and first["file"] else finding["kernel"]
+    column = f":{first['column']}" if first and first["column"] else ""  # a line of host code has none
+    at = f"{first['file']}:{first['line']}{column}" if first and first["file"] else finding["kernel"]
     out.write(f"{at}: {finding['severity']}: {finding['message']}" + (f" [{state}]" if state else "") + "\n")
     if first and first["file"] and first["line"]:
         lines = source_lines(str((root or Path()) / first["file"]))
         if 0 < first["line"] <= len(lines):
             source = lines[first["line"] - 1].rstrip("\n").expandtabs(4)
             out.write(f"{first['line']:6} | {source}\n")
-            out.write(f"{'':6} | {' ' * max(first['column'] - 1, 0)}^\n")
+            if first["column"]:
+                out.write(f"{'':6} | {' ' * (first['column'] - 1)}^\n")
     witnesses = [f"block ({','.join(map(str, side['block']))}) thread ({','.join(map(str, side['thread']))})"
                  for side in (finding["first"], finding["second"]) if side is not None and side["thread"] is not None]
     launch = finding["launch"]

@@ -11,6 +11,7 @@ from simulee.detect.divergence import Divergence
 from simulee.detect.faults import Faults
 from simulee.detect.race import Races
 from simulee.detect.redundant import RedundantBarriers
+from simulee.detect.streams import StreamRaces
 from simulee.detect.uninitialized import UninitializedShared
 from simulee.detect.vacuous import Vacuous
 
@@ -21,6 +22,7 @@ DETECTORS: tuple[Detector, ...] = (
     UninitializedShared(),
     BankConflicts(),
     RedundantBarriers(),
+    StreamRaces(),  # between the launches of a whole program (simulee exec)
     Vacuous(),  # last: it speaks only when nothing else did
 )
 

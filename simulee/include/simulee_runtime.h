@@ -54,9 +54,10 @@
 #include "cuda_runtime.h"
 #pragma pop_macro("nv_weak")
 
-/* clang makes a __managed__ variable a device variable only when told so. */
+/* clang keeps managed variables for HIP: a __managed__ variable is a device variable marked
+   for `simulee exec`, whose runtime keeps the host's copy and the device's the same. */
 #undef __managed__
-#define __managed__ __attribute__((device)) __attribute__((managed))
+#define __managed__ __attribute__((device)) __attribute__((annotate("simulee_managed")))
 
 #include "simulee/definitions.h"
 #include "simulee/builtin_vars.h"

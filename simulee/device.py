@@ -1,0 +1,359 @@
+"""The device a program under `simulee exec` runs its kernels on.
+
+The program (built by hostbuild, linked with simulee/runtime) asks for memory, kernels and
+launches over a socket (the requests of runtime/protocol.h). Device memory is an arena file
+both processes map: each allocation and each global variable is a region of the
+interpreter's memory whose bytes are a slice of the arena, so the program's copies and the
+kernels' accesses meet without copying. Device pointers are the interpreter's tagged
+addresses; managed and page-locked host memory are reached by the program's own pointers
+(Memory.map_host). Each launch runs in the interpreter on that memory, every detector looks
+at it, and its findings are kept; the reply carries the error a GPU would report and the
+kernel's printf output.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import socket
+import struct
+import tempfile
+import time
+from dataclasses import dataclass, field
+from enum import IntEnum
+
+import numpy as np
+
+from interpreter.launch import Launch, Result
+from interpreter.loader import KernelInfo, Program
+from interpreter.memory import CONSTANT, GLOBAL, SHARED, Memory, split
+from interpreter.placement import Placement
+from interpreter.simt import execute
+from interpreter.trace import BUFFER_LIMIT, DIVISION_BY_ZERO, TRAP
+from simulee.findings import display
+
+ARENA_BYTES = 1 << 34  # the device's memory: a sparse file, only the bytes used take space
+ALIGNMENT = 256  # of every allocation, as cudaMalloc's
+TRACE_LIMIT = 1 << 22  # accesses a launch keeps for the detectors; later ones run unchecked
+
+
+class Request(IntEnum):
+    """The requests of runtime/protocol.h."""
+
+    HELLO = 1
+    KERNEL = 2
+    SYMBOL = 3
+    MALLOC = 5
+    FREE = 6
+    LAUNCH = 7
+    TRANSFER = 8
+    SYNCHRONIZE = 9
+    STREAM_SYNCHRONIZE = 10
+    STREAM_WAIT = 11
+    EVENT_RECORD = 12
+    EVENT_SYNCHRONIZE = 13
+    UNSUPPORTED = 14
+
+
+DEVICE_MEMORY, MANAGED_MEMORY, HOST_MEMORY = 0, 1, 2
+# cudaError_t values
+SUCCESS, INVALID_VALUE, MEMORY_ALLOCATION, INVALID_SYMBOL = 0, 1, 2, 13
+INVALID_DEVICE_POINTER, INVALID_DEVICE_FUNCTION, ILLEGAL_ADDRESS, LAUNCH_TIMEOUT, ASSERT = 17, 98, 700, 702, 710
+LAUNCH_FAILURE, NOT_SUPPORTED = 719, 801
+HEADER = struct.Struct("<IIQ")  # op, reserved, payload bytes
+REPLY = struct.Struct("<iIQ")  # status, reserved, payload bytes
+
+
+@dataclass
+class DeviceLaunch:
+    """One launch the program made: its number (from 1), kernel, where in the program,
+    dimensions, stream, what the interpreter made of it (result, released once the
+    detectors had it) and the CUDA error it gave the program."""
+
+    number: int
+    kernel: KernelInfo
+    site: tuple[str, int] | None  # file and line of the <<<...>>> (or cudaLaunchKernel call)
+    grid: tuple
+    block: tuple
+    stream: int
+    status: str = ""
+    message: str = ""
+    error: int = SUCCESS
+    seconds: float = 0.0
+    result: Result | None = None
+
+    @property
+    def where(self) -> str:
+        return f"{display(self.site[0])}:{self.site[1]}" if self.site else ""
+
+
+@dataclass
+class Allocation:
+    region: int
+    offset: int  # in the arena
+    size: int
+    kind: int
+    host: int = 0  # the program's pointer to managed or host memory
+
+
+@dataclass
+class Device:
+    """The device of one program: `program` is its device code, `sites(address)` gives the
+    (file, line) of a return address in the program's executable, and `observer` hears of
+    what the program does: launched(DeviceLaunch) after each launch ran (before the program
+    goes on), transferred(destination, source, bytes, stream, blocking) of each copy and
+    fill (with its site), and ordered(Request, values) of each synchronization, event record and wait."""
+
+    program: Program
+    sites: object = None
+    observer: object = None
+    memory: Memory = field(default_factory=Memory)
+    addresses: dict | None = None  # of the global variables and functions (Placement reads them)
+    allocations: dict[int, Allocation] = field(default_factory=dict)  # by region
+    launches: list[DeviceLaunch] = field(default_factory=list)
+    unsupported: list[str] = field(default_factory=list)  # runtime functions the program called in vain
+
+    def __post_init__(self):
+        directory = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+        handle, self.arena_path = tempfile.mkstemp(prefix="simulee-arena-", dir=directory)
+        os.ftruncate(handle, ARENA_BYTES)
+        self._map = mmap.mmap(handle, ARENA_BYTES)
+        os.close(handle)
+        self.arena = np.frombuffer(self._map, dtype=np.uint8)
+        self.top = 0
+        self.base = 0  # the program's address of the arena
+        self.kernels: list[KernelInfo] = []
+        placement = Placement(self.program, None, Launch((1, 1, 1), (1, 1, 1), device=self), self.memory)
+        self.addresses = {name: address for name, address in placement.addresses.items()
+                          if int(split(np.int64(address))[0][()]) != SHARED}
+        self.symbol_regions = dict(placement.regions)
+
+    def close(self) -> None:
+        """Unmap and remove the arena."""
+        self.arena = None
+        try:
+            self._map.close()
+        except BufferError:  # a view still refers to it: the file goes anyway
+            pass
+        try:
+            os.unlink(self.arena_path)
+        except OSError:
+            pass
+
+    # ------------------------------------------------------------------ memory
+
+    def place(self, name: str, space: int, data: np.ndarray, size: int) -> int:
+        """A region for a global variable holding `data` (Placement asks, once)."""
+        region, offset = self._carve(name, space, size, read_only=space == CONSTANT)
+        raw = np.frombuffer(np.ascontiguousarray(data).tobytes(), dtype=np.uint8)[:size]
+        self.arena[offset : offset + len(raw)] = raw
+        return region
+
+    def _carve(self, name: str, space: int, size: int, read_only: bool = False) -> tuple[int, int]:
+        """A new region of `size` bytes at the top of the arena: (region, arena offset)."""
+        capacity = max(16, (size + 15) // 16 * 16)
+        if self.top + capacity > ARENA_BYTES:
+            raise MemoryError
+        offset = self.top
+        self.top = (self.top + capacity + ALIGNMENT - 1) // ALIGNMENT * ALIGNMENT
+        region = self.memory.add_view(name, space, self.arena[offset : offset + capacity], size, read_only)
+        return region, offset
+
+    def allocate(self, size: int, kind: int) -> tuple[int, Allocation | None]:
+        if size == 0 and kind == DEVICE_MEMORY:
+            return SUCCESS, None
+        try:
+            region, offset = self._carve(f"allocation {len(self.allocations) + 1}", GLOBAL, size)
+        except MemoryError:
+            return MEMORY_ALLOCATION, None
+        allocation = Allocation(region, offset, size, kind)
+        if kind != DEVICE_MEMORY:
+            allocation.host = self.base + offset
+            self.memory.map_host(allocation.host, region)
+        self.allocations[region] = allocation
+        return SUCCESS, allocation
+
+    def free(self, address: int, kind: int) -> tuple[int, int]:
+        """(error, region) of freeing what starts at `address`."""
+        if kind == DEVICE_MEMORY:
+            space, region, offset = (int(v[()]) for v in split(np.int64(address)))
+            allocation = self.allocations.get(region) if space == GLOBAL and offset == 0 else None
+        else:
+            allocation = next((a for a in self.allocations.values() if a.host == address), None)
+        if allocation is None:
+            return INVALID_DEVICE_POINTER if kind == DEVICE_MEMORY else INVALID_VALUE, 0
+        del self.allocations[allocation.region]
+        if allocation.host:
+            self.memory.unmap_host(allocation.host)
+        self.memory.regions[allocation.region] = None  # a later access is to no memory
+        return SUCCESS, allocation.region
+
+    # ------------------------------------------------------------------ serving
+
+    def serve(self, channel: socket.socket) -> None:
+        """Answer the program's requests until it closes its end."""
+        while True:
+            header = _receive(channel, HEADER.size)
+            if header is None:
+                return
+            op, _, size = HEADER.unpack(header)
+            payload = _receive(channel, size) if size else b""
+            if payload is None:
+                return
+            status, answer = self.answer(op, payload)
+            channel.sendall(REPLY.pack(status, 0, len(answer)) + answer)
+
+    def answer(self, op: int, payload: bytes) -> tuple[int, bytes]:
+        """(cudaError_t, reply payload) of one request."""
+        if op == Request.HELLO:
+            (self.base,) = struct.unpack_from("<Q", payload)
+            return SUCCESS, b""
+        if op == Request.KERNEL:
+            return self._kernel(_text(payload))
+        if op == Request.SYMBOL:
+            return self._symbol(_text(payload, 8))
+        if op == Request.MALLOC:
+            size, kind = struct.unpack_from("<QI", payload)
+            error, allocation = self.allocate(size, kind)
+            if allocation is None:
+                return error, struct.pack("<QQI", 0, 0, 0)
+            address = self.memory.region_address(allocation.region) if kind == DEVICE_MEMORY else allocation.host
+            return SUCCESS, struct.pack("<QQI", address & (2**64 - 1), allocation.offset, allocation.region)
+        if op == Request.FREE:
+            address, kind = struct.unpack_from("<QI", payload)
+            error, region = self.free(_signed(address), kind)
+            return error, struct.pack("<I", region)
+        if op == Request.LAUNCH:
+            return self._launch(payload)
+        if op == Request.UNSUPPORTED:
+            self.unsupported.append(_text(payload))
+            return SUCCESS, b""
+        if op == Request.TRANSFER:
+            site, destination, source, count, stream, blocking = struct.unpack_from("<6Q", payload)
+            if self.observer is not None:
+                self.observer.transferred(_signed(destination), _signed(source), count, stream, bool(blocking),
+                                          self.sites(site) if self.sites else None)
+            return SUCCESS, b""
+        if op in (Request.SYNCHRONIZE, Request.STREAM_SYNCHRONIZE, Request.STREAM_WAIT, Request.EVENT_RECORD,
+                  Request.EVENT_SYNCHRONIZE):
+            if self.observer is not None:
+                self.observer.ordered(Request(op), struct.unpack_from("<2Q", payload))
+            return SUCCESS, b""
+        return NOT_SUPPORTED, b""
+
+    def _kernel(self, name: str) -> tuple[int, bytes]:
+        try:
+            kernel = self.program.kernel(name)
+        except (KeyError, LookupError):
+            return INVALID_DEVICE_FUNCTION, b""
+        self.kernels.append(kernel)
+        sizes = [param.size for param in kernel.params]
+        return SUCCESS, struct.pack(f"<iI{len(sizes)}I", len(self.kernels) - 1, len(sizes), *sizes)
+
+    def _symbol(self, name: str) -> tuple[int, bytes]:
+        region = self.symbol_regions.get(name)
+        if region is None:
+            return INVALID_SYMBOL, b""
+        view = self.memory.regions[region]
+        offset = int(view.data.__array_interface__["data"][0] - self.arena.__array_interface__["data"][0])
+        address = self.memory.region_address(region)
+        return SUCCESS, struct.pack("<QQQII", address & (2**64 - 1), offset, view.size, region,
+                                    name in self.program.managed)
+
+    def span(self, address: int, count: int) -> tuple[int, int] | None:
+        """(region, offset) of `count` bytes at a device or host address inside one
+        allocation or global variable; None when they are not (host memory of its own)."""
+        addresses = np.array([address], dtype=np.int64)
+        space, region, offset = (v[0] for v in self.memory.from_host(addresses, *split(addresses)))
+        target = self.memory.regions[region] if space in (GLOBAL, CONSTANT) and 0 < region < len(
+            self.memory.regions) else None
+        if target is None or offset + count > target.limit():
+            return None
+        return int(region), int(offset)
+
+    # ------------------------------------------------------------------ launches
+
+    def _launch(self, payload: bytes) -> tuple[int, bytes]:
+        kernel_id, gx, gy, gz, bx, by, bz, shared, stream, site = struct.unpack_from("<i6IQQQ", payload)
+        kernel = self.kernels[kernel_id]
+        record = DeviceLaunch(len(self.launches) + 1, kernel, self.sites(site) if self.sites else None,
+                              (gx, gy, gz), (bx, by, bz), stream)
+        self.launches.append(record)
+        arguments, at = {}, struct.calcsize("<i6IQQQ")
+        for param in kernel.params:
+            arguments[param.name] = _argument(param, payload[at : at + param.size])
+            at += param.size
+        where = f" at {record.where}" if record.site else ""
+        launch = Launch(record.grid, record.block, arguments, shared_bytes=shared, device=self,
+                        keep_buffers=False, trace_limit=TRACE_LIMIT, origin=f"launch {record.number}{where}")
+        start = time.perf_counter()
+        result = execute(self.program, kernel, launch)
+        record.seconds = time.perf_counter() - start
+        record.status, record.message = result.status, result.message
+        record.error = _error(result)
+        record.result = result
+        if self.observer is not None:
+            self.observer.launched(record)
+        record.result = None
+        output = "".join(text for _, _, text in result.events.printf)
+        return record.error, output.encode()
+
+
+def _error(result: Result) -> int:
+    """The cudaError_t a GPU reports after a launch that did what `result` says."""
+    if result.status in ("step-limit", "time-limit", "infinite-loop", "deadlock"):
+        return LAUNCH_TIMEOUT
+    if result.status in ("unsupported", "out-of-memory"):
+        return LAUNCH_FAILURE
+    if any(assertion.kind == "assert" for assertion in result.events.assertions):
+        return ASSERT
+    kinds = {fault.kind for fault in result.events.faults} - {BUFFER_LIMIT, DIVISION_BY_ZERO}  # a GPU divides on
+    if TRAP in kinds:
+        return LAUNCH_FAILURE
+    return ILLEGAL_ADDRESS if kinds else SUCCESS
+
+
+class Pointer(int):
+    """A pointer argument: an address on the device, shown in hexadecimal."""
+
+    def __str__(self) -> str:
+        return hex(self & (2**64 - 1))
+
+
+def _argument(param, data: bytes):
+    """A kernel argument as the interpreter takes it from the bytes the program passed."""
+    if param.kind == "pointer":
+        return Pointer(int.from_bytes(data[:8], "little", signed=True))
+    if param.kind == "struct":
+        return bytes(data)
+    if param.kind == "float":
+        return np.frombuffer(data, dtype={16: np.float16, 32: np.float32, 64: np.float64}[param.bits])[0]
+    if param.kind == "integer":
+        width = max(1, (param.bits or 8) // 8)
+        value = int.from_bytes(data[:width], "little", signed=bool(param.signed))
+        return value if param.bits != 1 else bool(value & 1)
+    return bytes(data)
+
+
+def _text(payload: bytes, start: int = 0) -> str:
+    return payload[start:].split(b"\0", 1)[0].decode("utf-8", "replace")
+
+
+def _signed(value: int) -> int:
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+def _receive(channel: socket.socket, size: int) -> bytes | None:
+    """Exactly `size` bytes, or None when the program closed its end first."""
+    chunks, left = [], size
+    while left:
+        try:
+            chunk = channel.recv(min(left, 1 << 20))
+        except (ConnectionResetError, InterruptedError):
+            return None
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+

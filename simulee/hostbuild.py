@@ -1,0 +1,188 @@
+"""Build a CUDA program's host side into a native executable for `simulee exec`.
+
+Each .cu file is compiled for the host by the same clang and headers as its device side
+(frontend.clang_arguments) to an object file, with a stand-in GPU binary so that clang
+registers its kernels and device variables as nvcc's code does; other C and C++ files are
+compiled as they are. They are linked, statically against ziglang's musl and libc++, with
+Simulee's CUDA runtime (simulee/runtime) instead of NVIDIA's libcudart: no system compiler,
+linker or CUDA is used. The runtime itself is built once per toolkit and compiler, with a
+weak stub returning cudaErrorNotSupported (CUDA_ERROR_NOT_SUPPORTED) for every other
+function the toolkit's runtime and driver API headers declare.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+from simulee import toolkit
+from simulee.errors import SimuleeError
+from simulee.frontend import CompileOptions, _bundled_library_arguments, clang_arguments, find_clang
+
+RUNTIME_DIR = Path(__file__).parent / "runtime"
+RUNTIME_SOURCES = ("cudart.cpp", "device.cpp")
+HOST_SUFFIXES = (".cpp", ".cc", ".cxx", ".c")
+CUDA_SUFFIXES = (".cu",)
+BUILD_TIMEOUT = 600.0
+
+
+def build(sources: list[Path], options: CompileOptions, folder: Path) -> Path:
+    """The executable of `sources` (.cu and C/C++ files) in `folder`; SimuleeError with the
+    compiler's first error when one does not compile or the program does not link."""
+    clang = find_clang(options.clang)
+    if not clang.bundled:
+        raise SimuleeError("simulee exec builds programs with ziglang's clang only (drop --clang / SIMULEE_CLANG)")
+    folder.mkdir(parents=True, exist_ok=True)
+    stand_in = folder / "gpu-binary.stand-in"
+    stand_in.write_bytes(b"\0" * 16)
+    objects = [_compile(clang, source, options, folder / f"{index}-{source.stem}.o", stand_in)
+               for index, source in enumerate(sources)]
+    executable = folder / "program"
+    _run([*clang.command[:-1], "c++", *_target(), "-g", "-o", str(executable), *map(str, objects),
+          *map(str, runtime_objects(clang))], "link")
+    return executable
+
+
+def _compile(clang, source: Path, options: CompileOptions, output: Path, stand_in: Path) -> Path:
+    suffix = source.suffix.lower()
+    if suffix in CUDA_SUFFIXES:
+        arguments = clang_arguments(clang, source, replace(options, clang_args=()), host=True)
+        arguments = _object_arguments(arguments)
+        arguments[-1:-1] = ["-Xclang", "-fcuda-include-gpubinary", "-Xclang", str(stand_in), *options.clang_args]
+    elif suffix in HOST_SUFFIXES:
+        language = "c" if suffix == ".c" else "c++"
+        arguments = ["-x", language, "-O1", "-g", *_bundled_library_arguments(clang)]
+        for directory in toolkit.include_dirs():
+            arguments += ["-isystem", directory]
+        for directory in options.include_dirs:
+            arguments += ["-I", str(Path(directory).resolve())]
+        arguments += ["-I", str(source.parent), *[f"-D{d}" for d in options.defines], *options.clang_args, str(source)]
+    else:
+        raise SimuleeError(f"{source}: not a source simulee exec builds (.cu, .cpp, .cc, .cxx, .c)")
+    _run([*clang.command, *_target(), "-c", "-o", str(output), *arguments], str(source))
+    return output
+
+
+def _object_arguments(arguments: list[str]) -> list[str]:
+    """Driver arguments that emit IR (frontend.clang_arguments) made to emit an object with
+    line tables, optimized, and C++ exceptions on (host code may throw)."""
+    out, skip = [], False
+    for index, argument in enumerate(arguments):
+        if skip:
+            skip = False
+            continue
+        if argument in ("-S", "-emit-llvm", "-fno-exceptions"):
+            continue
+        if argument == "-Xclang" and arguments[index + 1] == "-disable-llvm-passes":
+            skip = True
+            continue
+        out.append(argument)
+    return out
+
+
+def _target() -> list[str]:
+    arch = {"amd64": "x86_64", "arm64": "aarch64"}.get(platform.machine().lower(), platform.machine().lower())
+    return ["-target", f"{arch}-linux-musl"]
+
+
+def _run(command: list[str], what: str) -> None:
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=BUILD_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise SimuleeError(f"{what}: the compiler took more than {BUILD_TIMEOUT:.0f} s") from None
+    if done.returncode != 0:
+        errors = [line for line in done.stderr.splitlines() if "error" in line]
+        raise SimuleeError(f"{what}: {errors[0] if errors else done.stderr.strip()[-400:] or 'failed'}")
+
+
+# ---------------------------------------------------------------------- the runtime
+
+
+def runtime_objects(clang) -> list[Path]:
+    """Simulee's CUDA runtime as object files, built on first use into the cache folder."""
+    key = hashlib.sha256()
+    for name in (*RUNTIME_SOURCES, "protocol.h"):
+        key.update((RUNTIME_DIR / name).read_bytes())
+    key.update(clang.version.encode())
+    key.update(toolkit.version().encode())
+    folder = _cache_folder() / f"runtime-{key.hexdigest()[:16]}"
+    names = [*(Path(name).with_suffix(".o").name for name in RUNTIME_SOURCES), "stubs.o", "errors.o"]
+    if all((folder / name).is_file() for name in names):
+        return [folder / name for name in names]
+    scratch = Path(tempfile.mkdtemp(prefix="runtime-", dir=_cache_folder()))
+    try:
+        headers = ["-isystem", *_interleave("-isystem", toolkit.include_dirs()), "-I", str(RUNTIME_DIR)]
+        cxx = ["-x", "c++", "-std=c++17", "-O1", "-fno-exceptions", *_bundled_library_arguments(clang), *headers]
+        for name in RUNTIME_SOURCES:
+            _run([*clang.command, *_target(), "-c", "-o", str(scratch / Path(name).with_suffix(".o").name), *cxx,
+                  str(RUNTIME_DIR / name)], f"simulee's runtime ({name})")
+        (scratch / "stubs.c").write_text(_stubs(clang))
+        (scratch / "errors.c").write_text(_error_names())
+        for name in ("stubs", "errors"):
+            _run([*clang.command, *_target(), "-x", "c", "-O1", "-c", "-o", str(scratch / f"{name}.o"),
+                  str(scratch / f"{name}.c")], f"simulee's runtime ({name}.c)")
+        try:
+            scratch.rename(folder)
+        except OSError:  # another process built it first
+            shutil.rmtree(scratch, ignore_errors=True)
+    finally:
+        if scratch.exists():
+            shutil.rmtree(scratch, ignore_errors=True)
+    return [folder / name for name in names]
+
+
+def _interleave(flag: str, folders) -> list[str]:
+    out = []
+    for index, folder in enumerate(folders):
+        out += [folder] if index == 0 else [flag, folder]
+    return out
+
+
+def _stubs(clang) -> str:
+    """C source of a weak stub for every function the runtime (cudaError_t) and driver
+    (CUresult) API headers declare, under the names their macros give them."""
+    declared = _preprocessed(clang, "#include <cuda_runtime_api.h>\n#include <cuda.h>\n")
+    runtime = sorted(set(re.findall(r"\bcudaError_t\s+(cuda\w+)\s*\(", declared)))
+    driver = sorted(set(re.findall(r"\bCUresult\s+(cu\w+)\s*\(", declared)))
+    lines = ["int __simulee_unsupported(const char *name);"]
+    for name in runtime:
+        shown = re.sub(r"(_v\d+)?(_ptds|_ptsz)?$", "", name)
+        lines.append(f'__attribute__((weak)) int {name}(void) {{ return __simulee_unsupported("{shown}"); }}')
+    for name in driver:
+        shown = re.sub(r"(_v\d+)?(_ptds|_ptsz)?$", "", name)
+        lines.append(f'__attribute__((weak)) int {name}(void) {{ __simulee_unsupported("{shown}"); return 801; }}')
+    return "\n".join(lines) + "\n"
+
+
+def _preprocessed(clang, text: str) -> str:
+    command = [*clang.command, *_target(), "-x", "c++", "-E", *_bundled_library_arguments(clang),
+               *[arg for folder in toolkit.include_dirs() for arg in ("-isystem", folder)], "-"]
+    done = subprocess.run(command, input=text, capture_output=True, text=True, timeout=BUILD_TIMEOUT)
+    if done.returncode != 0:
+        raise SimuleeError(f"cannot read the CUDA runtime's header: {done.stderr.strip()[:300]}")
+    return done.stdout
+
+
+def _error_names() -> str:
+    """C source of simulee_error_name: each cudaError_t's name, from driver_types.h."""
+    header = (toolkit.toolkit_root() / "cuda_runtime" / "include" / "driver_types.h").read_text(errors="replace")
+    names: dict[int, str] = {}
+    for name, value in re.findall(r"^\s*(cuda(?:Success|Error\w+))\s*=\s*(\d+)", header, re.M):
+        names.setdefault(int(value), name)
+    cases = "".join(f'    case {value}: return "{name}";\n' for value, name in sorted(names.items()))
+    return (f"const char *simulee_error_name(int error) {{\n  switch (error) {{\n{cases}"
+            '    default: return "unrecognized error code";\n  }\n}\n')
+
+
+def _cache_folder() -> Path:
+    from simulee.cache import cache_root
+
+    folder = cache_root() / "exec"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

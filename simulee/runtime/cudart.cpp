@@ -1,0 +1,811 @@
+/* Simulee's CUDA runtime: what a program `simulee exec` runs links against instead of
+   NVIDIA's libcudart.
+
+   The device is Simulee's Python process. It owns device memory, which lives in an arena
+   file both processes map; the program copies to and from it directly, and asks the device
+   (one request and one reply on a socket, protocol.h) to allocate, free, and run kernels.
+   Device pointers are the interpreter's tagged addresses (space << 56 | region << 40 |
+   offset), which the host cannot dereference, as on a GPU; managed and page-locked host
+   memory is arena memory the host addresses directly and kernels reach through the same
+   pointer. Every launch runs to completion before the call returns, so streams and events
+   are ordered trivially; the device records them to find races between streams. */
+
+#include <cuda_runtime_api.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "protocol.h"
+
+namespace {
+
+/* ------------------------------------------------------------------ the link to the device */
+
+int channel = -1;
+char *arena = nullptr;
+uint64_t arena_bytes = 0;
+
+[[noreturn]] void lost(const char *what) {
+    fprintf(stderr, "simulee: the device is gone (%s): the program stops\n", what);
+    fflush(stderr);
+    _exit(SIMULEE_EXIT_LOST);
+}
+
+void send_all(const void *data, size_t size) {
+    const char *bytes = static_cast<const char *>(data);
+    while (size) {
+        ssize_t sent = send(channel, bytes, size, MSG_NOSIGNAL);
+        if (sent < 0 && errno == EINTR) continue;
+        if (sent <= 0) lost("send");
+        bytes += sent;
+        size -= size_t(sent);
+    }
+}
+
+void receive_all(void *data, size_t size) {
+    char *bytes = static_cast<char *>(data);
+    while (size) {
+        ssize_t got = recv(channel, bytes, size, 0);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) lost("receive");
+        bytes += got;
+        size -= size_t(got);
+    }
+}
+
+void connect_device() {
+    if (channel >= 0) return;
+    const char *fd = getenv("SIMULEE_EXEC_FD");
+    const char *path = getenv("SIMULEE_EXEC_ARENA");
+    const char *bytes = getenv("SIMULEE_EXEC_ARENA_BYTES");
+    if (!fd || !path || !bytes) {
+        fprintf(stderr, "simulee: this program was built by `simulee exec` and runs only under it\n");
+        _exit(SIMULEE_EXIT_LOST);
+    }
+    channel = atoi(fd);
+    arena_bytes = strtoull(bytes, nullptr, 10);
+    int file = open(path, O_RDWR);
+    if (file < 0) lost("open the arena");
+    void *mapped = mmap(nullptr, arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0);
+    close(file);
+    if (mapped == MAP_FAILED) lost("map the arena");
+    arena = static_cast<char *>(mapped);
+    uint64_t base = reinterpret_cast<uint64_t>(arena);
+    Header header{SIMULEE_HELLO, 0, sizeof base};
+    send_all(&header, sizeof header);
+    send_all(&base, sizeof base);
+    Reply reply;
+    receive_all(&reply, sizeof reply);
+}
+
+/* A request with its payload; returns the reply's status, its payload in `out` (resized). */
+struct Buffer {
+    char *data = nullptr;
+    size_t size = 0, capacity = 0;
+    void clear() { size = 0; }
+    void put(const void *bytes, size_t count) {
+        if (size + count > capacity) {
+            capacity = (size + count) * 2;
+            data = static_cast<char *>(realloc(data, capacity));
+            if (!data) lost("out of host memory");
+        }
+        memcpy(data + size, bytes, count);
+        size += count;
+    }
+    template <typename T> void put(T value) { put(&value, sizeof value); }
+    void put_text(const char *text) { put(text, strlen(text) + 1); }
+};
+
+Buffer request, answer;
+
+int ask(uint32_t op) {
+    connect_device();
+    Header header{op, 0, request.size};
+    send_all(&header, sizeof header);
+    send_all(request.data, request.size);
+    Reply reply;
+    receive_all(&reply, sizeof reply);
+    answer.clear();
+    if (reply.size) {
+        answer.put(nullptr, 0);
+        if (reply.size > answer.capacity) {
+            answer.capacity = reply.size;
+            answer.data = static_cast<char *>(realloc(answer.data, answer.capacity));
+            if (!answer.data) lost("out of host memory");
+        }
+        receive_all(answer.data, reply.size);
+        answer.size = reply.size;
+    }
+    request.clear();
+    return reply.status;
+}
+
+template <typename T> T answered(size_t at) {
+    T value;
+    memcpy(&value, answer.data + at, sizeof value);
+    return value;
+}
+
+/* ------------------------------------------------------------------ errors */
+
+cudaError_t last_error = cudaSuccess;    // what cudaGetLastError returns (and clears)
+cudaError_t sticky_error = cudaSuccess;  // a kernel fault: every later call fails with it
+
+cudaError_t fail(cudaError_t error) {
+    if (error != cudaSuccess) last_error = error;
+    return error;
+}
+
+/* The error of a call that synchronizes (or any call after a fault): the sticky one. */
+cudaError_t status() {
+    if (sticky_error != cudaSuccess) last_error = sticky_error;
+    return sticky_error;
+}
+
+/* ------------------------------------------------------------------ memory */
+
+constexpr int SPACE_SHIFT = 56, REGION_SHIFT = 40;
+constexpr uint64_t OFFSET_MASK = (uint64_t(1) << REGION_SHIFT) - 1;
+
+struct Allocation {
+    uint64_t offset = 0;  // in the arena
+    uint64_t size = 0;
+    bool live = false;
+};
+
+constexpr uint32_t MAX_REGIONS = 1 << 16;
+Allocation *regions = nullptr;  // by the interpreter's region number
+
+void note_allocation(uint32_t region, uint64_t offset, uint64_t size) {
+    if (!regions) regions = static_cast<Allocation *>(calloc(MAX_REGIONS, sizeof(Allocation)));
+    if (!regions) lost("out of host memory");
+    regions[region] = Allocation{offset, size, true};
+}
+
+bool is_device_pointer(const void *pointer) {
+    uint64_t value = reinterpret_cast<uint64_t>(pointer);
+    return value >> SPACE_SHIFT != 0;
+}
+
+/* The host address of `count` bytes at `pointer` (device or host), or null when they are not
+   all inside one live allocation (device) or the pointer is null. */
+char *reach(const void *pointer, size_t count) {
+    if (!pointer) return nullptr;
+    uint64_t value = reinterpret_cast<uint64_t>(pointer);
+    if (!is_device_pointer(pointer)) return reinterpret_cast<char *>(const_cast<void *>(pointer));
+    uint32_t region = uint32_t((value >> REGION_SHIFT) & (MAX_REGIONS - 1));
+    uint64_t offset = value & OFFSET_MASK;
+    if (!regions || !regions[region].live || offset + count > regions[region].size) return nullptr;
+    return arena + regions[region].offset + offset;
+}
+
+cudaError_t allocate(void **pointer, size_t size, uint32_t kind) {
+    if (status()) return status();
+    if (!pointer) return fail(cudaErrorInvalidValue);
+    request.put<uint64_t>(size);
+    request.put<uint32_t>(kind);
+    int code = ask(SIMULEE_MALLOC);
+    if (code) {
+        *pointer = nullptr;
+        return fail(cudaError_t(code));
+    }
+    uint64_t address = answered<uint64_t>(0), offset = answered<uint64_t>(8);
+    uint32_t region = answered<uint32_t>(16);
+    note_allocation(region, offset, size);
+    *pointer = kind == SIMULEE_DEVICE_MEMORY ? reinterpret_cast<void *>(address) : arena + offset;
+    return cudaSuccess;
+}
+
+cudaError_t release(void *pointer, uint32_t kind) {
+    if (status()) return status();
+    if (!pointer) return cudaSuccess;
+    request.put<uint64_t>(reinterpret_cast<uint64_t>(pointer));
+    request.put<uint32_t>(kind);
+    int code = ask(SIMULEE_FREE);
+    if (code) return fail(cudaError_t(code));
+    uint32_t region = answered<uint32_t>(0);
+    if (regions) regions[region].live = false;
+    return cudaSuccess;
+}
+
+/* Tell the device about a copy or fill in a stream (for races between streams). */
+uint64_t call_site = 0;  // the return address of the API call being served: where it is in the program
+#define CALLED() (call_site = reinterpret_cast<uint64_t>(__builtin_return_address(0)))
+
+void note_transfer(const void *destination, const void *source, size_t count, cudaStream_t stream, bool blocking) {
+    request.put<uint64_t>(call_site);
+    request.put<uint64_t>(reinterpret_cast<uint64_t>(destination));
+    request.put<uint64_t>(reinterpret_cast<uint64_t>(source));
+    request.put<uint64_t>(count);
+    request.put<uint64_t>(reinterpret_cast<uint64_t>(stream));
+    request.put<uint64_t>(blocking);
+    ask(SIMULEE_TRANSFER);
+}
+
+/* A copy in `stream` (the host waits for it when `blocking`, as for cudaMemcpy). */
+cudaError_t copy(void *destination, const void *source, size_t count, cudaStream_t stream, bool blocking) {
+    if (status()) return status();
+    if (!count) return cudaSuccess;
+    char *to = reach(destination, count);
+    const char *from = reach(source, count);
+    if (!to || !from) return fail(cudaErrorInvalidValue);
+    memmove(to, from, count);
+    note_transfer(destination, source, count, stream, blocking);
+    return cudaSuccess;
+}
+
+cudaError_t copy_2d(void *destination, size_t destination_pitch, const void *source, size_t source_pitch,
+                    size_t width, size_t height, cudaStream_t stream, bool blocking) {
+    if (status()) return status();
+    if (width > destination_pitch || width > source_pitch) return fail(cudaErrorInvalidPitchValue);
+    if (!height || !width) return cudaSuccess;
+    size_t destination_span = destination_pitch * (height - 1) + width, source_span = source_pitch * (height - 1) + width;
+    char *to = reach(destination, destination_span);
+    const char *from = reach(source, source_span);
+    if (!to || !from) return fail(cudaErrorInvalidValue);
+    for (size_t row = 0; row < height; ++row) memmove(to + row * destination_pitch, from + row * source_pitch, width);
+    note_transfer(destination, source, destination_span, stream, blocking);
+    return cudaSuccess;
+}
+
+cudaError_t fill(void *destination, int value, size_t count, cudaStream_t stream) {
+    if (status()) return status();
+    if (!count) return cudaSuccess;
+    char *to = reach(destination, count);
+    if (!to) return fail(cudaErrorInvalidValue);
+    memset(to, value, count);
+    note_transfer(destination, nullptr, count, stream, false);
+    return cudaSuccess;
+}
+
+cudaError_t fill_2d(void *destination, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
+    for (size_t row = 0; row < height; ++row) {
+        cudaError_t error = fill(static_cast<char *>(destination) + row * pitch, value, width, stream);
+        if (error) return error;
+    }
+    return cudaSuccess;
+}
+
+/* ------------------------------------------------------------------ symbols and kernels */
+
+struct Symbol {
+    void *host;         // the host shadow's address, as the program names the symbol
+    uint64_t address;   // on the device
+    uint64_t size;
+    uint64_t offset;    // in the arena
+    bool managed;       // a __managed__ variable: the host's copy is the device's
+};
+
+constexpr int MAX_SYMBOLS = 1 << 14;
+Symbol symbols[MAX_SYMBOLS];
+int symbol_count = 0;
+
+const Symbol *symbol_of(const void *host) {
+    for (int i = 0; i < symbol_count; ++i)
+        if (symbols[i].host == host) return &symbols[i];
+    return nullptr;
+}
+
+/* Managed variables: the device's copy takes the host's before a launch, and gives it back
+   after (launches are synchronous, so the host sees the kernel's writes at once). */
+void managed_to_device() {
+    for (int i = 0; i < symbol_count; ++i)
+        if (symbols[i].managed) memcpy(arena + symbols[i].offset, symbols[i].host, symbols[i].size);
+}
+
+void managed_to_host() {
+    for (int i = 0; i < symbol_count; ++i)
+        if (symbols[i].managed) memcpy(symbols[i].host, arena + symbols[i].offset, symbols[i].size);
+}
+
+struct Kernel {
+    const void *stub;
+    int id;             // the device's number for it (-1: the device has no such kernel)
+    uint32_t params;
+    uint32_t sizes[64];
+};
+
+constexpr int MAX_KERNELS = 1 << 14;
+Kernel kernels[MAX_KERNELS];
+int kernel_count = 0;
+
+const Kernel *kernel_of(const void *stub) {
+    for (int i = 0; i < kernel_count; ++i)
+        if (kernels[i].stub == stub) return &kernels[i];
+    return nullptr;
+}
+
+struct Configuration {
+    dim3 grid, block;
+    size_t shared;
+    cudaStream_t stream;
+    uint64_t site;  // the return address of the <<<...>>>'s push: where the launch is in the program
+};
+
+Configuration configurations[64];
+int configured = 0;
+uint64_t pending_site = 0;
+
+/* ------------------------------------------------------------------ streams and events */
+
+struct Event {
+    double seconds = 0;  // wall clock when recorded
+    bool recorded = false;
+};
+
+double now() {
+    timespec time;
+    clock_gettime(CLOCK_MONOTONIC, &time);
+    return double(time.tv_sec) + double(time.tv_nsec) * 1e-9;
+}
+
+void note_order(uint32_t op, uint64_t first, uint64_t second) {
+    request.put<uint64_t>(first);
+    request.put<uint64_t>(second);
+    ask(op);
+}
+
+}  // namespace
+
+/* ------------------------------------------------------------------ what clang's code calls */
+
+extern "C" {
+
+void **__cudaRegisterFatBinary(void *) {
+    static void *handle = nullptr;
+    return &handle;
+}
+
+void __cudaRegisterFatBinaryEnd(void **) {}
+
+void __cudaUnregisterFatBinary(void **) {}
+
+void __cudaRegisterFunction(void **, const char *stub, char *, const char *name, int, uint3 *, uint3 *, dim3 *, dim3 *,
+                            int *) {
+    if (kernel_count == MAX_KERNELS) return;
+    request.put_text(name);
+    Kernel &kernel = kernels[kernel_count++];
+    kernel.stub = stub;
+    kernel.id = -1;
+    kernel.params = 0;
+    if (ask(SIMULEE_KERNEL) == 0) {
+        kernel.id = answered<int32_t>(0);
+        kernel.params = answered<uint32_t>(4);
+        for (uint32_t i = 0; i < kernel.params && i < 64; ++i) kernel.sizes[i] = answered<uint32_t>(8 + 4 * i);
+    }
+}
+
+void __cudaRegisterVar(void **, char *host, char *, const char *name, int, size_t size, int, int) {
+    if (symbol_count == MAX_SYMBOLS) return;
+    request.put<uint64_t>(size);
+    request.put_text(name);
+    if (ask(SIMULEE_SYMBOL) != 0) return;
+    uint64_t address = answered<uint64_t>(0), offset = answered<uint64_t>(8), bytes = answered<uint64_t>(16);
+    uint32_t region = answered<uint32_t>(24), managed = answered<uint32_t>(28);
+    note_allocation(region, offset, bytes);
+    symbols[symbol_count++] = Symbol{host, address, bytes, offset, managed != 0};
+}
+
+unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared, cudaStream_t stream) {
+    if (configured < 64)
+        configurations[configured++] = Configuration{grid, block, shared, stream,
+                                                     reinterpret_cast<uint64_t>(__builtin_return_address(0))};
+    return 0;
+}
+
+cudaError_t __cudaPopCallConfiguration(dim3 *grid, dim3 *block, size_t *shared, cudaStream_t *stream) {
+    if (!configured) return cudaErrorMissingConfiguration;
+    Configuration &configuration = configurations[--configured];
+    *grid = configuration.grid;
+    *block = configuration.block;
+    *shared = configuration.shared;
+    *stream = configuration.stream;
+    pending_site = configuration.site;
+    return cudaSuccess;
+}
+
+/* ------------------------------------------------------------------ the runtime API */
+
+cudaError_t cudaLaunchKernel(const void *stub, dim3 grid, dim3 block, void **args, size_t shared, cudaStream_t stream) {
+    uint64_t site = pending_site;
+    pending_site = 0;
+    if (status()) return status();
+    const Kernel *kernel = kernel_of(stub);
+    if (!kernel || kernel->id < 0) return fail(cudaErrorInvalidDeviceFunction);
+    uint64_t threads = uint64_t(block.x) * block.y * block.z;
+    if (!grid.x || !grid.y || !grid.z || !block.x || !block.y || !block.z || threads > 1024 || block.z > 64 ||
+        grid.y > 65535 || grid.z > 65535 || grid.x > 2147483647u || shared > 48 * 1024)
+        return fail(cudaErrorInvalidConfiguration);
+    fflush(stdout);  // what the program printed before the launch comes before what the kernel prints
+    request.put<int32_t>(kernel->id);
+    request.put<uint32_t>(grid.x); request.put<uint32_t>(grid.y); request.put<uint32_t>(grid.z);
+    request.put<uint32_t>(block.x); request.put<uint32_t>(block.y); request.put<uint32_t>(block.z);
+    request.put<uint64_t>(shared);
+    request.put<uint64_t>(reinterpret_cast<uint64_t>(stream));
+    request.put<uint64_t>(site ? site : reinterpret_cast<uint64_t>(__builtin_return_address(0)));
+    for (uint32_t i = 0; i < kernel->params; ++i) request.put(args[i], kernel->sizes[i]);
+    managed_to_device();
+    int code = ask(SIMULEE_LAUNCH);
+    managed_to_host();
+    if (answer.size) {  // the kernel's printf output
+        fwrite(answer.data, 1, answer.size, stdout);
+        fflush(stdout);
+    }
+    if (code == cudaErrorIllegalAddress || code == cudaErrorLaunchFailure || code == cudaErrorAssert ||
+        code == cudaErrorLaunchTimeout) {
+        sticky_error = cudaError_t(code);  // reported by the next call, as a GPU's context is lost
+        return cudaSuccess;
+    }
+    return fail(cudaError_t(code));
+}
+
+cudaError_t cudaLaunchCooperativeKernel(const void *stub, dim3 grid, dim3 block, void **args, size_t shared,
+                                        cudaStream_t stream) {
+    return cudaLaunchKernel(stub, grid, block, args, shared, stream);
+}
+
+cudaError_t cudaMalloc(void **pointer, size_t size) { return allocate(pointer, size, SIMULEE_DEVICE_MEMORY); }
+
+cudaError_t cudaMallocManaged(void **pointer, size_t size, unsigned int) {
+    return allocate(pointer, size, SIMULEE_MANAGED_MEMORY);
+}
+
+cudaError_t cudaMallocHost(void **pointer, size_t size) { return allocate(pointer, size, SIMULEE_HOST_MEMORY); }
+
+cudaError_t cudaHostAlloc(void **pointer, size_t size, unsigned int) {
+    return allocate(pointer, size, SIMULEE_HOST_MEMORY);
+}
+
+cudaError_t cudaMallocPitch(void **pointer, size_t *pitch, size_t width, size_t height) {
+    if (!pitch) return fail(cudaErrorInvalidValue);
+    *pitch = (width + 511) / 512 * 512;
+    return allocate(pointer, *pitch * height, SIMULEE_DEVICE_MEMORY);
+}
+
+cudaError_t cudaFree(void *pointer) {
+    return release(pointer, is_device_pointer(pointer) ? SIMULEE_DEVICE_MEMORY : SIMULEE_MANAGED_MEMORY);
+}
+
+cudaError_t cudaFreeHost(void *pointer) { return release(pointer, SIMULEE_HOST_MEMORY); }
+
+cudaError_t cudaHostGetDevicePointer(void **device, void *host, unsigned int) {
+    if (!device) return fail(cudaErrorInvalidValue);
+    *device = host;
+    return status();
+}
+
+cudaError_t cudaMemcpy(void *destination, const void *source, size_t count, cudaMemcpyKind) {
+    CALLED();
+    return copy(destination, source, count, nullptr, true);
+}
+
+cudaError_t cudaMemcpyAsync(void *destination, const void *source, size_t count, cudaMemcpyKind,
+                            cudaStream_t stream) {
+    CALLED();
+    return copy(destination, source, count, stream, false);
+}
+
+cudaError_t cudaMemcpy2D(void *destination, size_t destination_pitch, const void *source, size_t source_pitch,
+                         size_t width, size_t height, cudaMemcpyKind) {
+    CALLED();
+    return copy_2d(destination, destination_pitch, source, source_pitch, width, height, nullptr, true);
+}
+
+cudaError_t cudaMemcpy2DAsync(void *destination, size_t destination_pitch, const void *source, size_t source_pitch,
+                              size_t width, size_t height, cudaMemcpyKind, cudaStream_t stream) {
+    CALLED();
+    return copy_2d(destination, destination_pitch, source, source_pitch, width, height, stream, false);
+}
+
+cudaError_t cudaMemcpyPeer(void *destination, int, const void *source, int, size_t count) {
+    CALLED();
+    return copy(destination, source, count, nullptr, true);
+}
+
+cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *source, size_t count, size_t offset, cudaMemcpyKind) {
+    CALLED();
+    const Symbol *found = symbol_of(symbol);
+    if (!found) return fail(cudaErrorInvalidSymbol);
+    if (offset + count > found->size) return fail(cudaErrorInvalidValue);
+    if (found->managed) return copy(static_cast<char *>(found->host) + offset, source, count, nullptr, true);
+    return copy(reinterpret_cast<void *>(found->address + offset), source, count, nullptr, true);
+}
+
+cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *source, size_t count, size_t offset,
+                                    cudaMemcpyKind, cudaStream_t stream) {
+    CALLED();
+    const Symbol *found = symbol_of(symbol);
+    if (!found) return fail(cudaErrorInvalidSymbol);
+    if (offset + count > found->size) return fail(cudaErrorInvalidValue);
+    return copy(reinterpret_cast<void *>(found->address + offset), source, count, stream, false);
+}
+
+cudaError_t cudaMemcpyFromSymbol(void *destination, const void *symbol, size_t count, size_t offset, cudaMemcpyKind) {
+    CALLED();
+    const Symbol *found = symbol_of(symbol);
+    if (!found) return fail(cudaErrorInvalidSymbol);
+    if (offset + count > found->size) return fail(cudaErrorInvalidValue);
+    if (found->managed) return copy(destination, static_cast<char *>(found->host) + offset, count, nullptr, true);
+    return copy(destination, reinterpret_cast<const void *>(found->address + offset), count, nullptr, true);
+}
+
+cudaError_t cudaMemcpyFromSymbolAsync(void *destination, const void *symbol, size_t count, size_t offset,
+                                      cudaMemcpyKind, cudaStream_t stream) {
+    CALLED();
+    const Symbol *found = symbol_of(symbol);
+    if (!found) return fail(cudaErrorInvalidSymbol);
+    if (offset + count > found->size) return fail(cudaErrorInvalidValue);
+    return copy(destination, reinterpret_cast<const void *>(found->address + offset), count, stream, false);
+}
+
+cudaError_t cudaGetSymbolAddress(void **pointer, const void *symbol) {
+    const Symbol *found = symbol_of(symbol);
+    if (!found || !pointer) return fail(cudaErrorInvalidSymbol);
+    *pointer = reinterpret_cast<void *>(found->address);
+    return status();
+}
+
+cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol) {
+    const Symbol *found = symbol_of(symbol);
+    if (!found || !size) return fail(cudaErrorInvalidSymbol);
+    *size = found->size;
+    return status();
+}
+
+cudaError_t cudaMemset(void *destination, int value, size_t count) {
+    CALLED(); return fill(destination, value, count, nullptr); }
+
+cudaError_t cudaMemsetAsync(void *destination, int value, size_t count, cudaStream_t stream) {
+    CALLED();
+    return fill(destination, value, count, stream);
+}
+
+cudaError_t cudaMemset2D(void *destination, size_t pitch, int value, size_t width, size_t height) {
+    CALLED();
+    return fill_2d(destination, pitch, value, width, height, nullptr);
+}
+
+cudaError_t cudaMemset2DAsync(void *destination, size_t pitch, int value, size_t width, size_t height,
+                              cudaStream_t stream) {
+    CALLED();
+    return fill_2d(destination, pitch, value, width, height, stream);
+}
+
+cudaError_t cudaMemGetInfo(size_t *free, size_t *total) {
+    if (free) *free = arena_bytes / 2;
+    if (total) *total = arena_bytes;
+    return status();
+}
+
+cudaError_t cudaMemPrefetchAsync(const void *, size_t, int, cudaStream_t) { return status(); }
+
+cudaError_t cudaMemAdvise(const void *, size_t, cudaMemoryAdvise, int) { return status(); }
+
+cudaError_t cudaHostRegister(void *, size_t, unsigned int) { return status(); }
+
+cudaError_t cudaHostUnregister(void *) { return status(); }
+
+/* -- synchronization: every launch and copy has finished when its call returned */
+
+cudaError_t cudaDeviceSynchronize() {
+    note_order(SIMULEE_SYNCHRONIZE, 0, 0);
+    return status();
+}
+
+cudaError_t cudaThreadSynchronize() { return cudaDeviceSynchronize(); }
+
+cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+    note_order(SIMULEE_STREAM_SYNCHRONIZE, reinterpret_cast<uint64_t>(stream), 0);
+    return status();
+}
+
+cudaError_t cudaStreamQuery(cudaStream_t) { return status(); }
+
+cudaError_t cudaStreamCreate(cudaStream_t *stream) {
+    static uint64_t streams = 0;
+    if (!stream) return fail(cudaErrorInvalidValue);
+    *stream = reinterpret_cast<cudaStream_t>(++streams * 16 + 0x1000);
+    return status();
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int) { return cudaStreamCreate(stream); }
+
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned int, int) { return cudaStreamCreate(stream); }
+
+cudaError_t cudaStreamDestroy(cudaStream_t) { return status(); }
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int) {
+    note_order(SIMULEE_STREAM_WAIT, reinterpret_cast<uint64_t>(stream), reinterpret_cast<uint64_t>(event));
+    return status();
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t *event) {
+    if (!event) return fail(cudaErrorInvalidValue);
+    *event = reinterpret_cast<cudaEvent_t>(new Event());
+    return status();
+}
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int) { return cudaEventCreate(event); }
+
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+    if (!event) return fail(cudaErrorInvalidResourceHandle);
+    Event *recorded = reinterpret_cast<Event *>(event);
+    recorded->seconds = now();
+    recorded->recorded = true;
+    note_order(SIMULEE_EVENT_RECORD, reinterpret_cast<uint64_t>(event), reinterpret_cast<uint64_t>(stream));
+    return status();
+}
+
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int) {
+    return cudaEventRecord(event, stream);
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+    if (!event) return fail(cudaErrorInvalidResourceHandle);
+    note_order(SIMULEE_EVENT_SYNCHRONIZE, reinterpret_cast<uint64_t>(event), 0);
+    return status();
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t event) {
+    if (!event) return fail(cudaErrorInvalidResourceHandle);
+    return status();
+}
+
+/* The wall-clock time between the two records, as the simulation took it (not a GPU's). */
+cudaError_t cudaEventElapsedTime(float *milliseconds, cudaEvent_t start, cudaEvent_t end) {
+    if (!milliseconds || !start || !end) return fail(cudaErrorInvalidValue);
+    Event *first = reinterpret_cast<Event *>(start), *second = reinterpret_cast<Event *>(end);
+    if (!first->recorded || !second->recorded) return fail(cudaErrorInvalidResourceHandle);
+    *milliseconds = float((second->seconds - first->seconds) * 1000.0);
+    return status();
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t event) {
+    delete reinterpret_cast<Event *>(event);
+    return status();
+}
+
+/* -- errors */
+
+cudaError_t cudaGetLastError() {
+    cudaError_t error = last_error;
+    last_error = sticky_error;
+    return error;
+}
+
+cudaError_t cudaPeekAtLastError() { return last_error; }
+
+/* -- the virtual device */
+
+int current_device = 0;
+
+cudaError_t cudaGetDeviceCount(int *count) {
+    if (!count) return fail(cudaErrorInvalidValue);
+    *count = 1;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetDevice(int *device) {
+    if (!device) return fail(cudaErrorInvalidValue);
+    *device = current_device;
+    return cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int device) {
+    if (device != 0) return fail(cudaErrorInvalidDevice);
+    return status();
+}
+
+cudaError_t cudaDeviceReset() { return cudaSuccess; }
+
+cudaError_t cudaThreadExit() { return cudaSuccess; }
+
+cudaError_t cudaSetDeviceFlags(unsigned int) { return status(); }
+
+cudaError_t cudaGetDeviceFlags(unsigned int *flags) {
+    if (flags) *flags = 0;
+    return status();
+}
+
+cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return status(); }
+
+cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig) { return status(); }
+
+cudaError_t cudaFuncSetCacheConfig(const void *, cudaFuncCache) { return status(); }
+
+cudaError_t cudaFuncSetAttribute(const void *, cudaFuncAttribute, int) { return status(); }
+
+cudaError_t cudaDeviceSetLimit(cudaLimit, size_t) { return status(); }
+
+cudaError_t cudaDeviceGetLimit(size_t *value, cudaLimit limit) {
+    if (!value) return fail(cudaErrorInvalidValue);
+    *value = limit == cudaLimitMallocHeapSize ? 8 << 20 : limit == cudaLimitStackSize ? 1024 : 0;
+    return status();
+}
+
+cudaError_t cudaDriverGetVersion(int *version) {
+    if (!version) return fail(cudaErrorInvalidValue);
+    *version = CUDART_VERSION;
+    return cudaSuccess;
+}
+
+cudaError_t cudaRuntimeGetVersion(int *version) { return cudaDriverGetVersion(version); }
+
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp *properties, int device) {
+    if (!properties) return fail(cudaErrorInvalidValue);
+    if (device != 0) return fail(cudaErrorInvalidDevice);
+    memset(properties, 0, sizeof *properties);
+    simulee_virtual_device(properties, arena_bytes);
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attribute, int device) {
+    if (!value) return fail(cudaErrorInvalidValue);
+    if (device != 0) return fail(cudaErrorInvalidDevice);
+    cudaDeviceProp properties;
+    cudaGetDeviceProperties(&properties, 0);
+    return simulee_device_attribute(&properties, attribute, value) ? cudaSuccess : fail(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaChooseDevice(int *device, const cudaDeviceProp *) {
+    if (!device) return fail(cudaErrorInvalidValue);
+    *device = 0;
+    return cudaSuccess;
+}
+
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attributes, const void *) {
+    if (!attributes) return fail(cudaErrorInvalidValue);
+    memset(attributes, 0, sizeof *attributes);
+    attributes->maxThreadsPerBlock = 1024;
+    attributes->numRegs = 32;
+    attributes->ptxVersion = attributes->binaryVersion = 70;
+    return status();
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, const void *, int block_size, size_t) {
+    if (!blocks || block_size <= 0) return fail(cudaErrorInvalidValue);
+    *blocks = 2048 / block_size > 32 ? 32 : 2048 / block_size;
+    return status();
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *blocks, const void *kernel, int block_size,
+                                                                   size_t shared, unsigned int) {
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel, block_size, shared);
+}
+
+cudaError_t cudaProfilerStart() { return cudaSuccess; }
+
+cudaError_t cudaProfilerStop() { return cudaSuccess; }
+
+const char *cudaGetErrorName(cudaError_t error) { return simulee_error_name(error); }
+
+const char *cudaGetErrorString(cudaError_t error) { return simulee_error_text(error); }
+
+/* Every other function of the runtime API (stubs.c, generated from its header): one line
+   on stderr the first time, and cudaErrorNotSupported. */
+int __simulee_unsupported(const char *name) {
+    static const char *told[256];
+    static int told_count = 0;
+    bool first = true;
+    for (int i = 0; i < told_count; ++i) first = first && strcmp(told[i], name) != 0;
+    if (first) {
+        fprintf(stderr, "simulee: %s is not supported: it returns cudaErrorNotSupported\n", name);
+        fflush(stderr);
+        if (told_count < 256) told[told_count++] = name;
+        request.put_text(name);
+        ask(SIMULEE_UNSUPPORTED);
+    }
+    last_error = cudaErrorNotSupported;
+    return cudaErrorNotSupported;
+}
+
+}  // extern "C"

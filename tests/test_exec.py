@@ -1,0 +1,137 @@
+"""`simulee exec`: whole programs built with the bundled clang, run on Simulee's device, every
+launch checked on the program's own data."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import line_of
+
+PROGRAMS = Path(__file__).parent / "programs"
+pytestmark = pytest.mark.xdist_group("exec")  # one worker builds the runtime, the others wait for nothing
+
+
+def simulee_exec(*arguments, cwd=PROGRAMS, timeout=300):
+    """(exit status, the program's stdout, Simulee's stderr) of `simulee exec ARGUMENTS`."""
+    done = subprocess.run([sys.executable, "-m", "simulee", "exec", *map(str, arguments)], cwd=cwd,
+                          capture_output=True, text=True, timeout=timeout)
+    return done.returncode, done.stdout, done.stderr
+
+
+def test_a_reduction_prints_its_sum_and_is_clean():
+    status, out, err = simulee_exec("reduction.cu", "-q")
+    assert out == "sum = 12285 (expected 12285): PASS\n"
+    assert status == 0, err
+    assert "0 errors, 0 warnings" in err and "1 launch checked; the program exited with status 0" in err
+
+
+def test_a_reduction_without_its_loop_barrier_races_on_the_programs_own_input():
+    status, out, err = simulee_exec("reduction.cu", "-D", "MISSING_BARRIER", "--", "1000")
+    assert "sum = 2997 (expected 2997)" in out  # the interpreter's order hides it; the race is still there
+    assert status == 1
+    race = line_of(PROGRAMS / "reduction.cu", "partial[t] += partial[t + stride]")
+    launch = line_of(PROGRAMS / "reduction.cu", "block_sum<<<")
+    assert f"reduction.cu:{race}:" in err and "data race (read-write, shared" in err
+    assert f"n=1000 (launch 1 at reduction.cu:{launch})" in err
+
+
+def test_a_scatter_races_only_on_an_input_with_duplicate_indices(tmp_path):
+    permutation, duplicated = tmp_path / "permutation.txt", tmp_path / "duplicated.txt"
+    permutation.write_text(" ".join(str((i * 37) % 128) for i in range(128)))
+    duplicated.write_text(" ".join(str(i // 2) for i in range(128)))
+    status, out, err = simulee_exec("scatter.cu", "--", permutation)
+    assert out == "scattered 128 values, total 8128\n"
+    assert status == 0 and "0 errors" in err, err
+    status, out, err = simulee_exec("scatter.cu", "--", duplicated)
+    assert out.startswith("scattered 128 values")
+    assert status == 1
+    assert f"scatter.cu:{line_of(PROGRAMS / 'scatter.cu', 'if (i < n) out[index[i]]')}:" in err
+    assert "data race (write-write, global" in err
+
+
+def test_managed_memory_and_variables_are_the_hosts_and_the_kernels():
+    status, out, err = simulee_exec("managed.cu")
+    assert out == "data[3] = 81, sum = 1950333330, calls = 2\n"
+    assert status == 0, err
+
+
+def test_two_streams_race_unless_an_event_orders_them():
+    produce = line_of(PROGRAMS / "streams.cu", "produce<<<")
+    consume = line_of(PROGRAMS / "streams.cu", "consume<<<")
+    status, out, err = simulee_exec("streams.cu")
+    assert out == "out[10] = 20\n"
+    assert status == 1
+    assert f"streams.cu:{consume}:" in err and "stream race (read-write, global)" in err
+    assert f"launch 1 (produce at streams.cu:{produce})" in err
+    status, out, err = simulee_exec("streams.cu", "-D", "ORDERED")
+    assert status == 0 and "0 errors" in err, err
+
+
+def test_errors_are_the_ones_a_gpu_gives():
+    status, out, err = simulee_exec("errors.cu")
+    assert out.splitlines() == [
+        "launch with 2048 threads: invalid configuration argument (cudaErrorInvalidConfiguration)",
+        "then: no error",
+        "cudaGraphCreate: cudaErrorNotSupported",
+        "launch: no error",
+        "synchronize: an illegal memory access was encountered",
+        "copy after: cudaErrorIllegalAddress",
+    ]
+    assert "simulee: cudaGraphCreate is not supported: it returns cudaErrorNotSupported" in err
+    fault = line_of(PROGRAMS / "errors.cu", "data[threadIdx.x * 1000] = 1")
+    assert f"errors.cu:{fault}:" in err and "out of bounds in 31 threads" in err
+    assert status == 1
+
+
+def test_constant_memory_symbols_device_properties_and_events():
+    status, out, err = simulee_exec("constants.cu")
+    x = 99.5
+    assert out.splitlines() == [
+        f"y[2] = 10, y[199] = {1 + x * (2 + x * (3 + x * 4)):.5g}, evaluated 200",
+        "1 device: Simulee virtual GPU, compute capability 7.0, warp 32",
+        "elapsed: measured",
+    ]
+    assert status == 0, err
+
+
+def test_a_program_of_a_cpp_file_and_a_cu_file():
+    status, out, err = simulee_exec("multi/main.cpp", "multi/scale.cu")
+    assert out == "host[7] = 21, host[49] = 147\n"
+    assert status == 0, err
+
+
+def test_a_crash_is_reported_with_what_was_checked_before_it():
+    status, out, err = simulee_exec("crash.cu")
+    assert out == "before the crash\n"
+    assert status == 128 + 11
+    assert "1 launch checked; the program was killed by signal 11 (SIGSEGV)" in err
+
+
+def test_a_program_that_never_ends_is_stopped_at_its_timeout():
+    status, out, err = simulee_exec("spin.cu", "--timeout", "3")
+    assert out == "spinning\n"
+    assert status == 124
+    assert "1 launch checked; the program ran out of time and was stopped" in err
+
+
+def test_the_report_as_json_names_each_launch(tmp_path):
+    report = tmp_path / "report.json"
+    status, _, _ = simulee_exec("reduction.cu", "-D", "MISSING_BARRIER", "--format", "json", "-o", report)
+    assert status == 1
+    data = json.loads(report.read_text())
+    launch = line_of(PROGRAMS / "reduction.cu", "block_sum<<<")
+    finding = data["kernels"][0]["findings"][0]
+    assert finding["type"] == "data-race"
+    assert finding["launch"]["origin"] == f"launch 1 at reduction.cu:{launch}"
+    assert finding["launch"]["grid"] == [16, 1, 1] and finding["launch"]["args"]["n"] == 4096
+
+
+def test_a_program_that_does_not_compile_is_one_line_and_status_2(tmp_path):
+    broken = tmp_path / "broken.cu"
+    broken.write_text("__global__ void k() { undeclared = 1; }\nint main() { return 0; }\n")
+    status, out, err = simulee_exec(broken, cwd=tmp_path)
+    assert status == 2
+    assert err.count("\n") == 1 and err.startswith("simulee: error: ") and "undeclared" in err
