@@ -5,7 +5,7 @@ generation each parent makes a Gaussian and a Cauchy child, and one that takes a
 the kernel compares against (mutation.py); parents and children compete and the best
 `population` survive ((mu + lambda) selection), ranked by fitness (F, then R). The search
 stops after `generations` generations or once the best F is acceptable, or once the best
-F has not improved by IMPROVEMENT for STAGNATION generations. Fitness
+F has not improved for STAGNATION generations. Fitness
 runs execute a sample of blocks (the first two and the last) on buffers of seeded random
 content within small limits. A launch is invalid, and ranks last, when it breaks the
 kernel's stated assumptions, hits a limit, would be too much work to check in full, or
@@ -37,7 +37,6 @@ SEARCH_WORK_LIMIT = 500_000  # thread-instructions per fitness run
 DETECTION_WORK_LIMIT = 5_000_000  # launches whose detection run would take more are not chosen
 DETECTION_THREADS = 1 << 20  # a detection run of a larger launch runs sampled blocks, this many threads
 STAGNATION = 3  # generations without a better F: the search has converged
-IMPROVEMENT = 0.01  # a better F is at least this fraction below the best so far
 
 if not hasattr(creator, "LaunchFitness"):
     creator.create("LaunchFitness", base.Fitness, weights=WEIGHTS)
@@ -56,7 +55,7 @@ class Candidate:
 class SearchResult:
     """`best`: the launches to check in full (_Runs.choose). `history`: per generation the
     evaluations so far and the best genome. `stopped`: acceptable (F < 0.3), converged (no
-    F better by IMPROVEMENT for STAGNATION generations), generations (all ran), time (the deadline
+    better F for STAGNATION generations), generations (all ran), time (the deadline
     passed) or unsupported (the kernel cannot be run: `message` says why)."""
 
     best: list[Candidate]
@@ -110,8 +109,7 @@ def search(program: Program, space: SearchSpace, population: int = 10, generatio
             _assess(toolbox, people)  # parents judged before the contract last tightened
             people = toolbox.select(people + children, population)
             result.history.append(_record(space, generation, len(runs.scores), people[0]))
-            now = people[0].fitness.values[0]
-            best, since = (now, 0) if now < best * (1 - IMPROVEMENT) else (best, since + 1)
+            best, since = (people[0].fitness.values[0], 0) if people[0].fitness.values[0] < best else (best, since + 1)
             if progress:
                 progress(f"generation {generation}/{generations}")
     except Unsupported as error:
