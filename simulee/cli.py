@@ -1051,7 +1051,9 @@ def run_exec(args) -> int:
                "csv": lambda: report.csv_text(bugs, sources[0].resolve().parent.name, False),
                "sarif": lambda: report.sarif_text(bugs, [])}
     text = formats[args.format]()
-    summary = f"simulee: {len(outcome.launches)} launch{'es' if len(outcome.launches) != 1 else ''} checked; " \
+    repeats = sum(1 for launch in outcome.launches if launch.repeat_of)
+    again = f" ({repeats} repeating an earlier one exactly)" if repeats else ""
+    summary = f"simulee: {len(outcome.launches)} launch{'es' if len(outcome.launches) != 1 else ''} checked{again}; " \
               f"{outcome.ending_text()}"
     if args.output:
         write_output(text, args.output)

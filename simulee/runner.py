@@ -188,9 +188,12 @@ class _Checker:
         self.kept: dict[str, KernelRuns] = {}
         self.order = StreamOrder()
         self.device: Device | None = None
-        self.transfers = 0
+        self.operations: dict[int, Operation] = {}  # by launch number: what each launch touched
 
     def launched(self, launch: DeviceLaunch) -> None:
+        if launch.repeat_of:
+            self._repeated(launch)
+            return
         kernel, result = launch.kernel, launch.result
         check = self._check(kernel)
         entry = dict(launch_of(result), status=result.status, seconds=round(result.seconds, 4),
@@ -216,10 +219,26 @@ class _Checker:
         where = f" at {launch.where}" if launch.site else ""
         operation = Operation(f"launch {launch.number} ({kernel.name}{where})", launch.stream, launch.site, reads,
                               writes, atomics, kernel, launch=entry)
+        self.operations[launch.number] = operation
         self._races(self.order.operation(operation))
 
+    def _repeated(self, launch: DeviceLaunch) -> None:
+        """A launch that repeats an earlier one exactly: its findings are that one's; only
+        its place among the streams' operations is new."""
+        check = self._check(launch.kernel)
+        first = self.operations.get(launch.repeat_of)
+        base = next((entry for entry in check.launches if entry.get("number") == launch.repeat_of), {})
+        check.launches.append(dict(base, number=launch.number, site=launch.where, repeats=launch.repeat_of,
+                                   seconds=0.0))
+        if self.progress:
+            self.progress(f"launch {launch.number}: {launch.kernel.name}, as launch {launch.repeat_of}")
+        if first is not None:
+            where = f" at {launch.where}" if launch.site else ""
+            operation = Operation(f"launch {launch.number} ({launch.kernel.name}{where})", launch.stream, launch.site,
+                                  first.reads, first.writes, first.atomics, launch.kernel, launch=first.launch)
+            self._races(self.order.operation(operation))
+
     def transferred(self, destination: int, source: int, count: int, stream: int, blocking: bool, site) -> None:
-        self.transfers += 1
         spans = [(self.device.span(address, count) if address else None) for address in (destination, source)]
         writes, reads = ({span[0]: (np.array([span[1]]), np.array([span[1] + count]))} if span else {}
                          for span in spans)
