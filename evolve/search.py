@@ -68,10 +68,12 @@ class SearchResult:
 
 
 def search(program: Program, space: SearchSpace, population: int = 10, generations: int = 10, keep: int = 3,
-           seed: int = 0, progress=None, deadline: float = float("inf")) -> SearchResult:
-    """Search `space` for launches of its kernel; `progress(text)` is told each
-    generation. The same seed gives the same result (unless the search runs out of time:
-    it stops at `deadline`, a time.perf_counter())."""
+           seed: int = 0, progress=None, deadline: float = float("inf"),
+           seeds: tuple[Launch, ...] = ()) -> SearchResult:
+    """Search `space` for launches of its kernel, starting from its sites' (or base)
+    launch, `seeds` (launches a program made) and random ones; `progress(text)` is told
+    each generation. The same seed gives the same result (unless the search runs out of
+    time: it stops at `deadline`, a time.perf_counter())."""
     start = time.perf_counter()
     rng = np.random.default_rng(seed)
     runs = _Runs(program, space, seed, deadline)
@@ -83,6 +85,11 @@ def search(program: Program, space: SearchSpace, population: int = 10, generatio
     toolbox.register("select", tools.selBest)
 
     starts = [space.initial(site) for site in range(max(len(space.plans), 1))]
+    for launch in seeds:
+        try:
+            starts.append(space.genome(launch))
+        except (InvalidGenome, KeyError, ValueError):
+            continue  # outside what the search may vary
     genomes = starts + [space.random_genome(rng) for _ in range(max(population - len(starts), 0))]
     people = [_individual(values, initial_steps(space.genes, values)) for values in genomes]
     result = SearchResult([], runs.contract)

@@ -406,15 +406,16 @@ class SearchSpace:
         return replace(self.base, grid=grid, block=block, args=args, guessed=guessed, **options)
 
     def genome(self, launch: Launch) -> list[float]:
-        """The genome of `launch` (its values for the genes)."""
+        """The genome of `launch` (its values for the genes; base's for arguments it lacks)."""
         dims = {f"{what}.{axis}": size for what in ("grid", "block")
                 for axis, size in zip("xyz", getattr(launch, what))}
         aliased = [index + 1 for index, (name, target) in enumerate(self.aliases)
                    if launch.args.get(name) == Alias(target)]
         special = {FILL_GENE: SEARCHED_FILLS.index(launch.fill) if launch.fill in SEARCHED_FILLS else 0,
                    ALIAS_GENE: aliased[0] if aliased else 0}
-        return self.repair([dims[g.name] if g.dimension else launch.args[g.name] if g.argument else special[g.name]
-                            for g in self.genes])
+        return self.repair([dims[g.name] if g.dimension else
+                            launch.args.get(g.name, self.base.args.get(g.name, g.low)) if g.argument else
+                            special[g.name] for g in self.genes])
 
     def _dims(self, values: list[float], what: str) -> tuple[int, int, int]:
         dims = list(getattr(self.base, what))

@@ -448,6 +448,7 @@ class Settings:
     search: bool = True  # False: check the launch given, nothing else (--no-search)
     trace_limit: int = TRACE_LIMIT  # accesses a checked launch keeps in its trace
     target: int = 0  # the sm_XX the code must be right on (0: any); INDEPENDENT_SCHEDULING and up is strict
+    seed_launches: dict = field(default_factory=dict)  # kernel symbol -> launches a program made (replay.seeds)
 
     def launch_options(self) -> dict:
         """The Launch fields these settings give every launch."""
@@ -504,7 +505,7 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
         return check_kernel(program, kernel, at_sites if space.plans else [b for b in [base] if b], warp_model,
                             deadline=deadline, progress=progress, detect=detect)
     found = search(program, space, options.population, options.generations, options.launches, options.seed,
-                   progress, deadline)
+                   progress, deadline, tuple(options.seed_launches.get(kernel.symbol, ())))
     searched = [replace(c.launch, origin=c.launch.origin or "search") for c in found.best]
     fitness = [candidate.fitness for candidate in found.best]
     if host_written:  # and each launch found under every other kind of content too

@@ -130,6 +130,9 @@ def _search_options() -> argparse.ArgumentParser:
     search_options.add_argument("--target", type=_target, default=0, metavar="sm_XX",
                                 help="the GPU architecture the code must be right on: sm_70 and later make "
                                      "warp-synchronous races (correct only in lockstep warps) errors, not warnings")
+    search_options.add_argument("--seed-launches", type=Path, metavar="DIR",
+                                help="start the input search also from the launches simulee exec --save-launches "
+                                     "saved in DIR (their dimensions and numbers)")
     search_options.add_argument("--fail-on", type=_finding_types, default=None, metavar="TYPE[,TYPE]",
                                 help="exit with status 1 when a finding of these types is reported, whatever its "
                                      "severity (default: when any error is), e.g. data-race,barrier-divergence")
@@ -228,7 +231,9 @@ def _check_command(commands, compile_options, launch_options, execution_options,
                     "blocks, every integer argument the number of threads along x, every float 1.0, pointers to "
                     "buffers of zeros that grow on demand. Exit status 0: no errors; 1: errors found; 2: usage, "
                     "compile or analysis error.")
-    check.add_argument("path", metavar="FILE|DIR")
+    check.add_argument("path", metavar="FILE|DIR", nargs="?")
+    check.add_argument("--replay", metavar="DIR/NNNN", type=Path,
+                       help="check one launch simulee exec --save-launches saved, on the memory it had (no FILE)")
     check.add_argument("--launch", action="append", default=[], metavar="GRID/BLOCK[/NAME=VALUE...]",
                        help="a launch to check (repeatable), e.g. 4/256/n=1000")
     check.add_argument("--format", choices=("text", "json", "csv", "sarif"), default="text")
@@ -302,6 +307,9 @@ def _exec_command(commands, compile_options) -> None:
     run.add_argument("--format", choices=("text", "json", "csv", "sarif"), default="text")
     run.add_argument("-o", "--output", metavar="OUT", help="write the report here instead of stderr")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress")
+    run.add_argument("--save-launches", metavar="DIR", type=Path,
+                     help="write each launch run (kernel, dimensions, arguments, device memory) to DIR/NNNN, for "
+                          "simulee check --replay DIR/NNNN")
     run.set_defaults(run=run_exec, program_args=[])
 
 
@@ -722,6 +730,45 @@ def launches_for(program, kernel, args, require_scalars: bool = False, trace: bo
 
 
 def run_check(args) -> int:
+    if args.replay is not None:
+        return run_replay(args)
+    if args.path is None:
+        raise SimuleeError("check needs a FILE or DIR (or --replay DIR/NNNN)")
+    return _run_check(args)
+
+
+def run_replay(args) -> int:
+    """check --replay: one saved launch of a whole program, on the memory it had."""
+    import time
+
+    from simulee import report, rootcause
+    from simulee.check import check_kernel
+    from simulee.replay import load
+    from simulee.runner import device_program
+
+    if args.path is not None:
+        raise SimuleeError("--replay checks a saved launch: give no FILE")
+    start = time.perf_counter()
+    saved = load(args.replay)
+    program = device_program(saved.sources, saved.options)
+    try:
+        kernel = program.kernel(saved.kernel)
+    except (KeyError, LookupError):
+        raise SimuleeError(f"{args.replay}: the sources no longer define kernel {saved.kernel}") from None
+    check = check_kernel(program, kernel, [saved.launch], warp_model=args.warp_model)
+    bugs = rootcause.bugs([check.to_json()])
+    formats = {"text": lambda: report.text(bugs, args.barriers, time.perf_counter() - start, args.verbose, 0, False),
+               "json": lambda: report.json_text(bugs, []),
+               "csv": lambda: report.csv_text(bugs, saved.sources[0].parent.name, False),
+               "sarif": lambda: report.sarif_text(bugs, [])}
+    write_output(formats[args.format](), args.output)
+    if check.status != "ok":
+        print(f"simulee: error: {display(check.file)}:{check.line}: {check.kernel}: {check.error}", file=sys.stderr)
+        return EXIT_ERROR
+    return EXIT_FINDINGS if fails(found(bugs, False), args.fail_on) else EXIT_OK
+
+
+def _run_check(args) -> int:
     import time
 
     from simulee import report, rootcause
@@ -845,6 +892,10 @@ def settings_of(args, **overrides):
                         args.max_seconds if args.max_seconds is not None else float("inf"), args.heap_bytes,
                         args.launch_sites, "", args.detect, not getattr(args, "no_search", False),
                         target=args.target)
+    if getattr(args, "seed_launches", None) is not None:
+        from simulee.replay import seeds
+
+        settings = replace(settings, seed_launches=seeds(args.seed_launches))
     return replace(settings, **overrides)
 
 
@@ -1044,7 +1095,7 @@ def run_exec(args) -> int:
         (lambda text: print(f"simulee: {text}", file=sys.stderr, flush=True))
     outcome = run_program(sources, compile_options(args), args.program_args,
                           args.timeout if args.timeout is not None else float("inf"), args.warp_model,
-                          progress=progress)
+                          progress=progress, save_launches=args.save_launches)
     bugs = rootcause.bugs([check.to_json() for check in outcome.checks])
     formats = {"text": lambda: report.text(bugs, False, outcome.seconds, args.verbose, 0, False),
                "json": lambda: report.json_text(bugs, []),

@@ -110,6 +110,8 @@ class Device:
     program: Program
     sites: object = None
     observer: object = None
+    before_launch: object = None  # (Launch, DeviceLaunch) -> None, before each launch runs (--save-launches)
+    deadline: float = float("inf")  # time.perf_counter() past which a launch stops (the program's --timeout)
     memory: Memory = field(default_factory=Memory)
     addresses: dict | None = None  # of the global variables and functions (Placement reads them)
     allocations: dict[int, Allocation] = field(default_factory=dict)  # by region
@@ -206,7 +208,10 @@ class Device:
             if payload is None:
                 return
             status, answer = self.answer(op, payload)
-            channel.sendall(REPLY.pack(status, 0, len(answer)) + answer)
+            try:
+                channel.sendall(REPLY.pack(status, 0, len(answer)) + answer)
+            except (BrokenPipeError, ConnectionResetError):  # the program was stopped meanwhile
+                return
 
     def answer(self, op: int, payload: bytes) -> tuple[int, bytes]:
         """(cudaError_t, reply payload) of one request."""
@@ -299,7 +304,10 @@ class Device:
             at += param.size
         where = f" at {record.where}" if record.site else ""
         launch = Launch(record.grid, record.block, arguments, shared_bytes=shared, device=self,
-                        keep_buffers=False, trace_limit=TRACE_LIMIT, origin=f"launch {record.number}{where}")
+                        keep_buffers=False, trace_limit=TRACE_LIMIT, origin=f"launch {record.number}{where}",
+                        time_limit=max(self.deadline - time.perf_counter(), 0.0))
+        if self.before_launch is not None:
+            self.before_launch(launch, record)
         start = time.perf_counter()
         result = execute(self.program, kernel, launch)
         record.seconds = time.perf_counter() - start

@@ -24,6 +24,7 @@ from pathlib import Path
 from simulee import toolkit
 from simulee.errors import SimuleeError
 from simulee.frontend import CompileOptions, _bundled_library_arguments, clang_arguments, find_clang
+from simulee.salvage import _CURAND_BUILTINS
 
 RUNTIME_DIR = Path(__file__).parent / "runtime"
 RUNTIME_SOURCES = ("cudart.cpp", "device.cpp")
@@ -65,7 +66,14 @@ def _compile(clang, source: Path, options: CompileOptions, output: Path, stand_i
         arguments += ["-I", str(source.parent), *[f"-D{d}" for d in options.defines], *options.clang_args, str(source)]
     else:
         raise SimuleeError(f"{source}: not a source simulee exec builds (.cu, .cpp, .cc, .cxx, .c)")
-    _run([*clang.command, *_target(), "-c", "-o", str(output), *arguments], str(source))
+    try:
+        _run([*clang.command, *_target(), "-c", "-o", str(output), *arguments], str(source))
+    except SimuleeError as error:
+        if not _CURAND_BUILTINS.search(str(error)):
+            raise
+        # curand_mtgp32_kernel.h redeclares blockDim and threadIdx: included first, as the prelude can
+        _run([*clang.command, *_target(), "-c", "-o", str(output), "-D__SIMULEE_CURAND_BUILTINS", *arguments],
+             str(source))
     return output
 
 

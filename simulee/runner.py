@@ -26,7 +26,7 @@ import numpy as np
 
 from interpreter.memory import GLOBAL
 
-from simulee import hostbuild
+from simulee import hostbuild, replay
 from simulee.check import KernelCheck, _merge
 from simulee.detect import enabled
 from simulee.detect.base import KernelRuns, LaunchRun
@@ -62,9 +62,11 @@ class ProgramRun:
 
 
 def run_program(sources: list[Path], options: CompileOptions, arguments: list[str], timeout: float = float("inf"),
-                warp_model: str = "independent", detect: tuple[str, ...] = (), progress=None) -> ProgramRun:
+                warp_model: str = "independent", detect: tuple[str, ...] = (), progress=None,
+                save_launches: Path | None = None) -> ProgramRun:
     """Build `sources` into a program, run it with `arguments` and check every launch it
-    makes; `progress(text)` hears of each. SimuleeError when it does not build."""
+    makes; `progress(text)` hears of each; each launch that runs is saved to
+    `save_launches` (replay.py). SimuleeError when it does not build."""
     for source in sources:
         if not source.is_file():
             raise SimuleeError(f"no such file: {source}")
@@ -75,6 +77,9 @@ def run_program(sources: list[Path], options: CompileOptions, arguments: list[st
         outcome = ProgramRun()
         checker = _Checker(program, warp_model, detect, progress)
         device = checker.device = Device(program, sites=_line_table(str(executable)), observer=checker)
+        if save_launches is not None:
+            device.before_launch = lambda launch, record: replay.save(save_launches, device, launch, record,
+                                                                      options, sources)
         try:
             outcome.ending, outcome.exit_status = _run(executable, arguments, device, timeout)
         finally:
@@ -136,6 +141,7 @@ def _built(sources: list[Path], options: CompileOptions, folder: Path, progress)
 
 def _run(executable: Path, arguments: list[str], device: Device, timeout: float) -> tuple[str, int]:
     """Run the program, serving its device, until it ends: (ending, exit status)."""
+    device.deadline = time.perf_counter() + timeout
     ours, theirs = socket.socketpair()
     environment = dict(os.environ, SIMULEE_EXEC_FD=str(theirs.fileno()), SIMULEE_EXEC_ARENA=device.arena_path,
                        SIMULEE_EXEC_ARENA_BYTES=str(len(device.arena)))

@@ -135,3 +135,48 @@ def test_a_program_that_does_not_compile_is_one_line_and_status_2(tmp_path):
     status, out, err = simulee_exec(broken, cwd=tmp_path)
     assert status == 2
     assert err.count("\n") == 1 and err.startswith("simulee: error: ") and "undeclared" in err
+
+
+def simulee(*arguments, cwd=PROGRAMS):
+    done = subprocess.run([sys.executable, "-m", "simulee", *map(str, arguments)], cwd=cwd, capture_output=True,
+                          text=True, timeout=300)
+    return done.returncode, done.stdout, done.stderr
+
+
+def test_a_saved_launch_replays_on_the_memory_it_had(tmp_path):
+    """The scatter's race lives in its index buffer: a replay that did not restore the
+    program's memory would miss it (and find one on the permutation's)."""
+    for name, indices, expected in (("duplicated", [i // 2 for i in range(128)], 1),
+                                    ("permutation", [(i * 37) % 128 for i in range(128)], 0)):
+        (tmp_path / f"{name}.txt").write_text(" ".join(map(str, indices)))
+        saved = tmp_path / name
+        status, _, err = simulee_exec("scatter.cu", "--save-launches", saved, "--", tmp_path / f"{name}.txt")
+        assert status == expected, err
+        assert sorted(p.name for p in (saved / "0001").iterdir()) == ["launch.json", "memory.npz"]
+        status, out, err = simulee("check", "--replay", saved / "0001")
+        assert status == expected, out + err
+        if expected:
+            assert "data race (write-write, global" in out and "(replayed)" in out
+        else:
+            assert "0 errors, 0 warnings" in out
+
+
+def test_replay_of_a_folder_that_is_not_a_saved_launch_is_one_line(tmp_path):
+    status, out, err = simulee("check", "--replay", tmp_path)
+    assert status == 2 and err.startswith("simulee: error: ") and "not a saved launch" in err
+
+
+def test_the_search_starts_from_the_launches_a_program_made(tmp_path):
+    saved = tmp_path / "saved"
+    status, out, _ = simulee_exec("rare.cu", "--save-launches", saved)
+    assert out == "done\n" and status == 1
+    status, out, _ = simulee("check", "rare.cu")
+    assert status == 0 and "0 errors" in out  # n = 7777 is not a value the search tries
+    status, out, _ = simulee("check", "rare.cu", "--seed-launches", saved)
+    assert status == 1 and "data race (write-write, global" in out
+
+
+def test_curand_device_api():
+    status, out, err = simulee_exec("random.cu")
+    assert out == "mean 0.5, 256 distinct, all in (0, 1]: yes\n"
+    assert status == 0, err
