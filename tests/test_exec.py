@@ -180,3 +180,12 @@ def test_curand_device_api():
     status, out, err = simulee_exec("random.cu")
     assert out == "mean 0.5, 256 distinct, all in (0, 1]: yes\n"
     assert status == 0, err
+
+
+def test_an_async_copy_in_another_stream_races_with_the_kernel_it_did_not_wait_for():
+    status, out, err = simulee_exec("streams.cu", "-D", "ORDERED", "-D", "COPY_RACE")
+    copy = line_of(PROGRAMS / "streams.cu", "cudaMemcpyAsync(early")
+    consume = line_of(PROGRAMS / "streams.cu", "consume<<<")
+    assert status == 1
+    assert f"streams.cu:{copy}: error: stream race (read-write, global) between a copy at streams.cu:{copy}" in err
+    assert f"launch 2 (consume at streams.cu:{consume})" in err

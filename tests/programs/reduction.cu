@@ -1,3 +1,5 @@
+// A block-wise sum the host adds up and checks; MISSING_BARRIER drops the barrier of the
+// tree loop (a race the interpreter's thread order happens to hide from the sum).
 #include <cstdio>
 #include <cstdlib>
 #define N 4096  // elements summed unless the first argument says otherwise

@@ -1,3 +1,5 @@
+// Two streams: consume (stream b) reads what produce (stream a) writes. Without ORDERED
+// nothing makes b wait for a; with COPY_RACE a copy in stream a reads what consume writes.
 #include <cstdio>
 __global__ void produce(float *data, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) data[i] = i; }
 __global__ void consume(const float *data, float *out, int n) {
@@ -14,6 +16,10 @@ int main() {
   cudaStreamWaitEvent(b, done, 0);
 #endif
   consume<<<1, n, 0, b>>>(data, out, n);
+#ifdef COPY_RACE
+  float early[n];
+  cudaMemcpyAsync(early, out, sizeof early, cudaMemcpyDeviceToHost, a);  // stream a has not waited for consume
+#endif
   cudaDeviceSynchronize();
   float h[n]; cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost);
   printf("out[10] = %g\n", h[10]);
