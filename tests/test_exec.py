@@ -189,3 +189,16 @@ def test_an_async_copy_in_another_stream_races_with_the_kernel_it_did_not_wait_f
     assert status == 1
     assert f"streams.cu:{copy}: error: stream race (read-write, global) between a copy at streams.cu:{copy}" in err
     assert f"launch 2 (consume at streams.cu:{consume})" in err
+
+
+def test_a_kernel_of_many_parameters_a_struct_and_a_table_of_device_pointers():
+    status, out, err = simulee_exec("arguments.cu")
+    assert out == "out[3] = 174.5 (expected 174.5)\n"
+    assert status == 0, err
+
+
+def test_host_threads_call_the_runtime_at_once():
+    status, out, err = simulee_exec("threads.cu")
+    assert out.splitlines() == [f"worker {w}: {499500 + w * 1000 * 1000} (callback ran)" for w in range(4)]
+    assert status == 0, err
+    assert "4 launches checked" in err

@@ -8,12 +8,15 @@
    offset), which the host cannot dereference, as on a GPU; managed and page-locked host
    memory is arena memory the host addresses directly and kernels reach through the same
    pointer. Every launch runs to completion before the call returns, so streams and events
-   are ordered trivially; the device records them to find races between streams. */
+   are ordered trivially; the device records them to find races between streams. Host
+   threads may call it at once: each has its own request, reply and last error, and one
+   request at a time goes to the device. */
 
 #include <cuda_runtime_api.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -105,9 +108,16 @@ struct Buffer {
     void put_text(const char *text) { put(text, strlen(text) + 1); }
 };
 
-Buffer request, answer;
+thread_local Buffer request, answer;
+pthread_mutex_t device_lock = PTHREAD_MUTEX_INITIALIZER;  // one request (and its reply) at a time
+
+struct Locked {
+    Locked() { pthread_mutex_lock(&device_lock); }
+    ~Locked() { pthread_mutex_unlock(&device_lock); }
+};
 
 int ask(uint32_t op) {
+    Locked locked;
     connect_device();
     Header header{op, 0, request.size};
     send_all(&header, sizeof header);
@@ -137,7 +147,7 @@ template <typename T> T answered(size_t at) {
 
 /* ------------------------------------------------------------------ errors */
 
-cudaError_t last_error = cudaSuccess;    // what cudaGetLastError returns (and clears)
+thread_local cudaError_t last_error = cudaSuccess;  // what cudaGetLastError returns (and clears), per thread
 cudaError_t sticky_error = cudaSuccess;  // a kernel fault: every later call fails with it
 
 cudaError_t fail(cudaError_t error) {
@@ -166,6 +176,7 @@ constexpr uint32_t MAX_REGIONS = 1 << 16;
 Allocation *regions = nullptr;  // by the interpreter's region number
 
 void note_allocation(uint32_t region, uint64_t offset, uint64_t size) {
+    Locked locked;
     if (!regions) regions = static_cast<Allocation *>(calloc(MAX_REGIONS, sizeof(Allocation)));
     if (!regions) lost("out of host memory");
     regions[region] = Allocation{offset, size, true};
@@ -218,7 +229,7 @@ cudaError_t release(void *pointer, uint32_t kind) {
 }
 
 /* Tell the device about a copy or fill in a stream (for races between streams). */
-uint64_t call_site = 0;  // the return address of the API call being served: where it is in the program
+thread_local uint64_t call_site = 0;  // the return address of the API call being served: where it is in the program
 #define CALLED() (call_site = reinterpret_cast<uint64_t>(__builtin_return_address(0)))
 
 void note_transfer(const void *destination, const void *source, size_t count, cudaStream_t stream, bool blocking) {
@@ -311,7 +322,7 @@ struct Kernel {
     const void *stub;
     int id;             // the device's number for it (-1: the device has no such kernel)
     uint32_t params;
-    uint32_t sizes[64];
+    uint32_t *sizes;    // of each parameter, in bytes
 };
 
 constexpr int MAX_KERNELS = 1 << 14;
@@ -331,9 +342,9 @@ struct Configuration {
     uint64_t site;  // the return address of the <<<...>>>'s push: where the launch is in the program
 };
 
-Configuration configurations[64];
-int configured = 0;
-uint64_t pending_site = 0;
+thread_local Configuration configurations[64];  // <<<...>>> pushes, the stub pops (per host thread)
+thread_local int configured = 0;
+thread_local uint64_t pending_site = 0;
 
 /* ------------------------------------------------------------------ streams and events */
 
@@ -380,7 +391,9 @@ void __cudaRegisterFunction(void **, const char *stub, char *, const char *name,
     if (ask(SIMULEE_KERNEL) == 0) {
         kernel.id = answered<int32_t>(0);
         kernel.params = answered<uint32_t>(4);
-        for (uint32_t i = 0; i < kernel.params && i < 64; ++i) kernel.sizes[i] = answered<uint32_t>(8 + 4 * i);
+        kernel.sizes = static_cast<uint32_t *>(calloc(kernel.params + 1, sizeof(uint32_t)));
+        if (!kernel.sizes) lost("out of host memory");
+        for (uint32_t i = 0; i < kernel.params; ++i) kernel.sizes[i] = answered<uint32_t>(8 + 4 * i);
     }
 }
 
@@ -613,7 +626,7 @@ cudaError_t cudaStreamQuery(cudaStream_t) { return status(); }
 cudaError_t cudaStreamCreate(cudaStream_t *stream) {
     static uint64_t streams = 0;
     if (!stream) return fail(cudaErrorInvalidValue);
-    *stream = reinterpret_cast<cudaStream_t>(++streams * 16 + 0x1000);
+    *stream = reinterpret_cast<cudaStream_t>(__atomic_add_fetch(&streams, 1, __ATOMIC_RELAXED) * 16 + 0x1000);
     return status();
 }
 
@@ -622,6 +635,20 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int) { retu
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned int, int) { return cudaStreamCreate(stream); }
 
 cudaError_t cudaStreamDestroy(cudaStream_t) { return status(); }
+
+/* The work a stream had when the callback was added is done: the callback runs at once. */
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *data, unsigned int) {
+    if (!callback) return fail(cudaErrorInvalidValue);
+    callback(stream, status(), data);
+    return status();
+}
+
+cudaError_t cudaLaunchHostFunc(cudaStream_t, cudaHostFn_t function, void *data) {
+    if (!function) return fail(cudaErrorInvalidValue);
+    if (status()) return status();
+    function(data);
+    return cudaSuccess;
+}
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int) {
     note_order(SIMULEE_STREAM_WAIT, reinterpret_cast<uint64_t>(stream), reinterpret_cast<uint64_t>(event));
@@ -721,6 +748,11 @@ cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return status(); }
 cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig) { return status(); }
 
 cudaError_t cudaFuncSetCacheConfig(const void *, cudaFuncCache) { return status(); }
+
+/* Cache and scheduling hints: accepted, without effect (no cache is simulated). */
+cudaError_t cudaStreamSetAttribute(cudaStream_t, cudaStreamAttrID, const cudaStreamAttrValue *) { return status(); }
+
+cudaError_t cudaCtxResetPersistingL2Cache() { return status(); }
 
 cudaError_t cudaFuncSetAttribute(const void *, cudaFuncAttribute, int) { return status(); }
 

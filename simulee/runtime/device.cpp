@@ -43,6 +43,8 @@ void simulee_virtual_device(cudaDeviceProp *p, uint64_t memory_bytes) {
     p->asyncEngineCount = 2;
     p->unifiedAddressing = 1;
     p->l2CacheSize = 6 * 1024 * 1024;
+    p->persistingL2CacheMaxSize = 3 * 1024 * 1024;  // accepted and without effect: no cache is simulated
+    p->accessPolicyMaxWindowSize = 128 * 1024 * 1024;
     p->managedMemory = 1;
     p->concurrentManagedAccess = 1;
     p->cooperativeLaunch = 1;
