@@ -66,6 +66,7 @@ def _compile(clang, source: Path, options: CompileOptions, output: Path, stand_i
         arguments += ["-I", str(source.parent), *[f"-D{d}" for d in options.defines], *options.clang_args, str(source)]
     else:
         raise SimuleeError(f"{source}: not a source simulee exec builds (.cu, .cpp, .cc, .cxx, .c)")
+    arguments[-1:-1] = ["-fwrapv"]  # signed overflow wraps, as the programs' own checks tend to expect
     try:
         _run([*clang.command, *_target(), "-c", "-o", str(output), *arguments], str(source))
     except SimuleeError as error:

@@ -818,6 +818,10 @@ cudaError_t cudaProfilerStart() { return cudaSuccess; }
 
 cudaError_t cudaProfilerStop() { return cudaSuccess; }
 
+cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, cudaChannelFormatKind kind) {
+    return cudaChannelFormatDesc{x, y, z, w, kind};
+}
+
 const char *cudaGetErrorName(cudaError_t error) { return simulee_error_name(error); }
 
 const char *cudaGetErrorString(cudaError_t error) { return simulee_error_text(error); }

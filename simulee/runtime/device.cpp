@@ -97,10 +97,19 @@ int simulee_device_attribute(const cudaDeviceProp *p, int attribute, int *value)
     case cudaDevAttrMaxRegistersPerMultiprocessor: *value = p->regsPerMultiprocessor; return 1;
     case cudaDevAttrTextureAlignment: *value = int(p->textureAlignment); return 1;
     case cudaDevAttrMaxPitch: *value = int(p->memPitch); return 1;
-    case cudaDevAttrIntegrated: case cudaDevAttrEccEnabled: case cudaDevAttrKernelExecTimeout:
-    case cudaDevAttrPageableMemoryAccess: case cudaDevAttrHostNativeAtomicSupported:
-        *value = 0; return 1;
-    default: return 0;
+    case cudaDevAttrGpuOverlap: *value = p->deviceOverlap; return 1;
+    case cudaDevAttrStreamPrioritiesSupported: *value = p->streamPrioritiesSupported; return 1;
+    case cudaDevAttrGlobalL1CacheSupported: *value = p->globalL1CacheSupported; return 1;
+    case cudaDevAttrLocalL1CacheSupported: *value = p->localL1CacheSupported; return 1;
+    case cudaDevAttrComputePreemptionSupported: *value = p->computePreemptionSupported; return 1;
+    case cudaDevAttrSingleToDoublePrecisionPerfRatio: *value = p->singleToDoublePrecisionPerfRatio; return 1;
+    case cudaDevAttrMaxPersistingL2CacheSize: *value = p->persistingL2CacheMaxSize; return 1;
+    case cudaDevAttrMaxAccessPolicyWindowSize: *value = p->accessPolicyMaxWindowSize; return 1;
+    case cudaDevAttrMemoryPoolsSupported: *value = 0; return 1;
+    default:  // any other attribute of the enumeration: a feature the virtual device lacks
+        if (attribute < 0 || attribute >= cudaDevAttrMax) return 0;
+        *value = 0;
+        return 1;
     }
 }
 
