@@ -36,6 +36,7 @@ from simulee.findings import display
 ARENA_BYTES = 1 << 34  # the device's memory: a sparse file, only the bytes used take space
 ALIGNMENT = 256  # of every allocation, as cudaMalloc's
 TRACE_LIMIT = 1 << 22  # accesses a launch keeps for the detectors; later ones run unchecked
+STEP_LIMIT = 1 << 50  # a program's kernel runs until it ends (or the program's --timeout), not to a budget
 REPEAT_BYTES = 1 << 29  # bytes of launches' effects kept to give again when a launch repeats one
 
 
@@ -305,7 +306,7 @@ class Device:
         where = f" at {record.where}" if record.site else ""
         launch = Launch(record.grid, record.block, arguments, shared_bytes=shared, device=self,
                         keep_buffers=False, trace_limit=TRACE_LIMIT, origin=f"launch {record.number}{where}",
-                        time_limit=max(self.deadline - time.perf_counter(), 0.0))
+                        time_limit=max(self.deadline - time.perf_counter(), 0.0), step_limit=STEP_LIMIT)
         if self.before_launch is not None:
             self.before_launch(launch, record)
         start = time.perf_counter()

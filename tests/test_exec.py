@@ -202,3 +202,9 @@ def test_host_threads_call_the_runtime_at_once():
     assert out.splitlines() == [f"worker {w}: {499500 + w * 1000 * 1000} (callback ran)" for w in range(4)]
     assert status == 0, err
     assert "4 launches checked" in err
+
+
+def test_a_programs_kernel_runs_past_the_step_budget_a_check_gives():
+    status, out, err = simulee_exec("long_loop.cu")
+    assert out == f"total {150000 * 149999 // 2}: right\n"
+    assert status == 0 and "step limit" not in err, err
