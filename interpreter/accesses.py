@@ -176,7 +176,13 @@ class Accesses:
         return np.broadcast_to(data, (count, size)) if data.ndim == 1 else data
 
     def heap(self) -> Heap:
-        """The device heap, made on the first malloc or free."""
+        """The device heap, made on the first malloc or free; a program's device keeps its
+        own across launches (what one kernel allocates, a later one frees)."""
+        device = self.launch.device
+        if device is not None:
+            if getattr(device, "heap", None) is None:
+                device.heap = Heap(self.rt.memory, self.launch.heap_bytes)
+            return device.heap
         if self._heap is None:
             self._heap = Heap(self.rt.memory, self.launch.heap_bytes)
         return self._heap

@@ -221,3 +221,54 @@ def _select_aggregate(condition, a, b):
     if isinstance(a, tuple):
         return tuple(_select_aggregate(condition, x, y) for x, y in zip(a, b))
     return np.where(condition, a, b)
+
+
+def with_overflow(c, function, pc, op):
+    """llvm.{s,u}{add,sub,mul}.with.overflow.iN: the result wrapped at the width, and
+    whether the exact one does not fit (signed or unsigned as the name says)."""
+    ra, rb = (c.reader(function, a) for a in op.args[:2])
+    out = c.writer(function, op.result, False)
+    kind = op.extra["callee"].split(".")[1]  # sadd, uadd, ssub, usub, smul, umul
+    ty = op.type.fields[0]
+    bits = ty.bits
+
+    def run(frame, rows):
+        count = frame.width(rows)
+        a = np.broadcast_to(np.asarray(ra(frame, rows)), (count,))
+        b = np.broadcast_to(np.asarray(rb(frame, rows)), (count,))
+        result = np.broadcast_to(np.asarray(integer_binary(kind[1:], a, b, ty)), (count,))
+        out(frame, rows, (result, _overflowed(kind, a, b, bits)))
+
+    return run
+
+
+def _overflowed(kind: str, a: np.ndarray, b: np.ndarray, bits: int) -> np.ndarray:
+    """Per lane, whether the exact result of `kind` on `bits`-bit operands leaves their range."""
+    signed, operation = kind[0] == "s", kind[1:]
+    if bits <= 32:  # exact in 64 bits
+        mask = (1 << bits) - 1
+        x, y = a.astype(np.int64), b.astype(np.int64)
+        if not signed:
+            x, y = (x & mask).astype(np.uint64), (y & mask).astype(np.uint64)
+        exact = x + y if operation == "add" else x * y if operation == "mul" else \
+            x.astype(np.int64) - y.astype(np.int64)
+        low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, mask)
+        return (exact < low) | (exact > high)
+    if bits != 64:
+        raise Unsupported(f"llvm.{kind}.with.overflow on i{bits}")
+    sa, sb = a.astype(np.int64), b.astype(np.int64)
+    ua, ub = sa.view(np.uint64), sb.view(np.uint64)
+    if operation == "add":
+        r = sa + sb
+        return ((sa ^ r) & (sb ^ r)) < 0 if signed else r.view(np.uint64) < ua
+    if operation == "sub":
+        r = sa - sb
+        return ((sa ^ sb) & (sa ^ r)) < 0 if signed else ua < ub
+    nonzero = sa != 0
+    if signed:  # the wrapped product divided back gives the other factor only if it did not wrap
+        with np.errstate(over="ignore"):
+            r = sa * sb
+            back = r // np.where(nonzero, sa, 1)
+        return nonzero & ((back != sb) | ((sa == -1) & (sb == np.iinfo(np.int64).min)))
+    r = ua * ub
+    return nonzero & (r // np.where(nonzero, ua, np.uint64(1)) != ub)

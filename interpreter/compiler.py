@@ -116,6 +116,8 @@ INTRINSIC_PREFIXES: tuple[tuple[tuple[str, ...], tuple[int, Callable]], ...] = (
     (("llvm.nvvm.barrier", "llvm.nvvm.bar.sync"), (BARRIER, flow.barrier)),
     (("llvm.nvvm.shfl.", "llvm.nvvm.vote.", "llvm.nvvm.match."), (COLLECTIVE, collectives.compile_call)),
     (("llvm.nvvm.isspacep.",), (PLAIN, intrinsics.isspacep)),
+    (tuple(f"llvm.{k}.with.overflow." for k in ("sadd", "uadd", "ssub", "usub", "smul", "umul")),
+     (PLAIN, arithmetic.with_overflow)),
     (("llvm.nvvm.atomic.",), (PLAIN, accesses.nvvm_atomic)),
     (("llvm.memcpy", "llvm.memmove", "llvm.memset"), (PLAIN, accesses.memory_intrinsic)),
 )

@@ -118,6 +118,7 @@ class Device:
     allocations: dict[int, Allocation] = field(default_factory=dict)  # by region
     launches: list[DeviceLaunch] = field(default_factory=list)
     unsupported: list[str] = field(default_factory=list)  # runtime functions the program called in vain
+    heap: object = None  # the device heap of in-kernel malloc and new (interpreter.heap.Heap), kept across launches
 
     def __post_init__(self):
         directory = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None

@@ -871,3 +871,40 @@ def test_a_buffer_of_no_given_size_grows_to_its_limit_and_never_starts_later():
     addresses = np.array([start + 64, start + DEFAULT_GROWTH_LIMIT, start - 4], dtype=np.int64)
     _, faults, _ = memory.locate(addresses, 4, 4, lanes, np.arange(3), False)
     assert list(faults.lanes) == [1, 2] and faults.kinds == ["buffer-limit", "out-of-bounds"]
+
+
+OVERFLOWS = """
+__global__ void overflows(const long long *a, const long long *b, const int *c, const int *d, int *flags,
+                          long long *products) {
+    int i = threadIdx.x;
+    long long product;
+    unsigned int sum;
+    int difference;
+    flags[4 * i] = __builtin_mul_overflow(a[i], b[i], &product);
+    flags[4 * i + 1] = __builtin_add_overflow((unsigned int)c[i], (unsigned int)d[i], &sum);
+    flags[4 * i + 2] = __builtin_sub_overflow(c[i], d[i], &difference);
+    unsigned long long unsigned_product;
+    flags[4 * i + 3] = __builtin_mul_overflow((unsigned long long)a[i], (unsigned long long)b[i], &unsigned_product);
+    products[i] = product;
+}
+"""
+
+
+def test_arithmetic_with_overflow_flags_as_cuda_computes_them(tmp_path):
+    loaded, kernel = written(tmp_path, "overflows.cu", OVERFLOWS, "overflows")
+    big, low = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+    a = np.array([3, big, low, -1, 1 << 32, -(1 << 31), 0, 7], dtype=np.int64)
+    b = np.array([4, 2, -1, low, 1 << 31, 1 << 32, big, -9], dtype=np.int64)
+    c = np.array([1, -1, np.iinfo(np.int32).min, 5, 2**31 - 1, 0, -7, 100], dtype=np.int32)
+    d = np.array([2, 1, 1, -2**31, -1, 0, 7, -100], dtype=np.int32)
+    result = execute(loaded, kernel, Launch(1, 8, dict(a=a, b=b, c=c, d=d, flags=np.zeros(32, np.int32),
+                                                       products=np.zeros(8, np.int64))))
+    flags = result.buffers["flags"].reshape(8, 4)
+    mask32, mask64 = (1 << 32) - 1, (1 << 64) - 1
+    for i in range(8):
+        x, y, u, v = int(a[i]), int(b[i]), int(c[i]), int(d[i])
+        assert flags[i, 0] == (not low <= x * y <= big)
+        assert flags[i, 1] == ((u & mask32) + (v & mask32) > mask32)
+        assert flags[i, 2] == (not -2**31 <= u - v < 2**31)
+        assert flags[i, 3] == ((x & mask64) * (y & mask64) > mask64)
+        assert result.buffers["products"][i] == ((x * y + (1 << 63)) & mask64) - (1 << 63)

@@ -599,9 +599,47 @@ cudaError_t cudaMemGetInfo(size_t *free, size_t *total) {
     return status();
 }
 
+/* Placement hints: accepted, without effect (all memory is one memory here). */
 cudaError_t cudaMemPrefetchAsync(const void *, size_t, int, cudaStream_t) { return status(); }
 
+cudaError_t cudaMemPrefetchAsync_v2(const void *, size_t, cudaMemLocation, unsigned int, cudaStream_t) {
+    return status();
+}
+
 cudaError_t cudaMemAdvise(const void *, size_t, cudaMemoryAdvise, int) { return status(); }
+
+cudaError_t cudaMemAdvise_v2(const void *, size_t, cudaMemoryAdvise, cudaMemLocation) { return status(); }
+
+/* Stream-ordered allocation: the stream's earlier work is done when the call returns, so it
+   is plain allocation; the default pool's settings are accepted without effect. */
+cudaError_t cudaMallocAsync(void **pointer, size_t size, cudaStream_t) {
+    return allocate(pointer, size, SIMULEE_DEVICE_MEMORY);
+}
+
+cudaError_t cudaMallocFromPoolAsync(void **pointer, size_t size, cudaMemPool_t, cudaStream_t) {
+    return allocate(pointer, size, SIMULEE_DEVICE_MEMORY);
+}
+
+cudaError_t cudaFreeAsync(void *pointer, cudaStream_t) { return release(pointer, SIMULEE_DEVICE_MEMORY); }
+
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int device) {
+    static int the_pool;
+    if (!pool) return fail(cudaErrorInvalidValue);
+    if (device != 0) return fail(cudaErrorInvalidDevice);
+    *pool = reinterpret_cast<cudaMemPool_t>(&the_pool);
+    return status();
+}
+
+cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *pool, int device) { return cudaDeviceGetDefaultMemPool(pool, device); }
+
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t, cudaMemPoolAttr, void *) { return status(); }
+
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t, cudaMemPoolAttr, void *value) {
+    if (value) memset(value, 0, sizeof(uint64_t));
+    return status();
+}
+
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t, size_t) { return status(); }
 
 cudaError_t cudaHostRegister(void *, size_t, unsigned int) { return status(); }
 
@@ -633,6 +671,13 @@ cudaError_t cudaStreamCreate(cudaStream_t *stream) {
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int) { return cudaStreamCreate(stream); }
 
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned int, int) { return cudaStreamCreate(stream); }
+
+/* Priorities are accepted and have no effect: launches run one after another. */
+cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest) {
+    if (least) *least = 0;
+    if (greatest) *greatest = -5;
+    return status();
+}
 
 cudaError_t cudaStreamDestroy(cudaStream_t) { return status(); }
 

@@ -48,6 +48,7 @@ void simulee_virtual_device(cudaDeviceProp *p, uint64_t memory_bytes) {
     p->managedMemory = 1;
     p->concurrentManagedAccess = 1;
     p->cooperativeLaunch = 1;
+    p->memoryPoolsSupported = 1;
     p->streamPrioritiesSupported = 1;
     p->globalL1CacheSupported = p->localL1CacheSupported = 1;
     p->computePreemptionSupported = 1;
@@ -105,7 +106,7 @@ int simulee_device_attribute(const cudaDeviceProp *p, int attribute, int *value)
     case cudaDevAttrSingleToDoublePrecisionPerfRatio: *value = p->singleToDoublePrecisionPerfRatio; return 1;
     case cudaDevAttrMaxPersistingL2CacheSize: *value = p->persistingL2CacheMaxSize; return 1;
     case cudaDevAttrMaxAccessPolicyWindowSize: *value = p->accessPolicyMaxWindowSize; return 1;
-    case cudaDevAttrMemoryPoolsSupported: *value = 0; return 1;
+    case cudaDevAttrMemoryPoolsSupported: *value = 1; return 1;
     default:  // any other attribute of the enumeration: a feature the virtual device lacks
         if (attribute < 0 || attribute >= cudaDevAttrMax) return 0;
         *value = 0;
