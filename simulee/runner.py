@@ -98,8 +98,8 @@ def device_program(sources: list[Path], options: CompileOptions):
 
     texts = [load_ir(source, options.for_source(source)) for source in sources
              if source.suffix.lower() in hostbuild.CUDA_SUFFIXES]
-    if not texts:
-        raise SimuleeError("simulee exec needs at least one .cu source")
+    if not texts:  # a program of the runtime API alone (deviceQuery): no device code
+        texts = ['target triple = "nvptx64-nvidia-cuda"\n']
     text = texts[0] if len(texts) == 1 else _linked(texts)
     try:
         program = load_module(text, str(sources[0]) if len(texts) == 1 else "<program>")

@@ -96,8 +96,9 @@ __SIMULEE_ATOMICS(_block, _cta)
 __SIMULEE_ATOMICS(_system, _sys)
 #undef __SIMULEE_ATOMICS
 
-/* Double-precision atomicAdd came with sm_60; code for older GPUs defines its own. */
-#if __CUDA_ARCH__ >= 600
+/* Double-precision atomicAdd came with sm_60; code for older GPUs defines its own. The host
+   pass declares it too, as nvcc's headers do, for the device code it reads. */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 600
 __SIMULEE_DEVICE double atomicAdd(double *p, double v) { return __nvvm_atom_add_gen_d(p, v); }
 __SIMULEE_DEVICE double atomicAdd_block(double *p, double v) { return __nvvm_atom_cta_add_gen_d(p, v); }
 __SIMULEE_DEVICE double atomicAdd_system(double *p, double v) { return __nvvm_atom_sys_add_gen_d(p, v); }
