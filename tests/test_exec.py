@@ -208,3 +208,9 @@ def test_a_programs_kernel_runs_past_the_step_budget_a_check_gives():
     status, out, err = simulee_exec("long_loop.cu")
     assert out == f"total {150000 * 149999 // 2}: right\n"
     assert status == 0 and "step limit" not in err, err
+
+
+def test_a_program_without_kernels():
+    status, out, err = simulee_exec("query.cpp")
+    assert out == "1 device, Simulee virtual GPU, 80 multiprocessors, runtime 12\n"
+    assert status == 0 and "0 launches checked" in err, err
