@@ -188,7 +188,9 @@ class _Checker:
 
     def __init__(self, program, warp_model: str, detect: tuple[str, ...], progress):
         self.program, self.warp_model, self.progress = program, warp_model, progress
-        self.detectors = enabled(detect)
+        # a program's launches are those its kernels are used with: a kernel that touches no
+        # memory (one that only prints) is what it is, not a launch to ask the user about
+        self.detectors = tuple(d for d in enabled(detect) if d.name != "vacuous-check")
         self.checks: dict[str, KernelCheck] = {}
         self.merged: dict[str, dict] = {}
         self.kept: dict[str, KernelRuns] = {}

@@ -214,3 +214,9 @@ def test_a_program_without_kernels():
     status, out, err = simulee_exec("query.cpp")
     assert out == "1 device, Simulee virtual GPU, 80 multiprocessors, runtime 12\n"
     assert status == 0 and "0 launches checked" in err, err
+
+
+def test_a_kernel_that_only_prints_prints_in_order_and_is_no_vacuous_check():
+    status, out, err = simulee_exec("hello.cu")
+    assert out.splitlines() == ["before", *(f"hello from thread {t}" for t in range(3)), "after"]
+    assert status == 0 and "0 errors, 0 warnings" in err, err
