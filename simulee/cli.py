@@ -737,11 +737,26 @@ def run_check(args) -> int:
     return _run_check(args)
 
 
+def report_text(form: str, bugs, project: str, seconds: float, verbose: bool, barriers: bool = False,
+                unreadable: list | None = None, new_only: bool = False) -> str:
+    """The report of `bugs` (rootcause.bugs) as --format `form` asks."""
+    from simulee import report
+
+    unreadable = unreadable or []
+    if form == "text":
+        return report.text(bugs, barriers, seconds, verbose, len(unreadable), new_only)
+    if form == "json":
+        return report.json_text(bugs, unreadable)
+    if form == "csv":
+        return report.csv_text(bugs, project, new_only)
+    return report.sarif_text(bugs, unreadable)
+
+
 def run_replay(args) -> int:
     """check --replay: one saved launch of a whole program, on the memory it had."""
     import time
 
-    from simulee import report, rootcause
+    from simulee import rootcause
     from simulee.check import check_kernel
     from simulee.replay import load
     from simulee.runner import device_program
@@ -757,11 +772,8 @@ def run_replay(args) -> int:
         raise SimuleeError(f"{args.replay}: the sources no longer define kernel {saved.kernel}") from None
     check = check_kernel(program, kernel, [saved.launch], warp_model=args.warp_model)
     bugs = rootcause.bugs([check.to_json()])
-    formats = {"text": lambda: report.text(bugs, args.barriers, time.perf_counter() - start, args.verbose, 0, False),
-               "json": lambda: report.json_text(bugs, []),
-               "csv": lambda: report.csv_text(bugs, saved.sources[0].parent.name, False),
-               "sarif": lambda: report.sarif_text(bugs, [])}
-    write_output(formats[args.format](), args.output)
+    write_output(report_text(args.format, bugs, saved.sources[0].parent.name, time.perf_counter() - start,
+                             args.verbose, args.barriers), args.output)
     if check.status != "ok":
         print(f"simulee: error: {display(check.file)}:{check.line}: {check.kernel}: {check.error}", file=sys.stderr)
         return EXIT_ERROR
@@ -771,7 +783,7 @@ def run_replay(args) -> int:
 def _run_check(args) -> int:
     import time
 
-    from simulee import report, rootcause
+    from simulee import rootcause
     from simulee.config import config_for
 
     start = time.perf_counter()
@@ -811,11 +823,8 @@ def _run_check(args) -> int:
     seconds = time.perf_counter() - start
     bugs = rootcause.bugs([check.to_json() for check in checks], baseline=baseline)
     project = (path if path.is_dir() else path.parent).resolve().name
-    formats = {"text": lambda: report.text(bugs, args.barriers, seconds, args.verbose, len(unreadable), args.new_only),
-               "json": lambda: report.json_text(bugs, unreadable),
-               "csv": lambda: report.csv_text(bugs, project, args.new_only),
-               "sarif": lambda: report.sarif_text(bugs, unreadable)}
-    write_output(formats[args.format](), args.output)
+    write_output(report_text(args.format, bugs, project, seconds, args.verbose, args.barriers, unreadable,
+                             args.new_only), args.output)
     if args.format != "text":  # the text report says it among the findings; the others only hold it
         for check in checks:
             if check.status != "ok":
@@ -1087,7 +1096,7 @@ def run_trace(args) -> int:
 
 
 def run_exec(args) -> int:
-    from simulee import report, rootcause
+    from simulee import rootcause
     from simulee.runner import run_program
 
     sources = [Path(source) for source in args.sources]
@@ -1097,11 +1106,7 @@ def run_exec(args) -> int:
                           args.timeout if args.timeout is not None else float("inf"), args.warp_model,
                           progress=progress, save_launches=args.save_launches)
     bugs = rootcause.bugs([check.to_json() for check in outcome.checks])
-    formats = {"text": lambda: report.text(bugs, False, outcome.seconds, args.verbose, 0, False),
-               "json": lambda: report.json_text(bugs, []),
-               "csv": lambda: report.csv_text(bugs, sources[0].resolve().parent.name, False),
-               "sarif": lambda: report.sarif_text(bugs, [])}
-    text = formats[args.format]()
+    text = report_text(args.format, bugs, sources[0].resolve().parent.name, outcome.seconds, args.verbose)
     repeats = sum(1 for launch in outcome.launches if launch.repeat_of)
     again = f" ({repeats} repeating an earlier one exactly)" if repeats else ""
     summary = f"simulee: {len(outcome.launches)} launch{'es' if len(outcome.launches) != 1 else ''} checked{again}; " \
