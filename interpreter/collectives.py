@@ -59,11 +59,9 @@ def active_mask(warps: Warps) -> np.ndarray:
     return warps.present().view(np.int32)
 
 
-def shuffle(mode: str, warps: Warps, values: np.ndarray, operand, clamp) -> tuple[np.ndarray, np.ndarray]:
-    """shfl.sync in mode idx, up, down or bfly (PTX semantics): `operand` is the source lane,
-    delta or lane mask; `clamp` packs the segment mask (bits 8-12) and the clamp lane (bits
-    0-4). Returns (value, whether the source lane was in range)."""
-    lanes = warps.lanes
+def shuffle_sources(mode: str, lanes: np.ndarray, operand, clamp) -> tuple[np.ndarray, np.ndarray]:
+    """The lane each lane of a shuffle reads (itself when out of range) and whether it was
+    in range."""
     operand = np.asarray(operand, dtype=np.int64) & 0x1F
     clamp = np.asarray(clamp, dtype=np.int64)
     segment = (clamp >> 8) & 0x1F
@@ -83,7 +81,15 @@ def shuffle(mode: str, warps: Warps, values: np.ndarray, operand, clamp) -> tupl
         valid = source <= max_lane
     else:
         raise ValueError(f"unknown shuffle mode {mode}")
-    source = np.where(valid, source, lanes) & 0x1F
+    return np.where(valid, source, lanes) & 0x1F, valid
+
+
+def shuffle(mode: str, warps: Warps, values: np.ndarray, operand, clamp) -> tuple[np.ndarray, np.ndarray]:
+    """shfl.sync in mode idx, up, down or bfly (PTX semantics): `operand` is the source lane,
+    delta or lane mask; `clamp` packs the segment mask (bits 8-12) and the clamp lane (bits
+    0-4). Returns (value, whether the source lane was in range)."""
+    lanes = warps.lanes
+    source, valid = shuffle_sources(mode, lanes, operand, clamp)
     values = np.asarray(values)
     table = warps.table(np.broadcast_to(values, lanes.shape))
     present = ((warps.present() >> source.astype(np.uint32)) & 1) == 1
@@ -253,6 +259,9 @@ def meet(ex, callee: str, current, force: bool):
         back = np.empty_like(result)
         back[order] = result
         unsorted.append(back)
+    info = first_group.frame.function.info[first_group.pc]
+    if info.family == "shfl" and not info.legacy:
+        _record_reads_outside_masks(ex, info.mode, ready_parts, sorted_met, joined)
     _note_met(ex, met)
     returned = np.zeros(0, dtype=np.int64)
     start = 0
@@ -270,6 +279,34 @@ def meet(ex, callee: str, current, force: bool):
         else:
             ex.add(group.frame, group.pc + 1, go_rows)
     return returned
+
+
+def _record_reads_outside_masks(ex, mode: str, parts, threads, operands) -> None:
+    """A warp-mask event, once per shuffle and warp, when a lane reads (in range) a lane its
+    own mask leaves out: PTX leaves the value undefined (a lane outside the mask may be
+    elsewhere, or have exited)."""
+    wave = ex.wave
+    masks, _, operand, clamp = operands
+    source, valid = shuffle_sources(mode, wave.lanes_of(threads), operand, clamp)
+    masks = masks.astype(np.int64).astype(np.uint32)
+    outside = valid & (((masks >> source.astype(np.uint32)) & 1) == 0)
+    if not outside.any():
+        return
+    warps = wave.warps_of(threads)
+    present = Warps(warps, wave.lanes_of(threads)).present()
+    for warp in np.unique(warps[outside]):
+        lanes = outside & (warps == warp)
+        first = int(np.flatnonzero(lanes)[0])
+        group = next(g for _, g, _, _, t in parts if threads[first] in t)
+        op = group.frame.function.op_ids[group.pc]
+        key = (op, int(warp), "outside")
+        if key in ex.reported_masks:
+            continue
+        ex.reported_masks.add(key)
+        read = int(np.bitwise_or.reduce((np.uint32(1) << source[lanes].astype(np.uint32)).astype(np.uint32)))
+        ex.events.warp_masks.append(WarpMaskEvent(
+            wave.first_block + int(warp) // wave.warps_per_block, int(warp) % wave.warps_per_block, op,
+            int(masks[first]), int(present[first]), read))
 
 
 def _note_met(ex, threads: np.ndarray) -> None:

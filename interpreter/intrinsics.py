@@ -228,8 +228,9 @@ def assume(c, function, pc, op):
 
 
 def texture(c, function, pc, op):
-    """__simulee_texture_fetch(texture, dims, x, y, z, out, size): the element at the
-    (clamped) coordinates of the array bound to the texture (zeros when none is)."""
+    """__simulee_texture_fetch(texture, dims, x, y, z, out, size): what the texture gives
+    each thread at its coordinates (textures.py), stored to `out` (zeros when no texture is
+    bound)."""
     readers = [c.reader(function, a) for a in op.args]
     op_id = function.op_ids[pc]
     access = c.accesses.access
@@ -237,26 +238,16 @@ def texture(c, function, pc, op):
     def run(frame, rows):
         count = frame.width(rows)
         handle = np.broadcast_to(np.asarray(readers[0](frame, rows), dtype=np.int64), (count,))
+        dims = int(np.asarray(readers[1](frame, rows)).reshape(-1)[0])
         coordinates = [np.broadcast_to(np.asarray(readers[i](frame, rows), dtype=np.float64), (count,))
                        for i in (2, 3, 4)]
         size = int(np.asarray(readers[6](frame, rows)).reshape(-1)[0])
         result = np.zeros((count, size), dtype=np.uint8)
         for address in np.unique(handle):
-            array = c.placement.bound_array(int(address))
-            if array is None:
-                continue
-            chosen = handle == address
-            shape = array.shape[::-1]  # x varies fastest
-            index = 0
-            stride = 1
-            for axis, extent in enumerate(shape[:3]):
-                position = np.clip(np.floor(coordinates[axis][chosen]).astype(np.int64), 0, extent - 1)
-                index = index + position * stride
-                stride *= extent
-            flat = np.ascontiguousarray(array).reshape(-1)
-            values = flat[np.clip(index, 0, len(flat) - 1)]
-            data = values.view(np.uint8).reshape(len(values), -1)[:, :size]
-            result[chosen, : data.shape[1]] = data
+            found = c.placement.texture(int(address))
+            if found is not None:
+                chosen = handle == address
+                result[chosen] = found.fetch(dims, [axis[chosen] for axis in coordinates], size)
         target = np.broadcast_to(np.asarray(readers[5](frame, rows), dtype=np.int64), (count,))
         access(frame, rows, target, size, 1, op_id, WRITE, result)
 

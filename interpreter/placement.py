@@ -21,6 +21,7 @@ from interpreter.decode import Address
 from interpreter.launch import Alias, Launch
 from interpreter.loader import KernelInfo, ParamInfo, Program
 from interpreter.memory import CODE, CONSTANT, GLOBAL, SHARED, Memory, tag
+from interpreter.textures import Texture
 from interpreter.types import ArrayType, FloatType, IntType, PointerType, StructType, Type, VectorType
 from interpreter.values import cast, constant, dtype_of, integer_binary
 from interpreter.vocabulary import Unsupported
@@ -62,7 +63,7 @@ class Placement:
         self.launch = launch
         self.addresses: dict[str, int] = {}
         self.regions: dict[str, int] = {}  # global variable -> its region
-        self.bound: dict[int, np.ndarray] = {}  # texture address -> the array bound to it
+        self.textures: dict[int, Texture] = {}  # texture variable's address or object's handle -> its texture
         self.function_names = list(program.module.functions)
         for index, name in enumerate(self.function_names):
             self.addresses[name] = tag(CODE, index + 1, 0)
@@ -124,7 +125,7 @@ class Placement:
                 self.regions[name] = region
                 self.addresses[name] = self.memory.region_address(region)
                 if isinstance(bound, np.ndarray):
-                    self.bound[self.addresses[name]] = bound
+                    self.textures[self.addresses[name]] = Texture.of_array(bound)
         dynamic_start = (static_end + 15) // 16 * 16
         for name in dynamic:
             self.addresses[name] = tag(SHARED, 0, dynamic_start)
@@ -137,9 +138,13 @@ class Placement:
                     data[offset : offset + 8] = np.frombuffer(value.tobytes(), dtype=np.uint8)
         return segment
 
-    def bound_array(self, address: int) -> np.ndarray | None:
-        """The array bound to a texture (its variable's address, or a texture object)."""
-        return self.bound.get(address)
+    def texture(self, handle: int) -> Texture | None:
+        """The texture of a texture variable's address or a texture object's handle (the
+        program's, on a program's device)."""
+        found = self.textures.get(handle)
+        if found is None and self.launch.device is not None:
+            found = self.launch.device.textures.get(handle)
+        return found
 
     def address_of(self, name: str) -> int:
         if name not in self.addresses:
@@ -189,7 +194,7 @@ class Placement:
             # a texture object: its handle is the address of the array behind it
             region = self.memory.add_region(param.name, GLOBAL, given, size=given.nbytes, read_only=True)
             handle = self.memory.region_address(region)
-            self.bound[handle] = given
+            self.textures[handle] = Texture.of_array(given)
             return Argument(param, np.int64(handle))
         try:
             return Argument(param, constant(param.ir_type, given))

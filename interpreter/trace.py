@@ -91,13 +91,15 @@ class BarrierDivergence:
 
 @dataclass
 class WarpMaskEvent:
-    """A warp collective whose mask named lanes that never joined it (exited or elsewhere)."""
+    """A warp collective whose mask named lanes that never joined it (exited or elsewhere),
+    or (`read_outside` not 0) a shuffle whose lanes read lanes their mask leaves out."""
 
     block: int
     warp: int
     op: int
     mask: int
     arrived: int  # bit per lane that took part
+    read_outside: int = 0  # bit per lane read from outside the reader's mask
 
 
 @dataclass

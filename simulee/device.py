@@ -27,6 +27,7 @@ import numpy as np
 
 from interpreter.launch import Launch, Result
 from interpreter.loader import KernelInfo, Program
+from interpreter.textures import Texture
 from interpreter.memory import CONSTANT, GLOBAL, SHARED, Memory, split
 from interpreter.placement import Placement
 from interpreter.simt import execute
@@ -56,6 +57,8 @@ class Request(IntEnum):
     EVENT_RECORD = 12
     EVENT_SYNCHRONIZE = 13
     UNSUPPORTED = 14
+    TEXTURE = 15
+    TEXTURE_DESTROY = 16
 
 
 DEVICE_MEMORY, MANAGED_MEMORY, HOST_MEMORY = 0, 1, 2
@@ -119,6 +122,7 @@ class Device:
     launches: list[DeviceLaunch] = field(default_factory=list)
     unsupported: list[str] = field(default_factory=list)  # runtime functions the program called in vain
     heap: object = None  # the device heap of in-kernel malloc and new (interpreter.heap.Heap), kept across launches
+    textures: dict[int, Texture] = field(default_factory=dict)  # texture objects, by handle
 
     def __post_init__(self):
         directory = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
@@ -130,6 +134,7 @@ class Device:
         self.top = 0
         self.base = 0  # the program's address of the arena
         self.kernels: list[KernelInfo] = []
+        self.textures_made = 0
         self.repeats: dict[tuple, tuple] = {}  # launch key -> (its launch, the bytes it changed, its output)
         self._repeat_bytes = 0
         placement = Placement(self.program, None, Launch((1, 1, 1), (1, 1, 1), device=self), self.memory)
@@ -237,6 +242,11 @@ class Device:
             return error, struct.pack("<I", region)
         if op == Request.LAUNCH:
             return self._launch(payload)
+        if op == Request.TEXTURE:
+            return self._texture(payload)
+        if op == Request.TEXTURE_DESTROY:
+            (handle,) = struct.unpack_from("<Q", payload)
+            return (SUCCESS if self.textures.pop(handle, None) is not None else INVALID_VALUE), b""
         if op == Request.UNSUPPORTED:
             self.unsupported.append(_text(payload))
             return SUCCESS, b""
@@ -252,6 +262,24 @@ class Device:
                 self.observer.ordered(Request(op), struct.unpack_from("<2Q", payload))
             return SUCCESS, b""
         return NOT_SUPPORTED, b""
+
+    def _texture(self, payload: bytes) -> tuple[int, bytes]:
+        """A texture object over device memory (protocol.h, SIMULEE_TEXTURE): its handle."""
+        (address, *rest) = struct.unpack_from("<Q4iI5QI3I3I4f", payload)
+        bits, kind, (width, height, depth, pitch, slice_), flags = tuple(rest[:4]), rest[4], rest[5:10], rest[10]
+        modes, (filter_, read, normalized), border = tuple(rest[11:14]), rest[14:17], tuple(rest[17:21])
+        element = sum(bits) // 8
+        span = slice_ * (depth - 1) + pitch * (height - 1) + width * element
+        found = self.span(_signed(address), span)
+        if found is None or element == 0:
+            return INVALID_VALUE, b""
+        region, offset = found
+        data = self.memory.regions[region].data[offset : offset + span]
+        self.textures_made += 1
+        handle = self.textures_made  # never reused: a launch repeating an earlier one names the same textures
+        self.textures[handle] = Texture(data, width, height, depth, pitch, slice_, bits, kind, flags, modes, filter_,
+                                        read, bool(normalized), border)
+        return SUCCESS, struct.pack("<Q", handle)
 
     def _kernel(self, name: str) -> tuple[int, bytes]:
         try:

@@ -27,7 +27,7 @@ from simulee.frontend import CompileOptions, _bundled_library_arguments, clang_a
 from simulee.salvage import _CURAND_BUILTINS
 
 RUNTIME_DIR = Path(__file__).parent / "runtime"
-RUNTIME_SOURCES = ("cudart.cpp", "device.cpp")
+RUNTIME_SOURCES = ("cudart.cpp", "device.cpp", "textures.cpp", "graphs.cpp")
 HOST_SUFFIXES = (".cpp", ".cc", ".cxx", ".c")
 CUDA_SUFFIXES = (".cu",)
 BUILD_TIMEOUT = 600.0
@@ -116,7 +116,7 @@ def _run(command: list[str], what: str) -> None:
 def runtime_objects(clang) -> list[Path]:
     """Simulee's CUDA runtime as object files, built on first use into the cache folder."""
     key = hashlib.sha256()
-    for name in (*RUNTIME_SOURCES, "protocol.h"):
+    for name in (*RUNTIME_SOURCES, "protocol.h", "runtime.h"):
         key.update((RUNTIME_DIR / name).read_bytes())
     key.update(clang.version.encode())
     key.update(toolkit.version().encode())

@@ -322,7 +322,12 @@ HOST = "(host)"  # the check of races between copies and fills
 LIMIT_NOTE = "launches past the trace limit were checked on their first accesses only (no barrier judged redundant)"
 
 
+GRAPH_NODE_STREAM = 1 << 63  # protocol.h: the streams a graph's nodes run in
+
+
 def _stream(stream: int) -> str:
+    if stream & GRAPH_NODE_STREAM:
+        return "a graph node"
     return "the default stream" if stream == 0 else f"stream {stream:#x}"
 
 

@@ -75,12 +75,14 @@ def test_errors_are_the_ones_a_gpu_gives():
     assert out.splitlines() == [
         "launch with 2048 threads: invalid configuration argument (cudaErrorInvalidConfiguration)",
         "then: no error",
-        "cudaGraphCreate: cudaErrorNotSupported",
+        "64 KiB of shared memory: cudaErrorInvalidConfiguration",
+        "after the opt-in: cudaSuccess",
+        "cudaIpcGetMemHandle: cudaErrorNotSupported",
         "launch: no error",
         "synchronize: an illegal memory access was encountered",
         "copy after: cudaErrorIllegalAddress",
     ]
-    assert "simulee: cudaGraphCreate is not supported: it returns cudaErrorNotSupported" in err
+    assert "simulee: cudaIpcGetMemHandle is not supported: it returns cudaErrorNotSupported" in err
     fault = line_of(PROGRAMS / "errors.cu", "data[threadIdx.x * 1000] = 1")
     assert f"errors.cu:{fault}:" in err and "out of bounds in 31 threads" in err
     assert status == 1
@@ -220,3 +222,27 @@ def test_a_kernel_that_only_prints_prints_in_order_and_is_no_vacuous_check():
     status, out, err = simulee_exec("hello.cu")
     assert out.splitlines() == ["before", *(f"hello from thread {t}" for t in range(3)), "after"]
     assert status == 0 and "0 errors, 0 warnings" in err, err
+
+
+def test_texture_objects_sample_arrays_pitched_and_linear_memory_as_cuda_does():
+    status, out, err = simulee_exec("textures.cu", "-q")
+    parts = ("clamp", "linear", "wrap", "normalized", "layered", "cubemap", "linear memory", "round trip")
+    assert out.splitlines() == [f"{part}: ok" for part in parts] + ["PASSED"], out
+    assert status == 0, err
+
+
+def test_graphs_built_captured_conditional_and_updated_run_in_dependency_order():
+    status, out, err = simulee_exec("graphs.cu", "-q")
+    assert out.splitlines() == ["built: 6 nodes, c[10] = 37, host node ran 2 times", "updated: c[10] = 57",
+                                "captured: 3 nodes, c[0] = 42", "conditional: counted to 5"], out
+    assert status == 0 and "0 errors" in err, err
+
+
+def test_graph_nodes_with_no_path_between_them_race():
+    status, out, err = simulee_exec("graphs.cu", "-D", "GRAPH_RACE")
+    fill = line_of(PROGRAMS / "graphs.cu", "CHECK(cudaGraphAddKernelNode(&filled")
+    scale = line_of(PROGRAMS / "graphs.cu", "CHECK(cudaGraphAddKernelNode(&scaled")
+    assert status == 1
+    assert (f"graphs.cu:{fill}: error: stream race (write-write, global) between launch 2 (fill at graphs.cu:{fill}) "
+            f"in a graph node and launch 1 (scale at graphs.cu:{scale}) in a graph node") in err
+    assert "captured" in out and err.count("error: stream race") == 2, err

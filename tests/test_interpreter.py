@@ -424,6 +424,40 @@ __global__ void lonely(int *out) {
     np.testing.assert_array_equal(result.buffers["out"][:8], 0)
 
 
+LAST_WARP = """
+__global__ void last_warp(const int *in, int *out) {
+  int sum = in[threadIdx.x];
+  unsigned active = __ballot_sync(0xffffffff, threadIdx.x < 8);
+  if (threadIdx.x < 8)
+    for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(active, sum, offset);
+  if (threadIdx.x == 0) *out = sum;
+}
+"""
+LAST_WARP_FIXED = """
+__global__ void last_warp(const int *in, int *out) {
+  int sum = threadIdx.x < 8 ? in[threadIdx.x] : 0;
+  for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffff, sum, offset);
+  if (threadIdx.x == 0) *out = sum;
+}
+"""
+
+
+@pytest.mark.parametrize("source, reads_outside", [(LAST_WARP, True), (LAST_WARP_FIXED, False)])
+def test_a_shuffle_reading_lanes_its_mask_leaves_out_is_an_error(source, reads_outside):
+    """cuda-samples' reduce7 (its issue 398): eight lanes shuffle down by 16 with a mask of
+    those eight; the fix shuffles zeros in the whole warp."""
+    from simulee.detect.faults import find_faults
+
+    result = run_source(source, "last_warp", 1, 32, **{"in": np.arange(32, dtype=np.int32)},
+                        out=np.zeros(1, np.int32))
+    found = [f for f in find_faults(result) if f.type == "shuffle-outside-mask"]
+    if reads_outside:
+        (finding,) = found
+        assert "mask 0x000000ff reads lanes 0x00ff0000" in finding.message, finding.message
+    else:
+        assert found == [] and result.buffers["out"][0] == sum(range(8))
+
+
 def run_source(source: str, kernel: str, grid, block, check_clean=True, **args):
     """Compile a kernel given as text (in a temporary file) and run it."""
     import hashlib

@@ -37,6 +37,7 @@ class Faults(Detector):
         Rule(trace.INVALID_FREE, ERROR, "free() of an address malloc() did not return"),
         Rule("assertion", ERROR, "A failed assert() in device code"),
         Rule("warp-mask", WARNING, "A warp collective whose mask names lanes that never took part"),
+        Rule("shuffle-outside-mask", ERROR, "A shuffle reads a lane its mask leaves out (an undefined value)"),
         Rule("infinite-loop", ERROR, "A loop that provably never ends"),
         Rule("deadlock", ERROR, "Threads spin waiting for a value no thread can still write (a warning when "
                                 "blocks that could write it are not resident with them)"),
@@ -86,6 +87,12 @@ def find_faults(result: Result) -> list[Finding]:
                                 first, launch=launch, instances=count))
     for event in result.events.warp_masks:
         first = place(ops, event.op, "collective", result, event.block, None)
+        if event.read_outside:
+            findings.append(Finding("shuffle-outside-mask", ERROR, result.kernel,
+                                    f"warp {event.warp}: a shuffle with mask {event.mask:#010x} reads lanes "
+                                    f"{event.read_outside:#010x}, which the mask leaves out: the values it gets "
+                                    f"are undefined", first, launch=launch))
+            continue
         findings.append(Finding("warp-mask", WARNING, result.kernel,
                                 f"warp {event.warp}: mask {event.mask:#010x} names lanes that never took part "
                                 f"(present {event.arrived:#010x})", first, launch=launch))

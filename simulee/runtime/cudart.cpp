@@ -27,9 +27,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "protocol.h"
+#include "runtime.h"
 
-namespace {
+namespace simulee {
 
 /* ------------------------------------------------------------------ the link to the device */
 
@@ -37,7 +37,7 @@ int channel = -1;
 char *arena = nullptr;
 uint64_t arena_bytes = 0;
 
-[[noreturn]] void lost(const char *what) {
+void lost(const char *what) {
     fprintf(stderr, "simulee: the device is gone (%s): the program stops\n", what);
     fflush(stderr);
     _exit(SIMULEE_EXIT_LOST);
@@ -90,24 +90,6 @@ void connect_device() {
     receive_all(&reply, sizeof reply);
 }
 
-/* A request with its payload; returns the reply's status, its payload in `out` (resized). */
-struct Buffer {
-    char *data = nullptr;
-    size_t size = 0, capacity = 0;
-    void clear() { size = 0; }
-    void put(const void *bytes, size_t count) {
-        if (size + count > capacity) {
-            capacity = (size + count) * 2;
-            data = static_cast<char *>(realloc(data, capacity));
-            if (!data) lost("out of host memory");
-        }
-        memcpy(data + size, bytes, count);
-        size += count;
-    }
-    template <typename T> void put(T value) { put(&value, sizeof value); }
-    void put_text(const char *text) { put(text, strlen(text) + 1); }
-};
-
 thread_local Buffer request, answer;
 pthread_mutex_t device_lock = PTHREAD_MUTEX_INITIALIZER;  // one request (and its reply) at a time
 
@@ -139,11 +121,6 @@ int ask(uint32_t op) {
     return reply.status;
 }
 
-template <typename T> T answered(size_t at) {
-    T value;
-    memcpy(&value, answer.data + at, sizeof value);
-    return value;
-}
 
 /* ------------------------------------------------------------------ errors */
 
@@ -230,7 +207,6 @@ cudaError_t release(void *pointer, uint32_t kind) {
 
 /* Tell the device about a copy or fill in a stream (for races between streams). */
 thread_local uint64_t call_site = 0;  // the return address of the API call being served: where it is in the program
-#define CALLED() (call_site = reinterpret_cast<uint64_t>(__builtin_return_address(0)))
 
 void note_transfer(const void *destination, const void *source, size_t count, cudaStream_t stream, bool blocking) {
     request.put<uint64_t>(call_site);
@@ -242,35 +218,39 @@ void note_transfer(const void *destination, const void *source, size_t count, cu
     ask(SIMULEE_TRANSFER);
 }
 
-/* A copy in `stream` (the host waits for it when `blocking`, as for cudaMemcpy). */
-cudaError_t copy(void *destination, const void *source, size_t count, cudaStream_t stream, bool blocking) {
+cudaError_t copy(const Copy &c, cudaStream_t stream, bool blocking) {
     if (status()) return status();
-    if (!count) return cudaSuccess;
-    char *to = reach(destination, count);
-    const char *from = reach(source, count);
+    if (c.width > c.to_pitch || c.width > c.from_pitch) return fail(cudaErrorInvalidPitchValue);
+    if (!c.height || !c.width || !c.depth) return cudaSuccess;
+    if (capture_copy(stream, c)) return cudaSuccess;
+    size_t to_span = c.to_slice * (c.depth - 1) + c.to_pitch * (c.height - 1) + c.width;
+    size_t from_span = c.from_slice * (c.depth - 1) + c.from_pitch * (c.height - 1) + c.width;
+    char *to = reach(c.to, to_span);
+    const char *from = reach(c.from, from_span);
     if (!to || !from) return fail(cudaErrorInvalidValue);
-    memmove(to, from, count);
-    note_transfer(destination, source, count, stream, blocking);
+    for (size_t slice = 0; slice < c.depth; ++slice)
+        for (size_t row = 0; row < c.height; ++row)
+            memmove(to + slice * c.to_slice + row * c.to_pitch, from + slice * c.from_slice + row * c.from_pitch,
+                    c.width);
+    note_transfer(c.to, c.from, to_span, stream, blocking);
     return cudaSuccess;
+}
+
+cudaError_t copy(void *destination, const void *source, size_t count, cudaStream_t stream, bool blocking) {
+    return copy(Copy{destination, count, count, source, count, count, count, 1, 1}, stream, blocking);
 }
 
 cudaError_t copy_2d(void *destination, size_t destination_pitch, const void *source, size_t source_pitch,
                     size_t width, size_t height, cudaStream_t stream, bool blocking) {
-    if (status()) return status();
-    if (width > destination_pitch || width > source_pitch) return fail(cudaErrorInvalidPitchValue);
-    if (!height || !width) return cudaSuccess;
-    size_t destination_span = destination_pitch * (height - 1) + width, source_span = source_pitch * (height - 1) + width;
-    char *to = reach(destination, destination_span);
-    const char *from = reach(source, source_span);
-    if (!to || !from) return fail(cudaErrorInvalidValue);
-    for (size_t row = 0; row < height; ++row) memmove(to + row * destination_pitch, from + row * source_pitch, width);
-    note_transfer(destination, source, destination_span, stream, blocking);
-    return cudaSuccess;
+    return copy(Copy{destination, destination_pitch, destination_pitch * height, source, source_pitch,
+                     source_pitch * height, width, height, 1},
+                stream, blocking);
 }
 
 cudaError_t fill(void *destination, int value, size_t count, cudaStream_t stream) {
     if (status()) return status();
     if (!count) return cudaSuccess;
+    if (capture_fill(stream, destination, value, count)) return cudaSuccess;
     char *to = reach(destination, count);
     if (!to) return fail(cudaErrorInvalidValue);
     memset(to, value, count);
@@ -323,7 +303,10 @@ struct Kernel {
     int id;             // the device's number for it (-1: the device has no such kernel)
     uint32_t params;
     uint32_t *sizes;    // of each parameter, in bytes
+    int dynamic_shared; // the most dynamic shared memory a launch may ask (cudaFuncAttributeMaxDynamicSharedMemorySize)
 };
+
+constexpr int DEFAULT_DYNAMIC_SHARED = 48 * 1024, OPTIN_SHARED = 96 * 1024;  // the virtual device's (device.cpp)
 
 constexpr int MAX_KERNELS = 1 << 14;
 Kernel kernels[MAX_KERNELS];
@@ -365,7 +348,9 @@ void note_order(uint32_t op, uint64_t first, uint64_t second) {
     ask(op);
 }
 
-}  // namespace
+}  // namespace simulee
+
+using namespace simulee;
 
 /* ------------------------------------------------------------------ what clang's code calls */
 
@@ -388,6 +373,7 @@ void __cudaRegisterFunction(void **, const char *stub, char *, const char *name,
     kernel.stub = stub;
     kernel.id = -1;
     kernel.params = 0;
+    kernel.dynamic_shared = DEFAULT_DYNAMIC_SHARED;
     if (ask(SIMULEE_KERNEL) == 0) {
         kernel.id = answered<int32_t>(0);
         kernel.params = answered<uint32_t>(4);
@@ -429,22 +415,37 @@ cudaError_t __cudaPopCallConfiguration(dim3 *grid, dim3 *block, size_t *shared, 
 /* ------------------------------------------------------------------ the runtime API */
 
 cudaError_t cudaLaunchKernel(const void *stub, dim3 grid, dim3 block, void **args, size_t shared, cudaStream_t stream) {
-    uint64_t site = pending_site;
+    uint64_t site = pending_site ? pending_site : reinterpret_cast<uint64_t>(__builtin_return_address(0));
     pending_site = 0;
+    return launch(stub, grid, block, args, shared, stream, site);
+}
+
+cudaError_t cudaLaunchCooperativeKernel(const void *stub, dim3 grid, dim3 block, void **args, size_t shared,
+                                        cudaStream_t stream) {
+    uint64_t site = pending_site ? pending_site : reinterpret_cast<uint64_t>(__builtin_return_address(0));
+    pending_site = 0;
+    return launch(stub, grid, block, args, shared, stream, site);
+}
+
+}  // extern "C"
+
+cudaError_t simulee::launch(const void *stub, dim3 grid, dim3 block, void **args, size_t shared, cudaStream_t stream,
+                            uint64_t site) {
     if (status()) return status();
     const Kernel *kernel = kernel_of(stub);
     if (!kernel || kernel->id < 0) return fail(cudaErrorInvalidDeviceFunction);
     uint64_t threads = uint64_t(block.x) * block.y * block.z;
     if (!grid.x || !grid.y || !grid.z || !block.x || !block.y || !block.z || threads > 1024 || block.z > 64 ||
-        grid.y > 65535 || grid.z > 65535 || grid.x > 2147483647u || shared > 48 * 1024)
+        grid.y > 65535 || grid.z > 65535 || grid.x > 2147483647u || shared > size_t(kernel->dynamic_shared))
         return fail(cudaErrorInvalidConfiguration);
+    if (capture_kernel(stream, stub, grid, block, args, shared, site)) return cudaSuccess;
     fflush(stdout);  // what the program printed before the launch comes before what the kernel prints
     request.put<int32_t>(kernel->id);
     request.put<uint32_t>(grid.x); request.put<uint32_t>(grid.y); request.put<uint32_t>(grid.z);
     request.put<uint32_t>(block.x); request.put<uint32_t>(block.y); request.put<uint32_t>(block.z);
     request.put<uint64_t>(shared);
     request.put<uint64_t>(reinterpret_cast<uint64_t>(stream));
-    request.put<uint64_t>(site ? site : reinterpret_cast<uint64_t>(__builtin_return_address(0)));
+    request.put<uint64_t>(site);
     for (uint32_t i = 0; i < kernel->params; ++i) request.put(args[i], kernel->sizes[i]);
     managed_to_device();
     int code = ask(SIMULEE_LAUNCH);
@@ -461,10 +462,15 @@ cudaError_t cudaLaunchKernel(const void *stub, dim3 grid, dim3 block, void **arg
     return fail(cudaError_t(code));
 }
 
-cudaError_t cudaLaunchCooperativeKernel(const void *stub, dim3 grid, dim3 block, void **args, size_t shared,
-                                        cudaStream_t stream) {
-    return cudaLaunchKernel(stub, grid, block, args, shared, stream);
+bool simulee::kernel_parameters(const void *stub, uint32_t *count, const uint32_t **sizes) {
+    const Kernel *kernel = kernel_of(stub);
+    if (!kernel || kernel->id < 0) return false;
+    *count = kernel->params;
+    *sizes = kernel->sizes;
+    return true;
 }
+
+extern "C" {
 
 cudaError_t cudaMalloc(void **pointer, size_t size) { return allocate(pointer, size, SIMULEE_DEVICE_MEMORY); }
 
@@ -485,6 +491,7 @@ cudaError_t cudaMallocPitch(void **pointer, size_t *pitch, size_t width, size_t 
 }
 
 cudaError_t cudaFree(void *pointer) {
+    if (graph_memory(pointer)) return status();
     return release(pointer, is_device_pointer(pointer) ? SIMULEE_DEVICE_MEMORY : SIMULEE_MANAGED_MEMORY);
 }
 
@@ -612,15 +619,20 @@ cudaError_t cudaMemAdvise_v2(const void *, size_t, cudaMemoryAdvise, cudaMemLoca
 
 /* Stream-ordered allocation: the stream's earlier work is done when the call returns, so it
    is plain allocation; the default pool's settings are accepted without effect. */
-cudaError_t cudaMallocAsync(void **pointer, size_t size, cudaStream_t) {
-    return allocate(pointer, size, SIMULEE_DEVICE_MEMORY);
+cudaError_t cudaMallocAsync(void **pointer, size_t size, cudaStream_t stream) {
+    cudaError_t error = allocate(pointer, size, SIMULEE_DEVICE_MEMORY);
+    if (!error) capture_allocation(stream, *pointer, size);
+    return error;
 }
 
-cudaError_t cudaMallocFromPoolAsync(void **pointer, size_t size, cudaMemPool_t, cudaStream_t) {
-    return allocate(pointer, size, SIMULEE_DEVICE_MEMORY);
+cudaError_t cudaMallocFromPoolAsync(void **pointer, size_t size, cudaMemPool_t, cudaStream_t stream) {
+    return cudaMallocAsync(pointer, size, stream);
 }
 
-cudaError_t cudaFreeAsync(void *pointer, cudaStream_t) { return release(pointer, SIMULEE_DEVICE_MEMORY); }
+cudaError_t cudaFreeAsync(void *pointer, cudaStream_t stream) {
+    if (capture_free(stream, pointer) || graph_memory(pointer)) return status();
+    return release(pointer, SIMULEE_DEVICE_MEMORY);
+}
 
 cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int device) {
     static int the_pool;
@@ -688,14 +700,16 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
     return status();
 }
 
-cudaError_t cudaLaunchHostFunc(cudaStream_t, cudaHostFn_t function, void *data) {
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t function, void *data) {
     if (!function) return fail(cudaErrorInvalidValue);
     if (status()) return status();
+    if (capture_host(stream, function, data)) return cudaSuccess;
     function(data);
     return cudaSuccess;
 }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int) {
+    if (capture_wait(stream, event)) return status();
     note_order(SIMULEE_STREAM_WAIT, reinterpret_cast<uint64_t>(stream), reinterpret_cast<uint64_t>(event));
     return status();
 }
@@ -710,6 +724,7 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int) { return 
 
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
     if (!event) return fail(cudaErrorInvalidResourceHandle);
+    if (capture_record(event, stream)) return status();
     Event *recorded = reinterpret_cast<Event *>(event);
     recorded->seconds = now();
     recorded->recorded = true;
@@ -799,7 +814,16 @@ cudaError_t cudaStreamSetAttribute(cudaStream_t, cudaStreamAttrID, const cudaStr
 
 cudaError_t cudaCtxResetPersistingL2Cache() { return status(); }
 
-cudaError_t cudaFuncSetAttribute(const void *, cudaFuncAttribute, int) { return status(); }
+/* A kernel may opt in to more dynamic shared memory, up to the device's limit; the other
+   attributes are hints, accepted without effect. */
+cudaError_t cudaFuncSetAttribute(const void *stub, cudaFuncAttribute attribute, int value) {
+    if (attribute != cudaFuncAttributeMaxDynamicSharedMemorySize) return status();
+    Kernel *kernel = const_cast<Kernel *>(kernel_of(stub));
+    if (!kernel || kernel->id < 0) return fail(cudaErrorInvalidDeviceFunction);
+    if (value < 0 || value > OPTIN_SHARED) return fail(cudaErrorInvalidValue);
+    kernel->dynamic_shared = value;
+    return status();
+}
 
 cudaError_t cudaDeviceSetLimit(cudaLimit, size_t) { return status(); }
 
@@ -839,9 +863,11 @@ cudaError_t cudaChooseDevice(int *device, const cudaDeviceProp *) {
     return cudaSuccess;
 }
 
-cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attributes, const void *) {
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attributes, const void *stub) {
     if (!attributes) return fail(cudaErrorInvalidValue);
     memset(attributes, 0, sizeof *attributes);
+    const Kernel *kernel = kernel_of(stub);
+    attributes->maxDynamicSharedSizeBytes = kernel ? kernel->dynamic_shared : DEFAULT_DYNAMIC_SHARED;
     attributes->maxThreadsPerBlock = 1024;
     attributes->numRegs = 32;
     attributes->ptxVersion = attributes->binaryVersion = 70;

@@ -23,7 +23,15 @@ enum {
     SIMULEE_EVENT_RECORD = 12,      // u64 event, u64 stream
     SIMULEE_EVENT_SYNCHRONIZE = 13, // u64 event
     SIMULEE_UNSUPPORTED = 14,       // name of the runtime function called
+    SIMULEE_TEXTURE = 15,           // u64 address, i32 channel bits[4], u32 channel kind, u64 width, height,
+                                    // depth (elements), u64 row pitch, slice pitch (bytes), u32 flags
+                                    // (cudaArrayLayered, cudaArrayCubemap), u32 address modes[3], filter mode,
+                                    // read mode, normalized coordinates, f32 border color[4] -> u64 handle
+    SIMULEE_TEXTURE_DESTROY = 16,   // u64 handle
 };
+
+/* The streams (and events) a graph's nodes run in (runtime/graphs.cpp) have this bit set. */
+#define SIMULEE_GRAPH_NODE_STREAM ((uint64_t)1 << 63)
 
 enum { SIMULEE_DEVICE_MEMORY = 0, SIMULEE_MANAGED_MEMORY = 1, SIMULEE_HOST_MEMORY = 2 };
 

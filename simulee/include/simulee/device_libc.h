@@ -20,6 +20,12 @@ __device__ void __assertfail(const char *assertion, const char *file, unsigned i
 __device__ void __simulee_assume(bool condition);
 }
 
+/* A conditional graph node's value: its handle is the device address of the value
+   (runtime/graphs.cpp), which the node reads when it runs. */
+extern "C" __device__ inline void cudaGraphSetConditional(cudaGraphConditionalHandle handle, unsigned int value) {
+  *(unsigned int *)handle = value;
+}
+
 __SIMULEE_DEVICE clock_t clock(void) { return (clock_t)__nvvm_read_ptx_sreg_clock(); }
 
 /* new and delete in device code: on the device heap, and placement new (CUB constructs in

@@ -79,6 +79,10 @@ template <class T> __SIMULEE_DEVICE T tex1DLayered(cudaTextureObject_t obj, floa
 template <class T> __SIMULEE_DEVICE T tex2DLayered(cudaTextureObject_t obj, float x, float y, int layer) {
   __SIMULEE_TEXOBJ_FETCH(3, x, y, (float)layer)
 }
+/* A cubemap is fetched by a direction (dims 4: interpreter/textures.py picks the face). */
+template <class T> __SIMULEE_DEVICE T texCubemap(cudaTextureObject_t obj, float x, float y, float z) {
+  __SIMULEE_TEXOBJ_FETCH(4, x, y, z)
+}
 template <class T> __SIMULEE_DEVICE T tex1DLod(cudaTextureObject_t obj, float x, float) {
   __SIMULEE_TEXOBJ_FETCH(1, x, 0.0f, 0.0f)
 }
