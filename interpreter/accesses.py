@@ -9,7 +9,7 @@ import numpy as np
 from interpreter import atomics, collectives
 from interpreter.heap import Heap
 from interpreter.launch import Stop
-from interpreter.memory import CONSTANT, GLOBAL, LOCAL, split, tag
+from interpreter.memory import CONSTANT, GLOBAL, LOCAL, SHARED, split, tag
 from interpreter.trace import ATOMIC, DOUBLE_FREE, INVALID_FREE, OUT_OF_BOUNDS, READ, WRITE
 from interpreter.types import ArrayType, StructType, Type
 from interpreter.values import dtype_of, from_bytes, per_lane, to_bytes, unsigned
@@ -19,6 +19,9 @@ LOCAL_LIMIT = 512 * 1024  # bytes of local memory a CUDA thread may have
 COPY_LIMIT = 1 << 26  # a memcpy/memset longer than this per lane is a fault, not an allocation
 NVVM_ATOMICS = {"add": "add", "exch": "xchg", "max": "max", "min": "min", "inc": "uinc_wrap", "dec": "udec_wrap",
                 "and": "and", "or": "or", "xor": "xor", "cas": "cmpxchg"}
+
+
+STACK_STRING_LIMIT = 1024  # bytes of a string in shared or local memory that printf's %s reads
 
 
 class Accesses:
@@ -187,10 +190,20 @@ class Accesses:
             self._heap = Heap(self.rt.memory, self.launch.heap_bytes)
         return self._heap
 
-    def read_string(self, address: int, limit: int = 4096) -> str:
-        """The NUL-terminated string at a device address (global or constant memory)."""
+    def read_string(self, address: int, limit: int = 4096, block: int = 0, thread: int = 0) -> str:
+        """The NUL-terminated string at a device address: in global or constant memory, or
+        in the shared memory of `block` or the local memory of `thread` (in the wave)."""
         space, region, offset = (int(v) for v in split(np.int64(address)))
-        regions = self.rt.memory.regions
+        memory = self.rt.memory
+        if space in (SHARED, LOCAL):
+            addresses = address + np.arange(STACK_STRING_LIMIT, dtype=np.int64)
+            count = len(addresses)
+            access, _, resolved = memory.locate(addresses, 1, 1, np.full(count, block), np.full(count, thread), False)
+            data = memory.read_bytes(resolved, len(access.lanes), 1, 1).reshape(-1).tobytes()
+            gaps = np.flatnonzero(access.lanes != np.arange(len(access.lanes)))  # bytes up to the first unreadable
+            readable = int(gaps[0]) if len(gaps) else len(access.lanes)
+            return data[:readable].split(b"\0", 1)[0].decode("utf-8", "replace")
+        regions = memory.regions
         if space not in (GLOBAL, CONSTANT) or not 0 < region < len(regions):
             return "(null)" if address == 0 else "(bad string pointer)"
         data = regions[region].data[offset : offset + limit].tobytes()

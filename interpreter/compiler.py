@@ -102,6 +102,8 @@ INTRINSICS: dict[str, tuple[int, Callable]] = {  # callees by exact name
     **{name: (PLAIN, intrinsics.assume) for name in ("llvm.assume", "__simulee_assume")},
     **{name: (PLAIN, intrinsics.texture) for name in ("__simulee_texture_fetch", "__simulee_texture_object_fetch")},
     **{name: (PLAIN, intrinsics.out_parameter_math) for name in intrinsics.OUT_PARAMETER_MATH},
+    "__cudaCDP2GetParameterBuffer": (PLAIN, intrinsics.parameter_buffer),
+    "__cudaCDP2LaunchDevice": (PLAIN, intrinsics.launch_device),
 }
 INTRINSIC_PREFIXES: tuple[tuple[tuple[str, ...], tuple[int, Callable]], ...] = (  # the first that matches
     (("llvm.nvvm.membar.", "llvm.nvvm.fence.sc.", "llvm.nvvm.fence.acq_rel."), (PLAIN, intrinsics.fence)),
@@ -120,6 +122,7 @@ INTRINSIC_PREFIXES: tuple[tuple[tuple[str, ...], tuple[int, Callable]], ...] = (
      (PLAIN, arithmetic.with_overflow)),
     (("llvm.nvvm.atomic.",), (PLAIN, accesses.nvvm_atomic)),
     (("llvm.memcpy", "llvm.memmove", "llvm.memset"), (PLAIN, accesses.memory_intrinsic)),
+    (("__cudaCDP2",), (PLAIN, intrinsics.device_runtime)),
 )
 MATH = (PLAIN, intrinsics.math)  # any other callee: the math library, else unsupported
 

@@ -81,6 +81,20 @@ class Heap:
             self.owner[granules] = np.repeat(starts, lengths) + 1
             self.length[starts] = lengths
 
+    def malloc_aligned(self, sizes: np.ndarray, align: int) -> np.ndarray:
+        """As malloc, each address a multiple of `align` (a power of two): inside an
+        allocation `align` bytes longer, which free_containing frees."""
+        sizes = np.asarray(sizes, dtype=np.int64)
+        starts = self.malloc(np.where(sizes > 0, sizes + max(align - GRANULE, 0), 0))
+        return np.where(starts != 0, (starts + align - 1) & ~np.int64(align - 1), 0)
+
+    def free_containing(self, address: int) -> None:
+        """Free the allocation holding `address` (from malloc_aligned)."""
+        space, region, offset = (int(v[()]) for v in split(np.int64(address)))
+        granule = offset // GRANULE
+        if space == GLOBAL and region == self.region and granule < len(self.state) and self.owner[granule]:
+            self.free(np.array([self.memory.region_address(self.region) + (int(self.owner[granule]) - 1) * GRANULE]))
+
     def free(self, addresses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Free the allocations at `addresses` (NULL frees nothing). Returns the lanes
         whose pointer is no allocation's start (invalid free) and those freeing memory

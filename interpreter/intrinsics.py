@@ -1,8 +1,8 @@
 """Calls of functions the program declares but does not define, which the interpreter
 implements itself: special registers, address-space tests, printf, assert, trap, assume,
-texture fetches and the math library. Each takes the compiler, the function, the call's pc
-and the call, and returns the closure (frame, rows) that executes it; compiler.INTRINSICS
-says which callee goes to which."""
+texture fetches, the device runtime of dynamic parallelism and the math library. Each
+takes the compiler, the function, the call's pc and the call, and returns the closure
+(frame, rows) that executes it; compiler.INTRINSICS says which callee goes to which."""
 
 from __future__ import annotations
 
@@ -12,12 +12,13 @@ from interpreter import collectives, mathlib
 from interpreter import printf as printf_format
 from interpreter.launch import Stop
 from interpreter.memory import CONSTANT, GLOBAL, LOCAL, SHARED, split, tag
-from interpreter.trace import TRAP, WRITE, Assertion
+from interpreter.trace import READ, TRAP, WRITE, Assertion, ChildLaunch
 from interpreter.types import I32, FloatType
 from interpreter.values import constant, dtype_of
 from interpreter.vocabulary import SPECIAL_REGISTER, SYSTEM_SCOPE, Unsupported, call_scope, syncscope
 
 ADDRESS_SPACES = {"global": GLOBAL, "shared": SHARED, "const": CONSTANT, "local": LOCAL}
+PARAMETER_BUFFER_ALIGN = 64  # of a child launch's parameter buffer
 GRID_WORKSPACE = 0x1000  # what %envreg1 reads: a non-null grid workspace address
 OUT_PARAMETER_MATH = {f"__nv_{name}{suffix}" for name in ("frexp", "modf", "remquo", "sincos", "sincospi")
                       for suffix in ("", "f")}
@@ -165,9 +166,12 @@ def printf(c, function, pc, op):
                     buffers[chosen], size, 1, wave.blocks_of(threads[chosen]), threads[chosen], False)[2],
                     int(chosen.sum()), size, 1)
             for thread, row in zip(threads[chosen], data):
+                def strings(address, thread=int(thread)):  # %s may name the thread's own stack
+                    return read_string(address, block=thread // wave.tpb, thread=thread)
+
                 rt.events.printf.append((
                     wave.first_block + int(thread // wave.tpb), int(thread % wave.tpb),
-                    printf_format.format_call(text, conversions, row.tobytes(), read_string)))
+                    printf_format.format_call(text, conversions, row.tobytes(), strings)))
         if out is not None:
             out(frame, rows, np.zeros(count, dtype=np.int32))
 
@@ -250,6 +254,78 @@ def texture(c, function, pc, op):
                 result[chosen] = found.fetch(dims, [axis[chosen] for axis in coordinates], size)
         target = np.broadcast_to(np.asarray(readers[5](frame, rows), dtype=np.int64), (count,))
         access(frame, rows, target, size, 1, op_id, WRITE, result)
+
+    return run
+
+
+# ---------------------------------------------------------------------- dynamic parallelism
+
+def parameter_buffer(c, function, pc, op):
+    """cudaGetParameterBuffer(alignment, size) (CDP2): a device-heap buffer the launching
+    thread writes a child kernel's arguments into (64-byte aligned, as clang's stores into it
+    assume)."""
+    size = c.reader(function, op.args[1])
+    out = c.writer(function, op.result, True)
+    heap = c.accesses.heap
+
+    def run(frame, rows):
+        sizes = np.broadcast_to(np.asarray(size(frame, rows)).astype(np.int64), (frame.width(rows),))
+        out(frame, rows, heap().malloc_aligned(sizes, PARAMETER_BUFFER_ALIGN))
+
+    return run
+
+
+def launch_device(c, function, pc, op):
+    """cudaLaunchDevice(kernel, parameter buffer, grid, block, shared bytes, stream) (CDP2):
+    each calling thread's child launch, recorded in the run's events; it runs after the
+    launching grid (a parent cannot wait for its children in CDP2)."""
+    readers = [c.reader(function, a) for a in op.args]
+    out = c.writer(function, op.result, True)
+    op_id = function.op_ids[pc]
+    rt, access = c.rt, c.accesses.access
+
+    def run(frame, rows):
+        threads = frame.thread_ids(rows)
+        count = len(threads)
+        values = [np.broadcast_to(np.asarray(reader(frame, rows), dtype=np.int64), (count,)) for reader in readers]
+        grids, blocks = (np.ascontiguousarray(access(frame, rows, values[i], 12, 4, op_id, READ))
+                         .view(np.uint32).reshape(count, 3) for i in (2, 3))
+        wave = rt.wave
+        names = c.placement.function_names  # the launch's (compiled code outlives it)
+        for lane in range(count):  # one record per child launch
+            index = int(split(np.int64(values[0][lane]))[1][()]) - 1
+            rt.events.launches.append(ChildLaunch(
+                names[index] if 0 <= index < len(names) else "", int(values[1][lane]),
+                tuple(int(v) for v in grids[lane]), tuple(int(v) for v in blocks[lane]), int(values[4][lane]), op_id,
+                wave.first_block + int(threads[lane] // wave.tpb), int(threads[lane] % wave.tpb)))
+        out(frame, rows, np.zeros(count, dtype=np.int32))
+
+    return run
+
+
+def device_runtime(c, function, pc, op):
+    """The rest of the device runtime (CDP2): cudaMalloc and cudaFree on the device heap;
+    streams and events created in device code are null handles, which a launch ignores;
+    every call succeeds."""
+    callee = op.extra["callee"]
+    readers = [c.reader(function, a) for a in op.args]
+    out = c.writer(function, op.result, True) if op.result >= 0 else None
+    op_id = function.op_ids[pc]
+    access, heap = c.accesses.access, c.accesses.heap
+    creates = ("Create" in callee or callee.endswith("Malloc")) and readers
+
+    def run(frame, rows):
+        count = frame.width(rows)
+        if creates:
+            handle = np.broadcast_to(np.asarray(readers[0](frame, rows), dtype=np.int64), (count,))
+            made = np.zeros(count, dtype=np.int64)
+            if callee.endswith("Malloc"):
+                made = heap().malloc(np.broadcast_to(np.asarray(readers[1](frame, rows), dtype=np.int64), (count,)))
+            access(frame, rows, handle, 8, 8, op_id, WRITE, made.view(np.uint8).reshape(count, 8))
+        elif callee.endswith("Free") and readers:
+            heap().free(np.broadcast_to(np.asarray(readers[0](frame, rows), dtype=np.int64), (count,)))
+        if out is not None:
+            out(frame, rows, np.zeros(count, dtype=np.int32))
 
     return run
 

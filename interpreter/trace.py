@@ -115,10 +115,26 @@ class Assertion:
 
 
 @dataclass
+class ChildLaunch:
+    """A launch a kernel made (dynamic parallelism): the kernel, the device address of its
+    arguments, its dimensions, and who launched it where."""
+
+    kernel: str
+    parameters: int
+    grid: tuple
+    block: tuple
+    shared: int
+    op: int
+    block_index: int  # of the launching thread
+    thread: int
+
+
+@dataclass
 class Events:
     faults: list[Fault] = field(default_factory=list)
     barrier_divergence: list[BarrierDivergence] = field(default_factory=list)
     warp_masks: list[WarpMaskEvent] = field(default_factory=list)
+    launches: list[ChildLaunch] = field(default_factory=list)  # by kernels (dynamic parallelism), in order
     assertions: list[Assertion] = field(default_factory=list)
     printf: list[tuple[int, int, str]] = field(default_factory=list)  # (block, thread, text)
     # warp collectives completed: (step, block per warp, warp in block per warp, lanes per warp)

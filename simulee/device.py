@@ -31,13 +31,17 @@ from interpreter.textures import Texture
 from interpreter.memory import CONSTANT, GLOBAL, SHARED, Memory, split
 from interpreter.placement import Placement
 from interpreter.simt import execute
-from interpreter.trace import BUFFER_LIMIT, DIVISION_BY_ZERO, TRAP
+from interpreter.trace import BUFFER_LIMIT, ChildLaunch, DIVISION_BY_ZERO, TRAP
+from simulee import findings
 from simulee.findings import display
 
 ARENA_BYTES = 1 << 34  # the device's memory: a sparse file, only the bytes used take space
 ALIGNMENT = 256  # of every allocation, as cudaMalloc's
 TRACE_LIMIT = 1 << 22  # accesses a launch keeps for the detectors; later ones run unchecked
 STEP_LIMIT = 1 << 50  # a program's kernel runs until it ends (or the program's --timeout), not to a budget
+# the streams (and events) of launches kernels make: bit 62, the launching launch << 32, its block
+CHILD_STREAM, CHILD_EVENT = 1 << 62, 3 << 61
+MAX_DEPTH = 24  # of launches from kernels (cudaLimitDevRuntimeSyncDepth's ceiling)
 REPEAT_BYTES = 1 << 29  # bytes of launches' effects kept to give again when a launch repeats one
 
 
@@ -65,7 +69,7 @@ DEVICE_MEMORY, MANAGED_MEMORY, HOST_MEMORY = 0, 1, 2
 # cudaError_t values
 SUCCESS, INVALID_VALUE, MEMORY_ALLOCATION, INVALID_SYMBOL = 0, 1, 2, 13
 INVALID_DEVICE_POINTER, INVALID_DEVICE_FUNCTION, ILLEGAL_ADDRESS, LAUNCH_TIMEOUT, ASSERT = 17, 98, 700, 702, 710
-LAUNCH_FAILURE, NOT_SUPPORTED = 719, 801
+LAUNCH_FAILURE, NOT_SUPPORTED, MAX_DEPTH_EXCEEDED = 719, 801, 65
 HEADER = struct.Struct("<IIQ")  # op, reserved, payload bytes
 REPLY = struct.Struct("<iIQ")  # status, reserved, payload bytes
 
@@ -88,6 +92,7 @@ class DeviceLaunch:
     seconds: float = 0.0
     result: Result | None = None
     repeat_of: int = 0  # the launch this one repeats exactly (same kernel, dimensions, arguments and memory)
+    parent: int = 0  # the launch whose kernel made this one (dynamic parallelism)
 
     @property
     def where(self) -> str:
@@ -332,6 +337,14 @@ class Device:
         for param in kernel.params:
             arguments[param.name] = _argument(param, payload[at : at + param.size])
             at += param.size
+        output = self._run(record, arguments, shared, 0)
+        self._remember(key, before, record, output)
+        return record.error, output
+
+    def _run(self, record: DeviceLaunch, arguments: dict, shared: int, depth: int) -> bytes:
+        """Run a launch and then the launches its kernel made (dynamic parallelism), each
+        with its own children before the next, as launches into one stream run; the
+        kernel's printf output and theirs. A child's error is its parent's."""
         where = f" at {record.where}" if record.site else ""
         launch = Launch(record.grid, record.block, arguments, shared_bytes=shared, device=self,
                         keep_buffers=False, trace_limit=TRACE_LIMIT, origin=f"launch {record.number}{where}",
@@ -339,7 +352,7 @@ class Device:
         if self.before_launch is not None:
             self.before_launch(launch, record)
         start = time.perf_counter()
-        result = execute(self.program, kernel, launch)
+        result = execute(self.program, record.kernel, launch)
         record.seconds = time.perf_counter() - start
         record.status, record.message = result.status, result.message
         record.error = _error(result)
@@ -348,8 +361,60 @@ class Device:
             self.observer.launched(record)
         record.result = None
         output = "".join(text for _, _, text in result.events.printf).encode()
-        self._remember(key, before, record, output)
-        return record.error, output
+        children = [(child, _site(result.trace.ops, child.op)) for child in result.events.launches]
+        del result
+        if not children:
+            return output
+        # Children run after their parent; those of one block in order (its stream), those of
+        # different blocks unordered; the parent's stream goes on when they all end.
+        done = CHILD_EVENT | record.number << 32
+        self._order(Request.EVENT_RECORD, done, record.stream)
+        streams = {}
+        for child, site in children:
+            stream = CHILD_STREAM | record.number << 32 | child.block_index
+            if stream not in streams:
+                self._order(Request.STREAM_WAIT, stream, done)
+            streams[stream] = CHILD_EVENT | len(self.launches) + 1 << 32
+            output += self._run_child(record, child, site, depth + 1, stream)
+            self._order(Request.EVENT_RECORD, streams[stream], stream)
+        for event in streams.values():
+            self._order(Request.STREAM_WAIT, record.stream, event)
+        return output
+
+    def _order(self, request: Request, first: int, second: int) -> None:
+        if self.observer is not None:
+            self.observer.ordered(request, (first, second))
+
+    def _run_child(self, parent: DeviceLaunch, child: ChildLaunch, site, depth: int, stream: int) -> bytes:
+        """A launch a kernel made, its arguments read from the parameter buffer the
+        launching thread filled (then freed, as the device runtime does)."""
+        try:
+            kernel = self.program.kernel(child.kernel)
+        except (KeyError, LookupError):
+            parent.error = parent.error or INVALID_DEVICE_FUNCTION
+            return b""
+        record = DeviceLaunch(len(self.launches) + 1, kernel, site, child.grid, child.block, stream,
+                              parent=parent.number)
+        self.launches.append(record)
+        if depth > MAX_DEPTH or not all(child.grid) or not all(child.block) or \
+                int(np.prod(child.block)) > 1024:
+            record.status, record.error = "invalid-launch", LAUNCH_FAILURE if depth <= MAX_DEPTH else MAX_DEPTH_EXCEEDED
+            parent.error = parent.error or record.error
+            return b""
+        arguments, at, layout = {}, 0, self.program.layout
+        space, region, offset = (int(v[()]) for v in split(np.int64(child.parameters)))
+        buffer = self.memory.regions[region].data if 0 < region < len(self.memory.regions) and \
+            self.memory.regions[region] is not None else np.zeros(0, dtype=np.uint8)
+        for param in kernel.params:
+            align = layout.align(param.by_value or param.ir_type)
+            at = (at + align - 1) // align * align
+            arguments[param.name] = _argument(param, bytes(buffer[offset + at : offset + at + param.size]))
+            at += param.size
+        if self.heap is not None and child.parameters:
+            self.heap.free_containing(child.parameters)
+        output = self._run(record, arguments, child.shared, depth)
+        parent.error = parent.error or record.error
+        return output
 
     def _digests(self) -> dict[int, bytes]:
         """A digest of the bytes of every allocation and global variable, by region."""
@@ -380,6 +445,12 @@ class Device:
         if self.observer is not None:
             self.observer.launched(record)
         return record.error, output
+
+def _site(ops, op: int) -> tuple[str, int] | None:
+    """(file, line) of a kernel's launch of another, at the user's line."""
+    place = findings.place(ops, op, "launch")
+    return (place.file, place.line) if place.file else None
+
 
 def _combined(digests: dict[int, bytes]) -> bytes:
     return hashlib.blake2b(b"".join(number.to_bytes(4, "little") + digest for number, digest in digests.items()),

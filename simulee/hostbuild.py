@@ -21,10 +21,12 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
+from elftools.elf.elffile import ELFFile
+
 from simulee import toolkit
 from simulee.errors import SimuleeError
 from simulee.frontend import CompileOptions, _bundled_library_arguments, clang_arguments, find_clang
-from simulee.salvage import _CURAND_BUILTINS
+from simulee.salvage import _CURAND_BUILTINS, _DEVICE_LAUNCH
 
 RUNTIME_DIR = Path(__file__).parent / "runtime"
 RUNTIME_SOURCES = ("cudart.cpp", "device.cpp", "textures.cpp", "graphs.cpp")
@@ -44,6 +46,7 @@ def build(sources: list[Path], options: CompileOptions, folder: Path) -> Path:
     stand_in.write_bytes(b"\0" * 16)
     objects = [_compile(clang, source, options, folder / f"{index}-{source.stem}.o", stand_in)
                for index, source in enumerate(sources)]
+    objects += _linked_binaries(clang, objects, folder)
     executable = folder / "program"
     _run([*clang.command[:-1], "c++", *_target(), "-g", "-o", str(executable), *map(str, objects),
           *map(str, runtime_objects(clang))], "link")
@@ -67,15 +70,45 @@ def _compile(clang, source: Path, options: CompileOptions, output: Path, stand_i
     else:
         raise SimuleeError(f"{source}: not a source simulee exec builds (.cu, .cpp, .cc, .cxx, .c)")
     arguments[-1:-1] = ["-fwrapv"]  # signed overflow wraps, as the programs' own checks tend to expect
-    try:
-        _run([*clang.command, *_target(), "-c", "-o", str(output), *arguments], str(source))
-    except SimuleeError as error:
-        if not _CURAND_BUILTINS.search(str(error)):
-            raise
-        # curand_mtgp32_kernel.h redeclares blockDim and threadIdx: included first, as the prelude can
-        _run([*clang.command, *_target(), "-c", "-o", str(output), "-D__SIMULEE_CURAND_BUILTINS", *arguments],
-             str(source))
+    for retry in range(3):
+        try:
+            _run([*clang.command, *_target(), "-c", "-o", str(output), *arguments], str(source))
+            return output
+        except SimuleeError as error:
+            if _CURAND_BUILTINS.search(str(error)) and "-D__SIMULEE_CURAND_BUILTINS" not in arguments:
+                # curand_mtgp32_kernel.h redeclares blockDim and threadIdx: included first, as the prelude can
+                arguments[-1:-1] = ["-D__SIMULEE_CURAND_BUILTINS"]
+            elif _DEVICE_LAUNCH in str(error) and "-fgpu-rdc" not in arguments:
+                # dynamic parallelism: relocatable device code, registered as nvcc's linked binaries are
+                arguments[-1:-1] = ["-fgpu-rdc", "--no-offload-new-driver"]
+            else:
+                raise
     return output
+
+
+def _linked_binaries(clang, objects: list[Path], folder: Path) -> list[Path]:
+    """An object defining the registration each relocatable-device-code object calls
+    (__cudaRegisterLinkedBinary_<module>, which nvcc's device link generates): it calls the
+    module's registration of its kernels and variables."""
+    names = sorted({name for path in objects for name in _undefined(path)
+                    if name.startswith("__cudaRegisterLinkedBinary_")})
+    if not names:
+        return []
+    source = folder / "linked-binaries.c"
+    source.write_text("".join(
+        f"void {name}(void (*registration)(void **), void *binary, void *prelinked, void (*dummy)(void *)) {{\n"
+        f"  static void *handle;\n  registration(&handle);\n}}\n" for name in names))
+    output = folder / "linked-binaries.o"
+    _run([*clang.command, *_target(), "-x", "c", "-c", "-o", str(output), str(source)], "linked binaries")
+    return [output]
+
+
+def _undefined(path: Path) -> list[str]:
+    """The names of the symbols an object file uses but does not define."""
+    with path.open("rb") as handle:
+        symbols = ELFFile(handle).get_section_by_name(".symtab")
+        return [symbol.name for symbol in symbols.iter_symbols() if symbol["st_shndx"] == "SHN_UNDEF"] \
+            if symbols else []
 
 
 def _object_arguments(arguments: list[str]) -> list[str]:

@@ -31,7 +31,7 @@ from simulee.check import KernelCheck, _merge
 from simulee.detect import enabled
 from simulee.detect.base import KernelRuns, LaunchRun
 from simulee.detect.streams import Operation, StreamOrder, StreamRace, footprint
-from simulee.device import Device, DeviceLaunch, Request
+from simulee.device import CHILD_STREAM, Device, DeviceLaunch, Request
 from simulee.errors import SimuleeError
 from simulee.findings import ERROR, Finding, Place, display, launch_of
 from simulee.frontend import CompileOptions
@@ -328,6 +328,8 @@ GRAPH_NODE_STREAM = 1 << 63  # protocol.h: the streams a graph's nodes run in
 def _stream(stream: int) -> str:
     if stream & GRAPH_NODE_STREAM:
         return "a graph node"
+    if stream & CHILD_STREAM:
+        return f"the stream of block {stream & 0xFFFFFFFF} of launch {stream >> 32 & 0x3FFFFFFF}"
     return "the default stream" if stream == 0 else f"stream {stream:#x}"
 
 

@@ -246,3 +246,19 @@ def test_graph_nodes_with_no_path_between_them_race():
     assert (f"graphs.cu:{fill}: error: stream race (write-write, global) between launch 2 (fill at graphs.cu:{fill}) "
             f"in a graph node and launch 1 (scale at graphs.cu:{scale}) in a graph node") in err
     assert "captured" in out and err.count("error: stream race") == 2, err
+
+
+def test_kernels_launch_kernels_allocate_and_print_their_own_strings():
+    status, out, err = simulee_exec("dynamic.cu", "-q")
+    assert out.splitlines() == ["data[0] = 101, data[1] = 101, data[2] = 1, data[192] = 104",
+                                "line 0: 0", "line 1: 1", "line 2: 3", "no error"], out
+    assert status == 0 and "0 errors" in err and "11 launches checked" in err, err
+
+
+def test_child_grids_of_different_blocks_are_unordered():
+    status, out, err = simulee_exec("dynamic.cu", "-D", "CHILD_RACE")
+    launch = line_of(PROGRAMS / "dynamic.cu", "child<<<SLICE / 32, 32>>>")
+    assert status == 1
+    assert (f"dynamic.cu:{launch}: error: stream race (write-write, global) between launch 4 (child at "
+            f"dynamic.cu:{launch}) in the stream of block 1 of launch 1 and launch 2 (child at dynamic.cu:{launch}) "
+            f"in the stream of block 0 of launch 1") in err

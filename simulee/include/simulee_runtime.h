@@ -14,6 +14,10 @@
 
 #define __SIMULEE__ 1
 #define __CUDACC__ 1
+/* nvcc -rdc's macro: the device runtime (dynamic parallelism) is there, not its stubs. */
+#if defined(__CLANG_RDC__) && !defined(__CUDACC_RDC__)
+#define __CUDACC_RDC__ 1
+#endif
 /* NVIDIA's host_defines.h refuses libc++ on x86-64 for host code; here it only declares. */
 #define _ALLOW_UNSUPPORTED_LIBCPP 1
 /* ... nor does it know clang 22, which compiles it well. */
