@@ -264,6 +264,7 @@ class Memory:
             space, region, offset = self.from_host(addresses, space, region, offset)
         bad = np.zeros(count, dtype=bool)
         kinds = np.zeros(count, dtype=np.int8)  # index into _KINDS
+        align = min(align, size & -size) if size > 0 else align  # the hardware's need, whatever the IR claims
         if align > 1:
             misaligned = (offset & (align - 1)) != 0 if align & (align - 1) == 0 else (offset % align) != 0
             if misaligned.any():

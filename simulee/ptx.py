@@ -629,7 +629,7 @@ class Statement:
         pointer, ptype = self._address(operands[1], modifiers)
         ty, bits, width = self._access_type(modifiers)
         volatile = "volatile " if "volatile" in modifiers else ""
-        ordering = _ordering(modifiers, width, bits)
+        ordering = _ordering(modifiers, bits)
         targets = _vector(operands[0]) if width > 1 else [operands[0]]
         for lane, target in enumerate(targets):
             address = self._tmp(f"getelementptr {ty}, {ptype} {pointer}, i64 {lane}") if lane else pointer
@@ -645,7 +645,7 @@ class Statement:
         pointer, ptype = self._address(operands[0], modifiers)
         ty, bits, width = self._access_type(modifiers)
         volatile = "volatile " if "volatile" in modifiers else ""
-        ordering = _ordering(modifiers, width, bits)
+        ordering = _ordering(modifiers, bits)
         sources = _vector(operands[1]) if width > 1 else [operands[1]]
         for lane, source in enumerate(sources):
             address = self._tmp(f"getelementptr {ty}, {ptype} {pointer}, i64 {lane}") if lane else pointer
@@ -1276,12 +1276,13 @@ def _syncscope(modifiers) -> str:
     return ""
 
 
-def _ordering(modifiers, width: int, bits: int) -> str:
-    """The atomic suffix of a strong scalar ld or st (.relaxed, .acquire, .release at a
-    scope), with its alignment; "" for a weak, volatile or vector one."""
+def _ordering(modifiers, bits: int) -> str:
+    """The atomic suffix of a strong ld or st (.relaxed, .acquire, .release at a scope),
+    with its alignment; "" for a weak or volatile one. A vector access is one per element,
+    each strong (the PTX memory model's reading of a vector access)."""
     orders = {"relaxed": "monotonic", "acquire": "acquire", "release": "release"}
     order = next((orders[m] for m in modifiers if m in orders), None)
-    if order is None or width > 1:
+    if order is None:
         return ""
     return f"{_syncscope(modifiers)} {order}, align {max(bits // 8, 1)}"
 

@@ -907,6 +907,21 @@ def test_a_buffer_of_no_given_size_grows_to_its_limit_and_never_starts_later():
     assert list(faults.lanes) == [1, 2] and faults.kinds == ["buffer-limit", "out-of-bounds"]
 
 
+def test_an_access_is_misaligned_for_its_size_not_for_the_alignment_the_ir_claims():
+    """CUB's scan loads an int with `align 32` from 16 bytes into its shared storage: clang's
+    claim is wrong, the hardware needs 4 (the cuda-samples' lineOfSight faulted on it)."""
+    from interpreter.memory import GLOBAL, Memory
+
+    memory = Memory()
+    start = memory.region_address(memory.add_region("words", GLOBAL, np.zeros(64, np.uint8)))
+    addresses = np.array([start + 16, start + 18, start + 8], dtype=np.int64)
+    lanes = np.zeros(3, np.int64)
+    _, faults, _ = memory.locate(addresses[:2], 4, 32, lanes[:2], np.arange(2), False)
+    assert list(faults.lanes) == [1] and faults.kinds == ["misaligned"]  # 18 is not a multiple of 4
+    _, faults, _ = memory.locate(addresses[2:], 16, 16, lanes[:1], np.arange(1), False)
+    assert faults.kinds == ["misaligned"]  # a 16-byte vector needs 16
+
+
 OVERFLOWS = """
 __global__ void overflows(const long long *a, const long long *b, const int *c, const int *d, int *flags,
                           long long *products) {

@@ -184,6 +184,7 @@ REF = KERNELS / "atomic_ref.cu"
     ("ref_block_scope", [("scoped-race", "scope too narrow"), ("scoped-race", "scope too narrow")]),
     ("ref_relaxed", [("data-race", "no release")]),
     ("ptx_cta_fence", [("scoped-race", "scope too narrow")]),
+    ("ptx_vector_status", []),
 ])
 def test_orders_and_scopes_the_code_states_in_libcu_and_ptx(kernel, expected):
     result = subprocess.run([sys.executable, "-m", "simulee", "check", str(REF), "-k", kernel, "-q", "--format",

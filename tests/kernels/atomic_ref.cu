@@ -15,6 +15,9 @@
 // kernel: ptx_cta_fence(int *data, volatile int *ready, int *out)
 //   reads: tid.x ctaid.x
 //   shared: 0
+// kernel: ptx_vector_status(unsigned int *tile, int *out)
+//   reads: tid.x ctaid.x
+//   shared: 0
 #include <cuda/atomic>
 
 // Block 1 publishes data[0] through the flag; block 0 waits for it, then reads the value.
@@ -70,5 +73,17 @@ __global__ void ptx_cta_fence(int *data, volatile int *ready, int *out) {  // fe
     while (*ready == 0) {
     }
     out[0] = data[0];
+  }
+}
+// A status and its value published together by one relaxed vector store, polled by relaxed
+// vector loads (CUB's decoupled look-back): each element is a relaxed atomic, no race.
+__global__ void ptx_vector_status(unsigned int *tile, int *out) {
+  if (blockIdx.x == 1 && threadIdx.x == 0)
+    asm volatile("st.relaxed.gpu.v2.u32 [%0], {%1, %2};" ::"l"(tile), "r"(1u), "r"(42u) : "memory");
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    unsigned int status = 0, value = 0;
+    while (status == 0)
+      asm volatile("ld.relaxed.gpu.v2.u32 {%0, %1}, [%2];" : "=r"(status), "=r"(value) : "l"(tile) : "memory");
+    out[0] = value;
   }
 }
