@@ -752,6 +752,9 @@ class Statement:
             name = f"llvm.{'s' if kind == 's' else 'u'}{op}.sat.i{bits}"
             self._write(operands[0], self._call(f"i{bits}", name, [(f"i{bits}", a), (f"i{bits}", b)]), bits)
             return
+        if bits == 64:  # no 128-bit arithmetic: the carry (or borrow) from comparisons
+            self._arith64(modifiers, operands, op, a, b, carry_in)
+            return
         wide = bits * 2
         result = self._tmp(f"{op} i{wide} {self._resize(a, bits, wide)}, {self._resize(b, bits, wide)}")
         if carry_in:
@@ -762,6 +765,19 @@ class Statement:
             flag = self._resize(flag, wide, 1)
             self._emit(f"store i1 {flag}, ptr {self._carry().slot}")
         self._write(operands[0], self._resize(result, wide, bits), bits)
+
+    def _arith64(self, modifiers, operands, op, a, b, carry_in) -> None:
+        """A 64-bit add or sub, with the carry (or borrow) in and out of .cc and addc/subc."""
+        result = self._tmp(f"{op} i64 {a}, {b}")
+        out = self._tmp(f"icmp ult i64 {result}, {a}" if op == "add" else f"icmp ult i64 {a}, {b}")
+        if carry_in:
+            carry = self._resize(self._load(self._carry()), 1, 64)
+            total = self._tmp(f"{op} i64 {result}, {carry}")
+            second = self._tmp(f"icmp ult i64 {total}, {result}" if op == "add" else f"icmp ult i64 {result}, {carry}")
+            out, result = self._tmp(f"or i1 {out}, {second}"), total
+        if "cc" in modifiers:
+            self._emit(f"store i1 {out}, ptr {self._carry().slot}")
+        self._write(operands[0], result, 64)
 
     def _carry(self) -> Register:
         register = self.scopes[0].get("%%carry")

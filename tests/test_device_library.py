@@ -25,6 +25,21 @@ def run(kernel: str, block: int = N, **args):
     return result
 
 
+def test_64_bit_carries_without_128_bit_integers():
+    """The interpreter has no 128-bit integers: a lifted 64-bit add or sub would stop the launch."""
+    a = RNG.integers(0, 2**63, N, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    b = RNG.integers(0, 2**63, N, dtype=np.uint64)
+    a[0], b[0] = 2**64 - 1, 1  # a carry out
+    a[1], b[1] = 0, 5  # a borrow
+    out = run("wide_ops", a=a, b=b, out=np.zeros(N * 4, np.uint64)).buffers["out"].reshape(N, 4)
+    for k in range(N):
+        x, y = int(a[k]), int(b[k])
+        carry, borrow = (x + y) >> 64, int(x < y)
+        assert int(out[k, 0]) == (x + y) % 2**64 and int(out[k, 1]) == (x + y + carry) % 2**64
+        assert int(out[k, 2]) == (x - y - borrow) % 2**64
+        assert int(out[k, 3]) == ((x + y) % 2**64 if x else 0)
+
+
 def test_integer_instructions():
     a = RNG.integers(0, 2**32, N, dtype=np.uint64).astype(np.uint32)
     b = RNG.integers(0, 2**32, N, dtype=np.uint64).astype(np.uint32)

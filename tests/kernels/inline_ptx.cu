@@ -17,6 +17,9 @@
 // kernel: async_copy(const int4 *in, int *out)
 //   reads: tid.x
 //   shared: 1024
+// kernel: wide_ops(const unsigned long long *a, const unsigned long long *b, unsigned long long *out)
+//   reads: tid.x
+//   shared: 0
 
 #define INT_RESULTS 16
 
@@ -131,4 +134,18 @@ __global__ void async_copy(const int4 *in, int *out) {
   __syncthreads();
   int4 other = staged[63 - i];
   out[i] = other.x + other.y + other.z + other.w;
+}
+
+// 128-bit addition and subtraction from 64-bit halves through the carry flag (no 128-bit
+// integers in the lifted code), and a 64-bit add under a predicate (CUB's 64-bit warp scan).
+__global__ void wide_ops(const unsigned long long *a, const unsigned long long *b, unsigned long long *out) {
+  unsigned int i = threadIdx.x;
+  unsigned long long x = a[i], y = b[i], lo, hi, r;
+  asm("add.cc.u64 %0, %2, %3;\n\taddc.u64 %1, %2, %3;" : "=l"(lo), "=l"(hi) : "l"(x), "l"(y));
+  out[4 * i] = lo;
+  out[4 * i + 1] = hi;
+  asm("sub.cc.u64 %0, %2, %3;\n\tsubc.u64 %1, %2, %3;" : "=l"(lo), "=l"(hi) : "l"(x), "l"(y));
+  out[4 * i + 2] = hi;
+  asm("{ .reg .pred p; setp.ne.u64 p, %1, 0; mov.u64 %0, %1; @p add.u64 %0, %0, %2; }" : "=l"(r) : "l"(x), "l"(y));
+  out[4 * i + 3] = r;
 }
