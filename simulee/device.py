@@ -63,6 +63,7 @@ class Request(IntEnum):
     UNSUPPORTED = 14
     TEXTURE = 15
     TEXTURE_DESTROY = 16
+    STREAM_CREATE = 17
 
 
 DEVICE_MEMORY, MANAGED_MEMORY, HOST_MEMORY = 0, 1, 2
@@ -262,7 +263,7 @@ class Device:
                                           self.sites(site) if self.sites else None)
             return SUCCESS, b""
         if op in (Request.SYNCHRONIZE, Request.STREAM_SYNCHRONIZE, Request.STREAM_WAIT, Request.EVENT_RECORD,
-                  Request.EVENT_SYNCHRONIZE):
+                  Request.EVENT_SYNCHRONIZE, Request.STREAM_CREATE):
             if self.observer is not None:
                 self.observer.ordered(Request(op), struct.unpack_from("<2Q", payload))
             return SUCCESS, b""

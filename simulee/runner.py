@@ -268,6 +268,8 @@ class _Checker:
             self.order.wait(first, second)
         elif request == Request.EVENT_SYNCHRONIZE:
             self.order.event_synchronize(first)
+        elif request == Request.STREAM_CREATE and second & NON_BLOCKING:
+            self.order.non_blocking.add(first)
 
     def _races(self, races: list[StreamRace]) -> None:
         for race in races:
@@ -323,6 +325,7 @@ LIMIT_NOTE = "launches past the trace limit were checked on their first accesses
 
 
 GRAPH_NODE_STREAM = 1 << 63  # protocol.h: the streams a graph's nodes run in
+NON_BLOCKING = 1  # cudaStreamNonBlocking
 
 
 def _stream(stream: int) -> str:

@@ -70,6 +70,13 @@ def test_two_streams_race_unless_an_event_orders_them():
     assert status == 0 and "0 errors" in err, err
 
 
+def test_the_legacy_default_stream_waits_for_blocking_streams_only():
+    status, out, err = simulee_exec("streams.cu", "-D", "LEGACY")
+    assert out == "out[10] = 20\n" and status == 0 and "0 errors" in err, err
+    status, out, err = simulee_exec("streams.cu", "-D", "LEGACY", "-D", "NON_BLOCKING")
+    assert status == 1 and "stream race (read-write, global)" in err and "in the default stream" in err, err
+
+
 def test_errors_are_the_ones_a_gpu_gives():
     status, out, err = simulee_exec("errors.cu")
     assert out.splitlines() == [

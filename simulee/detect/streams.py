@@ -7,8 +7,8 @@ every stream's later work wait for it; cudaDeviceSynchronize, cudaStreamSynchron
 cudaEventSynchronize make the host wait, so what it issues afterwards comes after;
 cudaStreamWaitEvent makes a stream's later work wait for what its event's stream had
 issued when the event was recorded; a copy that is not Async also makes the host wait.
-Streams made with cudaStreamNonBlocking are treated as blocking ones (Simulee does not
-see the flag): a race between such a stream and stream 0 can go unreported.
+Streams made with cudaStreamNonBlocking take no part in stream 0's waits: neither waits
+for the other.
 
 Each operation carries a vector clock; A happened before B when B's clock has seen A's
 tick. Two operations of different streams that neither orders, one writing bytes the
@@ -75,15 +75,15 @@ class StreamOrder:
         self.streams: dict[int, dict[int, int]] = {}
         self.events: dict[int, dict[int, int]] = {}
         self.pending: list[Operation] = []  # operations later ones may still race with
+        self.non_blocking: set[int] = set()  # streams made with cudaStreamNonBlocking
 
     def operation(self, op: Operation, blocking: bool = False) -> list[StreamRace]:
         """Issue `op` (made to wait for the host when `blocking`, as a copy that is not
         Async); the races it has with earlier operations of other streams."""
         clock = _join(self.streams.get(op.stream, {}), self.host)
-        if op.stream == 0:  # the legacy default stream waits for every stream
-            for other in self.streams.values():
-                clock = _join(clock, other)
-        else:
+        if op.stream == 0:  # the legacy default stream waits for every blocking stream
+            clock = self._blocking(clock)
+        elif op.stream not in self.non_blocking:
             clock = _join(clock, self.streams.get(0, {}))
         clock[op.stream] = clock.get(op.stream, 0) + 1
         op.clock = clock
@@ -110,10 +110,14 @@ class StreamOrder:
 
     def record(self, event: int, stream: int) -> None:
         clock = dict(self.streams.get(stream, {}))
-        if stream == 0:
-            for other in self.streams.values():
+        self.events[event] = self._blocking(clock) if stream == 0 else clock
+
+    def _blocking(self, clock: dict[int, int]) -> dict[int, int]:
+        """`clock` joined with every blocking stream's (what stream 0's work waits for)."""
+        for stream, other in self.streams.items():
+            if stream not in self.non_blocking:
                 clock = _join(clock, other)
-        self.events[event] = clock
+        return clock
 
     def wait(self, stream: int, event: int) -> None:
         self.streams[stream] = _join(self.streams.get(stream, {}), self.events.get(event, {}))

@@ -43,7 +43,8 @@ def find_vacuous(kernel: KernelInfo, launches: list[dict], accessed: bool, found
         return [Finding(VACUOUS, WARNING, kernel.name, "vacuous check: no launch could be checked (none could be "
                         "made, or each was outside what the kernel is written for: see the notes); give the launch "
                         "and arguments the kernel is used with (--launch, --arg, simulee.toml)", where)]
-    which = f"none of the {len(launches)} launches checked" if len(launches) > 1 else "the launch checked"
-    message = (f"vacuous check: {which} accessed no global or shared memory, so nothing "
+    which = f"none of the {len(launches)} launches checked accessed" if len(launches) > 1 else \
+        "the launch checked accessed no"
+    message = (f"vacuous check: {which} global or shared memory, so nothing "
                "was checked; give the launch and arguments the kernel is used with (--launch, --arg)")
     return [Finding(VACUOUS, WARNING, kernel.name, message, where, launch=launches[0])]

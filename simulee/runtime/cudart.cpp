@@ -680,9 +680,16 @@ cudaError_t cudaStreamCreate(cudaStream_t *stream) {
     return status();
 }
 
-cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int) { return cudaStreamCreate(stream); }
+/* A non-blocking stream neither waits for the legacy default stream nor makes it wait. */
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags) {
+    cudaError_t error = cudaStreamCreate(stream);
+    if (!error && flags) note_order(SIMULEE_STREAM_CREATE, reinterpret_cast<uint64_t>(*stream), flags);
+    return error;
+}
 
-cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned int, int) { return cudaStreamCreate(stream); }
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned int flags, int) {
+    return cudaStreamCreateWithFlags(stream, flags);
+}
 
 /* Priorities are accepted and have no effect: launches run one after another. */
 cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest) {

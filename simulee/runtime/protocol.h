@@ -28,6 +28,7 @@ enum {
                                     // (cudaArrayLayered, cudaArrayCubemap), u32 address modes[3], filter mode,
                                     // read mode, normalized coordinates, f32 border color[4] -> u64 handle
     SIMULEE_TEXTURE_DESTROY = 16,   // u64 handle
+    SIMULEE_STREAM_CREATE = 17,     // u64 stream, u64 flags (cudaStreamNonBlocking)
 };
 
 /* The streams (and events) a graph's nodes run in (runtime/graphs.cpp) have this bit set. */

@@ -1,5 +1,7 @@
 // Two streams: consume (stream b) reads what produce (stream a) writes. Without ORDERED
 // nothing makes b wait for a; with COPY_RACE a copy in stream a reads what consume writes.
+// With LEGACY consume runs in the legacy default stream, which waits for a, unless a is
+// made with NON_BLOCKING.
 #include <cstdio>
 __global__ void produce(float *data, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) data[i] = i; }
 __global__ void consume(const float *data, float *out, int n) {
@@ -8,7 +10,15 @@ int main() {
   const int n = 256;
   float *data, *out;
   cudaMalloc(&data, n * sizeof(float)); cudaMalloc(&out, n * sizeof(float));
-  cudaStream_t a, b; cudaStreamCreate(&a); cudaStreamCreate(&b);
+  cudaStream_t a, b; cudaStreamCreate(&b);
+#ifdef NON_BLOCKING
+  cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking);
+#else
+  cudaStreamCreate(&a);
+#endif
+#ifdef LEGACY
+  b = 0;
+#endif
   cudaEvent_t done; cudaEventCreate(&done);
   produce<<<1, n, 0, a>>>(data, n);
 #ifdef ORDERED
