@@ -74,6 +74,7 @@
 #include "simulee/simd.h"
 #include "simulee/textures.h"
 #include "simulee/launch.h"
+#include "simulee/cuda13.h"
 
 /* curand_mtgp32_kernel.h redeclares blockDim and threadIdx for the host as a dim3 and a
    uint3: when a source includes it (simulee.salvage defines the macro), it is included first

@@ -184,14 +184,16 @@ cudaError_t run_node(cudaGraphNode_t node) {
     case cudaGraphNodeTypeHost:
         node->host.fn(node->host.userData);
         return status();
-    case cudaGraphNodeTypeGraph:
+    case cudaGraphNodeTypeGraph:  // the child's nodes come after this node's dependencies
+        note_order(SIMULEE_EVENT_RECORD, event_of(node), stream_of(node));
         return run_graph(node->child, {event_of(node)}, stream_of(node));
     case cudaGraphNodeTypeWaitEvent:
         note_order(SIMULEE_STREAM_WAIT, stream_of(node), reinterpret_cast<uint64_t>(node->event));
         return status();
     case cudaGraphNodeTypeEventRecord:
         return cudaEventRecord(node->event, stream);
-    case cudaGraphNodeTypeConditional: {
+    case cudaGraphNodeTypeConditional: {  // the body's nodes come after this node's dependencies
+        note_order(SIMULEE_EVENT_RECORD, event_of(node), stream_of(node));
         unsigned int value = condition_value(node->handle);
         if (node->condition == cudaGraphCondTypeWhile) {
             for (uint64_t round = 0; value; ++round, value = condition_value(node->handle)) {
@@ -536,6 +538,16 @@ cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *handle,
 static cudaError_t add_node(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
                             size_t count, cudaGraphNodeParams *p);
 
+/* Edge data (programmatic launches, ports) is not modelled: every edge is a full dependency. */
+cudaError_t cudaGraphAddNode_v2(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
+                                const cudaGraphEdgeData *, size_t count, cudaGraphNodeParams *p) {
+    CALLED();
+    forwarding = true;
+    cudaError_t error = add_node(node, graph, dependencies, count, p);
+    forwarding = false;
+    return error;
+}
+
 /* The generic form: kernel, copy, fill, host, child, empty, event, allocation, free and
    conditional nodes. */
 cudaError_t cudaGraphAddNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
@@ -769,6 +781,31 @@ cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, cudaStreamCaptureStatu
     if (dependencies) *dependencies = capture ? capture->tips.data() : nullptr;
     if (count) *count = capture ? capture->tips.size() : 0;
     return status();
+}
+
+cudaError_t cudaStreamGetCaptureInfo_v3(cudaStream_t stream, cudaStreamCaptureStatus *state, unsigned long long *id,
+                                        cudaGraph_t *graph, const cudaGraphNode_t **dependencies,
+                                        const cudaGraphEdgeData **edges, size_t *count) {
+    if (edges) *edges = nullptr;
+    return cudaStreamGetCaptureInfo(stream, state, id, graph, dependencies, count);
+}
+
+/* What the capture's next work depends on: these nodes (cudaStreamSetCaptureDependencies),
+   or these as well (cudaStreamAddCaptureDependencies). */
+cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t *dependencies, size_t count,
+                                                unsigned int flags) {
+    GraphLocked locked;
+    Capture *capture = capture_of(stream);
+    if (!capture) return fail(cudaErrorIllegalState);
+    if (count && !dependencies) return fail(cudaErrorInvalidValue);
+    if (flags == cudaStreamSetCaptureDependencies) capture->tips.clear();
+    capture->tips.insert(capture->tips.end(), dependencies, dependencies + count);
+    return status();
+}
+
+cudaError_t cudaStreamUpdateCaptureDependencies_v2(cudaStream_t stream, cudaGraphNode_t *dependencies,
+                                                   const cudaGraphEdgeData *, size_t count, unsigned int flags) {
+    return cudaStreamUpdateCaptureDependencies(stream, dependencies, count, flags);
 }
 
 cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode *mode) {

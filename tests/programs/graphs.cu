@@ -116,10 +116,13 @@ int main() {
   conditional.conditional.handle = handle;
   conditional.conditional.type = cudaGraphCondTypeWhile;
   conditional.conditional.size = 1;
-  cudaGraphNode_t loop;
-  CHECK(cudaGraphAddNode(&loop, looping, nullptr, 0, &conditional));
+  cudaGraphNode_t zeroed, loop;  // the loop's body comes after the node that zeroes the counter
+  int zero = 0;
+  void *zero_args[] = {&a, &zero};
+  kernel = {(void *)fill, dim3(1), dim3(1), 0, zero_args, nullptr};
+  CHECK(cudaGraphAddKernelNode(&zeroed, looping, nullptr, 0, &kernel));
+  CHECK(cudaGraphAddNode(&loop, looping, &zeroed, 1, &conditional));
   cudaGraph_t body = conditional.conditional.phGraph_out[0];
-  CHECK(cudaMemset(a, 0, sizeof(int)));
   void *count_args[] = {&a, &handle};
   kernel = {(void *)count_up, dim3(1), dim3(1), 0, count_args, nullptr};
   cudaGraphNode_t counted;
