@@ -3,7 +3,11 @@
    One device, "Simulee virtual GPU", compute capability 7.0 (the interpreter's warp model is
    Volta's independent thread scheduling), with the limits of a Tesla V100: 80
    multiprocessors, 48 KiB of shared memory per block, 64 KiB of constant memory, 1,024
-   threads per block; its global memory is the arena's size. */
+   threads per block; its global memory is the arena's size. Its clock (clock(), clock64())
+   counts the interpreter's scheduler steps, and its clock rate says 1 MHz: a kernel that
+   waits N milliseconds by the clock, as the samples' clock_block does, waits N thousand
+   steps, not the 1.38 billion per second of a V100, which the interpreter would take hours
+   to reach. */
 
 #include <cuda_runtime_api.h>
 #include <string.h>
@@ -26,7 +30,7 @@ void simulee_virtual_device(cudaDeviceProp *p, uint64_t memory_bytes) {
     p->maxThreadsDim[2] = 64;
     p->maxGridSize[0] = 2147483647;
     p->maxGridSize[1] = p->maxGridSize[2] = 65535;
-    p->clockRate = 1380000;
+    p->clockRate = 1000;  // kHz: one cycle per scheduler step (above)
     p->memoryClockRate = 877000;
     p->memoryBusWidth = 4096;
     p->totalConstMem = 64 * 1024;
