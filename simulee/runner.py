@@ -313,15 +313,26 @@ class _Checker:
                     for finding in detector.kernel(kept):
                         _merge(self.merged[symbol], finding)
                 check.verdicts = kept.verdicts
-            findings = self.merged[symbol].values()
-            if symbol in self.truncated:  # a barrier's use past the trace is unseen: it cannot be judged redundant
-                findings = [f for f in findings if f.type != "redundant-barrier"]
+        # A barrier a launch used past the trace limit is not judged redundant, in any kernel
+        # reaching it (the instances of a template share it): its uses there are unseen.
+        unseen = {_at(v.place) for symbol in self.truncated for v in self.checks[symbol].verdicts or ()}
+        for symbol, check in self.checks.items():
+            for verdict in check.verdicts or ():
+                if verdict.verdict == "redundant" and _at(verdict.place) in unseen:
+                    verdict.verdict, verdict.reason = "not-covered", LIMIT_REASON
+            findings = [f for f in self.merged[symbol].values()
+                        if f.type != "redundant-barrier" or (f.file, f.line, f.column) not in unseen]
             check.findings = sorted(findings, key=lambda f: (f.file, f.line, f.column, f.type))
         return list(self.checks.values())
 
 
 HOST = "(host)"  # the check of races between copies and fills
 LIMIT_NOTE = "launches past the trace limit were checked on their first accesses only (no barrier judged redundant)"
+LIMIT_REASON = "a launch used it past the trace limit"
+
+
+def _at(place) -> tuple:
+    return place.file, place.line, place.column
 
 
 GRAPH_NODE_STREAM = 1 << 63  # protocol.h: the streams a graph's nodes run in

@@ -269,3 +269,12 @@ def test_child_grids_of_different_blocks_are_unordered():
     assert (f"dynamic.cu:{launch}: error: stream race (write-write, global) between launch 4 (child at "
             f"dynamic.cu:{launch}) in the stream of block 1 of launch 1 and launch 2 (child at dynamic.cu:{launch}) "
             f"in the stream of block 0 of launch 1") in err
+
+
+def test_a_barrier_used_past_the_trace_limit_is_not_redundant_in_any_instance():
+    """staged<32> alone would make the template's barrier redundant; staged<1024> needs it,
+    but reads past the trace limit before it (cuda-samples' reduce7: a false warning)."""
+    status, out, err = simulee_exec("limits.cu")
+    assert out == "4400 2\n" and status == 0, err
+    assert "redundant barrier" not in err and "0 errors, 0 warnings" in err
+    assert "staged<1024>: launches past the trace limit" in err
