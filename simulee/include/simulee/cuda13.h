@@ -3,6 +3,7 @@
    the 12.9 functions of the same meaning. */
 #ifndef SIMULEE_CUDA13_H
 #define SIMULEE_CUDA13_H
+#if defined(CUDART_VERSION) && CUDART_VERSION < 13000  /* a build's own CUDA 13 headers declare them */
 
 static inline __host__ cudaError_t cudaGraphAddNode(cudaGraphNode_t *node, cudaGraph_t graph,
                                                     const cudaGraphNode_t *dependencies,
@@ -26,4 +27,5 @@ static inline __host__ cudaError_t cudaStreamUpdateCaptureDependencies(cudaStrea
   return cudaStreamUpdateCaptureDependencies_v2(stream, dependencies, edges, count, flags);
 }
 
+#endif
 #endif
