@@ -70,7 +70,7 @@ def _compile(clang, source: Path, options: CompileOptions, output: Path, stand_i
     else:
         raise SimuleeError(f"{source}: not a source simulee exec builds (.cu, .cpp, .cc, .cxx, .c)")
     arguments[-1:-1] = ["-fwrapv"]  # signed overflow wraps, as the programs' own checks tend to expect
-    for retry in range(3):
+    while True:  # each retry adds what one kind of error asks, once
         try:
             _run([*clang.command, *_target(), "-c", "-o", str(output), *arguments], str(source))
             return output
@@ -83,7 +83,6 @@ def _compile(clang, source: Path, options: CompileOptions, output: Path, stand_i
                 arguments[-1:-1] = ["-fgpu-rdc", "--no-offload-new-driver"]
             else:
                 raise
-    return output
 
 
 def _linked_binaries(clang, objects: list[Path], folder: Path) -> list[Path]:

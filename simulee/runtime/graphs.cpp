@@ -466,22 +466,24 @@ cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *node, cudaGraph_t graph, cons
     return status();
 }
 
+static cudaError_t add_event_node(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
+                                  size_t count, cudaEvent_t event, cudaGraphNodeType type) {
+    if (!node || !graph || !event) return fail(cudaErrorInvalidValue);
+    *node = add(graph, dependencies, count, type);
+    (*node)->event = event;
+    return status();
+}
+
 cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
                                         size_t count, cudaEvent_t event) {
     NODE_SITE();
-    if (!node || !graph || !event) return fail(cudaErrorInvalidValue);
-    *node = add(graph, dependencies, count, cudaGraphNodeTypeEventRecord);
-    (*node)->event = event;
-    return status();
+    return add_event_node(node, graph, dependencies, count, event, cudaGraphNodeTypeEventRecord);
 }
 
 cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
                                       size_t count, cudaEvent_t event) {
     NODE_SITE();
-    if (!node || !graph || !event) return fail(cudaErrorInvalidValue);
-    *node = add(graph, dependencies, count, cudaGraphNodeTypeWaitEvent);
-    (*node)->event = event;
-    return status();
+    return add_event_node(node, graph, dependencies, count, event, cudaGraphNodeTypeWaitEvent);
 }
 
 cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
@@ -537,15 +539,14 @@ cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *handle,
 
 static cudaError_t add_node(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
                             size_t count, cudaGraphNodeParams *p);
+static cudaError_t add_node_of_caller(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
+                                      size_t count, cudaGraphNodeParams *p);
 
 /* Edge data (programmatic launches, ports) is not modelled: every edge is a full dependency. */
 cudaError_t cudaGraphAddNode_v2(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
                                 const cudaGraphEdgeData *, size_t count, cudaGraphNodeParams *p) {
     CALLED();
-    forwarding = true;
-    cudaError_t error = add_node(node, graph, dependencies, count, p);
-    forwarding = false;
-    return error;
+    return add_node_of_caller(node, graph, dependencies, count, p);
 }
 
 /* The generic form: kernel, copy, fill, host, child, empty, event, allocation, free and
@@ -553,6 +554,12 @@ cudaError_t cudaGraphAddNode_v2(cudaGraphNode_t *node, cudaGraph_t graph, const 
 cudaError_t cudaGraphAddNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
                              size_t count, cudaGraphNodeParams *p) {
     CALLED();
+    return add_node_of_caller(node, graph, dependencies, count, p);
+}
+
+/* add_node, the node's site the caller's (CALLED() by it), not the node type's function's. */
+static cudaError_t add_node_of_caller(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *dependencies,
+                                      size_t count, cudaGraphNodeParams *p) {
     forwarding = true;
     cudaError_t error = add_node(node, graph, dependencies, count, p);
     forwarding = false;
