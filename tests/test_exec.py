@@ -238,10 +238,11 @@ def test_texture_objects_sample_arrays_pitched_and_linear_memory_as_cuda_does():
     assert status == 0, err
 
 
-def test_graphs_built_captured_conditional_and_updated_run_in_dependency_order():
+def test_graphs_built_captured_conditional_updated_and_nested_run_in_dependency_order():
     status, out, err = simulee_exec("graphs.cu", "-q")
     assert out.splitlines() == ["built: 6 nodes, c[10] = 37, host node ran 2 times", "updated: c[10] = 57",
-                                "captured: 3 nodes, c[0] = 42", "conditional: counted to 5"], out
+                                "captured: 3 nodes, c[0] = 42", "conditional: counted to 5",
+                                "outer: c[10] = 37, host node ran 4 times, event cudaSuccess"], out
     assert status == 0 and "0 errors" in err, err
 
 

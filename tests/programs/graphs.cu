@@ -1,5 +1,6 @@
 // CUDA graphs: one built node by node, one captured from two streams that fork and join,
-// a conditional while loop, and an executable graph whose kernel is given new arguments.
+// a conditional while loop, an executable graph whose kernel is given new arguments, and one
+// that allocates, runs the first as a child graph, frees and records an event.
 // With -DGRAPH_RACE the two branches of the built graph write the same buffer with no
 // dependency between them: a race between graph nodes.
 #include <cstdio>
@@ -134,6 +135,35 @@ int main() {
   int counter = 0;
   CHECK(cudaMemcpy(&counter, a, sizeof counter, cudaMemcpyDeviceToHost));
   printf("conditional: counted to %d\n", counter);
+
+  // Allocation -> fill -> the built graph as a child -> free -> event record.
+  cudaGraph_t outer;
+  CHECK(cudaGraphCreate(&outer, 0));
+  cudaMemAllocNodeParams allocation = {};
+  allocation.poolProps.allocType = cudaMemAllocationTypePinned;
+  allocation.poolProps.location.type = cudaMemLocationTypeDevice;
+  allocation.bytesize = N * sizeof(int);
+  cudaGraphNode_t allocated, scratch_filled, child, freed, recorded;
+  CHECK(cudaGraphAddMemAllocNode(&allocated, outer, nullptr, 0, &allocation));
+  int *scratch = (int *)allocation.dptr;
+  void *scratch_args[] = {&scratch, &seven};
+  kernel = {(void *)fill, dim3(1), dim3(N), 0, scratch_args, nullptr};
+  CHECK(cudaGraphAddKernelNode(&scratch_filled, outer, &allocated, 1, &kernel));
+  CHECK(cudaGraphAddChildGraphNode(&child, outer, &scratch_filled, 1, graph));
+  CHECK(cudaGraphAddMemFreeNode(&freed, outer, &child, 1, scratch));
+  cudaEvent_t marker;
+  CHECK(cudaEventCreate(&marker));
+  CHECK(cudaGraphAddEventRecordNode(&recorded, outer, &freed, 1, marker));
+  cudaGraphExec_t outer_exec;
+  CHECK(cudaGraphInstantiate(&outer_exec, outer, 0));
+  CHECK(cudaMemset(c, 0, N * sizeof(int)));
+  CHECK(cudaGraphLaunch(outer_exec, stream));
+  CHECK(cudaEventSynchronize(marker));
+  CHECK(cudaMemcpy(out, c, sizeof out, cudaMemcpyDeviceToHost));
+  printf("outer: c[10] = %d, host node ran %d times, event %s\n", out[10], calls,
+         cudaGetErrorName(cudaEventQuery(marker)));
+  CHECK(cudaGraphExecDestroy(outer_exec));
+  CHECK(cudaGraphDestroy(outer));
 
   CHECK(cudaGraphExecDestroy(exec));
   CHECK(cudaGraphExecDestroy(captured_exec));
