@@ -10,12 +10,13 @@ int main() {
   const int n = 256;
   float *data, *out;
   cudaMalloc(&data, n * sizeof(float)); cudaMalloc(&out, n * sizeof(float));
-  cudaStream_t a, b; cudaStreamCreate(&b);
+  cudaStream_t a, b;
 #ifdef NON_BLOCKING
   cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking);
 #else
   cudaStreamCreate(&a);
 #endif
+  cudaStreamCreate(&b);
 #ifdef LEGACY
   b = 0;
 #endif
