@@ -82,7 +82,7 @@ class Accesses:
             current = self.decode(rt.memory.read_bytes(resolved, count, size, align), ty)[lanes]
             keys = np.zeros(count, dtype=np.int64)
             for part, (_, positions, flat) in enumerate(resolved):
-                keys[lanes[positions]] = (part << 42) + flat
+                keys[positions] = (part << 42) + flat
             order = np.argsort(keys[lanes], kind="stable")
             ordered_keys = keys[lanes][order]
             segment = np.cumsum(np.r_[0, ordered_keys[1:] != ordered_keys[:-1]])
@@ -199,7 +199,7 @@ class Accesses:
             addresses = address + np.arange(STACK_STRING_LIMIT, dtype=np.int64)
             count = len(addresses)
             access, _, resolved = memory.locate(addresses, 1, 1, np.full(count, block), np.full(count, thread), False)
-            data = memory.read_bytes(resolved, len(access.lanes), 1, 1).reshape(-1).tobytes()
+            data = memory.read_bytes(resolved, count, 1, 1).reshape(-1).tobytes()
             gaps = np.flatnonzero(access.lanes != np.arange(len(access.lanes)))  # bytes up to the first unreadable
             readable = int(gaps[0]) if len(gaps) else len(access.lanes)
             return data[:readable].split(b"\0", 1)[0].decode("utf-8", "replace")

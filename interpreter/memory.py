@@ -249,7 +249,7 @@ class Memory:
         """Resolve an access of `size` bytes at `addresses` by lanes whose block (in the wave)
         and thread (in the wave) are `blocks` and `threads`. Returns the access of the lanes
         that may proceed, the faults of the others, and per memory touched a triple
-        (memory array, lane positions in `access.lanes`, flat byte indices)."""
+        (memory array, the lanes that proceed there, flat byte indices)."""
         addresses = np.asarray(addresses, dtype=np.int64)
         count = len(addresses)
         high = addresses >> REGION_SHIFT
@@ -292,15 +292,13 @@ class Memory:
         faulty = np.flatnonzero(bad)
         access = Access(good, space[good], region[good], offset[good])
         faults = Faults(faulty, [_KINDS[k] for k in kinds[faulty]])
-        position = np.full(count, -1, dtype=np.int64)
-        position[good] = np.arange(len(good))
         resolved = []
         for memory, lanes, flat in parts:
             keep = ~bad[lanes]
             if keep.all():
-                resolved.append((memory, position[lanes], flat))
+                resolved.append((memory, lanes, flat))
             elif keep.any():
-                resolved.append((memory, position[lanes[keep]], flat[keep]))
+                resolved.append((memory, lanes[keep], flat[keep]))
         return access, faults, resolved
 
     def from_host(self, addresses, space, region, offset):

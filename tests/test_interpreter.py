@@ -604,6 +604,27 @@ def test_null_and_misaligned_pointers_are_faults():
     assert [f.kind for f in result.events.faults] == ["misaligned"]
 
 
+FAULTING_LANE = """
+__global__ void around_a_fault(const int *a, int *out, int *sums) {
+    int t = threadIdx.x;
+    const int *p = t == 1 ? (const int *)0 : a;  // lane 1 loads through NULL
+    int *q = t == 2 ? (int *)0 : out;            // lane 2 stores through NULL
+    q[t] = p[t] + 100;
+    atomicAdd(t == 3 ? (int *)0 : &sums[t % 2], p[t]);  // lane 3's atomic faults
+}
+"""
+
+
+def test_the_lanes_beside_a_faulting_one_load_store_and_add_their_own_values(tmp_path):
+    loaded, kernel = written(tmp_path, "faulting_lane.cu", FAULTING_LANE, "around_a_fault")
+    args = dict(a=np.arange(10, 18, dtype=np.int32), out=np.full(8, -1, np.int32), sums=np.zeros(2, np.int32))
+    result = execute(loaded, kernel, Launch(1, 8, args))
+    assert {(f.kind, int(f.threads[0])) for f in result.events.faults} == \
+        {("null-pointer", 1), ("null-pointer", 2), ("null-pointer", 3)}
+    np.testing.assert_array_equal(result.buffers["out"], [110, 100, -1, 113, 114, 115, 116, 117])
+    np.testing.assert_array_equal(result.buffers["sums"], [10 + 12 + 14 + 16, 0 + 15 + 17])  # lane 1 adds 0, 3 nothing
+
+
 # ---------------------------------------------------------------------------- barrier divergence
 
 
