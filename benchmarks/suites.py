@@ -8,8 +8,8 @@ of its own:
 - stated: the launch and options the file states. A GPUVerify-format file (line 1
   `//pass` or `//xfail:REASON`, line 2 `//--blockDim=B --gridDim=G [-DNAME=V ...]`) gets
   `--grid G --block B`, its defines, `--gpuverify-annotations`, and with `--warp-sync`
-  `--warp-model lockstep`, else `--target sm_70` (a verifier takes lanes of a warp to
-  run apart: a warp-synchronous race is a bug). A file stating no launch is checked as in search. Any file
+  `--warp-model lockstep` (else lanes of a warp run apart, as the verifiers and every current
+  GPU take them: a warp-synchronous race is a bug). A file stating no launch is checked as in search. Any file
   using GPUVerify's annotations (`__requires`, `__invariant`, ...) gets
   `--gpuverify-annotations`, as its author would pass.
 - search: no launch given (the input search), same defines, annotations and warp options.
@@ -113,9 +113,8 @@ def command(path: Path, stated: Stated, mode: str) -> list[str]:
     arguments += [f"-D{define}" for define in stated.defines]
     if stated.gpuverify:
         arguments.append("--gpuverify-annotations")
-    # the verifiers take a warp's lanes to run apart unless told --warp-sync: a race between
-    # them is a bug, as on sm_70 and later
-    arguments += ["--warp-model", "lockstep"] if stated.lockstep else ["--target", "sm_70"]
+    if stated.lockstep:  # the verifiers take a warp's lanes to run apart unless told --warp-sync
+        arguments += ["--warp-model", "lockstep"]
     if mode == "stated" and stated.grid:
         arguments += ["--grid", stated.grid]
     if mode == "stated" and stated.block:

@@ -117,12 +117,6 @@ class Contract:
             return found
         return None
 
-    def made_up_reads(self, launch, ops) -> list[str]:
-        """The buffers of `launch` whose content Simulee made up that the addresses of
-        instructions `ops` ((function, index)) are computed from."""
-        sources = [self.sources[op].contents for op in ops if op in self.sources]
-        return sorted(set().union(*sources) & made_up_buffers(launch, self.buffers))
-
     def _source(self, result: Result, fault) -> AddressSource:
         ops = result.trace.ops
         if not 0 <= fault.op < len(ops):

@@ -165,7 +165,18 @@ def evaluate(expression: list, inputs: list):
     if kind == "pitch":
         width = int(evaluate(expression[2], inputs)) & mask
         return max(1, math.ceil(width / PITCH_ALIGNMENT)) * PITCH_ALIGNMENT
+    if kind in BIT_COUNTS:
+        value = int(evaluate(expression[2], inputs)) & mask
+        return BIT_COUNTS[kind](value, bits) & mask
     raise Unknown(f"no value for {kind}")
+
+
+BIT_COUNTS = {  # llvm.ctpop, ctlz, cttz, abs of an integer of `bits` (given unsigned)
+    "ctpop": lambda value, bits: bin(value).count("1"),
+    "ctlz": lambda value, bits: bits - value.bit_length(),
+    "cttz": lambda value, bits: (value & -value).bit_length() - 1 if value else bits,
+    "abs": lambda value, bits: abs(_signed(value, bits)),
+}
 
 
 def _integer(op: str, a: int, b: int, bits: int) -> int:

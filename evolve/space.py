@@ -403,6 +403,9 @@ class SearchSpace:
         given = dict(plan.scalars)
         guessed = tuple((name, frozenset(inputs_of(given[name])) if name in given else frozenset())
                         for name in scalars if name not in plan.known | stated | set(self.derived))
+        guessed += tuple((f"{what}.{axis}", frozenset(inputs_of(expression)))  # dimensions from open host values
+                         for what, dims in (("gridDim", plan.site.grid), ("blockDim", plan.site.block))
+                         for axis, expression in zip("xyz", dims) if inputs_of(expression))
         return replace(self.base, grid=grid, block=block, args=args, guessed=guessed, **options)
 
     def genome(self, launch: Launch) -> list[float]:

@@ -50,13 +50,16 @@ def relevant_parameters(program: Program, kernel: KernelInfo) -> dict[str, list[
 @dataclass(frozen=True)
 class AddressSource:
     """What the index or address of one instruction depends on: scalar parameters, the
-    content of pointer parameters' buffers (a value loaded from them), and whether it
-    depends on anything that differs between threads (a thread or block index or other
-    special register, any value loaded from memory)."""
+    content of pointer parameters' buffers (a value loaded from them), the launch's
+    dimensions (`dims`: gridDim.x for a read of blockIdx.x or gridDim.x, blockDim.x for one
+    of threadIdx.x or blockDim.x, ...), and whether it depends on anything that differs
+    between threads (a thread or block index or other special register, any value loaded
+    from memory)."""
 
     scalars: frozenset[str]
     contents: frozenset[str]
     varying: bool
+    dims: frozenset[str] = frozenset()
 
     def uniform_in(self, names: set[str]) -> frozenset[str]:
         """The parameters of `names` this index depends on when it depends on nothing
@@ -75,7 +78,8 @@ def address_sources(program: Program, kernel: KernelInfo) -> dict[tuple[str, int
     sources = [(index, param) for index, param in enumerate(kernel.params) if param.kind in ("integer", "float")
                or param.kind == "pointer" and param.pointee_kind != "pointer"]
     varying = 1 << len(sources)
-    taint = _solved(program, kernel, sources, varying)
+    dims = {register: varying << (1 + position) for position, register in enumerate(DIMENSION_REGISTERS)}
+    taint = _solved(program, kernel, sources, varying, dims)
     found = {}
     for function in taint.functions.values():
         for position, op in enumerate(function.ops):
@@ -93,7 +97,8 @@ def address_sources(program: Program, kernel: KernelInfo) -> dict[tuple[str, int
                 found[(function.name, position)] = AddressSource(
                     frozenset(n for n, pointer in named if not pointer),
                     frozenset(n for n, pointer in named if pointer),
-                    bool(bits & varying))
+                    bool(bits & varying),
+                    frozenset(DIMENSION_REGISTERS[register] for register, bit in dims.items() if bits & bit))
     root.analyses["address_sources"] = found
     return found
 
@@ -183,12 +188,20 @@ def pointer_accesses(program: Program, kernel: KernelInfo) -> dict[str, set[str]
     return uses
 
 
-def _solved(program: Program, kernel: KernelInfo, sources: list[tuple[int, object]], varying: int = 0) -> "_Taint":
+# the special registers that range over a launch dimension, and that dimension
+DIMENSION_REGISTERS = {f"{register}.{axis}": f"{dimension}.{axis}" for axis in "xyz"
+                       for register, dimension in (("ctaid", "gridDim"), ("nctaid", "gridDim"), ("tid", "blockDim"),
+                                                   ("ntid", "blockDim"))}
+
+
+def _solved(program: Program, kernel: KernelInfo, sources: list[tuple[int, object]], varying: int = 0,
+            dims: dict[str, int] | None = None) -> "_Taint":
     """The taint fixpoint with bit i for the i-th of `sources` ((index, parameter)): on a
-    scalar's value, on what a pointer's buffer holds."""
+    scalar's value, on what a pointer's buffer holds; and `dims`' bit on a read of each
+    special register it names."""
     functions = {f.name: f for f in program.reachable_functions(kernel.symbol)}
     root = functions[kernel.symbol]
-    taint = _Taint(functions, varying=varying)
+    taint = _Taint(functions, varying=varying, dims=dims or {})
     for bit, (index, param) in enumerate(sources):
         if param.kind == "pointer":
             taint.objects[("param", root.name, index)] = 1 << bit
@@ -204,9 +217,10 @@ class _Taint:
     of every special-register read, load and atomic carries it too (it differs between
     threads)."""
 
-    def __init__(self, functions: dict[str, DecodedFunction], varying: int = 0):
+    def __init__(self, functions: dict[str, DecodedFunction], varying: int = 0, dims: dict[str, int] | None = None):
         self.functions = functions
         self.varying = varying
+        self.dims = dims or {}
         self.values: dict[tuple[str, int], int] = {}
         self.objects: dict[object, int] = {}
         self.returns: dict[str, int] = {}
@@ -257,7 +271,7 @@ class _Taint:
             if callee.startswith(MEMORY_INTRINSICS):
                 self.sinks[ADDRESS] |= bits
             if callee.startswith(SPECIAL_REGISTER):
-                bits |= self.varying
+                bits |= self.varying | self.dims.get(callee[len(SPECIAL_REGISTER):], 0)
             target = self.functions.get(callee)
             if target is not None:
                 for slot, parameter in zip(op.args, target.params):

@@ -7,11 +7,13 @@ from __future__ import annotations
 import numpy as np
 
 from interpreter import atomics, collectives
+from interpreter import taint as taint_module
 from interpreter.heap import Heap
 from interpreter.launch import Stop
 from interpreter.memory import CONSTANT, GLOBAL, LOCAL, SHARED, split, tag
 from interpreter.trace import ATOMIC, DOUBLE_FREE, INVALID_FREE, OUT_OF_BOUNDS, READ, WRITE
 from interpreter.types import ArrayType, StructType, Type
+from interpreter.taint import union
 from interpreter.values import dtype_of, from_bytes, per_lane, to_bytes, unsigned
 from interpreter.vocabulary import DEVICE_SCOPE, Unsupported, access_sync, call_scope
 
@@ -40,10 +42,18 @@ class Accesses:
         self._active = None
         self._active_rows = None
 
-    def access(self, frame, rows, addresses, size, align, op_id, kind, data=None, sync=0):
+    def access(self, frame, rows, addresses, size, align, op_id, kind, data=None, sync=0, taint=None, stored=None):
         """A load (returns the bytes read, shape (lanes, size)) or store (`data`, same shape)
-        by rows of frame; faults are reported, accesses traced."""
+        by rows of frame; faults are reported, accesses traced. While the launch tracks
+        taint, `taint` is what each lane's address and reaching the access depend on (an
+        int for all lanes, or one per lane) and `stored` what a store's data does (None:
+        what the instruction running depends on, Runtime.context_taint); a load leaves
+        what the bytes read hold in `loaded`."""
         rt = self.rt
+        if rt.tainting and (taint is None or stored is None):
+            context = rt.context_taint(frame, rows)
+            taint = context if taint is None else taint
+            stored = context if stored is None else stored
         wave = rt.wave
         threads = frame.thread_ids(rows)
         count = len(threads)
@@ -51,19 +61,27 @@ class Accesses:
         blocks = threads // wave.tpb
         access, faults, resolved = rt.memory.locate(addresses, size, align, blocks, threads, kind != READ)
         if len(faults.lanes):
-            self.report_faults(faults, op_id, threads, addresses)
+            self.report_faults(faults, op_id, threads, addresses, taint if rt.tainting else 0)
         result = None
         if kind == READ:
             result = rt.memory.read_bytes(resolved, count, size, align)
+            if rt.tainting:
+                self.loaded = rt.memory.read_taint(resolved, count, size)
         else:
             rt.memory.write_bytes(resolved, data, size, align)
+            if rt.tainting:
+                rt.memory.write_taint(resolved, union(taint, stored), size)
         if rt.recorder is not None and len(access.lanes):
-            self.record(frame, rows, threads, blocks, access, size, op_id, kind, data, sync)
+            self.record(frame, rows, threads, blocks, access, size, op_id, kind, data, sync,
+                        0 if taint is None else taint)
         return result
 
-    def atomic(self, frame, rows, addresses, operation, operand, ty, align, op_id, expected=None, sync=DEVICE_SCOPE):
+    def atomic(self, frame, rows, addresses, operation, operand, ty, align, op_id, expected=None, sync=DEVICE_SCOPE,
+               taint=0, stored=0):
         """An atomic read-modify-write by rows of frame, lanes serialized in thread order;
-        returns the value each lane saw."""
+        returns the value each lane saw. Taint as for `access`: what a lane's address and
+        reaching it depend on (`taint`) and its operands (`stored`); `loaded` is what the
+        value seen depends on (its bytes, and every lane's before it at the address)."""
         rt = self.rt
         wave = rt.wave
         threads = frame.thread_ids(rows)
@@ -75,7 +93,12 @@ class Accesses:
         blocks = threads // wave.tpb
         access, faults, resolved = rt.memory.locate(addresses, size, align, blocks, threads, True)
         if len(faults.lanes):
-            self.report_faults(faults, op_id, threads, addresses)
+            self.report_faults(faults, op_id, threads, addresses, taint)
+        if rt.tainting:  # lanes serialized: each sees what the others at its address brought
+            held = rt.memory.read_taint(resolved, count, size)
+            brought = union(taint, stored)
+            self.loaded = union(held, taint_module.reduce(brought))
+            rt.memory.write_taint(resolved, union(held, taint_module.reduce(brought)), size)
         seen = np.zeros(count, dtype=dtype)
         lanes = access.lanes
         if len(lanes):
@@ -105,16 +128,17 @@ class Accesses:
                 rt.memory.write_bytes(resolved, data, size, align)
             if rt.recorder is not None:
                 self.record(frame, rows, threads, blocks, access, size, op_id, ATOMIC,
-                            self.encode(operand, ty, count), sync)
+                            self.encode(operand, ty, count), sync, taint)
         return seen
 
-    def report_faults(self, faults, op_id, threads, addresses) -> None:
+    def report_faults(self, faults, op_id, threads, addresses, taint=0) -> None:
         kinds = np.array(faults.kinds)
         for kind in np.unique(kinds):
             lanes = faults.lanes[kinds == kind]
-            self.rt.fault(str(kind), op_id, threads[lanes], addresses[lanes])
+            self.rt.fault(str(kind), op_id, threads[lanes], addresses[lanes],
+                          depends=taint if type(taint) is int else taint[lanes])
 
-    def record(self, frame, rows, threads, blocks, access, size, op_id, kind, data=None, sync=0) -> None:
+    def record(self, frame, rows, threads, blocks, access, size, op_id, kind, data=None, sync=0, taint=0) -> None:
         rt = self.rt
         wave, recorder = rt.wave, rt.recorder
         lanes = access.lanes
@@ -131,6 +155,7 @@ class Accesses:
             epoch=wave.epoch[lane_blocks], grid_epoch=rt.grid_epoch, step=rt.steps,
             active=active if everyone else active[lanes], warp_sync=wave.warp_sync[lane_threads],
             value=_value_bits(data if everyone else data[lanes]) if data is not None else 0, sync=sync,
+            taint=taint if everyone or type(taint) is int else taint[lanes],
         )
 
     def active_masks(self, frame, rows, threads):
@@ -215,6 +240,7 @@ class Accesses:
 # returns the closure (frame, rows) that executes it.
 
 def load(c, function, pc, op):
+    """A load; its value depends on its address and on what the bytes read hold."""
     pointer = c.reader(function, op.args[0])
     out = c.writer(function, op.result, True)
     ty = op.type
@@ -222,25 +248,41 @@ def load(c, function, pc, op):
     size, align = accesses.size(ty), op.extra.get("align") or c.layout.align(ty)
     op_id = function.op_ids[pc]
     sync = access_sync("load", op.extra)
+    rt, address_taint, control_taint = c.rt, c.taint_reader(function, op.args[0], pc), c.control_reader(function, pc)
+    out_taint = c.taint_writer(function, op.result)
 
     def run(frame, rows):
-        data = accesses.access(frame, rows, pointer(frame, rows), size, align, op_id, READ, sync=sync)
+        if not rt.tainting:
+            data = accesses.access(frame, rows, pointer(frame, rows), size, align, op_id, READ, sync=sync)
+            out(frame, rows, accesses.decode(data, ty))
+            return
+        address = address_taint(frame, rows)
+        data = accesses.access(frame, rows, pointer(frame, rows), size, align, op_id, READ, sync=sync,
+                               taint=union(address, control_taint(frame, rows)))
         out(frame, rows, accesses.decode(data, ty))
+        out_taint(frame, rows, union(address, accesses.loaded))
 
     return run
 
 
 def store(c, function, pc, op):
+    """A store; the bytes written hold what its value, its address and reaching it depend on."""
     value, pointer = (c.reader(function, a) for a in op.args)
     ty = op.arg_types[0]
     accesses = c.accesses
     size, align = accesses.size(ty), op.extra.get("align") or c.layout.align(ty)
     op_id = function.op_ids[pc]
     sync = access_sync("store", op.extra)
+    rt, control_taint = c.rt, c.control_reader(function, pc)
+    value_taint, address_taint = (c.taint_reader(function, a, pc) for a in op.args)
 
     def run(frame, rows):
-        accesses.access(frame, rows, pointer(frame, rows), size, align, op_id, WRITE,
-                        accesses.encode(value(frame, rows), ty, frame.width(rows)), sync)
+        data = accesses.encode(value(frame, rows), ty, frame.width(rows))
+        if not rt.tainting:
+            accesses.access(frame, rows, pointer(frame, rows), size, align, op_id, WRITE, data, sync)
+            return
+        accesses.access(frame, rows, pointer(frame, rows), size, align, op_id, WRITE, data, sync,
+                        union(address_taint(frame, rows), control_taint(frame, rows)), value_taint(frame, rows))
 
     return run
 
@@ -283,10 +325,13 @@ def atomicrmw(c, function, pc, op):
     if operation not in atomics.OPERATIONS:
         raise Unsupported(f"atomicrmw {operation}")
     sync = access_sync("atomicrmw", op.extra)
+    taints = _AtomicTaints(c, function, pc, op.args[0], op.args[1:], op.result)
 
     def run(frame, rows):
+        taint, stored = taints.before(frame, rows)
         out(frame, rows, atomic(frame, rows, pointer(frame, rows), operation, value(frame, rows), ty, align, op_id,
-                                sync=sync))
+                                sync=sync, taint=taint, stored=stored))
+        taints.after(frame, rows)
 
     return run
 
@@ -299,11 +344,15 @@ def cmpxchg(c, function, pc, op):
     op_id = function.op_ids[pc]
     atomic = c.accesses.atomic
     sync = access_sync("cmpxchg", op.extra)
+    taints = _AtomicTaints(c, function, pc, op.args[0], op.args[1:], op.result)
 
     def run(frame, rows):
         wanted = expected(frame, rows)
-        old = atomic(frame, rows, pointer(frame, rows), "cmpxchg", new(frame, rows), ty, align, op_id, wanted, sync)
+        taint, stored = taints.before(frame, rows)
+        old = atomic(frame, rows, pointer(frame, rows), "cmpxchg", new(frame, rows), ty, align, op_id, wanted, sync,
+                     taint, stored)
         out(frame, rows, (old, unsigned(old) == unsigned(np.asarray(wanted, dtype=old.dtype))))
+        taints.after(frame, rows)
 
     return run
 
@@ -338,17 +387,47 @@ def nvvm_atomic(c, function, pc, op):
     align = c.layout.align(ty)
     atomic = c.accesses.atomic
     sync = call_scope(callee)
+    taints = _AtomicTaints(c, function, pc, op.args[0], op.args[1:], op.result)
 
     def run(frame, rows):
         pointer = readers[0](frame, rows)
+        taint, stored = taints.before(frame, rows)
         if has_compare:
             seen = atomic(frame, rows, pointer, "cmpxchg", readers[2](frame, rows), ty, align, op_id,
-                          readers[1](frame, rows), sync)
+                          readers[1](frame, rows), sync, taint, stored)
         else:
-            seen = atomic(frame, rows, pointer, operation, readers[1](frame, rows), ty, align, op_id, sync=sync)
+            seen = atomic(frame, rows, pointer, operation, readers[1](frame, rows), ty, align, op_id, sync=sync,
+                          taint=taint, stored=stored)
         out(frame, rows, seen)
+        taints.after(frame, rows)
 
     return run
+
+
+class _AtomicTaints:
+    """What an atomic's access depends on (its address and reaching it), what it brings
+    (its operands), and its result: what the value seen depends on."""
+
+    def __init__(self, c, function, pc, pointer: int, operands: tuple[int, ...], result: int):
+        self.rt, self.accesses = c.rt, c.accesses
+        self.address = c.taint_reader(function, pointer, pc)
+        self.operands = [c.taint_reader(function, slot, pc) for slot in operands]
+        self.control = c.control_reader(function, pc)
+        self.out = c.taint_writer(function, result)
+
+    def before(self, frame, rows):
+        """(taint, stored) of the access, for Accesses.atomic (0, 0 when not tracking)."""
+        if not self.rt.tainting:
+            return 0, 0
+        stored = 0
+        for read in self.operands:
+            stored = union(stored, read(frame, rows))
+        return union(self.address(frame, rows), self.control(frame, rows)), stored
+
+    def after(self, frame, rows) -> None:
+        if self.rt.tainting:
+            self.out(frame, rows, self.accesses.loaded)
+
 
 
 def memory_intrinsic(c, function, pc, op):
@@ -361,10 +440,17 @@ def memory_intrinsic(c, function, pc, op):
     attributes = op.extra.get("argument_attributes", ())
     aligns = [next((int(a.split()[1]) for a in attrs if isinstance(a, str) and a.startswith("align ")), 1)
               for attrs in attributes] + [1, 1]
-    rt, access = c.rt, c.accesses.access
+    rt, access, accesses = c.rt, c.accesses.access, c.accesses
+    operand_taints = [c.taint_reader(function, a, pc) for a in op.args[:3]]
+    control_taint = c.control_reader(function, pc)
 
     def run(frame, rows):
         count = frame.width(rows)
+        destination_taint = source_taint = value_taint = 0
+        if rt.tainting:  # each lane's: what its addresses, length and reaching the call depend on
+            reached = union(control_taint(frame, rows), operand_taints[2](frame, rows))
+            destination_taint = taint_module.as_array(union(reached, operand_taints[0](frame, rows)), count)
+            source_taint = taint_module.as_array(union(reached, operand_taints[1](frame, rows)), count)
         destination = np.broadcast_to(np.asarray(readers[0](frame, rows), dtype=np.int64), (count,))
         lengths = np.broadcast_to(np.asarray(readers[2](frame, rows)).astype(np.int64), (count,))
         everyone = frame.row_indices(rows)
@@ -377,17 +463,25 @@ def memory_intrinsic(c, function, pc, op):
                 continue
             chosen = lengths == length
             sub_rows = None if chosen.all() and rows is None else everyone[chosen]
+            value_taint = _chosen(source_taint, chosen)  # memset: the byte's
             if is_set:
                 byte = np.broadcast_to(np.asarray(readers[1](frame, rows)).astype(np.uint8), (count,))[chosen]
                 data = np.repeat(byte[:, None], int(length), axis=1)
             else:
                 source = np.broadcast_to(np.asarray(readers[1](frame, rows), dtype=np.int64), (count,))[chosen]
-                data = access(frame, sub_rows, source, int(length), aligns[1], op_id, READ)
-            access(frame, sub_rows, destination[chosen], int(length), aligns[0], op_id, WRITE, data)
+                data = access(frame, sub_rows, source, int(length), aligns[1], op_id, READ, taint=value_taint)
+                if rt.tainting:  # memcpy: what the bytes copied hold, all alike
+                    value_taint = union(value_taint, accesses.loaded)
+            access(frame, sub_rows, destination[chosen], int(length), aligns[0], op_id, WRITE, data,
+                   taint=_chosen(destination_taint, chosen), stored=value_taint)
         if out is not None:
             out(frame, rows, destination)
 
     return run
+
+
+def _chosen(taint, chosen):
+    return taint if type(taint) is int else taint[chosen]
 
 
 def malloc(c, function, pc, op):

@@ -18,6 +18,7 @@ from typing import Callable
 
 import numpy as np
 
+from interpreter import taint
 from interpreter.trace import WarpMaskEvent
 from interpreter.types import StructType, Type
 
@@ -236,6 +237,7 @@ def meet(ex, callee: str, current, force: bool):
         ready = ~np.isin(warps, incomplete)
     if not ready.any():
         return np.zeros(0, dtype=np.int64)
+    events_before = len(ex.events.warp_masks)
     _record_missing_lanes(ex, parts, threads[ready], masks[ready], present_of[ready])
     inputs, ready_parts, offset = [], [], 0
     for key, group, rows, part_threads, _ in parts:
@@ -263,12 +265,18 @@ def meet(ex, callee: str, current, force: bool):
     if info.family == "shfl" and not info.legacy:
         _record_reads_outside_masks(ex, info.mode, ready_parts, sorted_met, joined)
     _note_met(ex, met)
+    brought = _taint(ex, ready_parts) if ex.tainting else 0
+    for event in ex.events.warp_masks[events_before:]:
+        event.taint = brought
     returned = np.zeros(0, dtype=np.int64)
     start = 0
     for key, group, go, go_rows, _ in ready_parts:
         piece = tuple(r[start : start + len(go)] for r in unsorted)
         start += len(go)
         group.frame.function.info[group.pc].output(group.frame, go_rows, piece)
+        result = group.frame.function.decoded.ops[group.pc].result
+        if ex.tainting and result >= 0:  # a lane's result may come from any lane that met
+            taint.assign(group.frame.taint, result, go_rows, brought, group.frame.count)
         stay = np.setdiff1d(group.frame.row_indices(group.rows), go, assume_unique=True)
         if len(stay):
             group.rows = stay
@@ -279,6 +287,16 @@ def meet(ex, callee: str, current, force: bool):
         else:
             ex.add(group.frame, group.pc + 1, go_rows)
     return returned
+
+
+def _taint(ex, parts) -> int:
+    """What any lane that met brought to a collective: its operands and reaching it."""
+    brought = 0
+    for _, group, _, go_rows, _ in parts:
+        frame = group.frame
+        brought |= taint.reduce(taint.operands(frame, frame.function.decoded.ops[group.pc].args, go_rows, group.pc))
+        brought |= taint.reduce(taint.control(frame, frame.function.control.of(group.pc), go_rows))
+    return brought
 
 
 def _record_reads_outside_masks(ex, mode: str, parts, threads, operands) -> None:

@@ -24,7 +24,7 @@ from typing import Callable, Protocol
 
 import numpy as np
 
-from interpreter import accesses, arithmetic, collectives, flow, intrinsics
+from interpreter import accesses, arithmetic, collectives, flow, intrinsics, taint
 from interpreter.decode import DecodedFunction, Op
 from interpreter.loops import innermost_loop, loop_line_pc
 from interpreter.memory import LOCAL, Memory, tag
@@ -47,8 +47,15 @@ class Runtime(Protocol):
     recorder: TraceRecorder | None
     steps: int
     grid_epoch: int
+    tainting: bool  # whether this launch tracks taint (interpreter.taint)
+    taint_here: tuple | None  # (frame, rows, pc, operands' taint) of the plain instruction running
 
-    def fault(self, kind: str, op: int, threads: np.ndarray, addresses=None, detail: str = "") -> None: ...
+    def fault(self, kind: str, op: int, threads: np.ndarray, addresses=None, detail: str = "",
+              depends=None) -> None: ...
+
+    def taint_of_threads(self, threads: np.ndarray): ...
+
+    def context_taint(self, frame, rows): ...
 
     def exit_threads(self, threads: np.ndarray, op: int) -> None: ...
 
@@ -125,6 +132,10 @@ INTRINSIC_PREFIXES: tuple[tuple[tuple[str, ...], tuple[int, Callable]], ...] = (
     (("__cudaCDP2",), (PLAIN, intrinsics.device_runtime)),
 )
 MATH = (PLAIN, intrinsics.math)  # any other callee: the math library, else unsupported
+# builders whose closures keep taint themselves (interpreter.taint); every other plain
+# instruction's result takes the union of its operands' taints
+TAINT_AWARE = {accesses.load, accesses.store, accesses.atomicrmw, accesses.cmpxchg, accesses.nvvm_atomic,
+               accesses.memory_intrinsic}
 
 
 def intrinsic(callee: str) -> tuple[int, Callable]:
@@ -143,10 +154,15 @@ class Unexecutable:
 
 
 class Phi:
-    """A phi node: for the edge from each predecessor block, how to read its value."""
+    """A phi node: for the edge from each predecessor block, how to read its value (and
+    which slot holds it, for its taint)."""
 
-    def __init__(self, slot: int, ty: Type, readers: dict):
-        self.slot, self.ty, self.readers = slot, ty, readers
+    def __init__(self, slot: int, ty: Type, readers: dict, sources: dict, pc: int):
+        self.slot, self.ty, self.readers, self.sources, self.pc = slot, ty, readers, sources, pc
+
+    def taint_for_edge(self, frame, rows, block: int):
+        source = self.sources.get(block)
+        return 0 if source is None else taint.operands(frame, (source,), rows, self.pc)
 
     def for_edge(self, block: int):
         read = self.readers.get(block)
@@ -170,6 +186,8 @@ class CompiledFunction:
         count = len(decoded.ops)
         self.kinds = [PLAIN] * count
         self.runs: list = [None] * count
+        self.taint_runs: list = [None] * count  # the same closures keeping taint (interpreter.taint)
+        self.control = taint.control_dependence(decoded)
         self.info: list = [None] * count
         self.op_ids = [0] * count
         self.op_block = [op.block for op in decoded.ops]
@@ -243,14 +261,17 @@ class Compiler:
                 function.constants[slot] = self.placement.constant_value(value, decoded.slot_types[slot])
             except Unsupported as error:
                 function.constants[slot] = _Failing(str(error))
+        deciding = _deciding_reads(decoded)
         for pc, op in enumerate(decoded.ops):
             function.op_ids[pc] = len(self.op_infos)
-            self.op_infos.append(OpInfo(decoded.name, pc, op.opcode, op.location, op.text))
+            self.op_infos.append(OpInfo(decoded.name, pc, op.opcode, op.location, op.text, pc in deciding))
         for pc, op in enumerate(decoded.ops):
             try:
                 if op.opcode == "phi":
                     readers = {block: self.reader(function, slot) for block, slot in zip(op.extra["blocks"], op.args)}
-                    function.phis[op.block].append(Phi(op.result, op.type, readers))
+                    sources = {block: slot for block, slot in zip(op.extra["blocks"], op.args)
+                               if slot not in function.constants}
+                    function.phis[op.block].append(Phi(op.result, op.type, readers, sources, pc))
                     function.block_first[op.block] = pc + 1
                     continue
                 failing = next((function.constants[a] for a in op.args
@@ -259,10 +280,12 @@ class Compiler:
                     raise Unsupported(failing.reason)
                 if op.result >= 0:
                     _check_type(op.type)
-                kind, run, info = self._compile_op(function, pc, op)
+                kind, run, info, aware = self._compile_op(function, pc, op)
             except Unsupported as error:
-                kind, run, info = UNSUPPORTED, None, Unexecutable(str(error))
+                kind, run, info, aware = UNSUPPORTED, None, Unexecutable(str(error)), True
             function.kinds[pc], function.runs[pc], function.info[pc] = kind, run, info
+            function.taint_runs[pc] = run if aware or kind not in (PLAIN, STOP) else \
+                taint.propagating(run, op.args, op.result, pc, self.rt)
         return function
 
     def _compile_op(self, function: CompiledFunction, pc: int, op: Op):
@@ -277,7 +300,8 @@ class Compiler:
                 raise Unsupported(f"instruction '{op.opcode}'")
             kind, build = entry
         built = build(self, function, pc, op)
-        return (kind, None, built) if kind in DESCRIBED else (kind, built, None)
+        aware = build in TAINT_AWARE
+        return (kind, None, built, aware) if kind in DESCRIBED else (kind, built, None, aware)
 
     def _callee(self, op: Op) -> tuple[int, Callable]:
         callee = op.extra.get("callee")
@@ -354,6 +378,24 @@ class Compiler:
 
         return store
 
+    def taint_reader(self, function: CompiledFunction, slot: int, pc: int):
+        """A function (frame, rows) -> the taint of operand `slot` of the instruction at
+        `pc` for those rows (a constant's: 0; taint.operands)."""
+        if slot in function.constants:
+            return lambda frame, rows: 0
+        return lambda frame, rows: taint.operands(frame, (slot,), rows, pc)
+
+    def taint_writer(self, function: CompiledFunction, slot: int):
+        """A function (frame, rows, mask) giving an instruction's result that taint."""
+        if slot < 0:
+            return lambda frame, rows, mask: None
+        return lambda frame, rows, mask: taint.assign(frame.taint, slot, rows, mask, frame.count)
+
+    def control_reader(self, function: CompiledFunction, pc: int):
+        """A function (frame, rows) -> the control taint of those rows at instruction `pc`."""
+        branches = function.control.of(pc)
+        return lambda frame, rows: taint.control(frame, branches, rows)
+
     # ------------------------------------------------------------------ the kernel
 
     def enter_kernel(self, root) -> None:
@@ -374,6 +416,26 @@ class Compiler:
 
     def output_buffers(self):
         return self.placement.output_buffers()
+
+
+def _deciding_reads(decoded: DecodedFunction) -> set[int]:
+    """The pcs of the instructions that read memory (loads, atomics) whose value decides a
+    branch or switch of the function, through the values computed from it (not through
+    memory or calls)."""
+    defined = {op.result: op for op in decoded.ops if op.result >= 0}
+    pending = [op.args[0] for op in decoded.ops if op.opcode in ("br", "switch") and op.args]
+    deciding = set(pending)
+    while pending:
+        op = defined.get(pending.pop())
+        if op is None or op.opcode in ("load", "atomicrmw", "cmpxchg", "call", "alloca"):
+            continue
+        for slot in op.args:
+            if slot not in deciding:
+                deciding.add(slot)
+                pending.append(slot)
+    atomic_call = lambda op: op.opcode == "call" and (op.extra.get("callee") or "").startswith("llvm.nvvm.atomic")
+    return {pc for pc, op in enumerate(decoded.ops)
+            if op.result in deciding and (op.opcode in ("load", "atomicrmw", "cmpxchg") or atomic_call(op))}
 
 
 class _Failing:

@@ -235,6 +235,14 @@ def decode_global(variable: ir.GlobalVariable, layout: DataLayout) -> DecodedGlo
                          tuple(relocations))
 
 
+def constant_bytes(value, ty: Type, layout: DataLayout) -> bytes | None:
+    """The bytes of a constant of type `ty` (None when it holds an address)."""
+    image = bytearray(layout.size(ty))
+    relocations: list = []
+    _write_constant(image, 0, fold_constant(value, layout), ty, layout, relocations)
+    return None if relocations else bytes(image)
+
+
 _FLOAT_FORMATS = {16: "<e", 32: "<f", 64: "<d"}
 
 

@@ -9,6 +9,7 @@ from typing import Callable
 
 import numpy as np
 
+from interpreter import taint
 from interpreter.memory import CODE, split
 from interpreter.trace import BAD_FUNCTION_POINTER
 from interpreter.values import dtype_of, write, zeros
@@ -145,6 +146,8 @@ class BarrierInfo:
         slot = frame.function.decoded.ops[pc].result
         ty = frame.function.slot_types[slot]
         frame.regs[slot] = write(frame.regs[slot], rows, np.asarray(result).astype(dtype_of(ty)), ty, frame.count)
+        if wave.barrier_taint:  # what any predicate brought
+            taint.assign(frame.taint, slot, rows, wave.barrier_taint, frame.count)
 
 
 def barrier(c, function, pc, op) -> BarrierInfo:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from interpreter import collectives, mathlib
+from interpreter import collectives, mathlib, taint
 from interpreter import printf as printf_format
 from interpreter.launch import Stop
 from interpreter.memory import CONSTANT, GLOBAL, LOCAL, SHARED, split, tag
@@ -190,8 +190,9 @@ def assert_fail(c, function, pc, op):
         message = f"{read_string(int(values[1]))}:{int(values[2])}: {read_string(int(values[3]))}: " \
                   f"Assertion `{read_string(int(values[0]))}' failed."
         wave = rt.wave
+        reasons = taint.as_array(rt.taint_of_threads(threads), len(threads)) if rt.tainting else None
         rt.events.assertions.append(Assertion("assert", op_id, wave.first_block + wave.blocks_of(threads),
-                                              wave.tid_of(threads), message))
+                                              wave.tid_of(threads), message, reasons))
         rt.exit_threads(threads, op_id)
         return np.zeros(0, dtype=np.int64)
 

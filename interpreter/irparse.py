@@ -655,7 +655,7 @@ def parse_metadata(text: str) -> tuple[str, dict | list]:
     if text.startswith("distinct "):
         text = text[len("distinct ") :]
     if text.startswith("!{"):
-        return "tuple", [_metadata_value(part) for part in _split_top_level(text[2:-1])]
+        return "tuple", [_metadata_value(part) for part in split_top_level(text[2:-1])]
     match = _META_KIND.match(text)
     if not match:
         return "other", {"text": text}
@@ -663,7 +663,7 @@ def parse_metadata(text: str) -> tuple[str, dict | list]:
     if "(" not in body and "{" not in body:  # the common case: flat fields
         return match.group(1), {key: _metadata_value(value) for key, value in _PLAIN_FIELDS.findall(body)}
     fields = {}
-    for part in _split_top_level(body):
+    for part in split_top_level(body):
         key, _, value = part.partition(":")
         fields[key.strip()] = _metadata_value(value.strip())
     return match.group(1), fields
@@ -672,9 +672,10 @@ def parse_metadata(text: str) -> tuple[str, dict | list]:
 _PLAIN_FIELDS = re.compile(r'(\w+): ("[^"]*"|[^,]*)(?:, |$)')
 
 
-def _split_top_level(text: str) -> list[str]:
-    """Split at commas outside parentheses, braces and quotes."""
-    if "(" not in text and "{" not in text and '"' not in text:
+def split_top_level(text: str, opening: str = "({[", closing: str = ")}]") -> list[str]:
+    """Split at commas outside the `opening`/`closing` brackets and quotes; the parts
+    stripped, empty ones left out."""
+    if not any(char in text for char in opening) and '"' not in text:
         return [part.strip() for part in text.split(",") if part.strip()]
     parts, depth, quoted, start = [], 0, False, 0
     for index, char in enumerate(text):
@@ -682,9 +683,9 @@ def _split_top_level(text: str) -> list[str]:
             quoted = not quoted
         elif quoted:
             continue
-        elif char in "({[":
+        elif char in opening:
             depth += 1
-        elif char in ")}]":
+        elif char in closing:
             depth -= 1
         elif char == "," and depth == 0:
             parts.append(text[start:index].strip())

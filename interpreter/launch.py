@@ -55,6 +55,7 @@ class Launch:
     # scalars (struct members dotted) of a launch site Simulee chose, each with the site's inputs it is computed
     # from (none: the site does not pass it)
     guessed: tuple[tuple[str, frozenset], ...] = ()
+    taint: bool = False  # track what Simulee invented (Result.labels) through the run (interpreter.taint)
 
     def __post_init__(self):
         self.grid = _dim3(self.grid)
@@ -132,6 +133,7 @@ class Result:
     step_limit: int = 0  # the step limit in force
     blocks_run: int = 0  # blocks that ran to their end (or the stop)
     blocks_total: int = 0  # blocks the launch was to run (the sample's, if any)
+    labels: list[str] = field(default_factory=list)  # what taint bit i stands for (Placement.labels); [] untracked
 
 
 @dataclass(frozen=True)

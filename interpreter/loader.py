@@ -150,8 +150,10 @@ class Program:
         self._functions: dict[str, DecodedFunction] = {}
         self._globals: dict[str, DecodedGlobal] = {}
         self.kernels = _overloads_named(self._kernel_info(name) for name in _kernel_symbols(module))
-        # globals the host code writes (cudaMemcpyToSymbol): a launch finds in them what its fill makes up
+        # globals the host code writes (cudaMemcpyToSymbol): a launch finds in them what the host code
+        # states it writes (`host_values`: [offset, hex bytes] each), else what its fill makes up
         self.host_written: frozenset[str] = frozenset()
+        self.host_values: dict[str, list] = {}
         self.executions: dict[str, object] = {}  # kernel symbol -> its simt.Execution, kept to run its next launch
         self.managed: frozenset[str] = frozenset()  # __managed__ variables (the host's copy is the device's)
 
@@ -197,9 +199,18 @@ class Program:
         raise NoSuchKernel(f"kernel '{name}' not found" + (f"; close: {_some(close)}" if close else "") +
                            f" ({known}: `simulee kernels FILE` lists them)")
 
+    def host_writes(self, written) -> None:
+        """The device variables the host code writes: name -> what it writes ([offset, hex
+        bytes] each) when the host code states it, else None (sites.read_host)."""
+        written = dict(written)
+        self.host_written = frozenset(written)
+        self.host_values = {name: list(writes) for name, writes in written.items() if writes is not None}
+
     def reads_host_written(self, name: str) -> bool:
-        """Whether function `name` or one it calls names a variable in host_written."""
-        names = {f"@{variable}" for variable in self.host_written} | {f'@"{v}"' for v in self.host_written}
+        """Whether function `name` or one it calls names a variable the host code writes
+        with content it does not state (Simulee invents it)."""
+        invented = self.host_written - set(self.host_values)
+        names = {f"@{variable}" for variable in invented} | {f'@"{v}"' for v in invented}
         return bool(names) and any(
             any(word in instruction.text for word in names)
             for function in self.reachable_functions(name)

@@ -10,6 +10,12 @@ the accessing thread's block, local addresses offsets in the accessing thread's 
 Loads and stores are vectorized over the accessing threads. A lane that touches memory it
 may not (null, out of bounds, misaligned, a write to constant memory) is reported back as a
 fault and skipped: its load yields 0, its store is dropped.
+
+Shadow memory (interpreter.taint) holds, per byte, which invented values its content
+depends on: an index into a table of at most SHADOW_ENTRIES masks (the last stands for
+every label, once the table is full). A region whose content Simulee invented starts with
+its label in every byte (Region.taint); everything else starts with none. A region or
+segment has no shadow array until something tainted is stored in it.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from interpreter.contents import Fill
+from interpreter.taint import ALL
 from interpreter.trace import (BAD_ADDRESS, BUFFER_LIMIT, CONSTANT_WRITE, MISALIGNED, NULL_POINTER, OUT_OF_BOUNDS,
                                USE_AFTER_FREE)
 
@@ -30,6 +37,7 @@ REGION_MASK = (1 << (SPACE_SHIFT - REGION_SHIFT)) - 1
 NEGATIVE_OFFSETS = 1 << (REGION_SHIFT - 1)  # an offset from here on is a negative index into the next region
 PAGE = 1 << 16
 DEFAULT_GROWTH_LIMIT = 1 << 30  # a paged buffer grows to at most this many bytes
+SHADOW_ENTRIES = 256  # masks a shadow byte can name (uint8)
 
 
 
@@ -64,6 +72,8 @@ class Region:
     filled: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))  # per FILL_CHUNK: has its content
     guard: object = None  # (offsets, size) -> per access 0 or a FAULT_CODES code (the heap's allocations)
     pointees: object = None  # (slot indices) -> the addresses a table of pointers holds there (pointer_table)
+    taint: int = 0  # the shadow index of what bytes never written hold (a label when Simulee invented them)
+    shadow: np.ndarray | None = None  # per byte, its shadow index (None: every byte `taint`)
 
     @property
     def paged(self) -> bool:
@@ -81,6 +91,10 @@ class Region:
             capacity = (capacity + PAGE - 1) // PAGE * PAGE
             grown = np.zeros(capacity, dtype=np.uint8)
             grown[: len(self.data)] = self.data
+            if self.shadow is not None:
+                shadow = np.full(capacity, self.taint, dtype=np.uint8)
+                shadow[: len(self.shadow)] = self.shadow
+                self.shadow = shadow
             self.data = grown
         if (self.fill is not None or self.pointees is not None) and offsets is not None:
             if len(self.filled) < len(self.data) // FILL_CHUNK:
@@ -140,13 +154,19 @@ class Memory:
         self.beyond: int | None = None  # where pointers past a table's end point (_beyond)
         self.host_ranges: dict[int, int] = {}  # host address -> the region that starts there (map_host)
         self._host_table: tuple[np.ndarray, np.ndarray] | None = None  # sorted bases and their regions
+        self.masks = np.zeros(SHADOW_ENTRIES, dtype=np.uint64)  # shadow index -> taint mask
+        self.masks[-1] = ALL
+        self.mask_index = {0: 0, ALL: SHADOW_ENTRIES - 1}
+        self.shared_shadow: np.ndarray | None = None
+        self.local_shadow: np.ndarray | None = None
 
     # -- setting up
 
     def add_region(self, name: str, space: int, data: np.ndarray | None = None, size: int | None = None,
-                   read_only: bool = False, fill: Fill | None = None) -> int:
+                   read_only: bool = False, fill: Fill | None = None, taint: int = 0) -> int:
         """A new region; returns its number. With `data`, its bytes start as those (and its
-        size is enforced unless `size` is None and `data` is None)."""
+        size is enforced unless `size` is None and `data` is None). `taint` is what its
+        initial bytes depend on (a mask of labels: Simulee invented them)."""
         if data is not None:
             raw = np.frombuffer(np.ascontiguousarray(data).tobytes(), dtype=np.uint8)
             size = len(raw) if size is None else size
@@ -157,7 +177,8 @@ class Memory:
             buffer = np.zeros(0, dtype=np.uint8)  # every byte comes from the fill
         else:
             buffer = np.zeros(max(16, ((size or 0) + 15) // 16 * 16), dtype=np.uint8)
-        region = Region(name, space, buffer, size, read_only, fill, growth_limit=self.growth_limit)
+        region = Region(name, space, buffer, size, read_only, fill, growth_limit=self.growth_limit,
+                        taint=self.label_index(taint))
         self.regions.append(region)
         if len(self.regions) > REGION_MASK:
             raise MemoryError("too many memory regions")
@@ -180,13 +201,15 @@ class Memory:
         self.host_ranges.pop(base, None)
         self._host_table = None
 
-    def add_pointer_table(self, name: str, levels: int, fill: Fill | None = None) -> int:
+    def add_pointer_table(self, name: str, levels: int, fill: Fill | None = None, taint: int = 0) -> int:
         """A paged region of pointers (a `T**` argument), each to a paged region of its own
         made when its slot is first touched: with `levels` > 1 those hold pointers too, and
         the last level holds data (zeros, or `fill`'s content). Slots past
         POINTER_SLOTS, or past the regions left (REGION_RESERVE kept), point to a buffer
         that cannot grow: an access there is past what Simulee gives (BUFFER_LIMIT), not a
-        fault of the kernel's."""
+        fault of the kernel's. `taint` is what the buffers hold depends on (the slots point to
+        buffers of their own whatever the host would put there: an access through one
+        slot meets another through it whatever it holds)."""
         number = self.add_region(name, GLOBAL)
 
         def pointees(slots: np.ndarray) -> np.ndarray:
@@ -196,8 +219,8 @@ class Memory:
                     addresses[index] = self._beyond()
                     continue
                 inner_fill = None if fill is None else fill.inner(slot)
-                inner = (self.add_pointer_table(f"{name}[{slot}]", levels - 1, inner_fill) if levels > 1
-                         else self.add_region(f"{name}[{slot}]", GLOBAL, fill=inner_fill))
+                inner = (self.add_pointer_table(f"{name}[{slot}]", levels - 1, inner_fill, taint) if levels > 1
+                         else self.add_region(f"{name}[{slot}]", GLOBAL, fill=inner_fill, taint=taint))
                 addresses[index] = self.region_address(inner)
             return addresses
 
@@ -219,7 +242,9 @@ class Memory:
         for region in self.regions[1:] if regions else ():
             if region is not None:
                 region.data = np.zeros(0, dtype=np.uint8)
+                region.shadow = None
         self.shared = self.local = np.zeros(0, dtype=np.uint8)
+        self.shared_shadow = self.local_shadow = None
 
     def region_address(self, number: int) -> int:
         return tag(self.regions[number].space, number, 0)
@@ -231,6 +256,7 @@ class Memory:
         self.local_threads = threads
         self.local_bytes = (local_bytes + 15) // 16 * 16
         self.local = np.zeros(threads * self.local_bytes, dtype=np.uint8)
+        self.shared_shadow = self.local_shadow = None
 
     def grow_local(self, bytes_per_thread: int) -> None:
         """Make every thread's local stack hold at least `bytes_per_thread` bytes."""
@@ -241,6 +267,11 @@ class Memory:
         if self.local_bytes:
             grown[:, : self.local_bytes] = self.local.reshape(self.local_threads, self.local_bytes)
         self.local = grown.reshape(-1)
+        if self.local_shadow is not None:
+            shadow = np.zeros((self.local_threads, new_bytes), dtype=np.uint8)
+            if self.local_bytes:
+                shadow[:, : self.local_bytes] = self.local_shadow.reshape(self.local_threads, self.local_bytes)
+            self.local_shadow = shadow.reshape(-1)
         self.local_bytes = new_bytes
 
     # -- access
@@ -384,6 +415,87 @@ class Memory:
         for memory, positions, flat in resolved:
             rows = np.ascontiguousarray(data_rows[positions]).view(word).reshape(len(flat), words)
             memory.data.view(word)[(flat // word.itemsize)[:, None] + np.arange(words)] = rows
+
+
+    # -- shadow memory
+
+    def label_index(self, mask: int) -> int:
+        """The shadow index of taint `mask` (the last index, every label, once the table is
+        full)."""
+        found = self.mask_index.get(mask)
+        if found is None:
+            found = len(self.mask_index) - 1
+            if found >= SHADOW_ENTRIES - 1:
+                return SHADOW_ENTRIES - 1
+            self.masks[found] = mask
+            self.mask_index[mask] = found
+        return found
+
+    def read_taint(self, resolved, count: int, size: int):
+        """The taint each resolved lane's `size` bytes hold together (faulting lanes: none):
+        an int when every lane's is the same, else one mask per lane."""
+        found = 0
+        for memory, positions, flat in resolved:
+            shadow, base = _shadow(self, memory)
+            if shadow is None:
+                if base:
+                    found = _merged(found, int(self.masks[base]), positions, count)
+                continue
+            indices = shadow[flat[:, None] + np.arange(size)] if size > 1 else shadow[flat][:, None]
+            if not indices.any():
+                continue
+            masks = np.bitwise_or.reduce(self.masks[indices], axis=1)
+            found = _merged(found, masks, positions, count)
+        return found
+
+    def write_taint(self, resolved, taint, size: int) -> None:
+        """The resolved lanes' `size` bytes now hold `taint` (an int for all lanes, or one
+        mask per lane of the access)."""
+        for memory, positions, flat in resolved:
+            shadow, base = _shadow(self, memory)
+            if type(taint) is int:
+                if shadow is None and base == 0 and not taint:
+                    continue
+                indices = self.label_index(taint)
+            else:
+                lane_masks = taint[positions]
+                if shadow is None and base == 0 and not lane_masks.any():
+                    continue
+                distinct, inverse = np.unique(lane_masks, return_inverse=True)
+                indices = np.array([self.label_index(int(m)) for m in distinct], dtype=np.uint8)[inverse][:, None]
+            if shadow is None:
+                shadow = _make_shadow(self, memory, base)
+            shadow[flat[:, None] + np.arange(size)] = indices
+
+
+def _shadow(memory: Memory, target) -> tuple[np.ndarray | None, int]:
+    """(shadow array or None, shadow index of bytes without one) of a memory target."""
+    if isinstance(target, Region):
+        return target.shadow, target.taint
+    return (memory.shared_shadow if target.shared else memory.local_shadow), 0
+
+
+def _make_shadow(memory: Memory, target, base: int) -> np.ndarray:
+    if isinstance(target, Region):
+        target.shadow = np.full(len(target.data), base, dtype=np.uint8)
+        return target.shadow
+    shadow = np.zeros(len(target.data), dtype=np.uint8)
+    if target.shared:
+        memory.shared_shadow = shadow
+    else:
+        memory.local_shadow = shadow
+    return shadow
+
+
+def _merged(found, masks, positions: np.ndarray, count: int):
+    """`found` (an int, or one mask per lane of `count`) with lanes `positions` also
+    carrying `masks` (an int, or one per position)."""
+    if type(found) is int and type(masks) is int and len(positions) == count:
+        return found | masks
+    if type(found) is int:
+        found = np.full(count, found, dtype=np.uint64)
+    found[positions] |= np.uint64(masks) if type(masks) is int else masks
+    return found
 
 
 def _word(size: int, align: int) -> tuple[np.dtype, int]:

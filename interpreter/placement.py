@@ -6,6 +6,12 @@ segment, extern __shared__ ones all the same offset after the static ones; funct
 code addresses (for function pointers). Kernel arguments become buffers (sized when the
 caller gave an array, paged when not), numbers, or by-value structs that each thread gets a
 copy of. After the run, the pointer arguments' buffers are read back.
+
+What Simulee invents here (the content of a buffer no caller gave, of the buffers a table
+of pointers or a struct passed by value points to, of a device variable the host writes)
+gets a label (`labels`, bit i of a taint mask; interpreter.taint): its bytes start
+tainted with it. The pointers Simulee puts in tables and structs do not: each points to a
+buffer of its own, and an access through one meets another through it wherever it points.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ C_DTYPES = {
 
 
 SHARED_ARRAY_ALIGN = 16  # bytes: the alignment of a kernel's shared arrays
+LABEL_BITS = 64  # labels a taint mask holds; the last stands for every later one too
 
 
 class LaunchError(ValueError):
@@ -64,6 +71,7 @@ class Placement:
         self.addresses: dict[str, int] = {}
         self.regions: dict[str, int] = {}  # global variable -> its region
         self.textures: dict[int, Texture] = {}  # texture variable's address or object's handle -> its texture
+        self.labels: list[str] = []  # what Simulee invented for this launch, by taint bit
         self.function_names = list(program.module.functions)
         for index, name in enumerate(self.function_names):
             self.addresses[name] = tag(CODE, index + 1, 0)
@@ -116,12 +124,16 @@ class Placement:
                     self.regions[name] = device.place(name, space, data, image.size)
                     self.addresses[name] = self.memory.region_address(self.regions[name])
                     continue
-                if name in self.program.host_written and not image.relocations:
+                taint = 0
+                if name in self.program.host_values:  # what the host code states it copies there
+                    data = _written(data, self.program.host_values[name])
+                elif name in self.program.host_written and not image.relocations:
                     fill = _fill(launch, launch.seed * 1000 + zlib.crc32(name.encode()), None)
                     data = _made_up(image.type, data, fill, self.layout)
+                    taint = self.label(name)
                 elif space == GLOBAL and not image.relocations and not any(data):
                     data = self._fresh_pointers(name, image.type, data, launch)
-                region = self.memory.add_region(name, space, data, read_only=space == CONSTANT)
+                region = self.memory.add_region(name, space, data, read_only=space == CONSTANT, taint=taint)
                 self.regions[name] = region
                 self.addresses[name] = self.memory.region_address(region)
                 if isinstance(bound, np.ndarray):
@@ -175,9 +187,10 @@ class Placement:
                 fill = _fill(launch, launch.seed * 1000 + index, param)
                 if param.pointee_kind == "pointer":  # T**: a table of pointers to buffers
                     levels = (param.pointee or "*").count("*")
-                    region = self.memory.add_pointer_table(param.name, levels, fill)
+                    taint = self.label(f"the buffers {param.name} points to")
+                    region = self.memory.add_pointer_table(param.name, levels, fill, taint)
                 else:
-                    region = self.memory.add_region(param.name, GLOBAL, fill=fill)
+                    region = self.memory.add_region(param.name, GLOBAL, fill=fill, taint=self.label(param.name))
                 return Argument(param, self.memory.region_address(region), region)
             if isinstance(given, np.ndarray):
                 region = self.memory.add_region(param.name, GLOBAL, given, size=given.nbytes)
@@ -204,13 +217,26 @@ class Placement:
     def _fresh_pointers(self, name: str, ty: Type, data, launch: Launch, seed_base: int = 0) -> bytes:
         """`data` (zeros, of type `ty`) with every pointer in it (at any depth, in arrays
         too) pointing to a buffer of its own that grows on demand, as if the host had set
-        it: name.0, name.1, ... in field order."""
+        it: name.0, name.1, ... in field order. What those buffers hold is invented (one
+        label for all of them); the pointers are not: an access through one meets another
+        through it wherever it points."""
         data = bytearray(data)
+        taint = 0
         for number, offset in enumerate(self._pointer_offsets(ty, 0)):
+            taint = taint or self.label(f"the buffers {name} points to")
             fill = _fill(launch, launch.seed * 1000 + seed_base + number)
-            region = self.memory.add_region(f"{name}.{number}", GLOBAL, fill=fill)
+            region = self.memory.add_region(f"{name}.{number}", GLOBAL, fill=fill, taint=taint)
             data[offset : offset + 8] = np.int64(self.memory.region_address(region)).tobytes()
         return bytes(data)
+
+    def label(self, what: str) -> int:
+        """The taint mask of a new label naming `what` Simulee invented (LABEL_BITS at
+        most: the last stands for it and every later one)."""
+        if len(self.labels) < LABEL_BITS:
+            self.labels.append(what)
+        elif not self.labels[-1].startswith("and "):
+            self.labels[-1] = "and other values Simulee made up"
+        return 1 << (len(self.labels) - 1)
 
     def _pointer_offsets(self, ty: Type, base: int):
         if isinstance(ty, PointerType):
@@ -334,6 +360,15 @@ def _made_up(type_: Type, data: np.ndarray, fill: Fill | None, layout) -> np.nda
     drawn = Fill(fill.mode, fill.seed, dtype.str, fill.dictionary).values(np.arange(count, dtype=np.int64))
     made[:count * dtype.itemsize] = np.frombuffer(drawn.astype(dtype).tobytes(), dtype=np.uint8)
     return made
+
+
+def _written(data: np.ndarray, writes: list) -> np.ndarray:
+    """A global's bytes after the host's writes ([offset, hex bytes] each) in order."""
+    image = np.frombuffer(bytes(data), dtype=np.uint8).copy()
+    for offset, hexed in writes:
+        raw = np.frombuffer(bytes.fromhex(hexed), dtype=np.uint8)[: max(0, len(image) - offset)]
+        image[offset : offset + len(raw)] = raw
+    return image
 
 
 def _with_members(data: bytes, fields, args: dict) -> bytes:

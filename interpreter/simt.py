@@ -36,7 +36,7 @@ import time
 
 import numpy as np
 
-from interpreter import collectives, flow
+from interpreter import collectives, flow, taint
 from interpreter.compiler import (
     BARRIER, BRANCH, CALL, COLLECTIVE, GRID_BARRIER, PLAIN, RETURN, STOP, SWITCH, UNREACHABLE, UNSUPPORTED,
     Compiler,
@@ -62,14 +62,20 @@ class Frame:
     """One activation of a function by the threads (wave indices) that called it together."""
 
     __slots__ = ("function", "threads", "regs", "caller", "caller_rows", "call_pc", "key", "depth", "local_top",
-                 "id", "count")
+                 "id", "count", "taint", "branches", "control")
     _ids = itertools.count()
 
-    def __init__(self, function, threads, caller=None, caller_rows=None, call_pc=-1, key=(), depth=0, local_top=0):
+    def __init__(self, function, threads, caller=None, caller_rows=None, call_pc=-1, key=(), depth=0, local_top=0,
+                 control=0):
         self.function = function
         self.threads = threads
         self.count = len(threads)
         self.regs = [None] * function.slot_count
+        # what Simulee invented each register depends on; each branch's condition as the rows last
+        # evaluated it; what reaching this call does (interpreter.taint)
+        self.taint = [0] * function.slot_count
+        self.branches: dict = {}
+        self.control = control
         self.caller = caller
         self.caller_rows = caller_rows
         self.call_pc = call_pc
@@ -129,6 +135,10 @@ class Wave:
         np.bitwise_or.at(per_block, warps, (np.uint32(1) << lanes.astype(np.uint32)).astype(np.uint32))
         self.live_bits = np.tile(per_block, blocks)
         self.existing_bits = self.live_bits.copy()
+        # per thread, what its place (a barrier it waits at, its exit) depends on; per block, what the
+        # predicates of its reducing barrier do (interpreter.taint)
+        self.place_taint = np.zeros(count, dtype=np.uint64)
+        self.barrier_taint = 0
 
     def blocks_of(self, threads):
         return threads // self.tpb
@@ -161,6 +171,8 @@ class Execution:
         self.launch = launch
         self.memory = launch.device.memory if launch.device is not None else Memory(launch.growth_limit)
         self.events = Events()
+        self.tainting = False  # whether values carry what Simulee invented (interpreter.taint)
+        self.taint_here = None  # (frame, rows, pc, operands' taint) of the plain instruction running
         self.recorder = TraceRecorder(launch.trace_limit) if launch.trace else None
         self.steps = 0
         self.thread_instructions = 0
@@ -173,6 +185,7 @@ class Execution:
         self._no_threads()
         if not self.compiler.start(launch):
             return False
+        self.tainting = launch.taint and bool(self.compiler.placement.labels)
         # waves are smaller when threads need much local memory, or blocks much shared memory
         stack = self.compiler.static_stack_bytes()
         wave_threads = min(launch.wave_threads, LOCAL_MEMORY_BUDGET // stack) if stack else launch.wave_threads
@@ -226,6 +239,7 @@ class Execution:
             self.blocks_run * launch.threads_per_block, self.thread_instructions, self.steps,
             time.perf_counter() - start, [region.name if region else "" for region in self.memory.regions],
             self.kernel.name, self.step_limit, self.blocks_run, self.wave_blocks,
+            list(self.compiler.placement.labels) if self.tainting else [],
         )
         # the execution outlives the launch (it is kept to run the next): what the launch
         # made goes with the result, or is freed now
@@ -323,7 +337,7 @@ class Execution:
         """Run `group` from its instruction until it branches, parks, calls or returns."""
         frame, pc, rows = group.frame, group.pc, group.rows
         function = frame.function
-        kinds, runs = function.kinds, function.runs
+        kinds, runs = function.kinds, function.taint_runs if self.tainting else function.runs
         limit, work_limit = self.step_limit, self.launch.work_limit
         while True:
             self.steps += 1
@@ -345,6 +359,8 @@ class Execution:
                 pc += 1
                 continue
             if kind == BRANCH or kind == SWITCH:
+                if self.tainting:
+                    self.note_branch(frame, pc, rows)
                 edges = runs[pc](frame, rows)
                 if self.launch.coverage:
                     self.cover(function.name, pc, frame, edges)
@@ -355,6 +371,8 @@ class Execution:
                 self.finish_call(frame, rows, pc)
                 return
             if kind == CALL:
+                if self.tainting:  # a call through a bad pointer depends on the pointer
+                    self.taint_here = (frame, rows, pc, taint.operands(frame, function.decoded.ops[pc].args, rows, pc))
                 runs[pc](frame, rows, pc)
                 return
             if kind == BARRIER:
@@ -371,6 +389,7 @@ class Execution:
                 pc += 1
                 continue
             if kind == UNREACHABLE:
+                self.taint_here = (frame, rows, pc, 0)
                 self.fault(REACHED_UNREACHABLE, function.op_ids[pc], frame.thread_ids(rows))
                 self.exit_threads(frame.thread_ids(rows), function.op_ids[pc])
                 return
@@ -420,6 +439,8 @@ class Execution:
         could have released them), else an endless loop."""
         key, group = next(iter(self.spinning.items()))
         waits_on_memory = self.spun[key][1]
+        if self.tainting:
+            self.events.looping_taint = self.loop_taint(self.spinning.values())
         threads = np.concatenate([g.frame.thread_ids(g.rows) for g in self.spinning.values()])
         where = self.compiler.looping_op(group.frame.function)
         if not waits_on_memory:
@@ -468,6 +489,11 @@ class Execution:
         phis = function.phis[target_block]
         incoming = [(slot, ty, read(frame, rows)) for slot, ty, read in
                     (phi.for_edge(source_block) for phi in phis)] if phis else []
+        if phis and self.tainting:  # each phi's value depends on it and on what chose the edge
+            chosen = taint.control(frame, function.control.deciding[target_block], rows)
+            for phi in phis:
+                phi_taint = taint.union(chosen, phi.taint_for_edge(frame, rows, source_block))
+                taint.assign(frame.taint, phi.slot, rows, phi_taint, frame.count)
         first = function.block_first[target_block]
         back = function.rank[first] <= function.rank[function.block_first[source_block]]
         spun = self.spins(frame, target_block, rows, incoming) if back else None
@@ -490,10 +516,18 @@ class Execution:
             self.stack_overflow(frame, rows, frame.function.op_ids[pc],
                                 f"calls nested more than {self.launch.recursion_limit} deep")
             return
+        reached = 0
+        if self.tainting:  # what reaching the call depends on; a pointer called through too
+            op = frame.function.decoded.ops[pc]
+            reached = taint.union(taint.control(frame, frame.function.control.of(pc), rows),
+                                  taint.operands(frame, op.args[len(arguments):], rows, pc))
         callee_frame = Frame(callee, threads, frame, caller_rows, pc, frame.key + (frame.function.rank[pc],), depth,
-                             frame.local_top)
+                             frame.local_top, reached if type(reached) is int else np.array(reached))
         for slot, ty, value in zip(callee.params, callee.param_types, arguments):
             callee_frame.regs[slot] = write(None, None, value, ty, callee_frame.count)
+        if self.tainting:
+            for slot, argument in zip(callee.params, frame.function.decoded.ops[pc].args):
+                callee_frame.taint[slot] = taint.operands(frame, (argument,), rows, pc)
         self.add(callee_frame, 0, None)
 
     def count_work(self, thread_instructions: int) -> None:
@@ -512,6 +546,8 @@ class Execution:
         """`ret` by rows of `frame`: back to the caller, or out of the kernel."""
         value = frame.function.runs[pc](frame, rows)
         if frame.caller is None:
+            if self.tainting:  # where a thread leaves depends on how it got there
+                self.note_place(frame, pc, rows)
             self.exit_threads(frame.thread_ids(rows), frame.function.op_ids[pc])
             return
         caller = frame.caller
@@ -519,6 +555,12 @@ class Execution:
         if len(caller_rows) == caller.count:
             caller_rows = None
         flow.write_call_result(caller, caller_rows, frame.call_pc, value)
+        if self.tainting:  # the value returned, and which return returned it
+            result = caller.function.decoded.ops[frame.call_pc].result
+            if result >= 0:
+                returned = taint.union(taint.operands(frame, frame.function.decoded.ops[pc].args, rows, pc),
+                                       taint.control(frame, frame.function.control.of(pc), rows))
+                taint.assign(caller.taint, result, caller_rows, returned, caller.count)
         self.add(caller, frame.call_pc + 1, caller_rows)
 
     def exit_threads(self, threads: np.ndarray, op: int) -> None:
@@ -554,6 +596,11 @@ class Execution:
         """Threads arrive at a block barrier; reduction barriers first note their values."""
         threads = frame.thread_ids(rows)
         wave = self.wave
+        if self.tainting:
+            self.note_place(frame, pc, rows)
+            if frame.function.info[pc].reduction is not None:
+                predicate = frame.function.decoded.ops[pc].args[-1:]
+                wave.barrier_taint |= taint.reduce(taint.operands(frame, predicate, rows, pc))
         frame.function.info[pc].note_value(frame, rows, threads, wave)
         if not self.barriers and len(threads) == wave.count and wave.everyone_live:
             # every thread of the wave arrives together and none ever left: all blocks pass
@@ -632,9 +679,10 @@ class Execution:
                 missing = np.flatnonzero(exited[index] | (waiting[index] & (keys[index] != key)))
                 where = np.where(exited[index][missing], wave.exit_op[block * wave.tpb + missing],
                                  self.barrier_ops(keys[index][missing]))
+                places = wave.place_taint[block * wave.tpb + np.r_[arrived, missing]]
                 self.events.barrier_divergence.append(BarrierDivergence(
                     wave.first_block + block, int(self.barrier_ops(np.array([key]))[0]), int(wave.epoch[block]),
-                    arrived, missing, where, exited[index][missing]))
+                    arrived, missing, where, exited[index][missing], taint=int(np.bitwise_or.reduce(places))))
 
     def barrier_ops(self, keys: np.ndarray) -> np.ndarray:
         """The static op ids of barrier wait keys (-1 for threads not waiting)."""
@@ -670,10 +718,11 @@ class Execution:
             block = int(wave.blocks_of(arrived[0]))
             arrived = arrived[wave.blocks_of(arrived) == block]
             where = np.where(exited[missing], wave.exit_op[missing], self.barrier_ops(wave.wait_key[missing]))
+            places = np.bitwise_or.reduce(wave.place_taint[np.r_[arrived, missing]])
             self.events.barrier_divergence.append(BarrierDivergence(
                 wave.first_block + block, first.frame.function.op_ids[first.pc], int(self.grid_epoch),
                 wave.tid_of(arrived), wave.tid_of(missing), where, exited[missing],
-                wave.first_block + wave.blocks_of(missing)))
+                wave.first_block + wave.blocks_of(missing), int(places)))
         for group in groups:
             self.add(group.frame, group.pc + 1, group.rows)
         self.grid_waits.clear()
@@ -712,10 +761,12 @@ class Execution:
 
     # ------------------------------------------------------------------ faults
 
-    def fault(self, kind: str, op: int, threads: np.ndarray, addresses=None, detail: str = "") -> None:
+    def fault(self, kind: str, op: int, threads: np.ndarray, addresses=None, detail: str = "", depends=None) -> None:
         """Lanes `threads` (of the wave) fault at `op`. Of a fault that repeats at one op,
         only FAULT_SAMPLE threads are kept (and the count of the rest), so that a fault in
-        every block of a huge launch takes bounded memory."""
+        every block of a huge launch takes bounded memory. While the launch tracks taint,
+        `depends` is what each lane's fault depends on (None: the operands and the control
+        of the instruction running, taint_here)."""
         if len(threads) == 0:
             return
         wave = self.wave
@@ -724,11 +775,63 @@ class Execution:
         counts[(kind, op)] = counts.get((kind, op), 0) + len(threads)
         if kept >= FAULT_SAMPLE:
             return
+        masks = None
+        if self.tainting:
+            masks = taint.as_array(self.taint_of_threads(threads) if depends is None else depends, len(threads))
         if kept + len(threads) > FAULT_SAMPLE:
             threads = threads[: FAULT_SAMPLE - kept]
             addresses = addresses[: FAULT_SAMPLE - kept] if addresses is not None else None
+            masks = masks[: FAULT_SAMPLE - kept] if masks is not None else None
         self.events.faults.append(Fault(kind, op, wave.first_block + wave.blocks_of(threads), wave.tid_of(threads),
-                                        addresses, detail))
+                                        addresses, detail, masks))
+
+    # ------------------------------------------------------------------ taint
+
+    def note_branch(self, frame: Frame, pc: int, rows) -> None:
+        """Rows of `frame` evaluate the branch or switch at `pc`: its condition's taint is
+        what the instructions it controls depend on."""
+        condition = frame.function.decoded.ops[pc].args[:1]
+        if condition:
+            taint.note_branch(frame, pc, taint.operands(frame, condition, rows, pc), rows)
+
+    def note_place(self, frame: Frame, pc: int, rows) -> None:
+        """Rows of `frame` wait at the barrier at `pc`, or leave the kernel at its `ret`:
+        what got each there (for barrier divergence)."""
+        mask = taint.control(frame, frame.function.control.of(pc), rows)
+        self.wave.place_taint[frame.thread_ids(rows)] = mask
+
+    def taint_of_threads(self, threads: np.ndarray):
+        """What the instruction running (taint_here) depends on in `threads` (of the
+        wave): its operands and reaching it."""
+        if self.taint_here is None:
+            return 0
+        frame, rows, pc, operands = self.taint_here
+        positions = np.searchsorted(frame.threads, threads)  # the threads' rows of the frame
+        mask = taint.control(frame, frame.function.control.of(pc), positions)
+        if type(operands) is not int:
+            operands = operands[np.searchsorted(frame.row_indices(rows), positions)]
+        return taint.union(mask, operands)
+
+    def context_taint(self, frame: Frame, rows):
+        """What rows of `frame` depend on at the plain instruction running: its operands
+        and reaching it (for what it does to memory without saying)."""
+        if self.taint_here is None or self.taint_here[0] is not frame:
+            return 0
+        _, at_rows, pc, operands = self.taint_here
+        if at_rows is not rows:
+            operands = taint.reduce(operands)
+        return taint.union(taint.control(frame, frame.function.control.of(pc), rows), operands)
+
+    def loop_taint(self, groups) -> int:
+        """What the threads of `groups` being where they are depends on: every branch their
+        frames took and their calls."""
+        mask = 0
+        for group in groups:
+            frame = group.frame
+            mask |= taint.reduce(frame.control if group.rows is None else taint.rows_of(frame.control, group.rows))
+            for found in frame.branches.values():
+                mask |= taint.reduce(taint.rows_of(found, group.rows))
+        return mask
 
 
 def _unchanged(register, rows, value) -> bool:

@@ -20,6 +20,8 @@ The trace has one record per thread access, kept as NumPy columns:
     sync       0 for a plain access; for an atomic or volatile one its scope (1 block,
                2 device, 3 system) plus 4 if it acquires, 8 if it releases by itself
                (interpreter.vocabulary)
+    taint      the invented values (Result.labels, one bit each) its address and the
+               thread's reaching it depend on (interpreter.taint); 0 when not tracked
 
 Warp and lane are thread // 32 and thread % 32; `coordinates` turns linear indices into
 (x, y, z) for given dimensions.
@@ -47,18 +49,22 @@ COLUMNS = {
     "space": np.uint8, "kind": np.uint8, "region": np.int32, "offset": np.int64, "size": np.int32,
     "block": np.int64, "thread": np.int32, "op": np.int32, "epoch": np.int32, "grid_epoch": np.int32,
     "step": np.int64, "active": np.uint32, "warp_sync": np.int32, "value": np.uint64, "sync": np.uint8,
+    "taint": np.uint64,
 }
 
 
 @dataclass(frozen=True)
 class OpInfo:
-    """A static instruction that appears in the trace or in an event."""
+    """A static instruction that appears in the trace or in an event. `decides`: a read of
+    memory (a load, an atomic) whose value decides a branch of its function (a spin's or a
+    check's read of a flag)."""
 
     function: str
     index: int
     opcode: str
     location: SourceLocation | None
     text: str
+    decides: bool = False
 
 
 @dataclass
@@ -71,6 +77,7 @@ class Fault:
     threads: np.ndarray  # linear thread index per faulting lane
     addresses: np.ndarray | None = None
     detail: str = ""  # what went wrong, when the kind alone does not say
+    taint: np.ndarray | None = None  # per faulting lane, the invented values its fault depends on
 
 
 @dataclass
@@ -87,6 +94,7 @@ class BarrierDivergence:
     missing_ops: np.ndarray  # per missing thread: the op where it is (ret or other barrier)
     missing_exited: np.ndarray  # per missing thread: it left the kernel (else it waits elsewhere)
     missing_blocks: np.ndarray | None = None  # per missing thread, for a grid barrier (else `block`)
+    taint: int = 0  # the invented values where the threads went depends on
 
 
 @dataclass
@@ -100,6 +108,7 @@ class WarpMaskEvent:
     mask: int
     arrived: int  # bit per lane that took part
     read_outside: int = 0  # bit per lane read from outside the reader's mask
+    taint: int = 0  # the invented values which lanes came, and the lanes read, depend on
 
 
 @dataclass
@@ -112,6 +121,7 @@ class Assertion:
     blocks: np.ndarray
     threads: np.ndarray
     message: str = ""
+    taint: np.ndarray | None = None  # per thread, the invented values its failing depends on
 
 
 @dataclass
@@ -146,6 +156,7 @@ class Events:
     # collectives completed, scope, op)
     fences: list[tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int]] = field(default_factory=list)
     looping_op: int = -1  # where threads were running when a limit stopped the launch
+    looping_taint: int = 0  # the invented values their being stuck there depends on
     in_loop: bool = True  # ... in a loop (else the launch ran out before its blocks did)
     # faulting threads per (kind, op); `faults` keeps only the first of them (simt.FAULT_SAMPLE)
     fault_counts: dict[tuple[str, int], int] = field(default_factory=dict)

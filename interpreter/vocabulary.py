@@ -47,22 +47,24 @@ def barrier_kind(callee: str) -> str | None:
 
 # Memory-model strength of an access or fence (the trace's `sync` column): 0 for a plain
 # access; else its scope, plus ACQUIRE / RELEASE when the instruction itself orders
-# (ld.acquire, st.release, an LLVM atomic load or store with that ordering).
+# (ld.acquire, st.release, an LLVM atomic load or store with that ordering), and VOLATILE
+# for a volatile access that is no atomic.
 BLOCK_SCOPE, DEVICE_SCOPE, SYSTEM_SCOPE = 1, 2, 3
-SCOPE_BITS, ACQUIRE, RELEASE = 3, 4, 8
+SCOPE_BITS, ACQUIRE, RELEASE, VOLATILE = 3, 4, 8, 16
 _SYNCSCOPES = {"block": BLOCK_SCOPE, "cta": BLOCK_SCOPE, "device": DEVICE_SCOPE, "agent": DEVICE_SCOPE,
                "gpu": DEVICE_SCOPE, "cluster": DEVICE_SCOPE}
 
 
 def access_sync(opcode: str, extra: dict) -> int:
     """The `sync` of a load, store or atomicrmw/cmpxchg: volatile accesses are strong at
-    system scope (PTX treats them as relaxed.sys); atomics at their syncscope (none: the
+    system scope (PTX treats them as relaxed.sys), and marked VOLATILE (they synchronize
+    only as the flag of a release and an acquire); atomics at their syncscope (none: the
     device, as CUDA's atomicAdd); an atomic load acquires and an atomic store releases
     when its ordering says so. A read-modify-write's ordering is ignored: clang gives
     CUDA's relaxed atomicAdd seq_cst, so only a fence around it orders."""
     atomic = opcode in ("atomicrmw", "cmpxchg") or extra.get("atomic")
     if not atomic:
-        return SYSTEM_SCOPE if extra.get("volatile") else 0
+        return SYSTEM_SCOPE | VOLATILE if extra.get("volatile") else 0
     scope = syncscope(extra, DEVICE_SCOPE)
     orderings = set(extra.get("orderings", ()))
     if opcode == "load" and orderings & {"acquire", "seq_cst"}:

@@ -18,7 +18,7 @@ from interpreter.memory import POINTER_SLOTS
 from interpreter.simt import execute
 from interpreter.trace import BUFFER_LIMIT
 from interpreter.vocabulary import index_register
-from simulee.detect import Detector, enabled
+from simulee.detect import enabled
 from simulee.detect.base import KernelRuns, LaunchRun
 from simulee.detect.faults import invalid_launch
 from simulee.detect.race import RACES, WARP_SYNCHRONOUS
@@ -36,8 +36,9 @@ TRACE_LIMIT = 1 << 22  # accesses a checked launch keeps in its trace (each cost
 
 @dataclass
 class KernelCheck:
-    """What checking one kernel found. `status` is ok, unsupported (the interpreter met
-    something it cannot execute: `error` names it) or error."""
+    """What checking one kernel found. `status` is ok, not-checked (no launch ran to its
+    end: `error` says why), unsupported (the interpreter met something it cannot
+    execute: `error` names it) or error."""
 
     kernel: str
     symbol: str
@@ -257,15 +258,14 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
         # each launch is looked at as soon as it ran, then released: only one trace is held at a time
         run = LaunchRun(program, kernel, result, warp_model)
         found = [finding for detector in detectors for finding in detector.launch(run)]
-        confirmed = _confirmed(run, found, rules, detectors, deadline)
+        again = _again(run, found, detectors, deadline)
         for finding in found:
-            made_up = rules.made_up_reads(result.launch, finding.ops)
+            made_up = [] if finding.key() in again else invented(finding, result)
             if made_up and finding.type in MEMORY_FAULTS:  # the made-up content's fault, not the kernel's
                 _note_once(check.notes, _made_up_fault_note(finding, made_up))
                 continue
             _merge(merged, finding)
-            doubt = _doubt(finding, result.launch, made_up if finding.key() not in confirmed else [],
-                           _guesses(finding, result.launch, rules, program, kernel))
+            doubt = _doubt(finding, result.launch, made_up, _guesses(finding, result.launch, rules, program, kernel))
             if doubt:
                 doubts.setdefault(finding.key(), doubt)
             else:
@@ -278,7 +278,7 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
     for key, finding in merged.items():
         if key in doubts and key not in trusted:
             conditional(finding, doubts[key])
-    kept.status = check.status
+    kept.status, kept.notes = check.status, check.notes
     for detector in detectors:
         kept.found = len(merged)
         for finding in detector.kernel(kept):
@@ -287,19 +287,43 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
     check.assumptions = [_assumption(bound) for bound in rules.bounds.values()  # none a checked launch refutes
                          if all(bound.extent(block) <= bound.limit for block in blocks)]
     check.notes += [_outside_note(outside) for outside in rules.outside]
+    if check.status == "ok" and not any(entry["status"] not in UNFINISHED for entry in check.launches):
+        check.status, check.error = NOT_CHECKED, _not_checked(check, kept.out_of_time)
     check.findings = sorted(merged.values(), key=lambda f: (f.file, f.line, f.column, f.type, f.message))
     check.seconds = time.perf_counter() - start
     return check
 
 
+NOT_CHECKED = "not-checked"  # the status of a kernel no launch of which ran to its end
+UNFINISHED = ("invalid", "trace-limit")  # launches that do not check a kernel: outside its contract, cut short
+
+
+def _not_checked(check: KernelCheck, out_of_time: bool) -> str:
+    """Why no launch of a check ran to its end (its notes say more)."""
+    statuses = {entry["status"] for entry in check.launches}
+    if not statuses and out_of_time:
+        return "not checked: time ran out before a launch was checked (--max-seconds, or a scan's --kernel-timeout)"
+    if not statuses:
+        why = "no launch could be made"
+    elif statuses == {"invalid"}:
+        why = "every launch was outside what the kernel is written for"
+    elif statuses == {"trace-limit"}:
+        why = f"every launch was stopped once its trace held {TRACE_LIMIT:,} accesses (what came after is unchecked)"
+    else:
+        why = "every launch was outside what the kernel is written for or stopped at the trace limit"
+    return f"not checked: {why}" + (f": {check.notes[0]}" if check.notes else "")
+
+
 def _guesses(finding: Finding, launch: Launch, rules: Contract, program: Program, kernel: KernelInfo) -> list[str]:
-    """The scalars of a launch site whose values Simulee chose (launch.guessed) that
-    `finding` depends on, when two of them are computed from different values of the host
-    code (or one is not passed by the site at all), so that how they relate is a guess: a
-    size and an area the host derives from other fields. What it depends on: the scalars
-    its addresses are computed from, for a race or a fault; those any branch depends on,
-    for a failed assertion. None when all come from one value (a struct passed whole, a
-    size and the count computed from it)."""
+    """The scalars and dimensions of a launch site whose values Simulee chose
+    (launch.guessed) that `finding` depends on, when two of them are computed from
+    different values of the host code (or one is not passed by the site at all), so that
+    how they relate is a guess: a size and an area the host derives from other fields, a
+    grid from one host value and a count from another. What it depends on: the scalars and
+    dimensions (a block or thread index ranges over one) its addresses are computed from,
+    for a race or a fault; the scalars any branch depends on, for a failed assertion. None
+    when all come from one value (a struct passed whole, a size and the grid computed from
+    it), or are dimensions only."""
     if not launch.guessed:
         return []
     if finding.type == "assertion":
@@ -308,65 +332,100 @@ def _guesses(finding: Finding, launch: Launch, rules: Contract, program: Program
         used = {name for name, uses in relevant_parameters(program, kernel).items() if "branch" in uses}
     elif finding.type in RACES or finding.type in MEMORY_FAULTS:
         sources = [rules.sources[op] for op in finding.ops if op in rules.sources]
-        used = set().union(*(source.scalars | source.contents for source in sources))
+        used = set().union(*(source.scalars | source.contents | source.dims for source in sources))
     else:
         return []
-    involved = [(name, inputs) for name, inputs in launch.guessed if name.partition(".")[0] in used]
-    related = all(a & b for (_, a), (_, b) in itertools.combinations(involved, 2))
+    involved = [(name, inputs) for name, inputs in launch.guessed if name in used or name.partition(".")[0] in used]
+    scalars = [(name, inputs) for name, inputs in involved if name not in DIMENSIONS]
+    if not scalars:  # a grid and a block: any pair is a launch the code allows
+        return []
+    # several scalars: their relation matters (the planes of a grid overlap when area < dim * dim, whatever the
+    # grid); one scalar: its relation with the grid or block it must cover (a grid from one value, n from another)
+    weighed = scalars if len(scalars) > 1 else involved
+    related = all(a & b for (_, a), (_, b) in itertools.combinations(weighed, 2))
     return [] if related else [name for name, _ in involved]
+
+
+DIMENSIONS = {f"{what}.{axis}" for what in ("gridDim", "blockDim") for axis in "xyz"}
+
+
+def invented(finding: Finding, result: Result) -> list[str]:
+    """What Simulee invented for the launch (Result.labels) that `finding` depends on: the
+    content of buffers, tables of pointers and device variables its addresses, branches or
+    loop bounds were computed from (interpreter.taint). Empty when it holds whatever they
+    hold."""
+    labels = result.labels
+    return [labels[bit] for bit in range(len(labels)) if finding.taint >> bit & 1]
 
 
 def _doubt(finding: Finding, launch: Launch, made_up: list[str], guesses: list[str] = ()) -> str:
     """What guess of Simulee's the launch showing `finding` rests on for it ('' when none):
     two pointers made one buffer by the search; values Simulee chose for scalars a launch
     site computes from what it cannot see (`guesses`, _guesses: a size and the area the
-    host derives from it are related in ways no search knows); or, on the launch of a
-    launch site, a race whose addresses are computed from the content Simulee made up for the buffers
-    `made_up` (and that buffers of distinct values, of sorted ones or of the identity do
-    not show): the host code's data has invariants Simulee does not see (an index array
-    that is a permutation, a scan). A kernel checked alone, with no launch site, must be
-    right whatever its buffers hold, as a verifier takes it."""
+    host derives from it are related in ways no search knows); or memory content Simulee
+    made up (`made_up`, invented): the program's own data has invariants Simulee does not
+    see (an index array that is a permutation, offsets that are a scan, counts never 0)."""
     if searched_alias(launch):
         pairs = ", ".join(f"{name}=={value.target}" for name, value in launch.args.items() if isinstance(value, Alias))
         return (f"only when {pairs}: an in-place call, which no launch site or user makes; mark the pointers "
                 "__restrict__ if the kernel never gets one")
     if guesses:
-        shown = ", ".join(f"{name}={launch.args.get(name, '?')}" for name in guesses[:6]) + \
+        shown = ", ".join(f"{name}={_guessed_value(launch, name)}" for name in guesses[:6]) + \
             (", ..." if len(guesses) > 6 else "")
         return (f"only for values Simulee chose ({shown}): the host code computes them from what Simulee cannot "
                 "see; if they never occur together, state the values in simulee.toml")
-    if made_up and finding.type in RACES and launch.origin.startswith("site "):
-        return (f"only when what {', '.join(made_up)} hold{'s' if len(made_up) == 1 else ''} makes these addresses "
-                f"meet (content Simulee made up, buffers {launch.fill}); if it never does, state what "
-                f"{'it holds' if len(made_up) == 1 else 'they hold'} in simulee.toml")
+    if made_up:
+        what = ", ".join(made_up[:6]) + (", ..." if len(made_up) > 6 else "")
+        one = len(made_up) == 1
+        return (f"only for some contents of {what}: Simulee made up what {'it holds' if one else 'they hold'} "
+                f"({CONTENTS.get(launch.fill, launch.fill)}); state {'it' if one else 'them'} in simulee.toml, "
+                "or run the program with simulee exec")
     return ""
 
 
-def _confirmed(run: LaunchRun, found: list[Finding], rules: Contract, detectors: tuple[Detector, ...],
-               deadline: float) -> set[tuple]:
-    """The races among `found` whose addresses come from made-up content that neither
-    repeated values, disorder nor disagreeing tables make: shown again by the launch on
-    buffers of distinct values, of sorted ones and of the identity (CONFIRMING_FILLS; each
-    as is when the launch had it). An index array of distinct values puts no two threads on
-    one address, ranges cut by sorted offsets (CSR row pointers) never overlap, and row
-    tables that are each the identity agree on every row's length (a row copied from one
-    CSR matrix into another): a race through content that shows on all three is the
-    kernel's, one that needs any is the content's."""
+def _guessed_value(launch: Launch, name: str):
+    """The value a launch gives a guessed scalar or dimension (gridDim.x, blockDim.y)."""
+    what, _, axis = name.partition(".")
+    if what in ("gridDim", "blockDim") and axis in ("x", "y", "z"):
+        return (launch.grid if what == "gridDim" else launch.block)["xyz".index(axis)]
+    return launch.args.get(name, "?")
+
+
+CONTENTS = {"zeros": "zeros", "small": "small random integers", "wide": "random values of the whole range",
+            "distinct": "distinct values", "sorted": "sorted values", "identity": "each element its index"}
+
+
+def _again(run: LaunchRun, found: list[Finding], detectors, deadline: float) -> set[tuple]:
+    """The keys of the findings among `found` that depend on what Simulee invented but show
+    the same instance (the same threads at the same places) again on other contents: then
+    they hold whatever it is, as `out[atomicAdd(count, t)] = t` makes threads 0 and 1 meet
+    whatever `count` holds. The other contents are two that make no two threads meet by
+    chance (_other_contents): a content that makes many meet (small values, zeros) would
+    show again many instances that need it."""
+    pending = {finding.key() for finding in found if finding.taint and finding.pairs}
     launch = run.result.launch
-    pending = {finding.key() for finding in found
-               if finding.type in RACES and rules.made_up_reads(launch, finding.ops)}  # what _doubt asks of
-    racing = [detector for detector in detectors if any(rule.id == "data-race" for rule in detector.rules)]
-    for fill in CONFIRMING_FILLS:
-        if not pending or fill == launch.fill:
-            continue
-        again = execute(run.program, run.kernel, replace(detection_launch(launch, deadline)[0], fill=fill))
-        if again.status in ("unsupported", "out-of-memory"):
+    for fill, seed in _other_contents(launch) if pending else ():
+        if not pending or time.perf_counter() >= deadline:
             return set()
-        pending &= {finding.key() for detector in racing for finding in detector.launch(replace(run, result=again))}
+        other = execute(run.program, run.kernel, replace(launch, fill=fill, seed=seed))
+        if other.status in ("unsupported", "out-of-memory"):
+            return set()
+        again = replace(run, result=other)
+        pending &= {key for detector in detectors
+                    for key in detector.again(again, [f for f in found if f.key() in pending
+                                                      and any(rule.id == f.type for rule in detector.rules)])}
     return pending
 
 
-CONFIRMING_FILLS = ("distinct", "sorted", "identity")
+def _other_contents(launch: Launch) -> list[tuple[str, int]]:
+    """(fill, seed) of two contents other than `launch`'s that put no two threads on one
+    index by chance: a permutation (distinct values) and the identity, or two permutations."""
+    other_seed = launch.seed + 7919
+    if launch.fill == "identity":
+        return [("distinct", other_seed), ("distinct", other_seed + 7919)]
+    if launch.fill == "distinct":
+        return [("distinct", other_seed), ("identity", launch.seed)]
+    return [("distinct", launch.seed), ("identity", launch.seed)]
 
 
 def _made_up_fault_note(finding: Finding, made_up: list[str]) -> str:
@@ -404,11 +463,13 @@ def conditional(finding: Finding, why: str) -> None:
 
 
 def detection_launch(launch: Launch, deadline: float = float("inf")) -> tuple[Launch, str]:
-    """`launch` as a check runs it, and a note when that is not all of it: at most
-    FULL_CHECK_THREADS threads (else SAMPLED_RUNS runs of consecutive blocks from its
-    start to its end), stopped once its trace holds TRACE_LIMIT accesses, no time past
-    `deadline`, keeping no copy of its buffers (detectors read the trace)."""
-    options = dict(trace_limit=min(launch.trace_limit, TRACE_LIMIT), stop_when_traced=True, keep_buffers=False)
+    """`launch` as a check runs it (tracking what Simulee invented, interpreter.taint), and
+    a note when that is not all of it: at most FULL_CHECK_THREADS threads (else
+    SAMPLED_RUNS runs of consecutive blocks from its start to its end), stopped once its
+    trace holds TRACE_LIMIT accesses, no time past `deadline`, keeping no copy of its
+    buffers (detectors read the trace)."""
+    options = dict(trace_limit=min(launch.trace_limit, TRACE_LIMIT), stop_when_traced=True, keep_buffers=False,
+                   taint=True)
     if deadline < float("inf"):
         options["time_limit"] = min(launch.time_limit, max(deadline - time.perf_counter(), 0.0))
     if launch.threads <= FULL_CHECK_THREADS or launch.sample is not None:
@@ -447,7 +508,7 @@ class Settings:
     detect: tuple[str, ...] = ()  # detectors run beside the default ones
     search: bool = True  # False: check the launch given, nothing else (--no-search)
     trace_limit: int = TRACE_LIMIT  # accesses a checked launch keeps in its trace
-    target: int = 0  # the sm_XX the code must be right on (0: any); INDEPENDENT_SCHEDULING and up is strict
+    target: int = 0  # the sm_XX the code must be right on (0: every GPU current toolkits support, sm_70 and up)
     seed_launches: dict = field(default_factory=dict)  # kernel symbol -> launches a program made (replay.seeds)
 
     def launch_options(self) -> dict:
@@ -536,13 +597,13 @@ def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Se
     `given` (or, with settings.search off, the one launch it describes), else by the input
     search around what it gives and within what `contract` (simulee.config.KernelContract,
     less what `given` gives) states, under the launch `sites` unless a grid or block is
-    given. `progress(text)` is told what is being done. With settings.target sm_70 or
-    later, a warp-synchronous race (not benign, resting on no guess) is an error."""
+    given. `progress(text)` is told what is being done. With settings.target a GPU before
+    sm_70, whose warps run in lockstep, a warp-synchronous race is a warning."""
     check = _checked_given(program, kernel, given, settings, contract, sites, progress)
-    if settings.target >= INDEPENDENT_SCHEDULING:
+    if 0 < settings.target < INDEPENDENT_SCHEDULING:
         for finding in check.findings:
-            if finding.type == WARP_SYNCHRONOUS and not finding.benign and "conditional" not in finding.details:
-                finding.severity = ERROR
+            if finding.type == WARP_SYNCHRONOUS:
+                finding.severity = WARNING
     return check
 
 

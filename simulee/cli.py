@@ -128,8 +128,9 @@ def _search_options() -> argparse.ArgumentParser:
     search_options.add_argument("--warp-model", choices=("independent", "lockstep"), default="independent",
                                 help="independent (Volta and later, default) or lockstep (pre-Volta) warps")
     search_options.add_argument("--target", type=_target, default=0, metavar="sm_XX",
-                                help="the GPU architecture the code must be right on: sm_70 and later make "
-                                     "warp-synchronous races (correct only in lockstep warps) errors, not warnings")
+                                help="the GPU architecture the code must be right on (default: every one current "
+                                     "toolkits support, sm_70 and later); before sm_70 warps run in lockstep and "
+                                     "warp-synchronous races are warnings, not errors")
     search_options.add_argument("--seed-launches", type=Path, metavar="DIR",
                                 help="start the input search also from the launches simulee exec --save-launches "
                                      "saved in DIR (their dimensions and numbers)")
@@ -180,7 +181,9 @@ def _scan_options() -> argparse.ArgumentParser:
     group.add_argument("--resume", action="store_true",
                        help="keep the results already in the output folder and check only the rest")
     group.add_argument("--kernel-timeout", type=_seconds, default=120.0, metavar="SECONDS",
-                       help="give up on a kernel (or a file's compilation) after this long, default 120")
+                       help="give up on a kernel's check after this long, default 120")
+    group.add_argument("--compile-timeout", type=_seconds, default=300.0, metavar="SECONDS",
+                       help="give up on compiling a file (and reading its host code) after this long, default 300")
     group.add_argument("--memory-limit", type=_bytes, default=4 << 30, metavar="SIZE",
                        help="address space per worker process, e.g. 4G (default) or 512M; 0 for no cap")
     group.add_argument("--include", action="append", default=[], metavar="GLOB",
@@ -803,7 +806,7 @@ def _run_check(args) -> int:
                 unreadable.append({"file": display(str(file)), "error": error})
                 print(f"simulee: error: {error}", file=sys.stderr)
                 continue
-            program.host_written = frozenset(written.get(file, ()))
+            program.host_writes(written.get(file, {}))
             if args.kernel and path.is_dir():  # the files of a folder that have it
                 kernels = _named(program, args.kernel, file)
             else:
@@ -835,7 +838,7 @@ def _run_check(args) -> int:
     return EXIT_ERROR if failed or unreadable else EXIT_OK
 
 
-def _launch_sites(args, files: list[Path], options) -> tuple[dict[str, tuple], dict[Path, set[str]]]:
+def _launch_sites(args, files: list[Path], options) -> tuple[dict[str, tuple], dict[Path, dict]]:
     """The launch sites of every kernel in the host code of `files` (as the calls of
     launchers in --host files and, for a folder, its C++ files make them), by kernel
     symbol, and the device variables each file's host code writes (none when launches are
@@ -846,7 +849,7 @@ def _launch_sites(args, files: list[Path], options) -> tuple[dict[str, tuple], d
     if not args.launch_sites or args.launch or args.no_search or args.grid or args.block:
         return {}, {}
     read: list = []
-    written: dict[Path, set[str]] = {}
+    written: dict[Path, dict] = {}
     for file in files:
         sites, written[file], problem = host_code(file, options)
         if problem and args.verbose:
@@ -1044,13 +1047,16 @@ def _scan(args):
     if args.scheduler and args.scheduler != "local" and not args.scheduler.startswith(("tcp://", "tls://", "inproc://")):
         raise SimuleeError(f"--scheduler {args.scheduler}: expected tcp://HOST:PORT or local")
     # a kernel's work (and a compiler) stops in time to report before its worker is stopped
-    within = args.kernel_timeout - min(max(2.0, 0.1 * args.kernel_timeout), 0.5 * args.kernel_timeout)
+    within = lambda seconds: seconds - min(max(2.0, 0.1 * seconds), 0.5 * seconds)  # noqa: E731
     config = config_for(path, args.config)  # read here, so that a mistake in it stops the scan at once
     baseline = compared_with(args)
-    settings = settings_of(args, max_seconds=min(args.max_seconds or within, within), config=str(config.path or ""))
-    compiling = replace(compile_options(args), timeout=within)
+    checking = within(args.kernel_timeout)
+    settings = settings_of(args, max_seconds=min(args.max_seconds or checking, checking),
+                           config=str(config.path or ""))
+    compiling = replace(compile_options(args), timeout=within(args.compile_timeout))
+    limits = Limits(args.kernel_timeout, args.memory_limit, args.compile_timeout)
     options = ScanOptions(path, Path(args.output) if args.output else default_output(path), args.project or name,
-                          compiling, settings, Limits(args.kernel_timeout, args.memory_limit), args.jobs,
+                          compiling, settings, limits, args.jobs,
                           args.scheduler, tuple(args.include), tuple(args.exclude), args.resume, args.quiet,
                           args.all_instances, baseline, args.new_only)
     return scan(options)

@@ -138,8 +138,12 @@ def _matches(relative: PurePosixPath, globs: tuple[str, ...], folders_only: bool
 def include_dirs(root: Path, files: list[Path]) -> tuple[str, ...]:
     """The repository's include folders: every `include/` and `src/` folder, and every
     folder D such that a source (or a header it reaches) includes "P" where D/P is a
-    header of the repository and P is not next to the file that includes it. Absolute
-    paths, conventional folders first, each list sorted."""
+    header of the repository and P is not next to the file that includes it, nor a
+    header of the C and C++ libraries or of CUDA (a repository's `compat/unistd.h` must
+    not stand in for <unistd.h> everywhere). Absolute paths, conventional folders first,
+    each list sorted."""
+    from simulee.frontend import system_header
+
     headers = [path for path in root.rglob("*") if path.suffix in HEADER_SUFFIXES and inside(path, root)
                and path.is_file()
                and not _matches(PurePosixPath(path.relative_to(root).as_posix()), SKIPPED, folders_only=True)]
@@ -163,7 +167,8 @@ def include_dirs(root: Path, files: list[Path]) -> tuple[str, ...]:
             if inside(neighbour, root) and neighbour.is_file():
                 pending.append(neighbour.resolve())
                 continue
-            for header in by_tail.get(PurePosixPath(name).as_posix().removeprefix("./"), ()):
+            tail = PurePosixPath(name).as_posix().removeprefix("./")
+            for header in by_tail.get(tail, ()) if tail in by_tail and not system_header(tail) else ():
                 depth = len(PurePosixPath(name).parts)
                 found.add(str(header.parents[depth - 1]))
                 pending.append(header.resolve())
@@ -184,14 +189,15 @@ def _included_names(path: Path) -> list[str]:
 
 
 def included_sources(root: Path, files: list[Path], folders: tuple[str, ...]) -> dict[Path, Path]:
-    """The sources of `files` that another of them includes (a unity build, or kernels kept
-    in a .cu that a .cu includes), each with one source that includes it. Such a source is
-    a part of its includer's translation unit, not one of its own."""
+    """The sources of `files` (.cu and C++ files) that another of them includes (a unity
+    build, or kernels kept in a .cu that a .cu includes), each with one source that
+    includes it. Such a source is a part of its includer's translation unit, not one of its
+    own."""
     wanted = {path.resolve(): path for path in files}
     included: dict[Path, Path] = {}
     for including in files:
         for name in _included_names(including):
-            if not name.endswith(".cu"):
+            if not name.lower().endswith((".cu", *HOST_SUFFIXES)):
                 continue
             for folder in (including.parent, *map(Path, folders)):
                 candidate = (folder / name).resolve()

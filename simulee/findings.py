@@ -55,6 +55,10 @@ class Finding:
     addresses: int = 0
     details: dict = field(default_factory=dict)
     ops: tuple = field(default=(), compare=False, repr=False)  # (function, index) of the instructions involved
+    # the invented values of its launch (Result.labels, a bit each) it depends on: 0 when it holds whatever they are
+    taint: int = field(default=0, compare=False, repr=False)
+    pairs: frozenset = field(default=frozenset(), compare=False, repr=False)  # a race's instances: threads (block,
+    # thread, block, thread) of its two accesses, up to race.PAIR_SAMPLE
 
     @property
     def file(self) -> str:

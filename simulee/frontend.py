@@ -461,19 +461,29 @@ def clang_arguments(clang: Clang, source: Path, options: CompileOptions, host: b
 def _bundled_library_arguments(clang: Clang) -> list[str]:
     """Use ziglang's clang builtin headers, musl and libc++ instead of the host system's, so
     compilation does not depend on what is installed on the machine."""
-    lib = Path(clang.resource_dir)
+    folders = _bundled_system_folders(clang.resource_dir)
+    return ["-resource-dir", clang.resource_dir, "-nostdinc",
+            *(argument for folder in folders for argument in ("-isystem", folder)), *LIBCXX_CONFIG]
+
+
+def _bundled_system_folders(resource_dir: str) -> list[str]:
+    """The system header folders of ziglang's library: libc++, clang's builtin headers, musl."""
+    lib = Path(resource_dir)
     arch = {"amd64": "x86_64", "arm64": "aarch64"}.get(platform.machine().lower(), platform.machine().lower())
     libc = lib / "libc" / "include"
-    return [
-        "-resource-dir", str(lib),
-        "-nostdinc",
-        "-isystem", str(lib / "libcxx" / "include"),
-        "-isystem", str(lib / "include"),
-        "-isystem", str(libc / f"{arch}-linux-musl"),
-        "-isystem", str(libc / "generic-musl"),
-        "-isystem", str(libc / "any-linux-any"),
-        *LIBCXX_CONFIG,
-    ]
+    return [str(folder) for folder in (lib / "libcxx" / "include", lib / "include", libc / f"{arch}-linux-musl",
+                                       libc / "generic-musl", libc / "any-linux-any")]
+
+
+@functools.cache
+def system_header(name: str) -> bool:
+    """Whether `name` (as an #include names it) is a header of the C and C++ libraries or of
+    CUDA that every compilation finds (a repository's own file of that name must not stand
+    in for it)."""
+    clang = find_clang()
+    folders = [str(INCLUDE_DIR), *toolkit.include_dirs()]
+    folders += _bundled_system_folders(clang.resource_dir) if clang.bundled else list(compiler_folders(clang))
+    return any(Path(folder, name).is_file() for folder in folders)
 
 
 def find_clang(explicit: str | None = None) -> Clang:

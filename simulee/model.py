@@ -20,7 +20,7 @@ import numpy as np
 from interpreter.launch import Result
 from interpreter.memory import GLOBAL, SHARED
 from interpreter.trace import ATOMIC, KIND_NAMES, READ, WRITE, coordinates
-from interpreter.vocabulary import SCOPE_BITS
+from interpreter.vocabulary import SCOPE_BITS, VOLATILE
 
 UNIT_BYTES = 4
 _KEY_SHARED_BIT = 62
@@ -49,7 +49,12 @@ class MemoryAccessModel:
         warp_sync  warp collectives the thread had completed
         value      bits written (0 for reads)
         sync       0 plain; an atomic or volatile access's scope and ordering (trace.py)
-        strong     an atomic, or a volatile or atomic global access (two never race)
+        taint      the invented values its address and reaching it depend on (trace.py)
+        strong     an atomic, or a volatile or atomic global access: what may release or
+                   acquire (simulee.detect.ordering)
+        atomic     an atomic read-modify-write, load or store (two never race)
+        volatile   a volatile access that is no atomic (synchronization only as a flag)
+        decides    a read whose value decides a branch (a spin's or a check's: OpInfo.decides)
         access     index of the access in the trace
     """
 
@@ -161,10 +166,15 @@ def build_model(result: Result) -> MemoryAccessModel:
         "warp_sync": trace["warp_sync"][access],
         "value": trace["value"][access],
         "sync": trace["sync"][access],
+        "taint": trace["taint"][access],
         "access": access,
     }
     scoped = (columns["sync"] & SCOPE_BITS) != 0  # volatile or atomic
+    columns["volatile"] = (columns["sync"] & VOLATILE) != 0
+    columns["atomic"] = (columns["action"] == ATOMIC) | (scoped & ~columns["volatile"])
     columns["strong"] = (columns["action"] == ATOMIC) | (scoped & (columns["space"] == GLOBAL))
+    columns["decides"] = np.array([op.decides for op in trace.ops], dtype=bool)[columns["op"]] if len(trace.ops) \
+        else np.zeros(len(columns["op"]), dtype=bool)
     return MemoryAccessModel(columns, result)
 
 

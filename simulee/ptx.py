@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 import struct
 
+from interpreter.irparse import split_top_level
+
 # the IR of an inline-asm call: prefix, return type, asm string, constraints, arguments, rest
 _CALL = re.compile(r'^(\s*(?:%[-\w.$]+ = )?)(?:tail |notail |musttail )?call '
                    r'((?:(?:noundef|zeroext|signext|inreg|fast|nnan|ninf|nsz|arcp|contract|afn|reassoc) )*)'
@@ -1268,20 +1270,7 @@ class Statement:
 
 def _operands(text: str) -> list[str]:
     """The comma-separated operands of an instruction, vectors and addresses kept whole."""
-    operands, depth, current = [], 0, []
-    for char in text:
-        if char in "{[":
-            depth += 1
-        elif char in "}]":
-            depth -= 1
-        if char == "," and depth == 0:
-            operands.append("".join(current).strip())
-            current = []
-        else:
-            current.append(char)
-    if "".join(current).strip():
-        operands.append("".join(current).strip())
-    return operands
+    return split_top_level(text, "{[", "}]")
 
 
 def _syncscope(modifiers) -> str:

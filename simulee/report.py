@@ -38,7 +38,8 @@ def text(bugs: Bugs, show_barriers: bool = False, seconds: float | None = None, 
     out = io.StringIO()
     for check in bugs.records:
         if check["status"] != "ok":
-            out.write(f"{check['file']}:{check['line']}: error: {check['kernel']}: {check['error']}\n")
+            level = "warning" if check["status"] == "not-checked" else "error"
+            out.write(f"{check['file']}:{check['line']}: {level}: {check['kernel']}: {check['error']}\n")
         if verbose and check.get("search"):
             _text_search(out, check)
         for note in check["notes"]:

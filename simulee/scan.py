@@ -37,9 +37,10 @@ from pathlib import Path
 
 
 from evolve.launchsite import Call, Site
+from interpreter.irparse import split_top_level
 from simulee import __version__, compile_commands, html_report, report, rootcause
 from simulee.cache import digest, file_digest
-from simulee.discover import host_sources, inside, mentioning, repository
+from simulee.discover import host_sources, included_sources, inside, mentioning, repository
 from simulee.errors import SimuleeError
 from simulee.findings import display
 from simulee.frontend import CompileOptions
@@ -134,10 +135,13 @@ def file_tasks(options: ScanOptions, layout: "Layout | None" = None) -> list[Fil
 def host_tasks(options: ScanOptions, layout: "Layout", callees: set[str]) -> list[CallsTask]:
     """A task per source whose host code can call one of `callees` (symbols of functions
     whose launches read their parameters): the repository's C++ sources and CUDA sources
-    whose text, or a header they include, names one (simulee.discover.mentioning)."""
+    whose text, or a header they include, names one (simulee.discover.mentioning), but
+    those another source includes (their code is read with it)."""
     if not options.target.is_dir() or not callees:
         return []
     candidates = host_sources(layout.root, options.include, options.exclude) + layout.files
+    parts = included_sources(layout.root, candidates, layout.shared)
+    candidates = [file for file in candidates if file not in parts]
     found = mentioning(candidates, {identifier(callee) for callee in callees}, layout.shared)
     return [CallsTask(layout.task(file, "", (), False), tuple(sorted(callees))) for file in found
             if inside(file, layout.root)]
@@ -238,7 +242,7 @@ def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, 
                 # its file's host code launches kernels, but no host code of the repository launches this one
                 unlaunched = settings.launch_sites and bool(record.get("sites")) and not found
                 submit(check_kernel, KernelTask(task, name, line, settings, tuple(found.values()),
-                                                written=tuple(record.get("written", ())), unlaunched=unlaunched))
+                                                written=_written(record), unlaunched=unlaunched))
         bar.bar_format = None  # the total is final: the time left means something
         bar.refresh()
 
@@ -281,9 +285,12 @@ REPRESENTED = "represented"  # the status of an instance not checked: others of 
 def representatives(names: list[str], launched: set[str], everyone: bool = False) -> list[str]:
     """The kernels of a file to check: every kernel that is no template instance, and of
     each template at most TEMPLATE_INSTANCES instances (all of them with `everyone`):
-    those the host code launches (`launched`) first, then instances spread evenly over the
-    rest in name order, so that the argument values checked range from the first to the
-    last. A template's instances usually share their bugs: they are one root cause."""
+    those the host code launches (`launched`) first, then, one at a time, the instance
+    that brings the most template arguments not yet checked in their place (a type, an
+    operator, a flag, a size), ties going to the one furthest from those chosen in name
+    order (numbers by value): every parameter's values are covered before any is covered
+    twice, and a range's ends first. A template's instances usually share their bugs:
+    they are one root cause."""
     templates: dict[str, list[str]] = {}
     for name in names:
         templates.setdefault(template_of(name), []).append(name)
@@ -292,11 +299,41 @@ def representatives(names: list[str], launched: set[str], everyone: bool = False
         if everyone or "<" not in instances[0] or len(instances) <= TEMPLATE_INSTANCES:
             chosen += instances
             continue
-        first = [name for name in instances if name in launched][:TEMPLATE_INSTANCES]
-        rest = sorted(name for name in instances if name not in first)
-        room = TEMPLATE_INSTANCES - len(first)
-        chosen += first + [rest[round(i * (len(rest) - 1) / max(room - 1, 1))] for i in range(room)] if room else first
+        picked = [name for name in instances if name in launched][:TEMPLATE_INSTANCES]
+        rest = sorted((name for name in instances if name not in picked), key=_natural)
+        covered = {pair for name in picked for pair in enumerate(template_arguments(name))}
+        places: list[int] = []
+        while len(picked) < TEMPLATE_INSTANCES and rest:
+            def gain(index: int) -> tuple[int, int]:
+                new = len(set(enumerate(template_arguments(rest[index]))) - covered)
+                return new, min((abs(index - p) for p in places), default=len(rest) - index)
+            best = max(range(len(rest)), key=gain)
+            covered |= set(enumerate(template_arguments(rest[best])))
+            places = [p if p < best else p - 1 for p in places] + [best]
+            picked.append(rest.pop(best))
+        chosen += picked
     return list(dict.fromkeys(chosen))
+
+
+def _natural(name: str) -> list:
+    """A sort key that orders the numbers in a name by value (f<9> before f<10>)."""
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", name)]
+
+
+def template_arguments(name: str) -> tuple[str, ...]:
+    """The template arguments of an instance's name, as written (`f<float, (unsigned
+    int)128, true>`: float, (unsigned int)128, true); none for a name without any."""
+    start = name.find("<")
+    return tuple(split_top_level(name[start + 1 : name.rfind(">")], "<([{", ">)]}")) if start >= 0 else ()
+
+
+def _written(record: dict) -> tuple:
+    """A file record's device variables its host code writes, as KernelTask.written takes
+    them (a ledger from before what they hold was read lists names only)."""
+    written = record.get("written") or {}
+    if isinstance(written, list):
+        return tuple((name, None) for name in written)
+    return tuple((name, None if writes is None else tuple(map(tuple, writes))) for name, writes in written.items())
 
 
 def template_of(name: str) -> str:

@@ -23,6 +23,7 @@ from pathlib import Path
 from evolve.launchsite import CASTS, FLOAT_OPS, Call, Input, Site, Unknown, evaluate, inputs_of
 from interpreter import irparse as ir
 from interpreter.debuginfo import DebugInfo
+from interpreter.decode import constant_bytes
 from interpreter.types import FloatType, IntType, PointerType
 from interpreter.vocabulary import INT_BINARY
 from simulee.errors import SimuleeError
@@ -33,6 +34,7 @@ LAUNCHERS = ("cudaLaunchKernel", "cudaLaunchCooperativeKernel")
 DEVICE_ATTRIBUTES = {1: 1024, 2: 1024, 3: 1024, 4: 64, 5: 2**31 - 1, 6: 65535, 7: 65535, 8: 49152, 10: 32, 16: 80}
 _STUB = re.compile(r"(\d+)__device_stub__")
 _MINMAX = re.compile(r"llvm\.([su](?:min|max))\.i\d+$")
+_BIT_COUNTS = re.compile(r"llvm\.(ctpop|ctlz|cttz|abs)\.i\d+$")  # isPow2(n) is ctpop(n) < 2 at -O1
 
 
 def kernel_of_stub(stub: str) -> str:
@@ -45,18 +47,21 @@ def kernel_of_stub(stub: str) -> str:
 # ---------------------------------------------------------------------------- reading sites
 
 
-def read_host(host_ir: str) -> tuple[list[Site], set[str]]:
+def read_host(host_ir: str) -> tuple[list[Site], dict[str, list | None]]:
     """The launches in host IR, the same launch once, and the device variables it writes
-    (SYMBOL_WRITERS: their names, as the host's shadow variables are named)."""
+    (SYMBOL_WRITERS), by name (as the host's shadow variables are named): what it writes
+    there when every write copies what the host code states (constants, an array
+    initializer: [offset, hex bytes] each), else None (what it writes is Simulee's to
+    invent)."""
     module = ir.parse_module(host_ir)
     found: dict[str, Site] = {}
+    written: dict[str, list | None] = {}
     for reader in _readers(module):
         for site in reader.sites():
             found.setdefault(site.shape(), site)
-    written = {operand.name for function in module.functions.values() if not function.is_declaration
-               for block in function.blocks for instruction in block.instructions
-               if instruction.opcode == "call" and instruction.extra.get("callee") in SYMBOL_WRITERS
-               for operand in instruction.operands if isinstance(operand, ir.Global)}
+        for name, write in reader.symbol_writes():
+            known = written.setdefault(name, [])
+            written[name] = None if write is None or known is None else known + [write]
     return list(found.values()), written
 
 
@@ -190,6 +195,79 @@ class _Reader:
                             isinstance(arguments[0], ir.Local) and isinstance(arguments[1], ir.ConstInt) and \
                             arguments[1].value in DEVICE_ATTRIBUTES:
                         self.attributes[arguments[0].name] = DEVICE_ATTRIBUTES[arguments[1].value]
+
+    def symbol_writes(self):
+        """(device variable, [offset, hex bytes] or None) of each of the function's writes of
+        one: None unless a cudaMemcpyToSymbol copies bytes its code states."""
+        for block in self.function.blocks:
+            for instruction in block.instructions:
+                callee = instruction.extra.get("callee")
+                if instruction.opcode != "call" or callee not in SYMBOL_WRITERS:
+                    continue
+                symbol = next((o for o in instruction.operands if isinstance(o, ir.Global)), None)
+                if symbol is None:
+                    continue
+                args = instruction.operands
+                count, offset = (args[i] if len(args) > i else ir.ConstInt(None, 0) for i in (2, 3))
+                copied = callee != "cudaGetSymbolAddress" and isinstance(count, ir.ConstInt) and \
+                    isinstance(offset, ir.ConstInt) and self.bytes_at(args[1], count.value)
+                yield symbol.name, [offset.value, copied.hex()] if copied else None
+
+    def bytes_at(self, pointer, count: int) -> bytes | None:
+        """The `count` bytes host memory at `pointer` holds as the code states them: a
+        constant's initializer, or a local every byte of which one store of a constant or
+        one copy of a constant's initializer wrote (and no call may change); else None."""
+        layout = self.module.datalayout
+        if isinstance(pointer, ir.Global):
+            variable = self.module.globals.get(pointer.name)
+            if variable is None or not variable.constant or variable.initializer is None:
+                return None
+            data = constant_bytes(variable.initializer, variable.type, layout)
+            return data[:count] if data is not None and len(data) >= count else None
+        if not isinstance(pointer, ir.Local):
+            return None
+        base, start = self.offset_of(pointer.name)
+        if start is None or count <= 0 or count > 1 << 20:
+            return None
+        image, written = bytearray(start + count), [0] * (start + count)
+        for block in self.function.blocks:
+            for instruction in block.instructions:
+                piece = self.written_bytes(instruction, base, layout)
+                if piece is None:
+                    return None
+                for at, data in piece:
+                    for i, byte in enumerate(data):
+                        if at + i < len(image):
+                            image[at + i] = byte
+                            written[at + i] += 1
+        return bytes(image[start:]) if all(n == 1 for n in written[start:]) else None
+
+    def written_bytes(self, instruction: ir.Instruction, base: str, layout) -> list | None:
+        """[(offset, bytes)] the instruction writes into the local `base` (None: what it
+        writes there is not stated; a call of anything but a copy to a symbol that is
+        passed it)."""
+        operands = instruction.operands
+        if instruction.opcode == "store" and isinstance(operands[1], ir.Local):
+            at_base, at = self.offset_of(operands[1].name)
+            if at_base != base:
+                return []
+            data = constant_bytes(operands[0], operands[0].type, layout) if at is not None and isinstance(
+                operands[0], (ir.ConstInt, ir.ConstFloat, ir.ConstAggregate, ir.ConstSpecial)) else None
+            return [(at, data)] if data is not None else None
+        if instruction.opcode != "call":
+            return []
+        callee = instruction.extra.get("callee") or ""
+        targets = [self.offset_of(o.name) for o in operands if isinstance(o, ir.Local)]
+        if all(target != base for target, _ in targets):
+            return []
+        if callee in SYMBOL_WRITERS or callee.startswith(("llvm.lifetime", "llvm.dbg")):
+            return []  # reads it
+        if callee.startswith("llvm.memcpy") and isinstance(operands[0], ir.Local) and \
+                self.offset_of(operands[0].name)[0] == base and isinstance(operands[2], ir.ConstInt):
+            data = self.bytes_at(operands[1], operands[2].value)
+            at = self.offset_of(operands[0].name)[1]
+            return [(at, data)] if data is not None and at is not None else None
+        return None
 
     def sites(self) -> list[Site]:
         sites, configuration = [], None
@@ -362,6 +440,9 @@ class _Expressions:
         if minmax:
             return [minmax.group(1), bits, self.of(operands[0], depth),
                     self.of(operands[1], depth)]
+        counted = opcode == "call" and _BIT_COUNTS.match(instruction.extra.get("callee") or "")
+        if counted:
+            return [counted.group(1), bits, self.of(operands[0], depth)]
         return self.input(("value", instruction.result), result, f"{opcode} %{instruction.result}")
 
     def loaded(self, pointer, type_, depth: int) -> list:
@@ -469,12 +550,12 @@ def identifier(symbol: str) -> str:
     return _strip_templates(qualified_name(demangle(symbol))).rpartition("::")[2]
 
 
-def host_code(path: Path, options) -> tuple[list[Site], set[str], str]:
+def host_code(path: Path, options) -> tuple[list[Site], dict[str, list | None], str]:
     """What a CUDA source's host code says: its launch sites, the device variables it
-    writes, and '' or why there are none (the compiler's first error)."""
+    writes (read_host), and '' or why there are none (the compiler's first error)."""
     if Path(path).suffix.lower() not in (".cu",):
-        return [], set(), ""
-    (sites, written), problem = _reading_host(path, options, read_host, ([], set()))
+        return [], {}, ""
+    (sites, written), problem = _reading_host(path, options, read_host, ([], {}))
     return sites, written, problem
 
 

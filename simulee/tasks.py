@@ -33,16 +33,17 @@ class FileTask:
     part_of: str = ""  # the source that includes this one: it is checked as part of that one
     siblings: tuple[str, ...] = ()  # the repository's other sources, where undefined device functions are looked for
     launch_sites: bool = True  # read the launch sites of its host code too
+    compiles = True  # its time is bounded by the scan's --compile-timeout (workers.Limits)
 
     def record(self, status: str, error: str = "", kernels: list | None = None, sites: list | None = None,
-               host: str = "", written: list | None = None, seconds: float = 0.0, library: int = 0) -> dict:
+               host: str = "", written: dict | None = None, seconds: float = 0.0, library: int = 0) -> dict:
         return {"record": "file", "root": self.root, "file": self.file, "sha256": self.sha256,
                 "fingerprint": self.fingerprint,
                 "status": status, "error": error, "kernels": kernels or [], "sites": sites or [], "host": host,
-                "written": written or [], "seconds": round(seconds, 3), "library_kernels": library}
+                "written": written or {}, "seconds": round(seconds, 3), "library_kernels": library}
 
-    def failed(self, status: str, message: str) -> dict:
-        return self.record(status, message)
+    def failed(self, status: str, message: str, seconds: float = 0.0) -> dict:
+        return self.record(status, message, seconds=seconds)
 
 
 @dataclass(frozen=True)
@@ -52,13 +53,14 @@ class CallsTask:
 
     source: FileTask
     callees: tuple[str, ...]
+    compiles = True
 
     def record(self, status: str, calls: list, error: str = "") -> dict:
         return {"record": "calls", "root": self.source.root, "file": self.source.file, "sha256": self.source.sha256,
                 "fingerprint": self.source.fingerprint, "callees": list(self.callees), "status": status,
                 "calls": calls, "error": error}
 
-    def failed(self, status: str, message: str) -> dict:
+    def failed(self, status: str, message: str, seconds: float = 0.0) -> dict:
         return self.record(status, [], message)
 
 
@@ -71,18 +73,20 @@ class KernelTask:
     line: int
     settings: Settings
     sites: tuple[dict, ...] = ()  # the kernel's launch sites in the repository's host code (Site.to_json)
-    written: tuple[str, ...] = ()  # the device variables its file's host code writes (Program.host_written)
+    # the device variables its file's host code writes, each with what it states it writes there or None
+    # (Program.host_writes)
+    written: tuple[tuple[str, tuple | None], ...] = ()
     unlaunched: bool = False  # the host code of its file launches other kernels; none of the repository this one
 
     def record(self, check: dict) -> dict:
         return {"record": "kernel", "root": self.source.root, "file": self.source.file, "sha256": self.source.sha256,
                 "fingerprint": self.source.fingerprint, "kernel": self.kernel, "check": check}
 
-    def failed(self, status: str, message: str) -> dict:
+    def failed(self, status: str, message: str, seconds: float = 0.0) -> dict:
         from simulee.check import KernelCheck
 
         check = KernelCheck(self.kernel, "", str(Path(self.source.root, self.source.file)), self.line,
-                            status=status, error=message)
+                            status=status, error=message, seconds=seconds)
         return self.record(_relative(check.to_json(), self.source.root))
 
 
@@ -115,22 +119,23 @@ def list_kernels(task: FileTask) -> dict:
                        library=library)
 
 
-def _host_code(task: FileTask, start: float) -> tuple[list[dict], list[str], str]:
-    """The launch sites of the file's host code as JSON, the device variables it writes,
-    and why there are none; its compiler gets what is left of the file's time
-    (options.timeout) after the device side."""
+def _host_code(task: FileTask, start: float) -> tuple[list[dict], dict, str]:
+    """The launch sites of the file's host code as JSON, the device variables it writes
+    (sites.read_host), and why there are none; its compiler gets what is left of the
+    file's time (options.timeout) after the device side."""
     from simulee.sites import host_code
 
     if not task.launch_sites:
-        return [], [], ""
+        return [], {}, ""
     options = task.options
     if options.timeout is not None:
         left = options.timeout - (time.perf_counter() - start)
         if left < 1:
-            return [], [], "host code not compiled: no time left after the device code"
+            return [], {}, "host code not compiled: no time left after the device code"
         options = replace(options, timeout=left)
     sites, written, host = host_code(Path(task.root, task.file), options)
-    return _relative([site.to_json() for site in sites], task.root), sorted(written), _relative(host, task.root)
+    return _relative([site.to_json() for site in sites], task.root), dict(sorted(written.items())), \
+        _relative(host, task.root)
 
 
 def list_calls(task: CallsTask) -> dict:
@@ -153,7 +158,7 @@ def check_kernel(task: KernelTask) -> dict:
     settings = task.settings
     try:
         program = _program(task.source)
-        program.host_written = frozenset(task.written)
+        program.host_writes((name, writes) for name, writes in task.written)
         kernel = program.kernel(task.kernel)
         config = _config(settings.config)
         contract = config.for_kernel(Path(task.source.root, task.source.file), kernel)

@@ -20,10 +20,19 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Limits:
-    """What one task may use: seconds of wall time, bytes of address space (0: no cap)."""
+    """What one task may use: seconds of wall time (a kernel's check; compiling a file and
+    reading its host code, for the tasks that say they compile), bytes of address space
+    (0: no cap)."""
 
     seconds: float = 120.0
     memory: int = 4 << 30
+    compile_seconds: float = 300.0
+
+    def of(self, task) -> tuple[float, str]:
+        """The seconds `task` may take, and the option that sets them."""
+        if getattr(task, "compiles", False):
+            return self.compile_seconds, "--compile-timeout"
+        return self.seconds, "--kernel-timeout"
 
 
 class Pool:
@@ -59,7 +68,7 @@ class Pool:
 
     def submit(self, function, task) -> Future:
         if self._pebble is not None:
-            return _Settled(self._pebble.schedule(function, args=(task,), timeout=self.limits.seconds),
+            return _Settled(self._pebble.schedule(function, args=(task,), timeout=self.limits.of(task)[0]),
                             task, self.limits)
         return self._executor.submit(run_isolated, function, task, self.limits)
 
@@ -86,7 +95,8 @@ def settle(future: Future, task, limits: Limits) -> dict:
     try:
         return future.result()
     except FutureTimeout:
-        return task.failed("timeout", f"no result after {limits.seconds:g} s (--kernel-timeout)")
+        seconds, option = limits.of(task)
+        return task.failed("timeout", f"no result after {seconds:g} s ({option})", seconds)
     except ProcessExpired as error:
         if error.exitcode == -signal.SIGKILL:
             return task.failed("out-of-memory", "the worker was killed (out of memory?)")
@@ -159,7 +169,7 @@ def run_isolated(function, task, limits: Limits) -> dict:
         return function(task)
     if _worker_pool is None:
         _worker_pool = _pebble_pool(_worker_threads(), limits)
-    return settle(_worker_pool.schedule(function, args=(task,), timeout=limits.seconds), task, limits)
+    return settle(_worker_pool.schedule(function, args=(task,), timeout=limits.of(task)[0]), task, limits)
 
 
 def _worker_threads() -> int:

@@ -86,13 +86,27 @@ def test_barrier_in_a_loop_with_thread_dependent_trips_diverges():
 # ---------------------------------------------------------------------------- warps
 
 
+def test_a_tagged_write_histogram_is_warp_synchronous_in_every_pair_it_races_by():
+    """Its lanes write one bin together and retry: every race it has is one lockstep orders,
+    whether the data sends every lane to one bin or to a few."""
+    file = "warp_races.cu"
+    for data in (np.zeros(32, np.uint8), np.arange(32, dtype=np.uint8) % 3):
+        launch = ((1, 1, 1), (32, 1, 1), {"data": data})
+        independent = check(file, "tagged_histogram", launch, warp_model=INDEPENDENT)
+        assert {(f.type, f.severity) for f in independent.findings if f.type != "redundant-barrier"} == {
+            ("warp-synchronous-race", "error")}
+        assert line_of(file, "lanes of one bin write together") in {f.line for f in independent.findings}
+        assert [f for f in check(file, "tagged_histogram", launch, warp_model=LOCKSTEP).findings
+                if f.type != "redundant-barrier"] == []
+
+
 def test_warp_synchronous_tail_races_only_on_independent_warps():
     file = "warp_races.cu"
     tail = line_of(file, "s[t] += s[t + offset]")
     independent = check(file, "warp_tail", one_warp(), warp_model=INDEPENDENT)
     assert ("read-write", "shared", "intra-warp", tail, tail, False) in races(independent)
-    # its own class: correct before Volta, a warning with the fix
-    assert {(f.type, f.severity) for f in independent.findings} == {("warp-synchronous-race", "warning")}
+    # its own class: correct before Volta, an error on every GPU current toolkits support, with the fix
+    assert {(f.type, f.severity) for f in independent.findings} == {("warp-synchronous-race", "error")}
     assert "put __syncwarp() between them" in independent.findings[0].message
     assert_clean(check(file, "warp_tail", one_warp(), warp_model=LOCKSTEP))
     for model in (INDEPENDENT, LOCKSTEP):
@@ -440,26 +454,41 @@ def test_a_barrier_in_a_loop_one_iteration_never_tested_is_not_covered_not_redun
     assert two.verdicts[1].race.first.line == line_of(file, "tile[threadIdx.x] = in[k")
 
 
-def test_races_that_need_what_the_buffers_hold_are_found():
+def test_races_that_need_what_the_buffers_hold_are_found_and_are_warnings_that_name_the_buffer():
     file = "buffer_contents.cu"
     for kernel, line in (("threshold", "threads above the threshold race"),
                          ("negative_first", "threads with a negative input race")):
         found = explored(file, kernel)
-        assert [(f.type, f.severity, f.line) for f in found.findings] == [("data-race", "error", line_of(file, line))]
+        assert [(f.type, f.severity, f.line) for f in found.findings] == [("data-race", "warning", line_of(file, line))]
         assert found.findings[0].launch["fill"] != "zeros"  # the witness says what the buffers held
+        assert found.findings[0].details["conditional"].startswith("only for some contents of in: Simulee made up")
     assert "@fill" in explored(file, "threshold").search["genes"]
     for fixed in ("threshold_fixed", "scatter_fixed"):
         assert explored(file, fixed).findings == []
+    given = check(file, "threshold", ((1, 1, 1), (64, 1, 1), {"in": np.arange(64, dtype=np.int32) * 3}))
+    assert [(f.type, f.severity) for f in given.findings] == [("data-race", "error")]  # the user's values
 
 
-def test_a_kernel_checked_alone_races_through_whatever_its_buffers_hold():
+def test_a_race_through_what_an_index_array_holds_is_a_warning_unless_the_user_gives_the_array():
     file = "buffer_contents.cu"
-    (race,) = explored(file, "scatter").findings  # out[index[t]]: no host code says index has no repeats
-    assert (race.type, race.severity, race.line) == ("data-race", "error", line_of(file, "duplicate indices race"))
+    (race,) = explored(file, "scatter").findings  # out[index[t]]: the program's index may well be a permutation
+    assert (race.type, race.severity, race.line) == ("data-race", "warning", line_of(file, "duplicate indices race"))
+    assert "only for some contents of index" in race.message
     given = check(file, "scatter", ((1, 1, 1), (64, 1, 1), {"index": np.arange(64, dtype=np.int32) // 2}))
     assert [(f.type, f.severity) for f in given.findings] == [("data-race", "error")]  # the user's duplicates
     distinct = check(file, "scatter", ((1, 1, 1), (64, 1, 1), {"index": np.arange(64, dtype=np.int32)}))
     assert distinct.findings == []
+
+
+def test_the_faults_of_one_wild_pointer_read_at_several_lines_are_one_finding():
+    file = "faults.cu"
+    rows = np.zeros(2, dtype=np.int64)  # the user's row table: a null row pointer
+    (fault,) = check(file, "wild_row", ((1, 1, 1), (32, 1, 1), {"rows": rows})).findings
+    first = line_of(file, "the first read through the null row pointer")
+    assert (fault.type, fault.severity, fault.line) == ("null-pointer", "error", first)
+    assert f"at lines {first + 1}, {first + 2} too" in fault.message
+    made_up = check(file, "wild_row", ((1, 1, 1), (32, 1, 1), {}))  # Simulee's own rows: not the kernel's fault
+    assert made_up.findings == []
 
 
 def test_a_fault_at_an_address_made_up_content_gives_is_a_note_not_a_finding():
@@ -486,10 +515,10 @@ def test_a_fault_at_an_address_made_up_content_gives_is_a_note_not_a_finding():
     assert [f.type for f in given.findings] == ["data-race"]  # the user's index: it is the kernel's to check
 
 
-def test_a_race_through_made_up_content_that_distinct_values_still_show_is_an_error():
+def test_a_race_through_made_up_content_that_other_contents_still_show_is_an_error():
     file = "buffer_contents.cu"
     (race,) = explored(file, "counted").findings  # slot = atomicAdd(count, t): threads 0 and 1 meet whatever count is
-    assert (race.type, race.severity) == ("data-race", "error")
+    assert (race.type, race.severity) == ("data-race", "error") and "conditional" not in race.details
 
 
 def test_a_race_only_an_in_place_call_makes_is_a_warning_that_says_so():

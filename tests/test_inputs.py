@@ -248,12 +248,12 @@ def test_a_hung_pool_task_is_recorded_as_a_timeout():
 
     with Pool(1, Limits(seconds=1.0, memory=0)) as pool:
         record = pool.submit(_hang, _Task()).result(timeout=60)
-    assert record == {"status": "timeout", "message": "no result after 1 s (--kernel-timeout)"}
+    assert record == {"status": "timeout", "message": "no result after 1 s (--kernel-timeout)", "seconds": 1.0}
 
 
 class _Task:
-    def failed(self, status: str, message: str) -> dict:
-        return {"status": status, "message": message}
+    def failed(self, status: str, message: str, seconds: float = 0.0) -> dict:
+        return {"status": status, "message": message, "seconds": seconds}
 
 
 def _hang(task) -> dict:

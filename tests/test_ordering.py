@@ -136,10 +136,14 @@ def test_a_plain_flag_between_blocks_races():
 def test_a_spin_on_a_flag_nobody_sets_is_a_deadlock_naming_the_threads():
     result = subprocess.run([sys.executable, "-m", "simulee", "check", str(SPIN), "-k", "never_set", "-q",
                              "--launch", "3/64"], capture_output=True, text=True)
-    assert result.returncode == 1
-    assert f"spin_sync.cu:{spin_at('while (*ready == 0)', 'never_set')}:19: error: deadlock: 3 threads (thread " \
+    assert result.returncode == 0  # the flag is a buffer the caller fills: a warning naming it
+    assert f"spin_sync.cu:{spin_at('while (*ready == 0)', 'never_set')}:19: warning: deadlock: 3 threads (thread " \
            "(0,0,0) of block (0,0,0), thread (0,0,0) of block (1,0,0), thread (0,0,0) of block (2,0,0)) spin here " \
-           "waiting for a value no thread can still write" in result.stdout
+           "waiting for a value no thread can still write (only for some contents of ready: Simulee made up what " \
+           "it holds (zeros)" in result.stdout
+    given = subprocess.run([sys.executable, "-m", "simulee", "check", str(SPIN), "-k", "never_set", "-q",
+                            "--launch", "3/64", "--buffer", "ready=int32:1:zeros"], capture_output=True, text=True)
+    assert given.returncode == 1 and ": error: deadlock: 3 threads" in given.stdout  # the user's zero
 
 
 def test_a_spin_on_a_block_of_a_later_wave_is_a_potential_deadlock():
@@ -200,3 +204,55 @@ def test_a_race_beside_an_unrelated_counter_names_no_synchronization():
     write, read = spin_at("s[threadIdx.x] = threadIdx.x", "counted_neighbours"), \
         spin_at("s[(threadIdx.x + 32)", "counted_neighbours")
     assert spin_findings("counted_neighbours", "2/64") == [("data-race", "error", write, read, "none")]
+
+
+VOLATILE = KERNELS / "volatile_sync.cu"
+
+
+def volatile_findings(kernel: str, launch: str = "2/32", *options) -> list[tuple[str, str, int, int]]:
+    """(type, severity, line, other line) of each finding of a kernel of volatile_sync.cu."""
+    result = subprocess.run([sys.executable, "-m", "simulee", "check", str(VOLATILE), "-k", kernel, "-q", "--format",
+                             "json", "--launch", launch, *options], capture_output=True, text=True)
+    assert result.returncode in (0, 1), result.stderr
+    found = json.loads(result.stdout)["kernels"][0]["findings"]
+    return sorted((f["type"], f["severity"], f["first"]["line"], f["second"]["line"]) for f in found)
+
+
+def volatile_at(text: str, kernel: str) -> int:
+    return line_of(VOLATILE, text, kernel)
+
+
+def test_volatile_is_no_atomic_an_atomic_against_a_volatile_store_races():
+    exchange, store = volatile_at("atomicExch((int *)slot, 1)", "exchange_vs_volatile"), \
+        volatile_at("*slot = 2", "exchange_vs_volatile")
+    assert volatile_findings("exchange_vs_volatile") == [("data-race", "error", exchange, store)]
+    assert volatile_findings("exchange_vs_exchange") == []  # two atomics never race
+
+
+def test_volatile_data_nothing_orders_races():
+    line = volatile_at("*count = *count + 1", "volatile_counter")
+    assert ("data-race", "error", line, line) in volatile_findings("volatile_counter")
+
+
+def test_a_lock_needs_its_device_fences_when_the_data_it_guards_is_volatile():
+    section = volatile_at("*total = *total + 1", "add_locked")
+    assert volatile_findings("locked") == []
+    unfenced = volatile_findings("unfenced_unlock")
+    assert unfenced and {(kind, first) for kind, _, first, _ in unfenced} == {("data-race", section)}
+    block = volatile_findings("block_fenced_lock")
+    assert block and {(kind, severity, first) for kind, severity, first, _ in block} == {("scoped-race", "error",
+                                                                                         section)}
+
+
+def test_a_volatile_flag_orders_volatile_data_only_after_a_fence_and_is_no_race_itself():
+    data, read = volatile_at("data[0] = 42", "publish"), volatile_at("out[0] = data[0]", "publish")
+    assert volatile_findings("flagged") == []
+    assert volatile_findings("unfenced_flag") == [("data-race", "error", data, read)]  # the data, not the flag
+
+
+@pytest.mark.parametrize("model", ["independent", "lockstep"])
+def test_a_plain_write_beside_another_lanes_atomic_is_a_data_race_under_every_warp_model(model):
+    write, atomic = volatile_at("counter[1] = 0", "atomic_vs_plain_in_a_warp"), \
+        volatile_at("atomicAdd(&counter[1], 1)", "atomic_vs_plain_in_a_warp")
+    assert volatile_findings("atomic_vs_plain_in_a_warp", "1/32", "--warp-model", model) == [
+        ("data-race", "error", write, atomic)]

@@ -31,7 +31,7 @@ EXPECTED_FINDINGS = {
     ("src/barriers/phases.cu", "phases", "redundant-barrier", DIVERGENT),  # removing it also ends the divergence
     ("src/faults/divide.cu", "divide", "division-by-zero", line_of(REPO / "src/faults/divide.cu", "1000 / d")),
     ("src/global/neighbours.cu", "add_right", "data-race", line_of(REPO / "src/global/neighbours.cu", "data[i] = ")),
-    ("src/loops/spin.cu", "spin", "deadlock", line_of(REPO / "src/loops/spin.cu", "while (flag[0] == 0)")),
+    ("src/loops/spin.cu", "spin", "deadlock", line_of(REPO / "src/loops/spin.cu", "while (flag == 0)")),
     ("src/stencil/smooth.cu", "smooth", "data-race", line_of(REPO / "src/stencil/smooth.cu", "tile[threadIdx.x] = in")),
     ("src/templates/pairs.cu", "pairs<float>", "data-race", line_of(REPO / "src/templates/pairs.cu", "out[i / 2]")),
     ("src/templates/pairs.cu", "pairs<int>", "data-race", line_of(REPO / "src/templates/pairs.cu", "out[i / 2]")),
@@ -300,8 +300,8 @@ class Job:
     def __init__(self, value=0):
         self.value = value
 
-    def failed(self, status: str, message: str) -> dict:
-        return {"status": status, "message": message}
+    def failed(self, status: str, message: str, seconds: float = 0.0) -> dict:
+        return {"status": status, "message": message, **({"seconds": seconds} if seconds else {})}
 
 
 def echo(job: Job) -> dict:
@@ -330,7 +330,7 @@ def test_a_worker_that_dies_times_out_or_runs_out_of_memory_ends_in_a_record():
         died, hogged, slept, echoed = [future.result(timeout=120) for future in futures]
     assert died == {"status": "crashed", "message": "the worker process died (exit code 3)"}
     assert hogged == {"status": "out-of-memory", "message": "more than 1024 MiB (--memory-limit)"}
-    assert slept == {"status": "timeout", "message": "no result after 2 s (--kernel-timeout)"}
+    assert slept == {"status": "timeout", "message": "no result after 2 s (--kernel-timeout)", "seconds": 2}
     assert echoed == {"ok": 7}  # the pool goes on after all that
 
 
@@ -492,6 +492,55 @@ def test_a_template_with_many_instances_is_checked_on_a_bounded_representative_s
     assert {row["status"] for row in rows(tmp_path / "out", "kernels.csv")} == {"ok"}
     (bug,) = rows(tmp_path / "out", "bugs.csv")
     assert bug["kernels"] == "12"
+
+
+def test_a_repository_header_named_like_a_system_header_does_not_stand_in_for_it_elsewhere(tmp_path):
+    """compat/unistd.h is a Windows build's stand-in: only the file beside it gets it."""
+    from simulee.discover import include_dirs
+
+    (tmp_path / "compat").mkdir()
+    (tmp_path / "src").mkdir()
+    (tmp_path / "compat" / "unistd.h").write_text('#error "the stand-in"\n')
+    (tmp_path / "compat" / "beside.cu").write_text('#include "unistd.h"\n__global__ void a(int *x) { x[0] = 1; }\n')
+    (tmp_path / "src" / "quoted.cu").write_text('#include "unistd.h"\n__global__ void b(int *x) { x[0] = 2; }\n')
+    (tmp_path / "src" / "angled.cu").write_text("#include <unistd.h>\n"
+                                                "__global__ void c(int *x) { x[0] = sizeof(pid_t); }\n")
+    files = sorted(tmp_path.rglob("*.cu"))
+    assert str(tmp_path / "compat") not in include_dirs(tmp_path, files)
+    scan(tmp_path, "-o", tmp_path / "out", *FAST)
+    status = {row["file"]: row["status"] for row in rows(tmp_path / "out", "files.csv")}
+    assert status == {"compat/beside.cu": "compile-error", "src/quoted.cu": "ok", "src/angled.cu": "ok"}
+
+
+def test_the_host_code_a_scan_reads_for_calls_leaves_out_files_only_included_by_another(tmp_path):
+    """main.cpp includes more_calls.cpp (a unity build): that one is read as part of it."""
+    import shutil
+
+    shutil.copy(TESTS / "sites" / "callers" / "colsum.cu", tmp_path)
+    shutil.copy(TESTS / "sites" / "callers" / "main.cpp", tmp_path)
+    (tmp_path / "main.cpp").write_text((tmp_path / "main.cpp").read_text() + '#include "more_calls.cpp"\n')
+    (tmp_path / "more_calls.cpp").write_text(
+        "void rows_sums(float *sums, const float *m, int rows, int cols) {\n"
+        "  launch_colsum(dim3((cols + 127) / 128), dim3(128), sums, m, rows, cols);\n}\n")
+    scan(tmp_path, "-o", tmp_path / "out", *FAST)
+    table = (tmp_path / "out" / "summary.md").read_text().split("Host code read")[1]
+    assert "| main.cpp |" in table and "more_calls.cpp" not in table
+
+
+def test_the_instances_checked_of_a_template_cover_every_value_of_every_parameter():
+    """60 instances of type x operator x flag x size: eight checked cover the three types,
+    both operators, both flags and the five sizes, where instances in name order would
+    differ in the last one only."""
+    from simulee.scan import representatives, template_arguments
+
+    names = [f"reduce<{t}, {op}, {flag}, (unsigned int){n}>" for t in ("float", "double", "int")
+             for op in ("Sum", "Max") for flag in ("true", "false") for n in (32, 64, 128, 256, 512)]
+    chosen = representatives(names, set())
+    assert len(chosen) == 8
+    for position in range(4):
+        assert {template_arguments(name)[position] for name in chosen} == \
+            {template_arguments(name)[position] for name in names}
+    assert template_arguments("f<Op<int, 3>, (unsigned int)2>") == ("Op<int, 3>", "(unsigned int)2")
 
 
 CUB_CALLER = """\

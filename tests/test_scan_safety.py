@@ -123,7 +123,7 @@ def test_a_compiler_past_its_time_is_killed_with_its_children(tmp_path):
     (repo / "k.cu").write_text(RACY)
     folder = tmp_path / "out"
     start = time.perf_counter()
-    result = scan(repo, "-o", folder, "--clang", clang, "--kernel-timeout", "2", "--jobs", "1", "-q")
+    result = scan(repo, "-o", folder, "--clang", clang, "--compile-timeout", "2", "--jobs", "1", "-q")
     assert result.returncode == 2 and time.perf_counter() - start < 60
     (record,) = rows(folder, "files.csv")
     assert record["status"] == "error" and record["error"].endswith(": the compiler did not finish within 1 s")
@@ -260,18 +260,20 @@ def test_a_worker_stopped_by_its_pool_stops_its_compiler_first(tmp_path):
     clang = tmp_path / "slow-clang"
     clang.write_text(FAKE_CLANG)
     clang.chmod(0o755)
-    with Pool(1, Limits(seconds=2.0, memory=0)) as pool:
+    with Pool(1, Limits(seconds=600.0, memory=0, compile_seconds=2.0)) as pool:  # compiling: the compile timeout
         record = pool.submit(_compile_forever, _Compile(str(clang))).result(timeout=60)
-    assert record["status"] == "timeout"
+    assert record["status"] == "timeout" and record["message"] == "no result after 2 s (--compile-timeout)"
     time.sleep(0.5)
     assert [pid for pid in os.listdir("/proc") if pid.isdigit() and str(tmp_path).encode() in _cmdline(pid)] == []
 
 
 class _Compile:
+    compiles = True
+
     def __init__(self, clang: str):
         self.clang = clang
 
-    def failed(self, status: str, message: str) -> dict:
+    def failed(self, status: str, message: str, seconds: float = 0.0) -> dict:
         return {"status": status, "message": message}
 
 

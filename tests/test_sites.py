@@ -210,6 +210,18 @@ def test_what_the_host_code_tests_around_a_launch_bounds_its_values():
     assert errors(check_json("dispatch.cu", "-k", "fill", "--no-launch-sites"))[0]["line"] == everyone
 
 
+def test_a_template_instance_the_host_launches_for_powers_of_two_is_checked_on_powers_of_two_only():
+    """is_pow2(n) is ctpop(n) < 2 in the host's -O1 code: the guard of each instance."""
+    def sizes(kernel: str) -> set[int]:
+        return {launch["args"]["n"] for launch in check_json("dispatch.cu", "-k", kernel)["launches"]}
+
+    assert all(n & (n - 1) == 0 for n in sizes("fold<true>")) and check_json("dispatch.cu", "-k",
+                                                                              "fold<true>")["findings"] == []
+    assert all(n & (n - 1) != 0 for n in sizes("fold<false>"))
+    middle = line_in("dispatch.cu", "the middle element is read and written")
+    assert {f["line"] for f in errors(check_json("dispatch.cu", "-k", "fold<true>", "--no-launch-sites"))} == {middle}
+
+
 def test_a_kernel_its_files_host_code_never_launches_is_reported_as_a_warning_by_a_scan(tmp_path):
     result = simulee("scan", SITES / "dispatch.cu", "-o", tmp_path / "out", "-q", "--jobs", "1")
     assert result.returncode == 0, result.stderr  # warnings only
@@ -221,32 +233,33 @@ def test_a_kernel_its_files_host_code_never_launches_is_reported_as_a_warning_by
     assert [f["severity"] for f in checked["findings"]] == ["error"]
 
 
-def test_a_race_through_made_up_content_at_a_launch_site_is_a_warning_that_says_so():
-    (race,) = check_json("compaction.cu")["findings"]  # the host code computed the slots; Simulee made them up
-    store = line_in("compaction.cu", "out[slots[i]] = in[i]")
-    assert (race["type"], race["severity"], race["line"]) == ("data-race", "warning", store)
-    assert "only when what slots holds makes these addresses meet" in race["message"]
-    assert race["details"]["conditional"].startswith("only when what slots holds")
-    (alone,) = errors(check_json("compaction.cu", "--no-launch-sites"))  # alone, any slots are possible
-    assert alone["line"] == store
+def test_a_race_through_made_up_content_is_a_warning_that_names_it_with_a_launch_site_or_without():
+    for options in ((), ("--no-launch-sites",)):
+        (race,) = check_json("compaction.cu", "-k", "compact", *options)["findings"]  # Simulee made the slots up
+        store = line_in("compaction.cu", "out[slots[i]] = in[i]")
+        assert (race["type"], race["severity"], race["line"]) == ("data-race", "warning", store)
+        assert "only for some contents of flags, slots: Simulee made up what they hold" in race["message"]
+        assert race["details"]["conditional"].startswith("only for some contents of flags, slots")
 
 
-def test_csr_rows_that_overlap_only_out_of_order_are_a_warning_and_a_row_past_its_end_an_error():
+def test_csr_rows_out_of_order_are_a_warning_and_a_row_one_past_its_end_an_error():
+    """Rows overlap out of order only for some row pointers: a warning naming them. A row
+    one too long meets the next row on every content Simulee tries, those that put no two
+    threads on one index by chance (a permutation, the identity) too: an error."""
     rows = check_json("compaction.cu", "-k", "scale_rows")
     assert [(f["type"], f["severity"]) for f in rows["findings"]] == [("data-race", "warning")]
-    assert "only when what row_ptr holds" in rows["findings"][0]["message"]
+    assert "only for some contents of row_ptr" in rows["findings"][0]["message"]
     past = errors(check_json("compaction.cu", "-k", "scale_rows_past"))
     assert past and {f["line"] for f in past} == {line_in("compaction.cu", "one past the row's end")}
 
 
-def test_a_row_copied_between_csr_tables_is_a_warning_and_one_element_too_many_an_error():
-    """select_rows takes each output row's start from one table and its length from another:
-    the identity agrees in both, distinct or sorted tables do not."""
-    copied = check_json("compaction.cu", "-k", "select_rows")
-    assert [(f["type"], f["severity"]) for f in copied["findings"]] == [("data-race", "warning")]
-    assert "only when what out_ptr holds" in copied["findings"][0]["message"]
-    past = errors(check_json("compaction.cu", "-k", "select_rows_past"))
-    assert past and {f["line"] for f in past} == {line_in("compaction.cu", "one too many")}
+def test_a_row_copied_between_csr_tables_is_a_warning_naming_every_table_it_reads():
+    """The output rows meet only when the tables disagree on a row's length: for some
+    contents, even copying one element too many (the identity agrees, a permutation not)."""
+    for kernel in ("select_rows", "select_rows_past"):
+        copied = check_json("compaction.cu", "-k", kernel)
+        assert [(f["type"], f["severity"]) for f in copied["findings"]] == [("data-race", "warning")]
+        assert "only for some contents of out_ptr, rows, in_ptr" in copied["findings"][0]["message"]
 
 
 def test_a_launcher_called_from_a_cpp_file_is_checked_under_its_callers_launches():
@@ -291,18 +304,46 @@ def test_a_scan_reads_the_repositorys_cpp_callers_of_a_launcher_and_keeps_them_w
 
 def test_device_variables_the_host_code_writes_hold_made_up_content():
     """totals loops over as many points as two variables written with cudaMemcpyToSymbol
-    say; zero, as a fresh module has them, the loop never runs and its race is missed."""
+    say; zero, as a fresh module has them, the loop never runs and its race is missed. The
+    host writes what its caller passes: the race needs counts Simulee made up, a warning."""
     from simulee.sites import host_code
 
     sites, written, problem = host_code(SITES / "symbols.cu", CompileOptions())
-    assert problem == "" and written == {"counters", "max_points"} and len(sites) == 2
+    assert problem == "" and {"counters", "max_points"} <= set(written) and len(sites) == 5
     result = simulee("check", SITES / "symbols.cu", "-q", "--format", "json")
     kernels = {k["kernel"]: k for k in json.loads(result.stdout)["kernels"]}
     reset, add = line_in("symbols.cu", "if (threadIdx.x == 0) sum = 0;"), line_in("symbols.cu", "atomicAdd(&sum")
-    assert {(f["line"], f["type"]) for f in errors(kernels["totals"])} == {(reset, "data-race"), (add, "data-race")}
+    found = kernels["totals"]["findings"]
+    assert {(f["line"], f["type"], f["severity"]) for f in found} == {(reset, "data-race", "warning"),
+                                                                      (add, "data-race", "warning")}
+    assert all("only for some contents of max_points, counters" in f["message"] for f in found)
     assert kernels["totals_fixed"]["findings"] == []
     ignored = json.loads(simulee("check", SITES / "symbols.cu", "-q", "--format", "json", "--no-launch-sites").stdout)
-    assert all(k["findings"] == [] for k in ignored["kernels"])
+    assert all(k["findings"] == [] for k in ignored["kernels"] if k["kernel"].startswith("totals"))
+
+
+def test_a_table_the_host_fills_with_what_it_states_holds_that_and_one_it_copies_from_elsewhere_is_made_up():
+    from simulee.sites import host_code
+
+    _, written, _ = host_code(SITES / "symbols.cu", CompileOptions())
+    assert written["stated_offsets"] == [[0, "00000000100000002000000030000000"]]  # {0, 16, 32, 48}
+    assert written["caller_offsets"] is None and written["max_points"] is None  # the caller's values
+    assert check_json("symbols.cu", "-k", "scatter_stated")["findings"] == []
+    (race,) = check_json("symbols.cu", "-k", "scatter_made_up")["findings"]
+    assert (race["type"], race["severity"]) == ("data-race", "warning")
+    assert "only for some contents of caller_offsets" in race["message"]
+    (slot,) = check_json("symbols.cu", "-k", "same_slot")["findings"]  # one slot whatever the table holds
+    assert (slot["type"], slot["severity"], slot["line"]) == ("data-race", "error",
+                                                               line_in("symbols.cu", "every thread, one slot"))
+
+
+def test_a_race_needing_a_grid_and_a_size_the_host_takes_from_different_values_is_a_warning_naming_both():
+    (unrelated,) = check_json("grid_from_host.cu", "-k", "wrap_unrelated")["findings"]
+    assert (unrelated["type"], unrelated["severity"]) == ("data-race", "warning")
+    assert "only for values Simulee chose (n=" in unrelated["message"] and ", gridDim.x=" in unrelated["message"]
+    (rounded,) = check_json("grid_from_host.cu", "-k", "wrap_rounded")["findings"]  # the grid is computed from n
+    assert (rounded["type"], rounded["severity"], rounded["line"]) == (
+        "data-race", "error", line_in("grid_from_host.cu", "the last block's threads past n"))
 
 
 def test_an_argument_the_grid_is_computed_from_keeps_the_sites_value():

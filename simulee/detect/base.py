@@ -52,7 +52,7 @@ class KernelRuns:
     (`state`, by detector name: a launch is released once detectors had it), `found`
     findings so far, `status` (ok unless the interpreter could not go on), whether time ran
     out before every launch ran, and the barrier verdicts (BarrierVerdict) a detector
-    judged over the launches."""
+    judged over the launches, and the check's notes."""
 
     program: object
     kernel: KernelInfo
@@ -63,6 +63,7 @@ class KernelRuns:
     status: str = "ok"
     out_of_time: bool = False
     verdicts: list = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what the check says was not checked as asked, and why
 
 
 class Detector:
@@ -88,3 +89,9 @@ class Detector:
     def kernel(self, runs: KernelRuns) -> list[Finding]:
         """The findings only all the launches together show (after every launch's own)."""
         return []
+
+    def again(self, run: LaunchRun, findings: list[Finding]) -> set[tuple]:
+        """The keys of those of `findings` (this detector's, from another launch) of which
+        `run` shows an instance again: the same threads at the same places (a finding that
+        recurs when what Simulee invented changes holds whatever it is)."""
+        return set()

@@ -51,8 +51,8 @@ def find_divergence(result: Result) -> list[Finding]:
                    f"({','.join(map(str, missed.thread)) if missed else '?'}) {fate}"
                    f" ({blocks} block{'s' if blocks > 1 else ''})")
         findings.append(Finding("barrier-divergence", ERROR, result.kernel, message, arrived, missed,
-                                launch=launch_of(result),
-                                instances=len(events)))
+                                launch=launch_of(result), instances=len(events),
+                                taint=0 if any(not e.taint for e in events) else event.taint))
     return findings
 
 

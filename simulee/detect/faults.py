@@ -8,6 +8,7 @@ import numpy as np
 
 from interpreter import trace
 from interpreter.launch import Result
+from interpreter.memory import split
 from simulee.detect.base import Detector, LaunchRun, Rule
 from simulee.findings import ERROR, WARNING, Finding, launch_of, place
 from simulee.frontend import user_location
@@ -61,41 +62,46 @@ def find_faults(result: Result) -> list[Finding]:
         location = user_location(ops[fault.op].location) if 0 <= fault.op < len(ops) else None
         site = (location.file, location.line) if location else fault.op
         by_site.setdefault((fault.kind, site), []).append(fault)
-    for (kind, _), faults in by_site.items():
-        op = faults[0].op
+    for (kind, _), faults, lines in _through_one_pointer(by_site, ops):
+        fault, lane, taint = _witness(faults)
+        op = fault.op
         pairs = np.stack([np.concatenate([f.blocks for f in faults]).astype(np.int64),
                           np.concatenate([f.threads for f in faults]).astype(np.int64)])
         threads = np.unique(pairs, axis=1).shape[1]
         kept = pairs.shape[1]
         total = sum(result.events.fault_counts.get((kind, f), 0) for f in {f.op for f in faults})
-        first = place(ops, op, ops[op].opcode if 0 <= op < len(ops) else "", result, int(faults[0].blocks[0]),
-                      int(faults[0].threads[0]))
+        first = place(ops, op, ops[op].opcode if 0 <= op < len(ops) else "", result, int(fault.blocks[lane]),
+                      int(fault.threads[lane]))
         count = f"{threads} thread{'s' if threads > 1 else ''}" if total <= kept else \
             f"at least {threads:,} threads ({total:,} faulting accesses)"
-        message = f"{kind.replace('-', ' ')} in {count}" + (f": {faults[0].detail}" if faults[0].detail else "")
+        message = f"{kind.replace('-', ' ')} in {count}" + (f": {fault.detail}" if fault.detail else "")
+        if lines:
+            message += f" (the same threads, through the same pointer, at line{'s' if len(lines) > 1 else ''} " \
+                       f"{', '.join(map(str, lines))} too)"
         findings.append(Finding(kind, ERROR, result.kernel, message, first, launch=launch,
                                 instances=max(threads, total),
                                 ops=tuple(sorted({(ops[f.op].function, ops[f.op].index) for f in faults
-                                                  if 0 <= f.op < len(ops)}))))
+                                                  if 0 <= f.op < len(ops)})), taint=taint))
     for assertion in result.events.assertions:
         if assertion.kind != "assert":
             continue
-        first = place(ops, assertion.op, "assert", result, int(assertion.blocks[0]), int(assertion.threads[0]))
+        _, lane, taint = _witness([assertion])
+        first = place(ops, assertion.op, "assert", result, int(assertion.blocks[lane]), int(assertion.threads[lane]))
         count = len(assertion.threads)
         findings.append(Finding("assertion", ERROR, result.kernel,
                                 f"assertion failed in {count} thread{'s' if count > 1 else ''}: {assertion.message}",
-                                first, launch=launch, instances=count))
+                                first, launch=launch, instances=count, taint=taint))
     for event in result.events.warp_masks:
         first = place(ops, event.op, "collective", result, event.block, None)
         if event.read_outside:
             findings.append(Finding("shuffle-outside-mask", ERROR, result.kernel,
                                     f"warp {event.warp}: a shuffle with mask {event.mask:#010x} reads lanes "
                                     f"{event.read_outside:#010x}, which the mask leaves out: the values it gets "
-                                    f"are undefined", first, launch=launch))
+                                    f"are undefined", first, launch=launch, taint=event.taint))
             continue
         findings.append(Finding("warp-mask", WARNING, result.kernel,
                                 f"warp {event.warp}: mask {event.mask:#010x} names lanes that never took part "
-                                f"(present {event.arrived:#010x})", first, launch=launch))
+                                f"(present {event.arrived:#010x})", first, launch=launch, taint=event.taint))
     findings += stopped_early(result)
     return findings
 
@@ -111,10 +117,11 @@ def stopped_early(result: Result) -> list[Finding]:
     first = place(result.trace.ops, events.looping_op, "loop") if events.looping_op >= 0 else None
     if result.status == "infinite-loop":
         return [Finding(result.status, ERROR, result.kernel, f"endless loop: {result.message}", first,
-                        launch=launch_of(result))]
+                        launch=launch_of(result), taint=events.looping_taint)]
     if result.status == "deadlock":  # a potential one when blocks that did not run could end it
         severity = ERROR if result.blocks_run == result.blocks_total == result.launch.blocks else WARNING
-        return [Finding(result.status, severity, result.kernel, result.message, first, launch=launch_of(result))]
+        return [Finding(result.status, severity, result.kernel, result.message, first, launch=launch_of(result),
+                        taint=events.looping_taint)]
     stop = f"{result.message} of time" if result.status == "time-limit" else result.message
     if result.status == "time-limit":
         hint = "--max-seconds, or a scan's --kernel-timeout"
@@ -130,6 +137,45 @@ def stopped_early(result: Result) -> list[Finding]:
     else:
         message = f"the launch {stop} before its blocks finished: {ran} ({hint})"
     return [Finding(result.status, WARNING, result.kernel, message, first, launch=launch_of(result))]
+
+
+MEMORY = (trace.NULL_POINTER, trace.OUT_OF_BOUNDS, trace.MISALIGNED, trace.BAD_ADDRESS, trace.USE_AFTER_FREE)
+
+
+def _through_one_pointer(by_site: dict, ops) -> list[tuple[tuple, list, list[int]]]:
+    """((kind, site), faults, other lines) per finding: the memory faults of the same
+    threads at one bad pointer's target (null, a freed or unknown region, past the end of
+    one buffer) are one bug wherever they read it (a wild pointer read in a loop: one
+    finding at its first line, naming the others); every other group as it is."""
+    merged: dict[tuple, list] = {}
+    for (kind, site), faults in by_site.items():
+        key = (kind, site)
+        if kind in MEMORY and all(f.addresses is not None for f in faults):
+            space, region, _ = split(np.concatenate([f.addresses for f in faults]))
+            targets = frozenset(zip(space.tolist(), region.tolist()))
+            threads = frozenset(zip(np.concatenate([f.blocks for f in faults]).tolist(),
+                                    np.concatenate([f.threads for f in faults]).tolist()))
+            key = (kind, targets, threads)
+        merged.setdefault(key, []).append(((kind, site), faults))
+    found = []
+    for groups in merged.values():
+        groups.sort(key=lambda group: group[0][1] if isinstance(group[0][1], tuple) else ("", group[0][1]))
+        head, faults = groups[0]
+        lines = [site[1] for (_, site), _ in groups[1:] if isinstance(site, tuple)]
+        found.append((head, [f for _, group in groups for f in group], sorted(set(lines))))
+    return found
+
+
+def _witness(events: list) -> tuple[object, int, int]:
+    """(event, lane, taint) of the faulting lane a finding shows: one whose fault holds
+    whatever Simulee invented if any (interpreter.taint), else the first."""
+    for event in events:
+        if event.taint is None:
+            return event, 0, 0
+        clean = np.flatnonzero(event.taint == 0)
+        if len(clean):
+            return event, int(clean[0]), 0
+    return events[0], 0, int(events[0].taint[0])
 
 
 def invalid_launch(result: Result) -> list[Finding]:

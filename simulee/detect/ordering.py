@@ -2,18 +2,21 @@
 threads a release and an acquire order, beyond barriers.
 
 A *strong* access (the model's `strong` column) is an atomic, or a volatile or atomic
-load or store of global memory (PTX: relaxed at its scope); two strong accesses never race.
+load or store of global memory (PTX: relaxed at its scope): what may release or acquire.
 A *release* is a strong write that its thread preceded by a fence (__threadfence, its block
 and system forms), or a store that releases by itself (st.release); it covers what its
 thread did before the fence, what its block did in earlier barrier epochs and what its
 warp did before a __syncwarp that preceded the fence (one lane releases for its warp). An
-*acquire* is a strong read (a read-modify-write, a volatile or atomic load) that reads from
-a release's sequence (the release's write, then only read-modify-writes, in the order the
+*acquire* is a strong read (a read-modify-write, an atomic load, or a volatile load whose
+value decides a branch: a spin's or a check's read of a flag) that reads from a release's
+sequence (the release's write, then only read-modify-writes, in the order the
 interpreter executed them); it covers what its thread does after it, what its block does
 in later epochs and what its warp does after a later __syncwarp (one lane acquires for its
 warp). Program and barrier order within a block are one rule (_precedes). The acquiring
 side needs no fence after the read: NVIDIA's own threadFenceReduction sample has none, and
-every GPU orders it.
+every GPU orders it. Two atomics never race; volatile accesses are exempt only at a *flag*
+(`flags`: a unit a strong read whose value decides a branch reads); elsewhere volatile data
+races as plain data does (as the scoped-race benchmarks take it: volatile is not atomic).
 
 A release synchronizes with an acquire only when the scope of each (a fence and a write:
 the narrower of the two) includes both threads: a block scope orders only threads of
@@ -75,6 +78,7 @@ class Ordering:
         self.c = c
         self.releases, self.acquires = _releases(c, model.result.events.fences), _acquires(c)  # all: to explain
         self.active = self.truncated = False
+        self.flags = np.unique(c["unit"][self.acquires.row[c["decides"][self.acquires.row]]])  # spun on, checked
         if not len(self.releases) or not len(self.acquires):
             return
         self.r, self.a, together, anyway, self.truncated = _synchronizing(c, self.releases, self.acquires)
@@ -228,8 +232,10 @@ def _releases(c, fences) -> Events:
 
 
 def _acquires(c) -> Events:
-    """Strong reads (read-modify-writes included), covering what follows them."""
-    rows = np.flatnonzero(c["strong"] & (c["action"] != WRITE))
+    """Strong reads (read-modify-writes included), covering what follows them; a volatile
+    read only when its value decides a branch (a spin's or a check's read of a flag: the
+    read of volatile data acquires nothing)."""
+    rows = np.flatnonzero(c["strong"] & (c["action"] != WRITE) & (~c["volatile"] | c["decides"]))
     block, thread, epoch, step, synced = _columns(c, rows)
     return Events(block, thread, epoch, step, synced, (c["sync"][rows] & SCOPE_BITS).astype(np.int64), rows,
                   c["op"][rows].astype(np.int64))

@@ -1,15 +1,17 @@
 """Data races (DESIGN.md, "Bug semantics").
 
 Two accesses conflict when they touch a common byte of one memory unit, come from different
-threads, at least one writes, and not both are atomic. A conflict is a race when nothing
-orders the two accesses:
+threads, at least one writes, and not both are atomic (or volatile accesses of a flag a
+release and an acquire synchronize through: simulee.detect.ordering). A conflict is a race
+when nothing orders the two accesses:
   inter-block  different blocks, same grid epoch (global memory): never ordered;
   inter-warp   same block and barrier epoch, different warps: never ordered;
   intra-warp   same warp and epoch: under the independent model (Volta and later) ordered
                only by a warp collective both lanes took part in between them; under the
                lockstep model (pre-Volta) a converged warp runs one instruction for all its
-               lanes, loads before stores, so only two writes by one store, or accesses on
-               the two sides of a divergent branch, race.
+               lanes, loads before stores, so only two writes by one store, accesses on the
+               two sides of a divergent branch, or a plain access and another lane's atomic
+               (atomics go lane by lane), race.
 
 The first two scopes need no pairwise search: within a partition (unit and epoch), the
 accesses of each instruction are summarized by their lowest and highest agent (block or
@@ -74,12 +76,24 @@ class Races(Detector):
              Rule("scoped-race", ERROR,
                   "Two threads of different blocks synchronize through a block-scoped fence or atomic, which "
                   "cannot order them"),
-             Rule(WARP_SYNCHRONOUS, WARNING,
+             Rule(WARP_SYNCHRONOUS, ERROR,
                   "Two lanes of one warp race only under independent thread scheduling (sm_70 and later): "
-                  "warp-synchronous code that relied on lockstep execution (an error with --target sm_70)"))
+                  "warp-synchronous code that relied on lockstep execution (a warning with --target of a GPU "
+                  "before sm_70)"))
 
     def launch(self, run: LaunchRun) -> list[Finding]:
         return find_races(run.model, run.warp_model)
+
+    def again(self, run: LaunchRun, findings: list[Finding]) -> set[tuple]:
+        """Races of which `run` shows a sampled instance (Finding.pairs) again, between
+        the same lines, whatever its type there."""
+        wanted = {finding.key()[1:]: finding for finding in findings if finding.pairs}
+        if not wanted:
+            return set()
+        shown: dict[tuple, set] = {}
+        for finding in summarize(run.model, racing_pairs(run.model, run.warp_model), PAIRS_SEEN):
+            shown.setdefault(finding.key()[1:], set()).update(finding.pairs)
+        return {finding.key() for key, finding in wanted.items() if finding.pairs & shown.get(key, set())}
 
 
 def find_races(model: MemoryAccessModel, warp_model: str = "independent") -> list[Finding]:
@@ -98,8 +112,9 @@ def racing_pairs(model: MemoryAccessModel, warp_model: str = "independent", rows
         raise ValueError(f"unknown warp model {warp_model}")
     c = dict(model.columns)
     rows = np.arange(len(model)) if rows is None else rows
-    # two strong accesses never race, but between blocks only at a wide scope:
-    c["wide"] = c["strong"] & ((c["sync"] & SCOPE_BITS) != BLOCK_SCOPE)
+    # two atomics (or flag accesses) never race, but between blocks only at a wide scope:
+    c["exempt"] = exempt(model)
+    c["wide"] = c["exempt"] & ((c["sync"] & SCOPE_BITS) != BLOCK_SCOPE)
     if epoch is not None:
         c["epoch"] = np.zeros(len(model), dtype=epoch.dtype)
         c["epoch"][rows] = epoch
@@ -127,6 +142,16 @@ def racing_pairs(model: MemoryAccessModel, warp_model: str = "independent", rows
         intra = np.flatnonzero(pairs.scope == INTRA_WARP)
         pairs.warp_synchronous[intra] = ~_lockstep_race(c, pairs.first[intra], pairs.second[intra])
     return pairs
+
+
+def exempt(model: MemoryAccessModel) -> np.ndarray:
+    """Per row, whether it is an access that races with no other such one: an atomic, or a
+    volatile access of a flag (a unit a release synchronizes with an acquire through)."""
+    c = model.columns
+    if "exempt" not in c:
+        flags = model.ordering.flags
+        c["exempt"] = c["atomic"] | (c["volatile"] & np.isin(c["unit"], flags) if len(flags) else c["atomic"])
+    return c["exempt"]
 
 
 def _conflicting_units(c, rows) -> np.ndarray:
@@ -176,7 +201,7 @@ def _order(columns: list[np.ndarray]) -> np.ndarray:
 
 def _strength(agent: str) -> str:
     """The column of accesses that cannot race with each other between two `agent`s."""
-    return "wide" if agent == "block" else "strong"
+    return "wide" if agent == "block" else "exempt"
 
 
 def _keep_partitions(c, rows, part, agent) -> np.ndarray:
@@ -252,12 +277,30 @@ def _intra_warp(c, rows, warp_model: str, model: MemoryAccessModel) -> Pairs:
 
 def _lockstep_race(c, a, b) -> np.ndarray:
     """Whether lanes' accesses a[i], b[i] of one warp race when it runs in lockstep: two
-    writes of one store, or accesses on the two sides of a divergent branch."""
+    writes of one store (unless both lanes read the word again to check whose write won, as
+    tagged-write histograms retry), accesses on the two sides of a divergent branch, or a
+    plain access and an atomic (whatever the model: an atomic of a warp runs lane by lane)."""
     both_write = (c["action"][a] != READ) & (c["action"][b] != READ)
     same_step = c["step"][a] == c["step"][b]
+    both_write &= ~(_checked_later(c, a) & _checked_later(c, b))
     lane_a, lane_b = c["lane"][a].astype(np.uint32), c["lane"][b].astype(np.uint32)
     apart = (((c["active"][a] >> lane_b) & 1) == 0) & (((c["active"][b] >> lane_a) & 1) == 0)
-    return np.where(same_step, both_write, apart)
+    return np.where(same_step, both_write, apart) | (c["atomic"][a] != c["atomic"][b])
+
+
+def _checked_later(c, rows) -> np.ndarray:
+    """Whether the thread of each of `rows` reads its unit again later in the same epoch, to
+    decide a branch (OpInfo.decides): it checks what its write left there."""
+    checks = np.flatnonzero(c["decides"] & (c["action"] == READ))
+    if len(checks) == 0 or len(rows) == 0:
+        return np.zeros(len(rows), dtype=bool)
+    both = np.r_[checks, rows]
+    keys = np.stack([c[k][both].astype(np.int64) for k in ("unit", "block", "thread", "epoch")], axis=1)
+    _, place = np.unique(keys, axis=0, return_inverse=True)
+    place = place.reshape(-1)
+    latest = np.full(int(place.max()) + 1, -1, dtype=np.int64)  # per (unit, thread, epoch): its last check
+    np.maximum.at(latest, place[: len(checks)], c["step"][checks].astype(np.int64))
+    return latest[place[len(checks):]] > c["step"][rows]
 
 
 def _racing(c, a, b, pair_part, scope) -> Pairs:
@@ -326,10 +369,11 @@ def _collective_between(c, a, b, model: MemoryAccessModel) -> np.ndarray:
     return ordered
 
 
-def summarize(model: MemoryAccessModel, pairs: Pairs) -> list[Finding]:
+def summarize(model: MemoryAccessModel, pairs: Pairs, sample: int = 0) -> list[Finding]:
     """One finding per pair of source locations: its widest scope, a witness pair from that
-    scope, how many times (partitions) and at how many units it happened, and whether every
-    instance was two writes of the same value."""
+    scope, how many times (partitions) and at how many units it happened, whether every
+    instance was two writes of the same value, and up to `sample` (default PAIR_SAMPLE) of
+    its instances (Finding.pairs)."""
     if len(pairs.first) == 0:
         return []
     c = model.columns
@@ -358,13 +402,16 @@ def summarize(model: MemoryAccessModel, pairs: Pairs) -> list[Finding]:
     findings_count = int(present.sum())
     instances = _distinct_per_group(key, pairs.partition, findings_count)
     units = _distinct_per_group(np.r_[key, key], c["unit"][np.r_[first, second]], findings_count)
-    widest = _order([key, pairs.scope])  # per finding, the widest scope first
+    taint = c["taint"][first] | c["taint"][second]
+    # per finding, a pair that holds whatever Simulee invented first (interpreter.taint), then the widest scope
+    widest = _order([key, taint != 0, pairs.scope])
     starts = np.r_[0, np.flatnonzero(np.diff(key[widest])) + 1]
     witnesses = widest[starts]
     benign = np.logical_and.reduceat(pairs.benign[widest], starts)
     lockstep_safe = np.logical_and.reduceat(pairs.warp_synchronous[widest], starts)
     findings = []
     launch = launch_of(result)
+    samples = _sampled_pairs(c, first, second, widest, starts, sample or PAIR_SAMPLE)
     for index, witness in enumerate(witnesses.tolist()):
         a, b = int(first[witness]), int(second[witness])
         scope = SCOPE_NAMES[int(pairs.scope[witness])]
@@ -375,7 +422,8 @@ def summarize(model: MemoryAccessModel, pairs: Pairs) -> list[Finding]:
                             int(c["thread"][a]))
         second_place = place(ops, int(c["op"][b]), KIND_NAMES[int(c["action"][b])], result, int(c["block"][b]),
                              int(c["thread"][b]))
-        scoped = bool(pairs.scoped[witness]) or bool(c["strong"][a] and c["strong"][b])  # only a narrow scope
+        both = exempt(model)
+        scoped = bool(pairs.scoped[witness]) or bool(both[a] and both[b])  # only a narrow scope
         reason, why = ("scope too narrow", _narrow_scope(model, a, b)) if scoped else _unordered(model, a, b)
         kind = "scoped-race" if scoped else WARP_SYNCHRONOUS if lockstep_safe[index] else "data-race"
         if kind == WARP_SYNCHRONOUS:
@@ -384,12 +432,31 @@ def summarize(model: MemoryAccessModel, pairs: Pairs) -> list[Finding]:
                    f"{first_place.access} and the {second_place.access} at {where(second_place, first_place)}"
                    + (" (both wrote the same value)" if all_benign else "") + why)
         uncertain = not scoped and model.ordering.truncated  # an event not followed may order it
-        findings.append(Finding(kind, WARNING if all_benign or uncertain or kind == WARP_SYNCHRONOUS else ERROR,
+        findings.append(Finding(kind, WARNING if all_benign or uncertain else ERROR,
                                 result.kernel, message,
                                 first_place, second_place, space, hazard, scope, all_benign, launch,
                                 int(instances[index]), int(units[index]), details={"synchronization": reason},
-                                ops=tuple((ops[int(c["op"][x])].function, ops[int(c["op"][x])].index) for x in (a, b))))
+                                ops=tuple((ops[int(c["op"][x])].function, ops[int(c["op"][x])].index) for x in (a, b)),
+                                taint=int(taint[witness]), pairs=samples[index]))
     return findings
+
+
+PAIR_SAMPLE = 64  # instances a race finding keeps, to see whether another run shows them again
+PAIRS_SEEN = 1 << 16  # instances of another run looked among for them
+
+
+def _sampled_pairs(c, first, second, order, starts, sample: int) -> list[frozenset]:
+    """Per finding (pairs `order`ed by finding, each starting at `starts`), up to `sample`
+    of its instances as (block, thread, block, thread) of its two accesses, the one
+    reported first first."""
+    ends = np.r_[starts[1:], len(order)]
+    found = []
+    for start, end in zip(starts.tolist(), ends.tolist()):
+        chosen = order[start : min(end, start + sample)]
+        a, b = first[chosen], second[chosen]
+        found.append(frozenset(zip(c["block"][a].tolist(), c["thread"][a].tolist(),
+                                   c["block"][b].tolist(), c["thread"][b].tolist())))
+    return found
 
 
 def _unordered(model: MemoryAccessModel, a: int, b: int) -> tuple[str, str]:

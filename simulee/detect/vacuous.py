@@ -23,16 +23,17 @@ class Vacuous(Detector):
         if runs.status != "ok":
             return []
         return find_vacuous(runs.kernel, runs.launches, runs.state.get(self.name, False), runs.found,
-                            runs.out_of_time)
+                            runs.out_of_time, runs.notes)
 
 
 def find_vacuous(kernel: KernelInfo, launches: list[dict], accessed: bool, found: int,
-                 out_of_time: bool = False) -> list[Finding]:
+                 out_of_time: bool = False, notes: list[str] = ()) -> list[Finding]:
     """The warning for `kernel` when its check found nothing (`found` findings: none) and
     none of the launches checked (`launches`, as launch_of gives them) `accessed` global or
-    shared memory (without a fault), or no launch was checked at all (every one outside
-    the kernel's contract, or none could be made); when time ran out first
-    (`out_of_time`), a time-limit warning says so instead."""
+    shared memory (without a fault): it names the first of the check's `notes` (why some
+    launches were not checked) when there is one. When time ran out before any launch was
+    checked (`out_of_time`), a time-limit warning says so instead. (A check no launch of
+    which could run is `not-checked`: its status says why.)"""
     if found or accessed:
         return []
     where = Place("kernel", kernel.file, kernel.line, 0)
@@ -40,11 +41,10 @@ def find_vacuous(kernel: KernelInfo, launches: list[dict], accessed: bool, found
         return [Finding("time-limit", WARNING, kernel.name, "not checked: time ran out before a launch was checked "
                         "(--max-seconds, or a scan's --kernel-timeout)", where)]
     if not launches:
-        return [Finding(VACUOUS, WARNING, kernel.name, "vacuous check: no launch could be checked (none could be "
-                        "made, or each was outside what the kernel is written for: see the notes); give the launch "
-                        "and arguments the kernel is used with (--launch, --arg, simulee.toml)", where)]
+        return []
+    because = f" ({notes[0]})" if notes else ""
     which = f"none of the {len(launches)} launches checked accessed" if len(launches) > 1 else \
         "the launch checked accessed no"
     message = (f"vacuous check: {which} global or shared memory, so nothing "
-               "was checked; give the launch and arguments the kernel is used with (--launch, --arg)")
+               f"was checked{because}; give the launch and arguments the kernel is used with (--launch, --arg)")
     return [Finding(VACUOUS, WARNING, kernel.name, message, where, launch=launches[0])]

@@ -13,6 +13,9 @@
 // kernel: misaligned(char *bytes)
 //   reads: tid.x
 //   shared: 0
+// kernel: wild_row(const Row *rows, float *out)
+//   reads: tid.x
+//   shared: 0
 
 __global__ void out_of_bounds(int *data, int n) { data[threadIdx.x + n] = 1; }
 
@@ -32,3 +35,20 @@ __global__ void null_store(int *unused) {
 }
 
 __global__ void misaligned(char *bytes) { *(int *)(bytes + 1 + 4 * threadIdx.x) = 7; }
+
+// A row pointer nobody set, read at three lines in a loop: one bug, not three.
+struct Row {
+  float *values;
+  int n;
+};
+
+__global__ void wild_row(const Row *rows, float *out) {
+  const Row row = rows[0];
+  float sum = 0;
+  for (int i = 0; i < 4; i++) {
+    sum += row.values[threadIdx.x + i];  // the first read through the null row pointer
+    sum += row.values[threadIdx.x + i + 1] * 2;
+    sum += row.values[threadIdx.x + i + 2] * 3;
+  }
+  out[threadIdx.x] = sum;
+}

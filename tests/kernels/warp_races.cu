@@ -20,6 +20,9 @@
 // kernel: shuffle_sum(const int *in, int *out)
 //   reads: tid.x
 //   shared: 0
+// kernel: tagged_histogram(const unsigned char *data, unsigned int *out)
+//   reads: tid.x ntid.x
+//   shared: 1024
 
 // The warp-synchronous tail of a reduction: correct on pre-Volta lockstep warps, a race on
 // independently scheduled ones (line 40 reads what line 40 of another lane writes).
@@ -84,4 +87,26 @@ __global__ void shuffle_sum(const int *in, int *out) {
   int v = in[threadIdx.x];
   for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffff, v, offset);
   if (threadIdx.x == 0) out[0] = v;
+}
+
+// A pre-Volta histogram without atomics: each lane tags its count with its lane and writes
+// it; the lanes of a warp that wrote one bin together read it back and retry until their
+// own write survived. Correct in lockstep warps, a warp-synchronous race from Volta on (its
+// writes of one store are part of the idiom: each lane checks them).
+__device__ void add_tagged(volatile unsigned int *bins, unsigned int bin, unsigned int tag) {
+  unsigned int count;
+  do {
+    count = bins[bin] & 0x07FFFFFFU;
+    count = tag | (count + 1);
+    bins[bin] = count;  // lanes of one bin write together, then check
+  } while (bins[bin] != count);
+}
+
+__global__ void tagged_histogram(const unsigned char *data, unsigned int *out) {
+  __shared__ unsigned int bins[256];
+  for (int i = threadIdx.x; i < 256; i += blockDim.x) bins[i] = 0;
+  __syncthreads();
+  add_tagged(bins, data[threadIdx.x], threadIdx.x << 27);
+  __syncthreads();
+  for (int i = threadIdx.x; i < 256; i += blockDim.x) out[i] = bins[i] & 0x07FFFFFFU;
 }

@@ -1,6 +1,7 @@
 // A dispatcher picks the tile width from the block it is given, as kaldi's cudaF_* wrappers
 // do: tile<16> is only launched with 16-thread rows and tile<32> with 32-thread rows, and
-// both are correct there. A size guard bounds n. `unused` is launched by no host code.
+// both are correct there. A size guard bounds n. fold<true> is right for even sizes only,
+// and the host launches it for powers of two. `unused` is launched by no host code.
 #include <cuda_runtime.h>
 
 template <int Width>
@@ -18,6 +19,16 @@ __global__ void fill(int *a, int n) {
   else if (i < n) a[i] = n;
 }
 
+template <bool Pow2>
+__global__ void fold(int *a, unsigned int n) {
+  unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (Pow2) {
+    if (i < (n + 1) / 2) a[i] += a[i + n / 2];  // for an odd n the middle element is read and written
+  } else if (i < n / 2) {
+    a[i] += a[n - 1 - i];
+  }
+}
+
 __global__ void unused(int *a) {
   a[threadIdx.x / 2] = threadIdx.x;  // neighbours race, in a kernel nothing launches
 }
@@ -33,4 +44,13 @@ void launch_tiles(dim3 grid, dim3 block, float *v) {
 void fill_all(int *a, int n) {
   if (n > 4096) return;
   fill<<<(n + 255) / 256, 256>>>(a, n);
+}
+
+bool is_pow2(unsigned int x) { return (x & (x - 1)) == 0; }
+
+void fold_all(int *a, unsigned int n) {
+  if (is_pow2(n))
+    fold<true><<<(n + 255) / 256, 256>>>(a, n);
+  else
+    fold<false><<<(n + 255) / 256, 256>>>(a, n);
 }

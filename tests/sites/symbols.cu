@@ -34,3 +34,30 @@ void run(const float *points, float *out, int n) {
   totals<<<8, 64>>>(points, out);
   totals_fixed<<<8, 64>>>(points, out);
 }
+
+// A table the host fills with the offsets it states (the threads of each offset write their
+// own run) and one it fills from its caller's data (made up: they may meet). Every thread of
+// `same_slot` writes one slot of a made-up table: they meet whatever the table holds.
+__constant__ int stated_offsets[4];
+__constant__ int caller_offsets[4];
+
+__global__ void scatter_stated(int *out) {
+  out[stated_offsets[threadIdx.x % 4] + threadIdx.x / 4] = threadIdx.x;
+}
+
+__global__ void scatter_made_up(int *out) {
+  out[caller_offsets[threadIdx.x % 4] + threadIdx.x / 4] = threadIdx.x;  // meets when offsets are close
+}
+
+__global__ void same_slot(int *out) {
+  out[caller_offsets[0]] = threadIdx.x;  // every thread, one slot
+}
+
+void scatter_all(const int *offsets_of_caller, int *out) {
+  int offsets[4] = {0, 16, 32, 48};
+  cudaMemcpyToSymbol(stated_offsets, offsets, sizeof(offsets));
+  cudaMemcpyToSymbol(caller_offsets, offsets_of_caller, 4 * sizeof(int));
+  scatter_stated<<<1, 64>>>(out);
+  scatter_made_up<<<1, 64>>>(out);
+  same_slot<<<1, 64>>>(out);
+}

@@ -1,0 +1,231 @@
+"""Dynamic taint: which of the values Simulee invented for a launch each value, address,
+branch and fault of the run depends on.
+
+A launch names what it invented (the content of a buffer no one gave, a device variable
+the host writes, a table of pointers, a guessed scalar or dimension) as *labels*, bit i of
+a mask (Placement.labels). Beside its value every register holds a taint: a Python int,
+the mask all its rows share (0: none), or a uint64 array, one mask per row of its frame.
+
+- A value takes the union of its operands' taints; a load also what the bytes it reads
+  hold in shadow memory (memory.py), a select its condition's.
+- A store gives the bytes it writes its value's, its address's and its control taint: the
+  union of the taints of the conditions of the branches it is control dependent on (by
+  Ferrante, Ottenstein and Warren's post-dominator definition, closed transitively), as each
+  thread last evaluated them, and of its frame's call. An access is recorded with its
+  address's and its control taint; a fault with its operands' and its control taint.
+- A phi takes, beside its incoming value's, the taint of the branches that decide by which
+  edge its block is entered; and an instruction using a value defined under a branch it is
+  not itself under (a loop's counter after the loop) takes that branch's taint too.
+
+So a value depends on a label whenever changing what the label names could change it, as
+far as data and control flow carry it: an over-approximation, never less. A finding all of
+whose instances carry some label holds only for some of the invented values; one with an
+instance that carries none holds whatever they are. This module owns the representation,
+the static control dependence, and the propagation through pure instructions; memory.py
+owns shadow memory, the builders of memory instructions their own rules."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from interpreter.decode import DecodedFunction
+
+ALL = (1 << 64) - 1  # every label: what a saturated shadow table stands for
+
+
+def rows_of(mask, rows):
+    """The taint of rows `rows` (None: all) of a register's taint."""
+    if rows is None or type(mask) is int:
+        return mask
+    return mask[rows]
+
+
+def union(a, b):
+    """The union of two taints of the same rows."""
+    if type(a) is int:
+        if type(b) is int:
+            return a | b
+        return b | np.uint64(a) if a else b
+    if type(b) is int:
+        return a | np.uint64(b) if b else a
+    return a | b
+
+
+def assign(registers: list, slot: int, rows, mask, count: int) -> None:
+    """Give rows `rows` (None: all `count`) of register `slot` the taint `mask`."""
+    if rows is None:
+        registers[slot] = mask if type(mask) is int else np.array(mask, dtype=np.uint64)
+        return
+    old = registers[slot]
+    if type(old) is int:
+        if type(mask) is int and mask == old:
+            return
+        old = registers[slot] = np.full(count, old, dtype=np.uint64)
+    old[rows] = mask
+
+
+def reduce(mask) -> int:
+    """The union of every row's taint."""
+    if type(mask) is int:
+        return mask
+    return int(np.bitwise_or.reduce(mask)) if len(mask) else 0
+
+
+def as_array(mask, count: int) -> np.ndarray:
+    """One mask per row."""
+    if type(mask) is int:
+        return np.full(count, mask, dtype=np.uint64)
+    return np.asarray(mask, dtype=np.uint64)
+
+
+def bits(mask: int) -> list[int]:
+    """The labels of a mask, lowest first."""
+    return [bit for bit in range(64) if mask >> bit & 1]
+
+
+# ---------------------------------------------------------------------------- control dependence
+
+
+class ControlDependence:
+    """For one function: per instruction, the branches (their pcs) it is control dependent
+    on, transitively, and those its operands were defined under that it is not (`escaped`:
+    how many times a loop ran decides the value its counter leaves it with); per block, the
+    branches that decide by which edge it is entered (its phis depend on them)."""
+
+    def __init__(self, decoded: DecodedFunction):
+        blocks = decoded.blocks
+        exit_block = decoded.exit
+        ipdom = decoded.ipdom
+        direct: list[set[int]] = [set() for _ in blocks]  # block -> branch blocks it depends on
+        for branch, info in enumerate(blocks):
+            if len(set(info.successors)) < 2:
+                continue
+            stop = ipdom[branch]
+            for successor in set(info.successors):
+                node, seen = successor, set()
+                while node != stop and node != exit_block and node not in seen:
+                    seen.add(node)
+                    direct[node].add(branch)
+                    node = ipdom[node]
+        closed: list[frozenset[int] | None] = [None] * len(blocks)
+
+        def closure(block: int) -> frozenset[int]:
+            pending, found = [block], set()
+            while pending:
+                for branch in direct[pending.pop()]:
+                    if branch not in found:
+                        found.add(branch)
+                        pending.append(branch)
+            return frozenset(found)
+
+        for block in range(len(blocks)):
+            closed[block] = closure(block)
+        terminator = [info.end - 1 for info in blocks]
+        self.of_block = [tuple(sorted(terminator[b] for b in closed[block])) for block in range(len(blocks))]
+        self.deciding = []
+        for block, info in enumerate(blocks):
+            decided = set()
+            for predecessor in info.predecessors:
+                decided |= closed[predecessor]
+                if len(set(blocks[predecessor].successors)) > 1:
+                    decided.add(predecessor)
+            self.deciding.append(tuple(sorted(terminator[b] for b in decided)))
+        self.op_block = [op.block for op in decoded.ops]
+        defined_in = {op.result: op.block for op in decoded.ops if op.result >= 0}
+        self.escaped = []
+        for op in decoded.ops:
+            outside = set()
+            for slot in op.args:
+                if slot in defined_in:
+                    outside |= closed[defined_in[slot]] - closed[op.block]
+            self.escaped.append(tuple(sorted(terminator[b] for b in outside)))
+
+    def of(self, pc: int) -> tuple[int, ...]:
+        return self.of_block[self.op_block[pc]]
+
+
+def control_dependence(decoded: DecodedFunction) -> ControlDependence:
+    found = decoded.analyses.get("control_dependence")
+    if found is None:
+        found = decoded.analyses["control_dependence"] = ControlDependence(decoded)
+    return found
+
+
+def control(frame, branches: tuple[int, ...], rows):
+    """The control taint of rows of `frame` at an instruction dependent on `branches`: the
+    frame's call's and each branch's condition as the rows last evaluated it."""
+    return union(rows_of(frame.control, rows), control_branches(frame, branches, rows))
+
+
+def control_branches(frame, branches: tuple[int, ...], rows):
+    """The union of the conditions of `branches` as rows of `frame` last evaluated them."""
+    mask = 0
+    taken = frame.branches
+    if taken:
+        for branch in branches:
+            found = taken.get(branch)
+            if found is not None:
+                mask = union(mask, rows_of(found, rows))
+    return mask
+
+
+def note_branch(frame, pc: int, condition, rows) -> None:
+    """Rows of `frame` evaluated the branch at `pc` on a condition of taint `condition`."""
+    taken = frame.branches
+    old = taken.get(pc)
+    if old is None:
+        if type(condition) is int and not condition:
+            return
+        old = 0
+    if rows is None:
+        taken[pc] = condition if type(condition) is int else np.array(condition, dtype=np.uint64)
+        return
+    if type(old) is int:
+        if type(condition) is int and condition == old:
+            return
+        old = taken[pc] = np.full(frame.count, old, dtype=np.uint64)
+    old[rows] = condition
+
+
+# ---------------------------------------------------------------------------- pure instructions
+
+
+def operands(frame, slots: tuple[int, ...], rows, pc: int = -1):
+    """The union of the taints of operand registers `slots` for rows, as the instruction
+    at `pc` (if given) uses them: with the branches they escaped (ControlDependence)."""
+    registers = frame.taint
+    mask = 0
+    if pc >= 0:
+        escaped = frame.function.control.escaped[pc]
+        if escaped:
+            mask = control_branches(frame, escaped, rows)
+    for slot in slots:
+        found = registers[slot]
+        if type(found) is int:
+            if found:
+                mask = union(mask, found)
+        else:
+            mask = union(mask, found if rows is None else found[rows])
+    return mask
+
+
+def propagating(run, slots: tuple[int, ...], result: int, pc: int, rt):
+    """`run` (the closure of the instruction at `pc`) that also gives its result the union
+    of its operands' taints, and tells the runtime what a fault there depends on."""
+    if result < 0:
+        def run_noting(frame, rows):
+            rt.taint_here = (frame, rows, pc, operands(frame, slots, rows, pc))
+            return run(frame, rows)
+        return run_noting
+
+    def run_tainted(frame, rows):
+        mask = operands(frame, slots, rows, pc)
+        rt.taint_here = (frame, rows, pc, mask)
+        outcome = run(frame, rows)
+        assign(frame.taint, result, rows, mask, frame.count)
+        return outcome
+
+    return run_tainted
