@@ -441,12 +441,31 @@ class Memory:
                 if base:
                     found = _merged(found, int(self.masks[base]), positions, count)
                 continue
-            indices = shadow[flat[:, None] + np.arange(size)] if size > 1 else shadow[flat][:, None]
-            if not indices.any():
-                continue
-            masks = np.bitwise_or.reduce(self.masks[indices], axis=1)
-            found = _merged(found, masks, positions, count)
+            found = _merged(found, self._lane_taint(shadow, flat, size), positions, count)
         return found
+
+    def _lane_taint(self, shadow: np.ndarray, flat: np.ndarray, size: int):
+        """What the `size` bytes at each of `flat` hold by `shadow`: an int when it is the
+        same for every lane (as it usually is), else one mask per lane."""
+        if size in (1, 2, 4, 8) and len(shadow) % size == 0 and not (flat % size).any():
+            words = shadow.view(f"u{size}")[flat // size]  # each lane's shadow bytes as one word
+            first = words[0] if len(words) else 0
+            if (words == first).all():
+                return self._word_mask(int(first), size)
+            distinct, inverse = np.unique(words, return_inverse=True)
+            return np.array([self._word_mask(int(w), size) for w in distinct], dtype=np.uint64)[inverse.reshape(-1)]
+        indices = shadow[flat[:, None] + np.arange(size)]
+        if not indices.any():
+            return 0
+        return np.bitwise_or.reduce(self.masks[indices], axis=1)
+
+    def _word_mask(self, word: int, size: int) -> int:
+        """The union of the masks the shadow bytes packed in `word` name."""
+        mask = 0
+        for _ in range(size):
+            mask |= int(self.masks[word & 0xFF])
+            word >>= 8
+        return mask
 
     def write_taint(self, resolved, taint, size: int) -> None:
         """The resolved lanes' `size` bytes now hold `taint` (an int for all lanes, or one

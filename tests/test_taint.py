@@ -1,0 +1,75 @@
+"""Dynamic taint (interpreter.taint): which of the values Simulee invented for a launch
+each access depends on, through data, memory and control flow, and nothing more."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from conftest import line_of, written
+from interpreter.launch import Launch
+from interpreter.simt import execute
+
+FLOWS = """
+__device__ int twice(int v) { return 2 * v; }
+
+__global__ void flows(const int *idx, const int *flags, const float *in, float *out, int *count) {
+  __shared__ int own[64];
+  int t = threadIdx.x;
+  own[t] = t;
+  __syncthreads();
+  out[idx[t] & 63] = in[t];                        // address from idx
+  out[64 + own[(t + 1) % 64]] = 1.0f;              // from shared memory the kernel wrote: clean
+  if (flags[t] > 0) out[128 + t] = 2.0f;           // reached under a branch on flags
+  out[192 + t] = 3.0f;                             // after the branch joins: clean
+  int i = 0;
+  for (; i < (idx[0] & 3) + 1; i++) out[256 + i] = 4.0f;  // in a loop idx bounds
+  out[300 + i] = 5.0f;                             // the counter the loop leaves: idx
+  out[400 + twice(idx[1] & 7)] = 6.0f;             // through a call and its return
+  int slot = atomicAdd(count, 1);
+  out[500 + (slot & 63)] = 7.0f;                   // what an atomic on invented memory returns
+  int moved = __shfl_sync(0xffffffff, idx[t] & 7, 0);
+  out[600 + moved] = 8.0f;                         // a shuffled invented value
+  int copy[2];
+  memcpy(copy, idx + 2, sizeof(copy));
+  out[700 + (copy[0] & 7)] = 9.0f;                 // through memcpy
+}
+"""
+
+
+def tainted_lines(tmp_path, args: dict | None = None) -> tuple[dict[str, set[str]], list[str]]:
+    """Per commented line of FLOWS (by its comment), the labels its stores depend on."""
+    loaded, kernel = written(tmp_path, "flows.cu", FLOWS, "flows")
+    result = execute(loaded, kernel, Launch(1, 64, args or {}, taint=True, fill="small"))
+    assert result.status == "ok", result.message
+    trace = result.trace
+    by_line: dict[int, set[str]] = {}
+    for op, kind, mask in zip(trace["op"], trace["kind"], trace["taint"]):
+        location = trace.ops[op].location
+        if kind != 0 and location is not None:
+            by_line.setdefault(location.line, set()).update(
+                label for bit, label in enumerate(result.labels) if int(mask) >> bit & 1)
+    comments = {text.split("//")[1].strip(): line_of(tmp_path / "flows.cu", text.split("//")[1].strip())
+                for text in FLOWS.splitlines() if "//" in text}
+    return {comment: by_line.get(line, set()) for comment, line in comments.items()}, result.labels
+
+
+def test_an_access_depends_on_what_its_address_and_its_path_were_computed_from(tmp_path):
+    found, labels = tainted_lines(tmp_path)
+    assert labels == ["idx", "flags", "in", "out", "count"]
+    assert found["address from idx"] == {"idx"}
+    assert found["from shared memory the kernel wrote: clean"] == set()
+    assert found["reached under a branch on flags"] == {"flags"}
+    assert found["after the branch joins: clean"] == set()
+    assert found["in a loop idx bounds"] == {"idx"}
+    assert found["the counter the loop leaves: idx"] == {"idx"}
+    assert found["through a call and its return"] == {"idx"}
+    assert found["what an atomic on invented memory returns"] == {"count"}
+    assert found["a shuffled invented value"] == {"idx"}
+    assert found["through memcpy"] == {"idx"}
+
+
+def test_buffers_the_caller_gives_are_no_invention(tmp_path):
+    given = {"idx": np.arange(64, dtype=np.int32), "flags": np.ones(64, np.int32),
+             "in": np.zeros(64, np.float32), "out": np.zeros(1024, np.float32), "count": np.zeros(1, np.int32)}
+    found, labels = tainted_lines(tmp_path, given)
+    assert labels == [] and all(not depends for depends in found.values())
