@@ -229,6 +229,16 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
             _note_once(check.notes, note)  # the same launch on other content says the same
         result = execute(program, kernel, launch, progress and (
             lambda done, total, n=number: progress(f"launch {n + 1}/{len(launches)}: {done:,}/{total:,} blocks")))
+        fewer = _fitting(result)
+        while fewer is not None and time.perf_counter() < deadline:  # fewer blocks whose trace fits: checked whole
+            again = execute(program, kernel, fewer)
+            if again.status != "trace-limit":
+                _note_once(check.notes, f"launch {_launch_text(launch)} made more accesses than a check keeps: "
+                           f"checked on {len(fewer.sample):,} of its {launch.blocks:,} blocks (linear block "
+                           f"indices {_runs(fewer.sample)})")
+                result = again
+                break
+            fewer = _fitting(again)
         score = fitness[number] if fitness else None
         ran_as = launch_of(result)
         entry = dict(ran_as, fitness=score.to_json() if score else None, status=result.status,
@@ -286,9 +296,12 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
     check.verdicts = kept.verdicts
     check.assumptions = [_assumption(bound) for bound in rules.bounds.values()  # none a checked launch refutes
                          if all(bound.extent(block) <= bound.limit for block in blocks)]
-    check.notes += [_outside_note(outside) for outside in rules.outside]
+    outside = [_outside_note(outside) for outside in rules.outside]
+    check.notes += outside
     if check.status == "ok" and not any(entry["status"] not in UNFINISHED for entry in check.launches):
-        check.status, check.error = NOT_CHECKED, _not_checked(check, kept.out_of_time)
+        bounds = [f"it assumes {_assumption(bound)['bound']} (line {_assumption(bound)['line']} indexes past a "
+                  "fixed-size array beyond it)" for bound in rules.bounds.values()]
+        check.status, check.error = NOT_CHECKED, _not_checked(check, kept.out_of_time, outside + bounds)
     check.findings = sorted(merged.values(), key=lambda f: (f.file, f.line, f.column, f.type, f.message))
     check.seconds = time.perf_counter() - start
     return check
@@ -298,20 +311,22 @@ NOT_CHECKED = "not-checked"  # the status of a kernel no launch of which ran to 
 UNFINISHED = ("invalid", "trace-limit")  # launches that do not check a kernel: outside its contract, cut short
 
 
-def _not_checked(check: KernelCheck, out_of_time: bool) -> str:
-    """Why no launch of a check ran to its end (its notes say more)."""
+def _not_checked(check: KernelCheck, out_of_time: bool, outside: list[str]) -> str:
+    """Why no launch of a check ran to its end: none could be made, each was `outside`
+    what the kernel is written for (the first reason said), or stopped at the trace limit."""
     statuses = {entry["status"] for entry in check.launches}
     if not statuses and out_of_time:
         return "not checked: time ran out before a launch was checked (--max-seconds, or a scan's --kernel-timeout)"
     if not statuses:
-        why = "no launch could be made"
-    elif statuses == {"invalid"}:
-        why = "every launch was outside what the kernel is written for"
+        why = "no launch could be made" + (f": {check.notes[0]}" if check.notes else "")
     elif statuses == {"trace-limit"}:
-        why = f"every launch was stopped once its trace held {TRACE_LIMIT:,} accesses (what came after is unchecked)"
+        why = "every launch was stopped once its trace was full, the most a check keeps (what came after is " \
+              "unchecked; fewer blocks or smaller arguments fit)"
     else:
-        why = "every launch was outside what the kernel is written for or stopped at the trace limit"
-    return f"not checked: {why}" + (f": {check.notes[0]}" if check.notes else "")
+        why = "every launch was outside what the kernel is written for" + \
+            (" or stopped at the trace limit" if "trace-limit" in statuses else "") + \
+            (f": {outside[0]}" if outside else "")
+    return f"not checked: {why}"
 
 
 def _guesses(finding: Finding, launch: Launch, rules: Contract, program: Program, kernel: KernelInfo) -> list[str]:
@@ -482,6 +497,36 @@ def detection_launch(launch: Launch, deadline: float = float("inf")) -> tuple[La
     note = (f"launch {_launch_text(launch)} has {launch.threads:,} threads, too many to check in full: checked "
             f"{len(sample):,} of its {launch.blocks:,} blocks (linear block indices {runs})")
     return replace(launch, sample=sample, **options), note
+
+
+def _fitting(result: Result) -> Launch | None:
+    """A launch stopped once its trace was full, on fewer blocks, SAMPLED_RUNS runs of them
+    from its start to its end, whose trace fits (None: it had no more blocks than that, or
+    one block alone fills the trace)."""
+    launch = result.launch
+    if result.status != "trace-limit" or result.blocks_run == 0:
+        return None
+    per_block = max(1, len(result.trace) // result.blocks_run)
+    fit = launch.trace_limit // per_block // 2
+    blocks = sorted(set(launch.sample)) if launch.sample is not None else list(range(launch.blocks))
+    if fit < 2 or fit >= len(blocks):
+        return None
+    per_run = max(1, fit // SAMPLED_RUNS)
+    starts = sorted({min(len(blocks) - per_run, (len(blocks) - per_run) * k // (SAMPLED_RUNS - 1))
+                     for k in range(SAMPLED_RUNS)})
+    return replace(launch, sample=tuple(blocks[i] for start in starts for i in range(start, start + per_run)))
+
+
+def _runs(sample: tuple[int, ...]) -> str:
+    """Runs of consecutive block indices, as 0-3, 60-63."""
+    runs, first = [], None
+    for index, block in enumerate(sample):
+        if first is None:
+            first = block
+        if index + 1 == len(sample) or sample[index + 1] != block + 1:
+            runs.append(f"{first:,}-{block:,}" if block != first else f"{block:,}")
+            first = None
+    return ", ".join(runs)
 
 
 def _launch_text(launch: Launch) -> str:

@@ -420,6 +420,29 @@ def explored(file: str, kernel: str):
     return explore(loaded, info, default_launch(info), set(), Settings())
 
 
+def test_a_kernel_no_launch_of_which_ran_to_its_end_is_not_checked_and_says_why():
+    from dataclasses import replace
+
+    from interpreter.simt import execute
+    from simulee.check import NOT_CHECKED
+
+    loaded = program(KERNELS / "reduction.cu")
+    info = loaded.kernel("reduce_sum")
+    launch = default_launch(info, {"n": 128}, (2, 1, 1), (64, 1, 1))
+    cut = check_kernel(loaded, info, [replace(launch, trace_limit=100)])  # its trace fills at once
+    assert cut.status == NOT_CHECKED and cut.error.startswith(
+        "not checked: every launch was stopped once its trace was full")
+    whole = check_kernel(loaded, info, [launch])
+    assert whole.status == "ok" and whole.findings == []
+    full = execute(loaded, info, launch)
+    fewer = check_kernel(loaded, info, [replace(launch, grid=(16, 1, 1), trace_limit=len(full.trace) * 2)])
+    assert fewer.status == "ok"  # 16 blocks overflow the trace: a sample of them fits, from the first to the last
+    assert fewer.notes[0].startswith("launch grid (16,1,1) block (64,1,1) made more accesses than a check keeps: "
+                                     "checked on ") and fewer.notes[0].endswith("15)")
+    nothing = check_kernel(loaded, info, [])  # no launch could be made
+    assert (nothing.status, nothing.error) == (NOT_CHECKED, "not checked: no launch could be made")
+
+
 def test_an_enum_parameter_takes_only_its_enumerators():
     info = program(KERNELS / "enum_params.cu").kernel("apply_op")
     assert info.params[1].choices == (3, 7, 11) and default_launch(info).args["op"] == 3
