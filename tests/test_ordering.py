@@ -239,9 +239,10 @@ def test_a_lock_needs_its_device_fences_when_the_data_it_guards_is_volatile():
     assert volatile_findings("locked") == []
     unfenced = volatile_findings("unfenced_unlock")
     assert unfenced and {(kind, first) for kind, _, first, _ in unfenced} == {("data-race", section)}
-    block = volatile_findings("block_fenced_lock")
-    assert block and {(kind, severity, first) for kind, severity, first, _ in block} == {("scoped-race", "error",
-                                                                                         section)}
+    for kernel in ("block_fenced_lock", "block_fenced_acquire"):  # block fences on both sides, or after the CAS
+        block = volatile_findings(kernel)
+        assert block and {(kind, severity, first) for kind, severity, first, _ in block} == {
+            ("scoped-race", "error", section)}
 
 
 def test_a_volatile_flag_orders_volatile_data_only_after_a_fence_and_is_no_race_itself():

@@ -76,7 +76,8 @@ class Ordering:
     def __init__(self, model: MemoryAccessModel):
         c = model.columns
         self.c = c
-        self.releases, self.acquires = _releases(c, model.result.events.fences), _acquires(c)  # all: to explain
+        fences = model.result.events.fences
+        self.releases, self.acquires = _releases(c, fences), _acquires(c, fences)  # all: to explain
         self.active = self.truncated = False
         self.flags = np.unique(c["unit"][self.acquires.row[c["decides"][self.acquires.row]]])  # spun on, checked
         if not len(self.releases) or not len(self.acquires):
@@ -231,14 +232,25 @@ def _releases(c, fences) -> Events:
                   cover_step[keep], synced[keep], scope[keep], rows, via[keep])
 
 
-def _acquires(c) -> Events:
+def _acquires(c, fences) -> Events:
     """Strong reads (read-modify-writes included), covering what follows them; a volatile
     read only when its value decides a branch (a spin's or a check's read of a flag: the
-    read of volatile data acquires nothing)."""
+    read of volatile data acquires nothing). No fence after the read is needed (every GPU
+    honours the dependency), but one there bounds its scope: a lock taken with atomicCAS
+    and then a __threadfence_block() acquires for its block only."""
     rows = np.flatnonzero(c["strong"] & (c["action"] != WRITE) & (~c["volatile"] | c["decides"]))
     block, thread, epoch, step, synced = _columns(c, rows)
-    return Events(block, thread, epoch, step, synced, (c["sync"][rows] & SCOPE_BITS).astype(np.int64), rows,
-                  c["op"][rows].astype(np.int64))
+    scope = (c["sync"][rows] & SCOPE_BITS).astype(np.int64)
+    op = c["op"][rows].astype(np.int64)
+    if fences and len(rows):
+        f_step, f_scope, f_op = (np.concatenate([np.full(len(f[1]), f[k], dtype=np.int64) for f in fences])
+                                 for k in (0, 5, 6))
+        f_block, f_thread = (np.concatenate([f[k] for f in fences]).astype(np.int64) for k in (1, 2))
+        after = _first_after((f_block, f_thread, f_step), (block, thread, step))
+        narrower = (after >= 0) & (f_scope[np.maximum(after, 0)] < scope)
+        scope[narrower] = f_scope[after[narrower]]
+        op[narrower] = f_op[after[narrower]]  # the fence, not the read, limits it
+    return Events(block, thread, epoch, step, synced, scope, rows, op)
 
 
 def _synchronizing(c, releases: Events, acquires: Events):

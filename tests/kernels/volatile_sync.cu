@@ -19,6 +19,9 @@
 // kernel: block_fenced_lock(volatile int *total)
 //   reads: tid.x
 //   shared: 0
+// kernel: block_fenced_acquire(volatile int *total)
+//   reads: tid.x
+//   shared: 0
 // kernel: flagged(volatile int *data, int *out)
 //   reads: tid.x ctaid.x
 //   shared: 0
@@ -52,16 +55,17 @@ __global__ void volatile_counter(volatile int *count) {
 }
 
 // One thread of each block adds to a total under a spin lock. Fence: 1 a device fence
-// after taking the lock and before giving it back, 0 none, 2 block fences only.
+// after taking the lock and before giving it back, 0 none, 2 block fences only, 3 a block
+// fence after taking it (it acquires for its block only) and a device fence before giving it back.
 template <int Fence>
 __device__ void add_locked(volatile int *total) {
   if (threadIdx.x == 0) {
     while (atomicCAS(&lock_word, 0, 1) != 0) {
     }
     if (Fence == 1) __threadfence();
-    if (Fence == 2) __threadfence_block();
+    if (Fence >= 2) __threadfence_block();
     *total = *total + 1;  // the critical section, on volatile data
-    if (Fence == 1) __threadfence();
+    if (Fence == 1 || Fence == 3) __threadfence();
     if (Fence == 2) __threadfence_block();
     atomicExch(&lock_word, 0);
   }
@@ -70,6 +74,7 @@ __device__ void add_locked(volatile int *total) {
 __global__ void locked(volatile int *total) { add_locked<1>(total); }
 __global__ void unfenced_unlock(volatile int *total) { add_locked<0>(total); }
 __global__ void block_fenced_lock(volatile int *total) { add_locked<2>(total); }
+__global__ void block_fenced_acquire(volatile int *total) { add_locked<3>(total); }
 
 // Block 0 publishes data behind a volatile flag; block 1 spins on the flag, then reads.
 template <bool Fence>
