@@ -343,10 +343,9 @@ class SearchSpace:
         if broken:
             raise InvalidGenome(f"breaks the stated relation {broken}")
         try:
-            buffers = self.stated.make_buffers(launch, self.kernel.params)
+            return self.stated.stating(launch, self.kernel.params)
         except (ValueError, KeyError, ArithmeticError, TypeError) as error:
             raise InvalidGenome(f"no stated buffer: {error}") from None
-        return replace(launch, args={**launch.args, **buffers}) if buffers else launch
 
     def _searched_launch(self, values: list[float], **options) -> Launch:
         args = dict(self.base.args)

@@ -56,6 +56,7 @@ class Launch:
     # from (none: the site does not pass it)
     guessed: tuple[tuple[str, frozenset], ...] = ()
     taint: bool = False  # track what Simulee invented (Result.labels) through the run (interpreter.taint)
+    symbols: dict = field(default_factory=dict)  # device variable -> the array it holds (what the user states)
 
     def __post_init__(self):
         self.grid = _dim3(self.grid)

@@ -125,7 +125,9 @@ class Placement:
                     self.addresses[name] = self.memory.region_address(self.regions[name])
                     continue
                 taint = 0
-                if name in self.program.host_values:  # what the host code states it copies there
+                if name in launch.symbols:  # what the user states it holds
+                    data = _written(data, [[0, np.ascontiguousarray(launch.symbols[name]).tobytes().hex()]])
+                elif name in self.program.host_values:  # what the host code states it copies there
                     data = _written(data, self.program.host_values[name])
                 elif name in self.program.host_written and not image.relocations:
                     fill = _fill(launch, launch.seed * 1000 + zlib.crc32(name.encode()), None)

@@ -1,10 +1,12 @@
 """Dynamic taint: which of the values Simulee invented for a launch each value, address,
 branch and fault of the run depends on.
 
-A launch names what it invented (the content of a buffer no one gave, a device variable
-the host writes, a table of pointers, a guessed scalar or dimension) as *labels*, bit i of
-a mask (Placement.labels). Beside its value every register holds a taint: a Python int,
-the mask all its rows share (0: none), or a uint64 array, one mask per row of its frame.
+A launch names the memory contents Simulee invented for it (a buffer's no one gave, those
+of the buffers a table of pointers or a struct passed by value points to, a device
+variable's the host writes without stating it) as *labels*, bit i of a mask
+(Placement.labels). Beside its value every register holds a taint: a Python int, the mask
+all its rows share (0: none), or a uint64 array, one mask per row of its frame. (Scalars
+and dimensions Simulee chose have rules of their own: simulee.check._guesses.)
 
 - A value takes the union of its operands' taints; a load also what the bytes it reads
   hold in shadow memory (memory.py), a select its condition's.

@@ -13,6 +13,7 @@ fill = "distinct"                # what buffers hold, as --fill
 args = { width = 640, height = "1..1080", mode = [0, 2], "dim.rows" = 64 }  # a value, a range, choices
 relations = ["newpitch >= 2 * width", "n % 32 == 0", "power_of_two(stride)", "blockDim.x == 256"]
 buffers = { flags = "int32:n:bits", index = "int32:n:exclusive_scan(flags)", table = "@table.npy" }
+symbols = { offsets = "int32:4:iota" }  # what a __constant__ or __device__ variable the host writes holds
 aliases = { out = "in" }         # out is the same buffer as in
 
 [[suppress]]                     # findings matching every key given are suppressed
@@ -48,7 +49,8 @@ from simulee.errors import SimuleeError
 
 CONFIG_NAME = "simulee.toml"
 BUFFER_CONTENTS = ("zeros", "ones", "iota", "bits", "permutation", "small", "wide", "distinct", "sorted")
-KERNEL_KEYS = {"name", "file", "launches", "grid", "block", "fill", "args", "relations", "buffers", "aliases"}
+KERNEL_KEYS = {"name", "file", "launches", "grid", "block", "fill", "args", "relations", "buffers", "symbols",
+               "aliases"}
 SUPPRESS_KEYS = {"rule", "file", "kernel", "reason"}
 _SCAN = re.compile(r"exclusive_scan\((\w+)\)$")
 
@@ -260,6 +262,7 @@ class KernelContract:
     buffers: tuple[BufferSpec, ...] = ()
     aliases: dict[str, str] = field(default_factory=dict)
     sources: tuple[str, ...] = ()  # where it was stated: "simulee.toml:[[kernel]] 2"
+    symbols: tuple[BufferSpec, ...] = ()  # what device variables hold
 
     def __bool__(self) -> bool:
         return bool(self.sources)
@@ -272,7 +275,7 @@ class KernelContract:
                               None if launches else self.block, None if "fill" in names else self.fill,
                               drop(self.args), drop(self.ranges), drop(self.choices),
                               self.relations, tuple(b for b in self.buffers if b.name not in names),
-                              drop(self.aliases), self.sources)
+                              drop(self.aliases), self.sources, self.symbols)
 
     def given(self, kernel, seed: int = 0):
         """What the contract gives as values (simulee.check.Given): grid, block, argument
@@ -295,16 +298,26 @@ class KernelContract:
         return Given(grid, block, args, self.fill, tuple(launches), "stated")
 
     def with_buffers(self, launch, params):
-        """`launch` with the buffers the contract states (a ConfigError when they cannot be
-        made for it)."""
-        from dataclasses import replace
-
+        """`launch` with the buffers and device variables the contract states (a
+        ConfigError when they cannot be made for it)."""
         try:
-            buffers = self.make_buffers(launch, params)
+            return self.stating(launch, params)
         except (ValueError, KeyError, ArithmeticError, TypeError) as error:
             raise ConfigError(f"{self.sources[-1]}: no stated buffer for the launch grid {launch.grid} block "
                               f"{launch.block}: {error}") from None
-        return replace(launch, args={**launch.args, **buffers}) if buffers else launch
+
+    def stating(self, launch, params):
+        """`launch` with the buffers and device variables the contract states (the
+        errors of making them raised as they are)."""
+        from dataclasses import replace
+
+        buffers = self.make_buffers(launch, params)
+        values = launch_values(launch)
+        symbols = {spec.name: spec.make(values, {}, launch.seed * 1000 + 999 - number, None)
+                   for number, spec in enumerate(self.symbols)}
+        if not buffers and not symbols:
+            return launch
+        return replace(launch, args={**launch.args, **buffers}, symbols={**launch.symbols, **symbols})
 
     def derivations(self, free: set[str]) -> dict[str, Expression]:
         """The arguments among `free` that a relation `name == expression` (or
@@ -394,7 +407,7 @@ class Config:
         kernel lacks are errors for an entry naming it exactly, and skipped for a glob."""
         relative = self.relative(file)
         merged: dict = {"args": {}, "ranges": {}, "choices": {}, "relations": [], "buffers": {}, "aliases": {},
-                        "sources": []}
+                        "sources": [], "symbols": {}}
         for number, entry in enumerate(self.entries, 1):
             if not (_file_matches(relative, entry.get("file", "*"))
                     and _name_matches(kernel.name, entry.get("name", "*"))):
@@ -408,7 +421,7 @@ class Config:
         return KernelContract(tuple(merged.get("launches", ())), merged.get("grid"), merged.get("block"),
                               merged.get("fill"), merged["args"], merged["ranges"], merged["choices"],
                               tuple(merged["relations"]), tuple(merged["buffers"].values()), merged["aliases"],
-                              tuple(merged["sources"]))
+                              tuple(merged["sources"]), tuple(merged["symbols"].values()))
 
     def reason(self, finding) -> str | None:
         """Why `finding` is suppressed (the [[suppress]] entry's reason, or which entry),
@@ -508,8 +521,9 @@ def _validate_entry(entry: dict, where: str, root: Path) -> None:
         _argument(name, value, where)
     for text in _strings(entry, "relations", where):
         Expression.parse(text, where)
-    for name, text in _table(entry, "buffers", where).items():
-        _buffer_spec(name, text, root, where)
+    for key in ("buffers", "symbols"):
+        for name, text in _table(entry, key, where).items():
+            _buffer_spec(name, text, root, where)
     for name, target in _table(entry, "aliases", where).items():
         if not isinstance(target, str) or target == name:
             raise ConfigError(f"{where}: alias {name} must name another pointer parameter")
@@ -590,6 +604,8 @@ def _merge_entry(merged: dict, entry: dict, kernel, where: str, exact: bool, roo
     for name, text in entry.get("buffers", {}).items():
         if known(name, pointers, "pointer parameter"):
             merged["buffers"][name] = _buffer_spec(name, text, root, where)
+    for name, text in entry.get("symbols", {}).items():  # device variables: the module says which exist
+        merged["symbols"][name] = _buffer_spec(name, text, root, where)
     for name, target in entry.get("aliases", {}).items():
         if known(name, pointers, "pointer parameter") and known(target, pointers, "pointer parameter"):
             merged["aliases"][name] = target

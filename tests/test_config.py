@@ -38,6 +38,7 @@ def line_of(text: str) -> int:
     ("compact", "out[offsets[i]] = in[i]", "warning"),  # offsets = exclusive_scan(flags): made up, they meet
     ("tiled", "tiles overlap when tile < blockDim.x", "error"),  # tile == blockDim.x, computed
     ("modes", "every thread writes out[0]", "error"),  # mode only 0, 1 or 2
+    ("runs", "runs meet when two rows are one", "warning"),  # a __constant__ table: made up, rows repeat
 ])
 def test_what_the_toml_states_keeps_a_correct_kernel_clean(run_cli, no_config, kernel, racy_line, severity):
     assert findings(run_cli, kernel=kernel) == []

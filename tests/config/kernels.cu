@@ -36,3 +36,16 @@ __global__ void modes(int *out, int mode) {
   else
     out[t] = mode;
 }
+
+// Runs of 16 threads, each at the row its entry of `rows` says: the host copies the table
+// from its caller, where the rows are all different (as the simulee.toml states).
+__constant__ int rows[4];
+
+__global__ void runs(int *out) {
+  out[rows[threadIdx.x / 16] * 16 + threadIdx.x % 16] = threadIdx.x;  // runs meet when two rows are one
+}
+
+void launch_runs(const int *rows_of_caller, int *out) {
+  cudaMemcpyToSymbol(rows, rows_of_caller, sizeof(rows));
+  runs<<<1, 64>>>(out);
+}
