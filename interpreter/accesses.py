@@ -42,11 +42,13 @@ class Accesses:
         self._active = None
         self._active_rows = None
 
-    def access(self, frame, rows, addresses, size, align, op_id, kind, data=None, sync=0, taint=None, stored=None):
+    def access(self, frame, rows, addresses, size, align, op_id, kind, data=None, sync=0, taint=None, stored=None,
+               divergent=None):
         """A load (returns the bytes read, shape (lanes, size)) or store (`data`, same shape)
         by rows of frame; faults are reported, accesses traced. While the launch tracks
         taint, `taint` is what each lane's address and reaching the access depend on (an
-        int for all lanes, or one per lane) and `stored` what a store's data does (None:
+        int for all lanes, or one per lane), `divergent` what its address and who in its
+        block reaches it do (default `taint`), and `stored` what a store's data does (None:
         what the instruction running depends on, Runtime.context_taint); a load leaves
         what the bytes read hold in `loaded`."""
         rt = self.rt
@@ -73,11 +75,11 @@ class Accesses:
                 rt.memory.write_taint(resolved, union(taint, stored), size)
         if rt.recorder is not None and len(access.lanes):
             self.record(frame, rows, threads, blocks, access, size, op_id, kind, data, sync,
-                        0 if taint is None else taint)
+                        0 if taint is None else taint, divergent)
         return result
 
     def atomic(self, frame, rows, addresses, operation, operand, ty, align, op_id, expected=None, sync=DEVICE_SCOPE,
-               taint=0, stored=0):
+               taint=0, stored=0, divergent=None):
         """An atomic read-modify-write by rows of frame, lanes serialized in thread order;
         returns the value each lane saw. Taint as for `access`: what a lane's address and
         reaching it depend on (`taint`) and its operands (`stored`); `loaded` is what the
@@ -128,7 +130,7 @@ class Accesses:
                 rt.memory.write_bytes(resolved, data, size, align)
             if rt.recorder is not None:
                 self.record(frame, rows, threads, blocks, access, size, op_id, ATOMIC,
-                            self.encode(operand, ty, count), sync, taint)
+                            self.encode(operand, ty, count), sync, taint, divergent)
         return seen
 
     def report_faults(self, faults, op_id, threads, addresses, taint=0) -> None:
@@ -138,7 +140,8 @@ class Accesses:
             self.rt.fault(str(kind), op_id, threads[lanes], addresses[lanes],
                           depends=taint if type(taint) is int else taint[lanes])
 
-    def record(self, frame, rows, threads, blocks, access, size, op_id, kind, data=None, sync=0, taint=0) -> None:
+    def record(self, frame, rows, threads, blocks, access, size, op_id, kind, data=None, sync=0, taint=0,
+               divergent=None) -> None:
         rt = self.rt
         wave, recorder = rt.wave, rt.recorder
         lanes = access.lanes
@@ -156,6 +159,7 @@ class Accesses:
             active=active if everyone else active[lanes], warp_sync=wave.warp_sync[lane_threads],
             value=_value_bits(data if everyone else data[lanes]) if data is not None else 0, sync=sync,
             taint=taint if everyone or type(taint) is int else taint[lanes],
+            divergent=_on_lanes(taint if divergent is None else divergent, everyone, lanes),
         )
 
     def active_masks(self, frame, rows, threads):
@@ -249,6 +253,7 @@ def load(c, function, pc, op):
     op_id = function.op_ids[pc]
     sync = access_sync("load", op.extra)
     rt, address_taint, control_taint = c.rt, c.taint_reader(function, op.args[0], pc), c.control_reader(function, pc)
+    splitting = c.control_reader(function, pc, divergent=True)
     out_taint = c.taint_writer(function, op.result)
 
     def run(frame, rows):
@@ -258,7 +263,8 @@ def load(c, function, pc, op):
             return
         address = address_taint(frame, rows)
         data = accesses.access(frame, rows, pointer(frame, rows), size, align, op_id, READ, sync=sync,
-                               taint=union(address, control_taint(frame, rows)))
+                               taint=union(address, control_taint(frame, rows)),
+                               divergent=union(address, splitting(frame, rows)))
         out(frame, rows, accesses.decode(data, ty))
         out_taint(frame, rows, union(address, accesses.loaded))
 
@@ -273,7 +279,7 @@ def store(c, function, pc, op):
     size, align = accesses.size(ty), op.extra.get("align") or c.layout.align(ty)
     op_id = function.op_ids[pc]
     sync = access_sync("store", op.extra)
-    rt, control_taint = c.rt, c.control_reader(function, pc)
+    rt, control_taint, splitting = c.rt, c.control_reader(function, pc), c.control_reader(function, pc, True)
     value_taint, address_taint = (c.taint_reader(function, a, pc) for a in op.args)
 
     def run(frame, rows):
@@ -281,8 +287,10 @@ def store(c, function, pc, op):
         if not rt.tainting:
             accesses.access(frame, rows, pointer(frame, rows), size, align, op_id, WRITE, data, sync)
             return
+        address = address_taint(frame, rows)
         accesses.access(frame, rows, pointer(frame, rows), size, align, op_id, WRITE, data, sync,
-                        union(address_taint(frame, rows), control_taint(frame, rows)), value_taint(frame, rows))
+                        union(address, control_taint(frame, rows)), value_taint(frame, rows),
+                        union(address, splitting(frame, rows)))
 
     return run
 
@@ -328,9 +336,9 @@ def atomicrmw(c, function, pc, op):
     taints = _AtomicTaints(c, function, pc, op.args[0], op.args[1:], op.result)
 
     def run(frame, rows):
-        taint, stored = taints.before(frame, rows)
+        taint, stored, divergent = taints.before(frame, rows)
         out(frame, rows, atomic(frame, rows, pointer(frame, rows), operation, value(frame, rows), ty, align, op_id,
-                                sync=sync, taint=taint, stored=stored))
+                                sync=sync, taint=taint, stored=stored, divergent=divergent))
         taints.after(frame, rows)
 
     return run
@@ -348,9 +356,9 @@ def cmpxchg(c, function, pc, op):
 
     def run(frame, rows):
         wanted = expected(frame, rows)
-        taint, stored = taints.before(frame, rows)
+        taint, stored, divergent = taints.before(frame, rows)
         old = atomic(frame, rows, pointer(frame, rows), "cmpxchg", new(frame, rows), ty, align, op_id, wanted, sync,
-                     taint, stored)
+                     taint, stored, divergent)
         out(frame, rows, (old, unsigned(old) == unsigned(np.asarray(wanted, dtype=old.dtype))))
         taints.after(frame, rows)
 
@@ -391,13 +399,13 @@ def nvvm_atomic(c, function, pc, op):
 
     def run(frame, rows):
         pointer = readers[0](frame, rows)
-        taint, stored = taints.before(frame, rows)
+        taint, stored, divergent = taints.before(frame, rows)
         if has_compare:
             seen = atomic(frame, rows, pointer, "cmpxchg", readers[2](frame, rows), ty, align, op_id,
-                          readers[1](frame, rows), sync, taint, stored)
+                          readers[1](frame, rows), sync, taint, stored, divergent)
         else:
             seen = atomic(frame, rows, pointer, operation, readers[1](frame, rows), ty, align, op_id, sync=sync,
-                          taint=taint, stored=stored)
+                          taint=taint, stored=stored, divergent=divergent)
         out(frame, rows, seen)
         taints.after(frame, rows)
 
@@ -413,16 +421,19 @@ class _AtomicTaints:
         self.address = c.taint_reader(function, pointer, pc)
         self.operands = [c.taint_reader(function, slot, pc) for slot in operands]
         self.control = c.control_reader(function, pc)
+        self.splitting = c.control_reader(function, pc, divergent=True)
         self.out = c.taint_writer(function, result)
 
     def before(self, frame, rows):
-        """(taint, stored) of the access, for Accesses.atomic (0, 0 when not tracking)."""
+        """(taint, stored, divergent) of the access, for Accesses.atomic (zeros when not
+        tracking)."""
         if not self.rt.tainting:
-            return 0, 0
+            return 0, 0, 0
         stored = 0
         for read in self.operands:
             stored = union(stored, read(frame, rows))
-        return union(self.address(frame, rows), self.control(frame, rows)), stored
+        address = self.address(frame, rows)
+        return union(address, self.control(frame, rows)), stored, union(address, self.splitting(frame, rows))
 
     def after(self, frame, rows) -> None:
         if self.rt.tainting:
@@ -478,6 +489,10 @@ def memory_intrinsic(c, function, pc, op):
             out(frame, rows, destination)
 
     return run
+
+
+def _on_lanes(taint, everyone: bool, lanes):
+    return taint if everyone or type(taint) is int else taint[lanes]
 
 
 def _chosen(taint, chosen):

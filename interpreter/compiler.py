@@ -391,10 +391,11 @@ class Compiler:
             return lambda frame, rows, mask: None
         return lambda frame, rows, mask: taint.assign(frame.taint, slot, rows, mask, frame.count)
 
-    def control_reader(self, function: CompiledFunction, pc: int):
-        """A function (frame, rows) -> the control taint of those rows at instruction `pc`."""
+    def control_reader(self, function: CompiledFunction, pc: int, divergent: bool = False):
+        """A function (frame, rows) -> the control taint of those rows at instruction `pc`
+        (with `divergent`, of the branches that split their blocks only: taint.control)."""
         branches = function.control.of(pc)
-        return lambda frame, rows: taint.control(frame, branches, rows)
+        return lambda frame, rows: taint.control(frame, branches, rows, divergent)
 
     # ------------------------------------------------------------------ the kernel
 

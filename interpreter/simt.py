@@ -62,11 +62,11 @@ class Frame:
     """One activation of a function by the threads (wave indices) that called it together."""
 
     __slots__ = ("function", "threads", "regs", "caller", "caller_rows", "call_pc", "key", "depth", "local_top",
-                 "id", "count", "taint", "branches", "control")
+                 "id", "count", "taint", "branches", "control", "divergent", "control_divergent")
     _ids = itertools.count()
 
     def __init__(self, function, threads, caller=None, caller_rows=None, call_pc=-1, key=(), depth=0, local_top=0,
-                 control=0):
+                 control=0, control_divergent=0):
         self.function = function
         self.threads = threads
         self.count = len(threads)
@@ -76,6 +76,9 @@ class Frame:
         self.taint = [0] * function.slot_count
         self.branches: dict = {}
         self.control = control
+        # the same, of the branches that split a block (taint.control with divergent)
+        self.divergent: dict = {}
+        self.control_divergent = control_divergent
         self.caller = caller
         self.caller_rows = caller_rows
         self.call_pc = call_pc
@@ -359,9 +362,9 @@ class Execution:
                 pc += 1
                 continue
             if kind == BRANCH or kind == SWITCH:
-                if self.tainting:
-                    self.note_branch(frame, pc, rows)
                 edges = runs[pc](frame, rows)
+                if self.tainting:
+                    self.note_branch(frame, pc, rows, edges)
                 if self.launch.coverage:
                     self.cover(function.name, pc, frame, edges)
                 for target, target_rows in edges:
@@ -516,13 +519,16 @@ class Execution:
             self.stack_overflow(frame, rows, frame.function.op_ids[pc],
                                 f"calls nested more than {self.launch.recursion_limit} deep")
             return
-        reached = 0
+        reached = reached_split = 0
         if self.tainting:  # what reaching the call depends on; a pointer called through too
             op = frame.function.decoded.ops[pc]
-            reached = taint.union(taint.control(frame, frame.function.control.of(pc), rows),
-                                  taint.operands(frame, op.args[len(arguments):], rows, pc))
+            pointer = taint.operands(frame, op.args[len(arguments):], rows, pc)
+            branches = frame.function.control.of(pc)
+            reached = taint.union(taint.control(frame, branches, rows), pointer)
+            reached_split = taint.union(taint.control(frame, branches, rows, divergent=True), pointer)
         callee_frame = Frame(callee, threads, frame, caller_rows, pc, frame.key + (frame.function.rank[pc],), depth,
-                             frame.local_top, reached if type(reached) is int else np.array(reached))
+                             frame.local_top, reached if type(reached) is int else np.array(reached),
+                             reached_split if type(reached_split) is int else np.array(reached_split))
         for slot, ty, value in zip(callee.params, callee.param_types, arguments):
             callee_frame.regs[slot] = write(None, None, value, ty, callee_frame.count)
         if self.tainting:
@@ -787,12 +793,26 @@ class Execution:
 
     # ------------------------------------------------------------------ taint
 
-    def note_branch(self, frame: Frame, pc: int, rows) -> None:
-        """Rows of `frame` evaluate the branch or switch at `pc`: its condition's taint is
-        what the instructions it controls depend on."""
+    def note_branch(self, frame: Frame, pc: int, rows, edges) -> None:
+        """Rows of `frame` evaluated the branch or switch at `pc`, going `edges` ((target,
+        rows) each): its condition's taint is what the instructions it controls depend on,
+        and where it split a block, who in the block takes part."""
         condition = frame.function.decoded.ops[pc].args[:1]
-        if condition:
-            taint.note_branch(frame, pc, taint.operands(frame, condition, rows, pc), rows)
+        if not condition:
+            return
+        mask = taint.operands(frame, condition, rows, pc)
+        split = None
+        if len(edges) > 1 and not (type(mask) is int and not mask):
+            sides = [frame.row_indices(side) for _, side in edges]
+            labels = np.repeat(np.arange(len(sides)), [len(side) for side in sides])
+            everyone = np.concatenate(sides)
+            blocks = self.wave.blocks_of(frame.threads[everyone])
+            pairs = np.unique(blocks * len(sides) + labels)
+            torn = np.unique(pairs // len(sides), return_counts=True)
+            split_blocks = torn[0][torn[1] > 1]
+            order = np.argsort(everyone)
+            split = np.isin(blocks, split_blocks)[order]  # per row of `rows`, in their order
+        taint.note_branch(frame, pc, mask, rows, split)
 
     def note_place(self, frame: Frame, pc: int, rows) -> None:
         """Rows of `frame` wait at the barrier at `pc`, or leave the kernel at its `ret`:

@@ -134,16 +134,17 @@ class ControlDependence:
                 decided |= closed[predecessor]
                 if len(set(blocks[predecessor].successors)) > 1:
                     decided.add(predecessor)
+            decided -= closed[block]  # what decides whether the block runs is its uses' control (or escape)
             self.deciding.append(tuple(sorted(terminator[b] for b in decided)))
         self.op_block = [op.block for op in decoded.ops]
         defined_in = {op.result: op.block for op in decoded.ops if op.result >= 0}
-        self.escaped = []
+        self.escaped: list[dict[int, tuple[int, ...]]] = []  # per instruction: operand slot -> branches
         for op in decoded.ops:
-            outside = set()
+            outside = {}
             for slot in op.args:
-                if slot in defined_in:
-                    outside |= closed[defined_in[slot]] - closed[op.block]
-            self.escaped.append(tuple(sorted(terminator[b] for b in outside)))
+                if slot in defined_in and closed[defined_in[slot]] - closed[op.block]:
+                    outside[slot] = tuple(sorted(terminator[b] for b in closed[defined_in[slot]] - closed[op.block]))
+            self.escaped.append(outside)
 
     def of(self, pc: int) -> tuple[int, ...]:
         return self.of_block[self.op_block[pc]]
@@ -156,16 +157,20 @@ def control_dependence(decoded: DecodedFunction) -> ControlDependence:
     return found
 
 
-def control(frame, branches: tuple[int, ...], rows):
+def control(frame, branches: tuple[int, ...], rows, divergent: bool = False):
     """The control taint of rows of `frame` at an instruction dependent on `branches`: the
-    frame's call's and each branch's condition as the rows last evaluated it."""
-    return union(rows_of(frame.control, rows), control_branches(frame, branches, rows))
+    frame's call's and each branch's condition as the rows last evaluated it. With
+    `divergent`, only of the branches that split the rows' block as they last took them
+    (who in a block takes part, not whether the block gets there)."""
+    call = frame.control_divergent if divergent else frame.control
+    return union(rows_of(call, rows), control_branches(frame, branches, rows, divergent))
 
 
-def control_branches(frame, branches: tuple[int, ...], rows):
-    """The union of the conditions of `branches` as rows of `frame` last evaluated them."""
+def control_branches(frame, branches: tuple[int, ...], rows, divergent: bool = False):
+    """The union of the conditions of `branches` as rows of `frame` last evaluated them
+    (with `divergent`, where the branch split their block)."""
     mask = 0
-    taken = frame.branches
+    taken = frame.divergent if divergent else frame.branches
     if taken:
         for branch in branches:
             found = taken.get(branch)
@@ -174,9 +179,18 @@ def control_branches(frame, branches: tuple[int, ...], rows):
     return mask
 
 
-def note_branch(frame, pc: int, condition, rows) -> None:
-    """Rows of `frame` evaluated the branch at `pc` on a condition of taint `condition`."""
-    taken = frame.branches
+def note_branch(frame, pc: int, condition, rows, split=None) -> None:
+    """Rows of `frame` evaluated the branch at `pc` on a condition of taint `condition`;
+    `split` says per row whether the threads of its block went different ways there (None:
+    none did)."""
+    _note(frame.branches, frame, pc, condition, rows)
+    if split is None or (type(condition) is int and not condition):
+        _note(frame.divergent, frame, pc, 0, rows)
+    else:
+        _note(frame.divergent, frame, pc, np.where(split, as_array(condition, len(split)), np.uint64(0)), rows)
+
+
+def _note(taken: dict, frame, pc: int, condition, rows) -> None:
     old = taken.get(pc)
     if old is None:
         if type(condition) is int and not condition:
@@ -202,8 +216,9 @@ def operands(frame, slots: tuple[int, ...], rows, pc: int = -1):
     mask = 0
     if pc >= 0:
         escaped = frame.function.control.escaped[pc]
-        if escaped:
-            mask = control_branches(frame, escaped, rows)
+        for slot in slots if escaped else ():
+            if slot in escaped:
+                mask = union(mask, control_branches(frame, escaped[slot], rows))
     for slot in slots:
         found = registers[slot]
         if type(found) is int:

@@ -22,6 +22,8 @@ The trace has one record per thread access, kept as NumPy columns:
                (interpreter.vocabulary)
     taint      the invented values (Result.labels, one bit each) its address and the
                thread's reaching it depend on (interpreter.taint); 0 when not tracked
+    divergent  those its address and the branches that split the thread's block on the
+               way depend on: who in the block takes part, not whether the block gets there
 
 Warp and lane are thread // 32 and thread % 32; `coordinates` turns linear indices into
 (x, y, z) for given dimensions.
@@ -49,7 +51,7 @@ COLUMNS = {
     "space": np.uint8, "kind": np.uint8, "region": np.int32, "offset": np.int64, "size": np.int32,
     "block": np.int64, "thread": np.int32, "op": np.int32, "epoch": np.int32, "grid_epoch": np.int32,
     "step": np.int64, "active": np.uint32, "warp_sync": np.int32, "value": np.uint64, "sync": np.uint8,
-    "taint": np.uint64,
+    "taint": np.uint64, "divergent": np.uint64,
 }
 
 

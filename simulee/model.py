@@ -50,6 +50,7 @@ class MemoryAccessModel:
         value      bits written (0 for reads)
         sync       0 plain; an atomic or volatile access's scope and ordering (trace.py)
         taint      the invented values its address and reaching it depend on (trace.py)
+        divergent  those its address and who in its block reaches it depend on (trace.py)
         strong     an atomic, or a volatile or atomic global access: what may release or
                    acquire (simulee.detect.ordering)
         atomic     an atomic read-modify-write, load or store (two never race)
@@ -167,6 +168,7 @@ def build_model(result: Result) -> MemoryAccessModel:
         "value": trace["value"][access],
         "sync": trace["sync"][access],
         "taint": trace["taint"][access],
+        "divergent": trace["divergent"][access],
         "access": access,
     }
     scoped = (columns["sync"] & SCOPE_BITS) != 0  # volatile or atomic

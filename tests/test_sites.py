@@ -305,7 +305,9 @@ def test_a_scan_reads_the_repositorys_cpp_callers_of_a_launcher_and_keeps_them_w
 def test_device_variables_the_host_code_writes_hold_made_up_content():
     """totals loops over as many points as two variables written with cudaMemcpyToSymbol
     say; zero, as a fresh module has them, the loop never runs and its race is missed. The
-    host writes what its caller passes: the race needs counts Simulee made up, a warning."""
+    host writes what its caller passes, but the counts only decide how often each block
+    runs the loop, all its threads alike: the race is the program's whenever a block runs it
+    twice, an error."""
     from simulee.sites import host_code
 
     sites, written, problem = host_code(SITES / "symbols.cu", CompileOptions())
@@ -314,9 +316,8 @@ def test_device_variables_the_host_code_writes_hold_made_up_content():
     kernels = {k["kernel"]: k for k in json.loads(result.stdout)["kernels"]}
     reset, add = line_in("symbols.cu", "if (threadIdx.x == 0) sum = 0;"), line_in("symbols.cu", "atomicAdd(&sum")
     found = kernels["totals"]["findings"]
-    assert {(f["line"], f["type"], f["severity"]) for f in found} == {(reset, "data-race", "warning"),
-                                                                      (add, "data-race", "warning")}
-    assert all("only for some contents of max_points, counters" in f["message"] for f in found)
+    assert {(f["line"], f["type"], f["severity"]) for f in found} == {(reset, "data-race", "error"),
+                                                                      (add, "data-race", "error")}
     assert kernels["totals_fixed"]["findings"] == []
     ignored = json.loads(simulee("check", SITES / "symbols.cu", "-q", "--format", "json", "--no-launch-sites").stdout)
     assert all(k["findings"] == [] for k in ignored["kernels"] if k["kernel"].startswith("totals"))

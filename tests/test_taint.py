@@ -73,3 +73,31 @@ def test_buffers_the_caller_gives_are_no_invention(tmp_path):
              "in": np.zeros(64, np.float32), "out": np.zeros(1024, np.float32), "count": np.zeros(1, np.int32)}
     found, labels = tainted_lines(tmp_path, given)
     assert labels == [] and all(not depends for depends in found.values())
+
+
+GUARDS = """
+__global__ void guards(const int *count, const int *flags, float *out) {
+  for (int p = blockIdx.x; p < (count[0] & 7) + 1; p += gridDim.x)
+    out[p * 64 + threadIdx.x] = 1.0f;                        // all of a block alike: only whether it gets here
+  if (flags[threadIdx.x] & 1) out[512 + threadIdx.x] = 2.0f;  // which threads of a block take part
+}
+"""
+
+
+def test_what_decides_whether_a_block_gets_there_differs_from_who_in_it_takes_part(tmp_path):
+    loaded, kernel = written(tmp_path, "guards.cu", GUARDS, "guards")
+    result = execute(loaded, kernel, Launch(2, 64, {"count": np.full(1, 7, np.int32)}, taint=True, fill="small"))
+    trace = result.trace
+    by_line: dict[int, set[tuple[int, int]]] = {}
+    for op, kind, mask, split in zip(trace["op"], trace["kind"], trace["taint"], trace["divergent"]):
+        if kind != 0:
+            by_line.setdefault(trace.ops[op].location.line, set()).add((int(mask), int(split)))
+    flags = 1 << result.labels.index("flags")
+    assert by_line[line_of(tmp_path / "guards.cu", "all of a block alike")] == {(0, 0)}  # the user's count
+    assert by_line[line_of(tmp_path / "guards.cu", "which threads")] == {(flags, flags)}
+    made_up = execute(loaded, kernel, Launch(2, 64, {}, taint=True, fill="small"))
+    count = 1 << made_up.labels.index("count")
+    lines = {int(op): (int(m), int(d)) for op, k, m, d in zip(made_up.trace["op"], made_up.trace["kind"],
+                                                            made_up.trace["taint"], made_up.trace["divergent"])
+             if k != 0 and made_up.trace.ops[op].location.line == line_of(tmp_path / "guards.cu", "alike")}
+    assert set(lines.values()) <= {(count, 0)} and lines  # reached for some counts, by whole blocks

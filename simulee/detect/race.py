@@ -403,6 +403,9 @@ def summarize(model: MemoryAccessModel, pairs: Pairs, sample: int = 0) -> list[F
     instances = _distinct_per_group(key, pairs.partition, findings_count)
     units = _distinct_per_group(np.r_[key, key], c["unit"][np.r_[first, second]], findings_count)
     taint = c["taint"][first] | c["taint"][second]
+    # a pair whose addresses, and who in each block reaches them, hold whatever Simulee invented: its blocks
+    # only had to get there (a loop over as many points as a made-up count says): the program's bug
+    taint[(c["divergent"][first] | c["divergent"][second]) == 0] = 0
     # per finding, a pair that holds whatever Simulee invented first (interpreter.taint), then the widest scope
     widest = _order([key, taint != 0, pairs.scope])
     starts = np.r_[0, np.flatnonzero(np.diff(key[widest])) + 1]
