@@ -275,7 +275,10 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
                 _note_once(check.notes, _made_up_fault_note(finding, made_up))
                 continue
             _merge(merged, finding)
-            doubt = _doubt(finding, result.launch, made_up, _guesses(finding, result.launch, rules, program, kernel))
+            guesses = _guesses(finding, result.launch, rules, program, kernel)
+            if len(set(guesses) - DIMENSIONS) > 1 and not _needs_grid(run, finding, guesses, detectors, deadline):
+                guesses = _guesses(finding, result.launch, rules, program, kernel, grid=False)  # the scalars
+            doubt = _doubt(finding, result.launch, made_up, guesses)
             if doubt:
                 doubts.setdefault(finding.key(), doubt)
             else:
@@ -329,16 +332,18 @@ def _not_checked(check: KernelCheck, out_of_time: bool, outside: list[str]) -> s
     return f"not checked: {why}"
 
 
-def _guesses(finding: Finding, launch: Launch, rules: Contract, program: Program, kernel: KernelInfo) -> list[str]:
+def _guesses(finding: Finding, launch: Launch, rules: Contract, program: Program, kernel: KernelInfo,
+             grid: bool = True) -> list[str]:
     """The scalars and dimensions of a launch site whose values Simulee chose
     (launch.guessed) that `finding` depends on, when two of them are computed from
     different values of the host code (or one is not passed by the site at all), so that
     how they relate is a guess: a size and an area the host derives from other fields, a
     grid from one host value and a count from another. What it depends on: the scalars and
-    dimensions (a block or thread index ranges over one) its addresses are computed from,
-    for a race or a fault; the scalars any branch depends on, for a failed assertion. None
-    when all come from one value (a struct passed whole, a size and the grid computed from
-    it), or are dimensions only."""
+    (with `grid`) the grid's size along the axes its addresses range over by the block
+    index, for a race or a fault; the scalars any branch depends on, for a failed
+    assertion. None when all come from one value (a struct passed whole, a size and the
+    grid computed from it), or are dimensions only. (With several scalars, the grid counts
+    only when the finding needs more than two blocks along it: _needs_grid.)"""
     if not launch.guessed:
         return []
     if finding.type == "assertion":
@@ -350,18 +355,36 @@ def _guesses(finding: Finding, launch: Launch, rules: Contract, program: Program
         used = set().union(*(source.scalars | source.contents | source.dims for source in sources))
     else:
         return []
-    involved = [(name, inputs) for name, inputs in launch.guessed if name in used or name.partition(".")[0] in used]
-    scalars = [(name, inputs) for name, inputs in involved if name not in DIMENSIONS]
-    if not scalars:  # a grid and a block: any pair is a launch the code allows
+    involved = [(name, inputs) for name, inputs in launch.guessed if grid and name in used & GRID or
+                name not in DIMENSIONS and name.partition(".")[0] in used]
+    if all(name in DIMENSIONS for name, _ in involved):  # a grid alone: any is a launch the code allows
         return []
-    # several scalars: their relation matters (the planes of a grid overlap when area < dim * dim, whatever the
-    # grid); one scalar: its relation with the grid or block it must cover (a grid from one value, n from another)
-    weighed = scalars if len(scalars) > 1 else involved
-    related = all(a & b for (_, a), (_, b) in itertools.combinations(weighed, 2))
+    related = all(a & b for (_, a), (_, b) in itertools.combinations(involved, 2))
     return [] if related else [name for name, _ in involved]
 
 
 DIMENSIONS = {f"{what}.{axis}" for what in ("gridDim", "blockDim") for axis in "xyz"}
+GRID = {f"gridDim.{axis}" for axis in "xyz"}
+
+
+def _needs_grid(run: LaunchRun, finding: Finding, guesses: list[str], detectors, deadline: float) -> bool:
+    """Whether `finding` needs the grid Simulee chose (along the guessed axes among
+    `guesses`) to be that large: the same launch with two blocks along them does not show
+    it (the planes of consecutive blocks overlap when area < dim * dim whatever the grid;
+    a batch's rows meet another channel's only when there are more of them than a plane
+    holds)."""
+    axes = [axis for axis, dims in enumerate("xyz") if f"gridDim.{dims}" in guesses]
+    launch = run.result.launch
+    if not axes or all(launch.grid[axis] <= 2 for axis in axes) or time.perf_counter() >= deadline:
+        return bool(axes)
+    grid = tuple(min(size, 2) if axis in axes else size for axis, size in enumerate(launch.grid))
+    smaller = execute(run.program, run.kernel, replace(launch, grid=grid, sample=None))
+    if smaller.status in ("unsupported", "out-of-memory"):
+        return True
+    again = replace(run, result=smaller)
+    shown = {other.key() for detector in detectors if any(rule.id == finding.type for rule in detector.rules)
+             for other in detector.launch(again)}
+    return finding.key() not in shown
 
 
 def invented(finding: Finding, result: Result) -> list[str]:

@@ -406,8 +406,10 @@ def summarize(model: MemoryAccessModel, pairs: Pairs, sample: int = 0) -> list[F
     # a pair whose addresses, and who in each block reaches them, hold whatever Simulee invented: its blocks
     # only had to get there (a loop over as many points as a made-up count says): the program's bug
     taint[(c["divergent"][first] | c["divergent"][second]) == 0] = 0
-    # per finding, a pair that holds whatever Simulee invented first (interpreter.taint), then the widest scope
-    widest = _order([key, taint != 0, pairs.scope])
+    # per finding, a pair that holds whatever Simulee invented first (interpreter.taint), then the widest scope,
+    # then the lowest blocks (a witness that needs the fewest blocks)
+    highest_block = np.maximum(c["block"][first], c["block"][second])
+    widest = _order([key, taint != 0, pairs.scope, highest_block])
     starts = np.r_[0, np.flatnonzero(np.diff(key[widest])) + 1]
     witnesses = widest[starts]
     benign = np.logical_and.reduceat(pairs.benign[widest], starts)
