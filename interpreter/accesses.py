@@ -520,8 +520,12 @@ def free(c, function, pc, op):
         addresses = np.broadcast_to(np.asarray(pointer(frame, rows), dtype=np.int64), (frame.width(rows),))
         invalid, double = heap().free(addresses)
         threads = frame.thread_ids(rows)
-        rt.fault(INVALID_FREE, op_id, threads[invalid], addresses[invalid])
-        rt.fault(DOUBLE_FREE, op_id, threads[double], addresses[double])
+        for kind, lanes in ((INVALID_FREE, invalid), (DOUBLE_FREE, double)):
+            depends = None
+            if rt.tainting and len(lanes):  # freeing what Simulee placed: what the host would have put there
+                depends = taint_module.union(rt.taint_of_threads(threads[lanes]),
+                                             rt.memory.pointee_taint(addresses[lanes]))
+            rt.fault(kind, op_id, threads[lanes], addresses[lanes], depends=depends)
 
     return run
 

@@ -73,6 +73,7 @@ class Region:
     guard: object = None  # (offsets, size) -> per access 0 or a FAULT_CODES code (the heap's allocations)
     pointees: object = None  # (slot indices) -> the addresses a table of pointers holds there (pointer_table)
     taint: int = 0  # the shadow index of what bytes never written hold (a label when Simulee invented them)
+    placed: int = 0  # the shadow index of what its address depends on (a table's slot Simulee filled: its label)
     shadow: np.ndarray | None = None  # per byte, its shadow index (None: every byte `taint`)
 
     @property
@@ -221,6 +222,7 @@ class Memory:
                 inner_fill = None if fill is None else fill.inner(slot)
                 inner = (self.add_pointer_table(f"{name}[{slot}]", levels - 1, inner_fill, taint) if levels > 1
                          else self.add_region(f"{name}[{slot}]", GLOBAL, fill=inner_fill, taint=taint))
+                self.regions[inner].placed = self.label_index(taint)
                 addresses[index] = self.region_address(inner)
             return addresses
 
@@ -430,6 +432,15 @@ class Memory:
             self.masks[found] = mask
             self.mask_index[mask] = found
         return found
+
+    def pointee_taint(self, addresses: np.ndarray) -> np.ndarray:
+        """Per address, what where the region it points into lies depends on (Region.placed;
+        0 outside global and constant memory): a pointer Simulee put in a table's slot
+        stands for whatever the host would have put there."""
+        space, region, _ = split(np.asarray(addresses, dtype=np.int64))
+        inside = ((space == GLOBAL) | (space == CONSTANT)) & (region > 0) & (region < len(self.regions))
+        placed = np.array([r.placed if r is not None else 0 for r in self.regions], dtype=np.int64)
+        return self.masks[np.where(inside, placed[np.where(inside, region, 0)], 0)]
 
     def read_taint(self, resolved, count: int, size: int):
         """The taint each resolved lane's `size` bytes hold together (faulting lanes: none):

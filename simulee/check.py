@@ -16,6 +16,7 @@ from interpreter.launch import Alias, Launch, Result
 from interpreter.loader import KernelInfo, Program
 from interpreter.memory import POINTER_SLOTS
 from interpreter.simt import execute
+from interpreter.types import ArrayType, FloatType, IntType
 from interpreter.trace import BUFFER_LIMIT
 from interpreter.vocabulary import index_register
 from simulee.detect import enabled
@@ -439,8 +440,13 @@ def _again(run: LaunchRun, found: list[Finding], detectors, deadline: float) -> 
     they hold whatever it is, as `out[atomicAdd(count, t)] = t` makes threads 0 and 1 meet
     whatever `count` holds. The other contents are two that make no two threads meet by
     chance (_other_contents): a content that makes many meet (small values, zeros) would
-    show again many instances that need it."""
-    pending = {finding.key() for finding in found if finding.taint and finding.pairs}
+    show again many instances that need it. Only buffers and device variables of numbers
+    get them: a permutation of structs or pointers means nothing (a struct's identity fill
+    repeats what its members' meanings forbid)."""
+    arrays = {param.name for param in run.kernel.params if param.kind == "pointer" and param.pointee_kind in ELEMENTS}
+    arrays |= {name for name in run.program.host_written if _of_numbers(run.program.global_variable(name).type)}
+    pending = {finding.key() for finding in found
+               if finding.taint and finding.pairs and set(invented(finding, run.result)) <= arrays}
     launch = run.result.launch
     for fill, seed in _other_contents(launch) if pending else ():
         if not pending or time.perf_counter() >= deadline:
@@ -453,6 +459,16 @@ def _again(run: LaunchRun, found: list[Finding], detectors, deadline: float) -> 
                     for key in detector.again(again, [f for f in found if f.key() in pending
                                                       and any(rule.id == f.type for rule in detector.rules)])}
     return pending
+
+
+ELEMENTS = ("integer", "float", "enum", "bool")  # what a buffer the other contents are meant for holds: numbers
+
+
+def _of_numbers(ty) -> bool:
+    """Whether a device variable of type `ty` holds numbers only (a number, or an array of them)."""
+    while isinstance(ty, ArrayType):
+        ty = ty.element
+    return isinstance(ty, (IntType, FloatType))
 
 
 def _other_contents(launch: Launch) -> list[tuple[str, int]]:

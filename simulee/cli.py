@@ -817,7 +817,8 @@ def _run_check(args) -> int:
             bar.grow(len(kernels))
             for kernel in kernels:
                 bar.start(kernel.name)
-                checks.append(_check_one(program, kernel, args, bar.status, sites.get(kernel.symbol, ()), config))
+                launched = sites.get((file, kernel.symbol), ())
+                checks.append(_check_one(program, kernel, args, bar.status, launched, config))
                 checks[-1].suppress(config.reason)
                 bar.update(1)
     if args.kernel and path.is_dir() and not checks and not unreadable:
@@ -838,24 +839,27 @@ def _run_check(args) -> int:
     return EXIT_ERROR if failed or unreadable else EXIT_OK
 
 
-def _launch_sites(args, files: list[Path], options) -> tuple[dict[str, tuple], dict[Path, dict]]:
+def _launch_sites(args, files: list[Path], options) -> tuple[dict, dict[Path, dict]]:
     """The launch sites of every kernel in the host code of `files` (as the calls of
-    launchers in --host files and, for a folder, its C++ files make them), by kernel
-    symbol, and the device variables each file's host code writes (none when launches are
-    given or --no-launch-sites); a file whose host code does not compile is said once."""
+    launchers in --host files and, for a folder, its C++ files make them), by the file
+    of the kernel they launch (sites.launching) and kernel symbol, and the device
+    variables each file's host code writes (none when launches are given or
+    --no-launch-sites); a file whose host code does not compile is said once."""
     from simulee.discover import host_sources, mentioning
-    from simulee.sites import host_calls, host_code, identifier, through_callers
+    from simulee.sites import host_calls, host_code, identifier, launching, through_callers
 
     if not args.launch_sites or args.launch or args.no_search or args.grid or args.block:
         return {}, {}
-    read: list = []
+    read: dict[Path, list] = {}
     written: dict[Path, dict] = {}
+    defining: dict[str, set] = {}  # kernel symbol -> the files that define a kernel of that symbol
     for file in files:
-        sites, written[file], problem = host_code(file, options)
+        read[file], written[file], defined, problem = host_code(file, options)
         if problem and args.verbose:
             print(f"simulee: note: {display(str(file))}: no launch sites read: {problem}", file=sys.stderr)
-        read += sites
-    callees = set().union(*(site.open_functions() for site in read))
+        for kernel in defined:
+            defining.setdefault(kernel, set()).add(file)
+    callees = set().union(*(site.open_functions() for sites in read.values() for site in sites))
     path = Path(args.path)
     hosts = [Path(host) for host in args.host] + (host_sources(path) if path.is_dir() else []) + files
     calls = []
@@ -864,10 +868,17 @@ def _launch_sites(args, files: list[Path], options) -> tuple[dict[str, tuple], d
         if problem and args.verbose:
             print(f"simulee: note: {display(str(file))}: no calls read: {problem}", file=sys.stderr)
         calls += found
-    by_kernel: dict[str, dict] = {}
-    for site in through_callers(read, calls):  # a launcher in a header two files include is one site
-        by_kernel.setdefault(site.kernel, {}).setdefault(site.key(), site)
-    return {kernel: tuple(by_shape.values()) for kernel, by_shape in by_kernel.items()}, written
+    by_kernel: dict[str, dict] = {}  # kernel symbol -> the file whose host code holds them -> sites by key
+    for file, sites in read.items():
+        for site in through_callers(sites, calls):
+            by_kernel.setdefault(site.kernel, {}).setdefault(file, {}).setdefault(site.key(), site)
+    launched: dict = {}
+    for kernel, by_file in by_kernel.items():
+        for file in files:  # a launcher in a header two files include is one site
+            found = launching({other: list(by_key.items()) for other, by_key in by_file.items()}, file,
+                              defining.get(kernel, set()))
+            launched[file, kernel] = tuple(dict(found).values())
+    return launched, written
 
 
 def _check_one(program, kernel, args, progress=None, sites: tuple = (), config=None):

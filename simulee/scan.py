@@ -44,7 +44,7 @@ from simulee.discover import host_sources, included_sources, inside, mentioning,
 from simulee.errors import SimuleeError
 from simulee.findings import display
 from simulee.frontend import CompileOptions
-from simulee.sites import identifier, through_callers
+from simulee.sites import identifier, launching, through_callers
 from simulee.check import Settings
 from simulee.tasks import CallsTask, FileTask, KernelTask, check_kernel, list_calls, list_kernels
 from simulee.workers import Limits, Pool
@@ -223,10 +223,13 @@ def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, 
     def submit_kernels() -> None:
         """Every file listed and every call read: check their kernels, each with its launch sites from any file."""
         calls = [Call.from_json(call) for record in read for call in record["calls"]]
-        sites: dict[str, dict] = {}
+        sites: dict[str, dict] = {}  # kernel symbol -> the program whose host code holds them -> sites by key
+        defining: dict[str, set] = {}  # kernel symbol -> the programs that define a kernel of that symbol
         for record in listed:
             for site in through_callers([Site.from_json(site) for site in record.get("sites", [])], calls):
-                sites.setdefault(site.kernel, {}).setdefault(site.key(), site.to_json())
+                sites.setdefault(site.kernel, {}).setdefault(record["file"], {}).setdefault(site.key(), site.to_json())
+            for _, _, *symbol in record.get("kernels") or []:
+                defining.setdefault(symbol[0] if symbol else "", set()).add(record["file"])
         for record in listed:
             task = by_file[record["file"]]
             launched = {name for name, _, *symbol in record["kernels"] if symbol and sites.get(symbol[0])}
@@ -238,7 +241,10 @@ def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, 
                     ledger.add(KernelTask(task, name, line, settings).failed(REPRESENTED, _represented(
                         name, [other for other, *_ in record["kernels"]], checked)))
                     continue
-                found = sites.get(symbol[0], {}) if symbol else {}  # a ledger from before symbols: no sites
+                found = {}  # a ledger from before symbols: no sites
+                if symbol:
+                    by_program = {program: list(by_key.items()) for program, by_key in sites.get(symbol[0], {}).items()}
+                    found = dict(launching(by_program, record["file"], defining[symbol[0]]))
                 # its file's host code launches kernels, but no host code of the repository launches this one
                 unlaunched = settings.launch_sites and bool(record.get("sites")) and not found
                 submit(check_kernel, KernelTask(task, name, line, settings, tuple(found.values()),

@@ -47,12 +47,12 @@ def kernel_of_stub(stub: str) -> str:
 # ---------------------------------------------------------------------------- reading sites
 
 
-def read_host(host_ir: str) -> tuple[list[Site], dict[str, list | None]]:
-    """The launches in host IR, the same launch once, and the device variables it writes
+def read_host(host_ir: str) -> tuple[list[Site], dict[str, list | None], set[str]]:
+    """The launches in host IR, the same launch once; the device variables it writes
     (SYMBOL_WRITERS), by name (as the host's shadow variables are named): what it writes
     there when every write copies what the host code states (constants, an array
     initializer: [offset, hex bytes] each), else None (what it writes is Simulee's to
-    invent)."""
+    invent); and the symbols of the kernels its program defines (their stubs are defined)."""
     module = ir.parse_module(host_ir)
     found: dict[str, Site] = {}
     written: dict[str, list | None] = {}
@@ -62,7 +62,9 @@ def read_host(host_ir: str) -> tuple[list[Site], dict[str, list | None]]:
         for name, write in reader.symbol_writes():
             known = written.setdefault(name, [])
             written[name] = None if write is None or known is None else known + [write]
-    return list(found.values()), written
+    defined = {kernel_of_stub(name) for name, function in module.functions.items()
+               if "__device_stub__" in name and not function.is_declaration}
+    return list(found.values()), written, defined
 
 
 # what hands the host a device variable to write: a copy to it, or its address (for cudaMemcpy, cudaMemset)
@@ -550,13 +552,24 @@ def identifier(symbol: str) -> str:
     return _strip_templates(qualified_name(demangle(symbol))).rpartition("::")[2]
 
 
-def host_code(path: Path, options) -> tuple[list[Site], dict[str, list | None], str]:
+def host_code(path: Path, options) -> tuple[list[Site], dict[str, list | None], set[str], str]:
     """What a CUDA source's host code says: its launch sites, the device variables it
-    writes (read_host), and '' or why there are none (the compiler's first error)."""
+    writes, the kernels it defines (read_host), and '' or why there are none (the
+    compiler's first error)."""
     if Path(path).suffix.lower() not in (".cu",):
-        return [], {}, ""
-    (sites, written), problem = _reading_host(path, options, read_host, ([], {}))
-    return sites, written, problem
+        return [], {}, set(), ""
+    (sites, written, defined), problem = _reading_host(path, options, read_host, ([], {}, set()))
+    return sites, written, defined, problem
+
+
+def launching(sites: dict[str, list], file: str, defining: set[str]) -> list:
+    """Of the launch sites of a kernel of `file`, by the program (source file) whose host
+    code holds them, those that launch it: a program that defines a kernel of the same
+    symbol itself launches its own (two programs of a repository with a kernel of one
+    name), unless no other program launches it."""
+    own = [site for program, found in sites.items() if program == file or program not in defining
+           for site in found]
+    return own or [site for found in sites.values() for site in found]
 
 
 def _reading_host(path: Path, options, read, nothing):

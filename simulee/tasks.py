@@ -133,7 +133,7 @@ def _host_code(task: FileTask, start: float) -> tuple[list[dict], dict, str]:
         if left < 1:
             return [], {}, "host code not compiled: no time left after the device code"
         options = replace(options, timeout=left)
-    sites, written, host = host_code(Path(task.root, task.file), options)
+    sites, written, _, host = host_code(Path(task.root, task.file), options)
     return _relative([site.to_json() for site in sites], task.root), dict(sorted(written.items())), \
         _relative(host, task.root)
 

@@ -514,6 +514,16 @@ def test_the_faults_of_one_wild_pointer_read_at_several_lines_are_one_finding():
     assert made_up.findings == []
 
 
+def test_freeing_a_pointer_simulee_put_in_a_table_is_a_warning_about_the_table():
+    file = "heap.cu"
+    (free,) = check(file, "release_rows", ((1, 1, 1), (32, 1, 1), {})).findings
+    assert (free.type, free.severity, free.line) == ("invalid-free", "warning", line_of(file, "frees a row the table"))
+    assert "only for some contents of the buffers rows points to" in free.message
+    (inside,) = [f for f in check(file, "free_inside", ((1, 1, 1), (32, 1, 1), {})).findings
+                 if f.type == "invalid-free"]  # p + 4 of the kernel's own malloc: its bug whatever the buffers hold
+    assert inside.severity == "error"
+
+
 def test_a_fault_at_an_address_made_up_content_gives_is_a_note_not_a_finding():
     file = "buffer_contents.cu"
     zeros = check(file, "scatter", ((1, 1, 1), (64, 1, 1), {}))  # zeros: every thread writes out[0]
@@ -542,6 +552,16 @@ def test_a_race_through_made_up_content_that_other_contents_still_show_is_an_err
     file = "buffer_contents.cu"
     (race,) = explored(file, "counted").findings  # slot = atomicAdd(count, t): threads 0 and 1 meet whatever count is
     assert (race.type, race.severity) == ("data-race", "error") and "conditional" not in race.details
+
+
+def test_a_race_that_permuted_structs_still_show_is_a_warning_about_them():
+    file = "buffer_contents.cu"
+    (race,) = explored(file, "add_blocks").findings  # identity spans {i, i} overlap: no content of numbers is neutral
+    line = line_of(file, "blocks whose spans overlap")
+    assert (race.type, race.severity, race.line) == ("data-race", "warning", line)
+    assert "only for some contents of spans" in race.message
+    apart = np.array([(32 * block, 32) for block in range(4)], dtype=np.int32)  # the program's disjoint spans
+    assert check(file, "add_blocks", ((4, 1, 1), (32, 1, 1), {"spans": apart})).findings == []
 
 
 def test_a_race_only_an_in_place_call_makes_is_a_warning_that_says_so():

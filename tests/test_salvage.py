@@ -171,7 +171,7 @@ def test_a_void_host_function_left_out_does_nothing_and_its_callers_launches_sta
                       "void reference(float *p) { undeclared_simd_call(p); }  // does not compile here\n"
                       "int main() {\n  float *p;\n  cudaMalloc(&p, 512);\n  reference(p);\n"
                       "  k<<<1, 128>>>(p);\n  return 0;\n}\n")
-    sites, _, problem = host_code(source, CompileOptions())
+    sites, _, _, problem = host_code(source, CompileOptions())
     assert problem == "" and [site.line for site in sites] == [line_of(source, "k<<<1, 128>>>(p);")]
 
 

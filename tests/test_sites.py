@@ -41,7 +41,7 @@ def line_in(file: str, marker: str) -> int:
 
 
 def sites_of(file: str) -> list[Site]:
-    sites, _, problem = host_code(SITES / file, CompileOptions())
+    sites, _, _, problem = host_code(SITES / file, CompileOptions())
     assert problem == ""
     return sites
 
@@ -310,7 +310,7 @@ def test_device_variables_the_host_code_writes_hold_made_up_content():
     twice, an error."""
     from simulee.sites import host_code
 
-    sites, written, problem = host_code(SITES / "symbols.cu", CompileOptions())
+    sites, written, _, problem = host_code(SITES / "symbols.cu", CompileOptions())
     assert problem == "" and {"counters", "max_points"} <= set(written) and len(sites) == 5
     result = simulee("check", SITES / "symbols.cu", "-q", "--format", "json")
     kernels = {k["kernel"]: k for k in json.loads(result.stdout)["kernels"]}
@@ -326,7 +326,7 @@ def test_device_variables_the_host_code_writes_hold_made_up_content():
 def test_a_table_the_host_fills_with_what_it_states_holds_that_and_one_it_copies_from_elsewhere_is_made_up():
     from simulee.sites import host_code
 
-    _, written, _ = host_code(SITES / "symbols.cu", CompileOptions())
+    _, written, _, _ = host_code(SITES / "symbols.cu", CompileOptions())
     assert written["stated_offsets"] == [[0, "00000000100000002000000030000000"]]  # {0, 16, 32, 48}
     assert written["caller_offsets"] is None and written["max_points"] is None  # the caller's values
     assert check_json("symbols.cu", "-k", "scatter_stated")["findings"] == []
@@ -412,3 +412,23 @@ def test_a_pointer_the_site_passes_null_is_null():
     assert errors(clean) == [] and all(launch["args"]["extra"] == 0 for launch in clean["launches"])
     assert {(f["type"], f["line"]) for f in errors(flat)} == {
         ("data-race", line_in("optional_output.cu", "every row at one place"))}
+
+
+@pytest.mark.parametrize("command", ["scan", "check"])
+def test_a_kernel_takes_the_launches_of_its_own_program_not_of_a_same_named_kernel(command, tmp_path: Path):
+    """small.cu and large.cu each define and launch their own shift: small's with the
+    dynamic shared memory its padded tile needs, large's with none (its tile is static);
+    small's under large's launch would write past its tile."""
+    if command == "scan":
+        out = tmp_path / "out"
+        result = simulee("scan", SITES / "twins", "-o", out, "--jobs", "1", "-q")
+        records = [json.loads(line) for line in (out / "scan.jsonl").read_text().splitlines()]
+        checks = {r["check"]["file"]: r["check"] for r in records if r["record"] == "kernel"}
+    else:
+        result = simulee("check", SITES / "twins", "-q", "--format", "json")
+        checks = {Path(c["file"]).name: c for c in json.loads(result.stdout)["kernels"]}
+    assert result.returncode == 0, result.stderr
+    for file in ("small.cu", "large.cu"):
+        assert {launch["origin"].split(",")[0] for launch in checks[file]["launches"]} == \
+            {f"site {file}:{line_in('twins/' + file, 'shift<<<')}"}
+        assert [f for f in checks[file]["findings"] if f["severity"] == "error"] == []

@@ -34,6 +34,9 @@
 // kernel: per_level(int *out, int level)
 //   reads: tid.x
 //   shared: 0
+// kernel: add_blocks(const Span *spans, float *data)
+//   reads: tid.x ctaid.x
+//   shared: 0
 
 __device__ int level_counts[2 * 8 + 1];
 
@@ -108,4 +111,17 @@ __global__ void two_outputs(int *sums, int *counts) {
 // Every thread reads the same entry, which exists only for level < 8.
 __global__ void per_level(int *out, int level) {
   out[threadIdx.x] = level_counts[2 * level + 1];  // past the table for level >= 8
+}
+
+// Each block adds to its span of data: spans the program lays out never overlap, but
+// any content of numbers in both members (an index in each, say) makes them overlap.
+struct Span {
+  int start;
+  int length;
+};
+
+__global__ void add_blocks(const Span *spans, float *data) {
+  Span span = spans[blockIdx.x];
+  if (threadIdx.x < span.length)
+    data[span.start + threadIdx.x] += 1.0f;  // blocks whose spans overlap race
 }

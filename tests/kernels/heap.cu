@@ -17,6 +17,9 @@
 // kernel: churn(int *out, int rounds)
 //   reads: tid.x
 //   shared: 0
+// kernel: release_rows(int **rows)
+//   reads: tid.x
+//   shared: 0
 
 // Each thread fills a scratch array of its own, sums it and frees it.
 __global__ void scratch(int *out, int n) {
@@ -71,4 +74,10 @@ __global__ void churn(int *out, int rounds) {
     free(p);
   }
   out[threadIdx.x] = total;
+}
+
+// Frees the rows an earlier kernel allocated with malloc: what the table holds is the
+// host's to give (Simulee's own rows were never allocated on the device heap).
+__global__ void release_rows(int **rows) {
+  free(rows[threadIdx.x]);  // frees a row the table holds
 }
