@@ -248,8 +248,8 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
         if any(fault.kind == BUFFER_LIMIT for fault in result.events.faults):
             _note_once(check.notes, _past_limit_note(result))
         if result.status == "trace-limit":
-            _note_once(check.notes, f"launch {_launch_text(launch)} was stopped once its trace held "
-                       f"{len(result.trace):,} accesses, the most a check keeps: what it did after is not checked")
+            _note_once(check.notes, f"launch {_launch_text(launch)} was stopped at {result.launch.trace_limit:,} "
+                       "accesses, the most a check keeps: what it did after is not checked")
         if result.status == "out-of-memory" and (ran or number + 1 < len(launches)):
             check.notes.append(f"launch {_launch_text(launch)} not checked: {result.message}")  # the others still are
             continue
