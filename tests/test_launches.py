@@ -290,7 +290,8 @@ def test_a_check_stops_a_launch_once_its_trace_is_full(run_cli):
     check = checking.check_kernel(loaded, loaded.kernels[0], [replace(launch, trace_limit=600_000)])
     assert check.launches[0]["status"] == "ok"  # 3,145,728 accesses: checked whole on fewer blocks
     assert check.notes == ["launch grid (4096,1,1) block (256,1,1) made more accesses than a check keeps: "
-                           "checked on 584 of its 4,096 blocks (linear block indices 0-145, 1,316-1,461, 2,633-2,778, 3,950-4,095)"]
+                           "checked on 584 of its 4,096 blocks (linear block indices "
+                           "0-145, 1,316-1,461, 2,633-2,778, 3,950-4,095)"]
     check = checking.check_kernel(loaded, loaded.kernels[0], [replace(launch, trace_limit=600)])  # a block makes 768
     assert check.launches[0]["status"] == "trace-limit"
     assert check.notes == ["launch grid (4096,1,1) block (256,1,1) was stopped at 600 accesses, the most a check "
