@@ -135,6 +135,7 @@ class Result:
     blocks_run: int = 0  # blocks that ran to their end (or the stop)
     blocks_total: int = 0  # blocks the launch was to run (the sample's, if any)
     labels: list[str] = field(default_factory=list)  # what taint bit i stands for (Placement.labels); [] untracked
+    traced_per_block: float = 0.0  # accesses a block of the finished waves recorded (0: no wave finished)
 
 
 @dataclass(frozen=True)

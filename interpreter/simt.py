@@ -222,11 +222,13 @@ class Execution:
         start = time.perf_counter()
         self.deadline = start + launch.time_limit
         status, message = "ok", ""
+        finished = traced = 0  # blocks of the waves run to their end, and the accesses they recorded
         try:
             with np.errstate(all="ignore"):
                 for first, blocks in self.waves():
                     self.blocks_run += blocks
                     self.run_wave(first, blocks)
+                    finished, traced = finished + blocks, self.recorder.count if self.recorder else 0
                     if progress is not None:
                         progress(self.blocks_run, self.wave_blocks)
         except Stop as stop:
@@ -243,6 +245,7 @@ class Execution:
             time.perf_counter() - start, [region.name if region else "" for region in self.memory.regions],
             self.kernel.name, self.step_limit, self.blocks_run, self.wave_blocks,
             list(self.compiler.placement.labels) if self.tainting else [],
+            traced / finished if finished else 0.0,
         )
         # the execution outlives the launch (it is kept to run the next): what the launch
         # made goes with the result, or is freed now

@@ -539,20 +539,22 @@ def detection_launch(launch: Launch, deadline: float = float("inf")) -> tuple[La
 
 
 def _fitting(result: Result) -> Launch | None:
-    """A launch stopped once its trace was full, on fewer blocks, SAMPLED_RUNS runs of them
-    from its start to its end, whose trace fits (None: it had no more blocks than that, or
-    one block alone fills the trace)."""
+    """A launch stopped once its trace was full, on fewer blocks, up to SAMPLED_RUNS runs of
+    them from its start to its end, whose trace fits by what a block of its finished waves
+    recorded (by what its started blocks recorded if none finished: then a lower bound, so
+    the launch it gives may be stopped again); None when that is not fewer blocks than it
+    ran or one block alone fills the trace."""
     launch = result.launch
     if result.status != "trace-limit" or result.blocks_run == 0:
         return None
-    per_block = max(1, len(result.trace) // result.blocks_run)
-    fit = launch.trace_limit // per_block // 2
+    per_block = result.traced_per_block or len(result.trace) / result.blocks_run
+    fit = int(launch.trace_limit // max(per_block, 1.0)) // 2
     blocks = sorted(set(launch.sample)) if launch.sample is not None else list(range(launch.blocks))
     if fit < 2 or fit >= len(blocks):
         return None
-    per_run = max(1, fit // SAMPLED_RUNS)
-    starts = sorted({min(len(blocks) - per_run, (len(blocks) - per_run) * k // (SAMPLED_RUNS - 1))
-                     for k in range(SAMPLED_RUNS)})
+    runs = min(SAMPLED_RUNS, fit)
+    per_run = fit // runs
+    starts = sorted({(len(blocks) - per_run) * k // max(runs - 1, 1) for k in range(runs)})
     return replace(launch, sample=tuple(blocks[i] for start in starts for i in range(start, start + per_run)))
 
 

@@ -298,6 +298,27 @@ def test_a_check_stops_a_launch_once_its_trace_is_full(run_cli):
                            "keeps: what it did after is not checked"]
 
 
+def test_a_launch_whose_blocks_each_fill_much_of_the_trace_is_checked_on_fewer_of_them(monkeypatch):
+    from dataclasses import replace
+
+    from interpreter.simt import execute
+    from simulee import check as checking
+
+    loaded = program(LOOPS)
+    kernel = next(k for k in loaded.kernels if k.name == "sum_table")
+    launch = checking.default_launch(kernel, {"n": 100}, (64, 1, 1), (32, 1, 1))  # 3,232 accesses a block
+    runs = []
+    monkeypatch.setattr(checking, "execute", lambda *args: runs.append(args[2].sample) or execute(*args))
+    # the 64 blocks stop in their one wave (203 a block so far), then the first 8 of 32: 4 fit
+    check = checking.check_kernel(loaded, kernel, [replace(launch, trace_limit=13_000)])
+    assert check.launches[0]["status"] == "ok" and len(runs) == 3
+    assert check.notes == ["launch grid (64,1,1) block (32,1,1) made more accesses than a check keeps: checked on 4 "
+                           "of its 64 blocks (linear block indices 0, 20, 41, 63)"]
+    runs.clear()  # now 4 stop in the fourth: the 3 that finished measure a block, and 2 would not leave room
+    check = checking.check_kernel(loaded, kernel, [replace(launch, trace_limit=12_000)])
+    assert check.launches[0]["status"] == "trace-limit" and len(runs) == 3
+
+
 def test_trace_of_a_huge_launch_says_what_it_sampled(run_cli, tmp_path):
     status, out, err = run_cli("trace", SAXPY, "--grid", "65535", "--block", "1024", "--arg", "n=8", "--arg", "a=1",
                                "-o", tmp_path / "model.csv")

@@ -17,6 +17,9 @@
 // kernel: big_stack(int *out, int n)
 //   reads: tid.x
 //   shared: 0
+// kernel: sum_table(const float *table, float *out, int n)
+//   reads: tid.x ctaid.x ntid.x
+//   shared: 0
 
 // As many iterations as n says: long, but finite.
 __global__ void count_to(int *out, int n) {
@@ -73,4 +76,11 @@ __device__ int deep_table(int n) {
 // Each thread's stack overflows in deep_table: the threads stop there.
 __global__ void big_stack(int *out, int n) {
   out[threadIdx.x] = deep_table(n + threadIdx.x);
+}
+
+// n + 1 accesses a thread, every block alike: a long table makes a trace too long to keep.
+__global__ void sum_table(const float *table, float *out, int n) {
+  float sum = 0.0f;
+  for (int i = 0; i < n; i++) sum += table[i];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
 }
