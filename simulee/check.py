@@ -218,6 +218,7 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
     merged: dict[tuple, Finding] = {}
     trusted: set[tuple] = set()  # findings some launch shows without resting on a guess
     doubts: dict[tuple, str] = {}  # the others: what guess the first launch showing them rests on
+    aliased: set[tuple] = set()  # findings whose witness is a launch the search made in place (y==x)
     blocks: list[tuple] = []  # the block of every launch kept
     ran = 0
     for number, launch in enumerate(launches):
@@ -275,15 +276,19 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
             if made_up and finding.type in MEMORY_FAULTS:  # the made-up content's fault, not the kernel's
                 _note_once(check.notes, _made_up_fault_note(finding, made_up))
                 continue
-            _merge(merged, finding)
+            key, alias = finding.key(), searched_alias(result.launch)
+            unaliased = key in aliased and not alias  # shown without the in-place call it was first shown by
+            shown = _merge(merged, finding, unaliased)
+            if shown:
+                (aliased.add if alias else aliased.discard)(key)
             guesses = _guesses(finding, result.launch, rules, program, kernel)
             if len(set(guesses) - DIMENSIONS) > 1 and not _needs_grid(run, finding, guesses, detectors, deadline):
                 guesses = _guesses(finding, result.launch, rules, program, kernel, grid=False)  # the scalars
             doubt = _doubt(finding, result.launch, made_up, guesses)
-            if doubt:
-                doubts.setdefault(finding.key(), doubt)
-            else:
-                trusted.add(finding.key())
+            if not doubt:
+                trusted.add(key)
+            elif key not in doubts or (unaliased and shown):
+                doubts[key] = doubt
         for detector in detectors:
             detector.keep(run, kept)
         kept.launches.append(ran_as)
@@ -653,7 +658,8 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
                             deadline=deadline, progress=progress, detect=detect)
     found = search(program, space, options.population, options.generations, options.launches, options.seed,
                    progress, deadline, tuple(options.seed_launches.get(kernel.symbol, ())))
-    searched = [replace(c.launch, origin=c.launch.origin or "search") for c in found.best]
+    searched = [replace(c.launch, origin=c.launch.origin if c.launch.origin and not _aliased(c.launch, fixed)
+                        else "search") for c in found.best]  # an in-place call the search tried: its own
     fitness = [candidate.fitness for candidate in found.best]
     if host_written:  # and each launch found under every other kind of content too
         kinds = {_identity(launch) for launch in searched}
@@ -747,6 +753,11 @@ def searched_alias(launch: Launch) -> bool:
     return launch.origin == "search" and any(isinstance(v, Alias) for v in launch.args.values())
 
 
+def _aliased(launch: Launch, fixed: set[str]) -> bool:
+    """Whether a launch makes two pointer parameters one buffer that `fixed` leaves open."""
+    return any(isinstance(value, Alias) and name not in fixed for name, value in launch.args.items())
+
+
 def _identity(launch: Launch) -> tuple:
     return launch.grid, launch.block, launch.fill, tuple(sorted((name, repr(v)) for name, v in launch.args.items()))
 
@@ -757,22 +768,24 @@ def _outside_note(outside) -> str:
     return f"{where} {outside.why}: the kernel is not written for that, and such launches were not checked"
 
 
-def _merge(found: dict[tuple, Finding], finding: Finding) -> None:
+def _merge(found: dict[tuple, Finding], finding: Finding, rather: bool = False) -> bool:
     """The same finding from another launch adds its instances. The first witness stays,
-    unless the new one shows it worse: a data race where the first showed a
-    warp-synchronous one, or not benign where the first was: then the new launch (its
-    witness, type, severity and message) shows it."""
+    unless the new one shows it worse (a data race where the first showed a
+    warp-synchronous one, or not benign where the first was), or as bad and `rather` (on
+    a launch with fewer guesses): then the new launch (its witness, type, severity and
+    message) shows it. Whether the new one shows it."""
     key = finding.key()
     existing = found.get(key)
     if existing is None:
         found[key] = finding
-        return
+        return True
     finding.instances += existing.instances
     finding.addresses = max(existing.addresses, finding.addresses)
-    if _gravity(finding) <= _gravity(existing):
+    if _gravity(finding) < _gravity(existing) or (_gravity(finding) == _gravity(existing) and not rather):
         existing.instances, existing.addresses = finding.instances, finding.addresses
-        return
+        return False
     found[key] = finding
+    return True
 
 
 def _gravity(finding: Finding) -> tuple[bool, bool]:

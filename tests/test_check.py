@@ -574,6 +574,25 @@ def test_a_race_only_an_in_place_call_makes_is_a_warning_that_says_so():
     assert [(f.type, f.severity) for f in given.findings] == [("data-race", "error")]
 
 
+def test_a_race_made_up_contents_show_without_an_in_place_call_is_told_by_the_contents():
+    from simulee.check import Given, Settings, check_given
+
+    file = "buffer_contents.cu"
+    loaded = program(KERNELS / file)
+    info = loaded.kernel("add_shifted")
+    line = line_of(file, "shifted slots that meet race")
+    for found in (explored(file, "add_shifted"), check_given(loaded, info, Given((2, 1, 1), (64, 1, 1)), Settings())):
+        assert {(f.type, f.severity, f.line) for f in found.findings} == {("data-race", "warning", line)}
+        in_place = [f for f in found.findings if "only when y==x" in f.message]
+        assert in_place and all(f.launch["args"]["y"] == "=x" for f in in_place)  # the read of x meets the writes
+        (both,) = [f for f in found.findings if "(write-write" in f.message]  # shown on separate buffers too
+        assert "only for some contents of offsets" in both.message and "=x" not in both.launch["args"].values()
+    offsets = -(np.arange(128, dtype=np.int32) % 2)  # the user's offsets: i and i + 1 meet at every even slot
+    x = np.arange(128, dtype=np.float32)  # the two write different sums
+    given = check(file, "add_shifted", ((2, 1, 1), (64, 1, 1), {"offsets": offsets, "x": x}))
+    assert {(f.type, f.severity) for f in given.findings if "(write-write" in f.message} == {("data-race", "error")}
+
+
 def test_a_scalar_that_takes_a_uniform_index_past_a_table_is_a_contract_not_a_bug():
     file = "buffer_contents.cu"
     searched = explored(file, "per_level")

@@ -37,6 +37,9 @@
 // kernel: add_blocks(const Span *spans, float *data)
 //   reads: tid.x ctaid.x
 //   shared: 0
+// kernel: add_shifted(const int *offsets, float *x, float *y)
+//   reads: tid.x ctaid.x ntid.x
+//   shared: 0
 
 __device__ int level_counts[2 * 8 + 1];
 
@@ -124,4 +127,12 @@ __global__ void add_blocks(const Span *spans, float *data) {
   Span span = spans[blockIdx.x];
   if (threadIdx.x < span.length)
     data[span.start + threadIdx.x] += 1.0f;  // blocks whose spans overlap race
+}
+
+// Each thread adds x to y at its index moved by what offsets holds: threads meet where
+// offsets makes i + offsets[i] repeat; the read of x meets the writes only when y == x.
+__global__ void add_shifted(const int *offsets, float *x, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int at = i + offsets[i];
+  y[at] = x[i] + y[at];  // shifted slots that meet race
 }
