@@ -300,10 +300,21 @@ class _Taint:
         return bits
 
 
+def _in_device_memory(base) -> bool:
+    """Whether an object is a buffer a parameter or device variable gives (or one its
+    pointers point to): not a thread's own stack, where a kernel keeps its own pointers."""
+    while base is not None and base[0] == "pointee":
+        base = base[1]
+    return base is not None and base[0] in ("param", "global")
+
+
 def _pointer_bases(function: DecodedFunction) -> dict[int, object]:
     """Slot -> the object a pointer is based on: ("alloca", function, slot), ("param",
-    function, index) or ("global", name), following getelementptr and casts; pointers of
-    other origin (phis, selects, loads) are left out (unknown)."""
+    function, index) or ("global", name), following getelementptr and casts, or
+    ("pointee", object) for a pointer loaded from a parameter's or device variable's
+    memory (the buffers a table of pointers points to, as Simulee fills tables: not the
+    table itself); pointers of other origin (phis, selects, a thread's stack) are left out
+    (unknown)."""
     bases: dict[int, object] = {}
     for index, slot in enumerate(function.params):
         bases[slot] = ("param", function.name, index)
@@ -320,5 +331,9 @@ def _pointer_bases(function: DecodedFunction) -> dict[int, object]:
         for op in function.ops:
             if op.opcode in POINTER_STEPS and op.result >= 0 and op.result not in bases and op.args[0] in bases:
                 bases[op.result] = bases[op.args[0]]
+                changed = True
+            elif op.opcode == "load" and op.result >= 0 and op.result not in bases and \
+                    _in_device_memory(bases.get(op.args[0])):
+                bases[op.result] = ("pointee", bases[op.args[0]])
                 changed = True
     return bases

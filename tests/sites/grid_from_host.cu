@@ -1,12 +1,12 @@
-// Two kernels that trust every thread to have an index below n. The host sizes the grid of
-// the first from one value it reads and passes n from another: whether they agree is not
-// in the code Simulee sees, so its race is a warning naming both. The second's grid is
-// computed from n itself: rounded up to whole blocks, it has threads past n, an error.
+// Two kernels that trust the grid to cover n and no more. The host sizes the grid of the
+// first, a block a row of n, from one value it reads and passes n from another: whether
+// they agree is not in the code Simulee sees, so its race is a warning naming both. The
+// second's grid is computed from n itself: rounded up to whole blocks, it has threads
+// past n, an error.
 #include <cuda_runtime.h>
 
 __global__ void wrap_unrelated(int *out, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  out[i % n] = i;  // threads past n land on the first ones
+  out[blockIdx.x % n * blockDim.x + threadIdx.x] = blockIdx.x;  // blocks past n land on the first rows
 }
 
 __global__ void wrap_rounded(int *out, int n) {
@@ -21,3 +21,22 @@ struct Sizes {
 void launch_unrelated(const Sizes *sizes, int *out) { wrap_unrelated<<<sizes->blocks, 64>>>(out, sizes->n); }
 
 void launch_rounded(int *out, int n) { wrap_rounded<<<(n + 63) / 64, 64>>>(out, n); }
+
+// Block (b, k) copies plane k of batch item b into the k-th rows of a table of buffers,
+// whose index forgets b: the blocks of a batch race whatever the host's planes (the grid's
+// y) and its dim and area are; a store through the table taints no address by its value.
+__global__ void batch_overwrites(const float *in, float **rows, int dim, int area) {
+  const float *plane = in + blockIdx.y * area + blockIdx.x * dim;
+  for (int y = threadIdx.x; y < dim; y += blockDim.x)
+    rows[blockIdx.y * dim + y][0] = plane[y];  // every item of the batch writes the same rows
+}
+
+struct Layer {
+  int batch, planes, dim;
+};
+
+int area_of(const Layer *layer);
+
+void launch_batch(const Layer *layer, const float *in, float **rows) {
+  batch_overwrites<<<dim3(layer->batch, layer->planes), 64>>>(in, rows, layer->dim, area_of(layer));
+}
