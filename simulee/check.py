@@ -282,7 +282,7 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
             if shown:
                 (aliased.add if alias else aliased.discard)(key)
             guesses = _guesses(finding, result.launch, rules, program, kernel)
-            if set(guesses) & GRID and not _needs_grid(run, finding, guesses, detectors, deadline):
+            if len(set(guesses) - DIMENSIONS) > 1 and not _needs_grid(run, finding, guesses, detectors, deadline):
                 guesses = _guesses(finding, result.launch, rules, program, kernel, grid=False)  # the scalars
             doubt = _doubt(finding, result.launch, made_up, guesses)
             if not doubt:
@@ -348,8 +348,8 @@ def _guesses(finding: Finding, launch: Launch, rules: Contract, program: Program
     (with `grid`) the grid's size along the axes its addresses range over by the block
     index, for a race or a fault; the scalars any branch depends on, for a failed
     assertion. None when all come from one value (a struct passed whole, a size and the
-    grid computed from it), or are dimensions only. (The grid counts only when the finding
-    needs more blocks along it than two, or one with one scalar: _needs_grid.)"""
+    grid computed from it), or are dimensions only. (With several scalars, the grid counts
+    only when the finding needs more than two blocks along it: _needs_grid.)"""
     if not launch.guessed:
         return []
     if finding.type == "assertion":
@@ -374,23 +374,17 @@ GRID = {f"gridDim.{axis}" for axis in "xyz"}
 
 
 def _needs_grid(run: LaunchRun, finding: Finding, guesses: list[str], detectors, deadline: float) -> bool:
-    """Whether `finding` needs the grid Simulee chose along the guessed axes among
-    `guesses`: the same launch with fewer blocks along them does not show it. Fewer is
-    two with several guessed scalars (the planes of consecutive blocks overlap when
-    area < dim * dim whatever the grid; a batch's rows meet another channel's only when
-    there are more of them than a plane holds), one with one scalar (blocks past the n
-    rows a kernel counts wrap onto the first ones, even for n = 1; a race between the
-    blocks of one row needs nothing of another axis)."""
+    """Whether `finding` needs the grid Simulee chose (along the guessed axes among
+    `guesses`) to be that large: the same launch with two blocks along them does not show
+    it (the planes of consecutive blocks overlap when area < dim * dim whatever the grid;
+    a batch's rows meet another channel's only when there are more of them than a plane
+    holds)."""
     axes = [axis for axis, dims in enumerate("xyz") if f"gridDim.{dims}" in guesses]
-    fewer = 2 if len(set(guesses) - DIMENSIONS) > 1 else 1
     launch = run.result.launch
-    if all(launch.grid[axis] <= fewer for axis in axes):  # shown on that few already
-        return False
-    if time.perf_counter() >= deadline:
-        return True
-    grid = tuple(min(size, fewer) if axis in axes else size for axis, size in enumerate(launch.grid))
-    smaller, _ = detection_launch(replace(launch, grid=grid, sample=None), deadline)
-    smaller = execute(run.program, run.kernel, smaller)
+    if not axes or all(launch.grid[axis] <= 2 for axis in axes) or time.perf_counter() >= deadline:
+        return bool(axes)
+    grid = tuple(min(size, 2) if axis in axes else size for axis, size in enumerate(launch.grid))
+    smaller = execute(run.program, run.kernel, replace(launch, grid=grid, sample=None))
     if smaller.status in ("unsupported", "out-of-memory"):
         return True
     again = replace(run, result=smaller)

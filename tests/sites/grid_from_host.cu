@@ -23,8 +23,9 @@ void launch_unrelated(const Sizes *sizes, int *out) { wrap_unrelated<<<sizes->bl
 void launch_rounded(int *out, int n) { wrap_rounded<<<(n + 63) / 64, 64>>>(out, n); }
 
 // Block (b, k) copies plane k of batch item b into the k-th rows of a table of buffers,
-// whose index forgets b: the blocks of a batch race whatever the host's planes (the grid's
-// y) and its dim and area are; a store through the table taints no address by its value.
+// whose index forgets b: the blocks of a batch race. The address depends on dim and the
+// grid's y, both from the host's layer; the area only reaches the value stored through
+// the table, not the address.
 __global__ void batch_overwrites(const float *in, float **rows, int dim, int area) {
   const float *plane = in + blockIdx.y * area + blockIdx.x * dim;
   for (int y = threadIdx.x; y < dim; y += blockDim.x)
