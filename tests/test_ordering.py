@@ -245,6 +245,14 @@ def test_a_lock_needs_its_device_fences_when_the_data_it_guards_is_volatile():
             ("scoped-race", "error", section)}
 
 
+def test_a_block_fence_after_what_an_acquire_orders_releases_the_next_handover_and_bounds_no_acquire():
+    assert volatile_findings("relayed", "2/64") == []
+    second = volatile_at("the second add, after block 0's", "relay")
+    found = volatile_findings("relayed_block_first", "2/64")  # block 0 releases for its block only
+    assert found and {(kind, severity) for kind, severity, _, _ in found} == {("scoped-race", "error")}
+    assert {first for _, _, first, _ in found} | {other for _, _, _, other in found} >= {second}
+
+
 def test_a_volatile_flag_orders_volatile_data_only_after_a_fence_and_is_no_race_itself():
     data, read = volatile_at("data[0] = 42", "publish"), volatile_at("out[0] = data[0]", "publish")
     assert volatile_findings("flagged") == []

@@ -236,8 +236,9 @@ def _acquires(c, fences) -> Events:
     """Strong reads (read-modify-writes included), covering what follows them; a volatile
     read only when its value decides a branch (a spin's or a check's read of a flag: the
     read of volatile data acquires nothing). No fence after the read is needed (every GPU
-    honours the dependency), but one there bounds its scope: a lock taken with atomicCAS
-    and then a __threadfence_block() acquires for its block only."""
+    honours the dependency), but one there, before the thread's next access, bounds its
+    scope: a lock taken with atomicCAS and then a __threadfence_block() acquires for its
+    block only (a fence after the accesses the read orders is the next release's)."""
     rows = np.flatnonzero(c["strong"] & (c["action"] != WRITE) & (~c["volatile"] | c["decides"]))
     block, thread, epoch, step, synced = _columns(c, rows)
     scope = (c["sync"][rows] & SCOPE_BITS).astype(np.int64)
@@ -247,7 +248,10 @@ def _acquires(c, fences) -> Events:
                                  for k in (0, 5, 6))
         f_block, f_thread = (np.concatenate([f[k] for f in fences]).astype(np.int64) for k in (1, 2))
         after = _first_after((f_block, f_thread, f_step), (block, thread, step))
-        narrower = (after >= 0) & (f_scope[np.maximum(after, 0)] < scope)
+        every = tuple(c[k].astype(np.int64) for k in ("block", "thread", "step"))
+        following = _first_after(every, (block, thread, step))  # the thread's next access
+        before_next = (following < 0) | (f_step[np.maximum(after, 0)] < every[2][np.maximum(following, 0)])
+        narrower = (after >= 0) & before_next & (f_scope[np.maximum(after, 0)] < scope)
         scope[narrower] = f_scope[after[narrower]]
         op[narrower] = f_op[after[narrower]]  # the fence, not the read, limits it
     return Events(block, thread, epoch, step, synced, scope, rows, op)

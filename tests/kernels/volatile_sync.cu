@@ -31,9 +31,16 @@
 // kernel: atomic_vs_plain_in_a_warp(int *counter)
 //   reads: tid.x
 //   shared: 0
+// kernel: relayed(volatile int *count)
+//   reads: tid.x ctaid.x
+//   shared: 0
+// kernel: relayed_block_first(volatile int *count)
+//   reads: tid.x ctaid.x
+//   shared: 0
 
 __device__ int lock_word;
 __device__ volatile int ready;
+__device__ int relay_flag;
 
 // Block 0 exchanges atomically, block 1 stores through a volatile pointer: a race.
 __global__ void exchange_vs_volatile(volatile int *slot) {
@@ -99,3 +106,32 @@ __global__ void atomic_vs_plain_in_a_warp(int *counter) {
   if (threadIdx.x == 0) counter[1] = 0;  // a plain write beside the warp's atomics
   atomicAdd(&counter[1], 1);
 }
+
+// A count handed along: block 0's thread 0 adds and releases it to block 1's thread 0, which
+// takes it (no fence after its spin), adds, and hands it on to thread 32 of its block with a
+// block fence: the release of that handover, no bound on the acquire before it. DeviceFirst:
+// the first release has a device fence; without, a block fence only: a race across blocks.
+template <bool DeviceFirst>
+__device__ void relay(volatile int *count) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    *count = *count + 1;  // the first add
+    if (DeviceFirst)
+      __threadfence();
+    else
+      __threadfence_block();
+    atomicExch(&relay_flag, 1);
+  } else if (blockIdx.x == 1 && threadIdx.x == 0) {
+    while (atomicAdd(&relay_flag, 0) != 1) {
+    }
+    *count = *count + 1;  // the second add, after block 0's
+    __threadfence_block();
+    atomicExch(&relay_flag, 2);
+  } else if (blockIdx.x == 1 && threadIdx.x == 32) {
+    while (atomicAdd(&relay_flag, 0) != 2) {
+    }
+    *count = *count + 1;
+  }
+}
+
+__global__ void relayed(volatile int *count) { relay<true>(count); }
+__global__ void relayed_block_first(volatile int *count) { relay<false>(count); }
