@@ -111,7 +111,7 @@ def search(program: Program, space: SearchSpace, population: int = 10, generatio
                 for make in (toolbox.gaussian, toolbox.cauchy, toolbox.dictionary):
                     made = make(list(parent), parent.steps)
                     if made is not None:
-                        children.append(_individual(space.repair(made[0]), made[1]))
+                        children.append(_individual(runs.within(space.repair(made[0])), made[1]))
             _assess(toolbox, children)
             _assess(toolbox, people)  # parents judged before the contract last tightened
             people = toolbox.select(people + children, population)
@@ -146,6 +146,13 @@ class _Runs:
             return self.contract.allows(self.space.launch(values).block)
         except InvalidGenome:
             return False
+
+    def within(self, values: list) -> list:
+        """`values` with each block axis a learned bound limits cut to that bound: a child
+        past a fixed-size tile the search already knows of would only score worst."""
+        limits = {bound.axis: bound.limit for bound in self.contract.bounds.values()}
+        return [min(value, limits[gene.name[-1]]) if gene.name.startswith("block.") and gene.name[-1] in limits
+                else value for gene, value in zip(self.space.genes, values)]
 
     def evaluate(self, values: list) -> tuple[float, float]:
         """DEAP's fitness values of a genome (WORST once the contract excludes it)."""

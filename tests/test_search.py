@@ -88,6 +88,20 @@ def test_shared_arrays_imply_a_launch_contract(file, kernel, bounds):
             entry["block"]["xyz".index(b[9])] <= int(b.split("<= ")[1]) for b in bounds)
 
 
+def test_children_past_a_learned_bound_are_cut_to_it_so_a_small_tile_is_checked(tmp_path):
+    """An 8x8 tile: the random blocks of the first generation are all too large for it; the
+    children of later ones keep within the bound the first faults taught."""
+    source = ("__global__ void transpose_tile(unsigned *graph, int pass) {\n  __shared__ unsigned tile[8][8];\n"
+              "  int row = pass * 8 + threadIdx.y, col = pass * 8 + threadIdx.x;\n"
+              "  tile[threadIdx.y][threadIdx.x] = graph[row * 64 + col];\n  __syncthreads();\n"
+              "  graph[row * 64 + col] = tile[threadIdx.x][threadIdx.y];\n}\n")
+    loaded, info = written(tmp_path, "tile.cu", source, "transpose_tile")
+    check = explore(loaded, info, default_launch(info), set(), Settings(seed=0))
+    assert check.status == "ok" and check.findings == []
+    assert sorted(a["bound"] for a in check.assumptions) == ["blockDim.x <= 8", "blockDim.y <= 8"]
+    assert any(entry["status"] == "ok" for entry in check.launches)
+
+
 def test_a_fault_that_valid_launches_also_show_stays_a_finding(tmp_path):
     source = ("__global__ void shift(int *out) {\n  __shared__ int s[64];\n  s[threadIdx.x] = 1;\n"
               "  __syncthreads();\n  out[threadIdx.x] = s[0] + s[threadIdx.x + 64 - blockDim.x];\n}\n")
