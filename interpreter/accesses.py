@@ -158,7 +158,7 @@ class Accesses:
             epoch=wave.epoch[lane_blocks], grid_epoch=rt.grid_epoch, step=rt.steps,
             active=active if everyone else active[lanes], warp_sync=wave.warp_sync[lane_threads],
             value=_value_bits(data if everyone else data[lanes]) if data is not None else 0, sync=sync,
-            taint=taint if everyone or type(taint) is int else taint[lanes],
+            taint=_on_lanes(taint, everyone, lanes),
             divergent=_on_lanes(taint if divergent is None else divergent, everyone, lanes),
         )
 
