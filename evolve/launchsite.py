@@ -12,7 +12,7 @@ cudaMallocPitch gives for a row of `width` bytes."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from interpreter.vocabulary import FLOAT_BINARY, INT_BINARY
@@ -32,13 +32,20 @@ class Input:
     bits: int
     what: str
     parameter: tuple = ()  # (host function, parameter index, "", "x" or "y" of a packed dim3) when it is one
+    unread: tuple[str, ...] = ()  # a parameter's: the files whose calls pass it, which Simulee could not read
 
     def to_json(self) -> list:
-        return [self.kind, self.bits, self.what, *([list(self.parameter)] if self.parameter else [])]
+        data = [self.kind, self.bits, self.what]
+        if self.parameter or self.unread:
+            data.append(list(self.parameter))
+        if self.unread:
+            data.append(list(self.unread))
+        return data
 
     @classmethod
     def from_json(cls, data: list) -> "Input":
-        return cls(data[0], data[1], data[2], tuple(data[3]) if len(data) > 3 else ())
+        return cls(data[0], data[1], data[2], tuple(data[3]) if len(data) > 3 else (),
+                   tuple(data[4]) if len(data) > 4 else ())
 
 
 @dataclass(frozen=True)
@@ -82,6 +89,21 @@ class Site:
     def open_functions(self) -> set[str]:
         """The host functions whose parameters the launch reads: a caller of one fixes them."""
         return {i.parameter[0] for i in self.inputs if i.parameter}
+
+    def unread_by(self, unread: dict[str, tuple[str, ...]]) -> "Site":
+        """The site with each parameter of a function in `unread` (function -> the files
+        whose host code calls it but could not be read) marked with those files."""
+        inputs = tuple(replace(i, unread=unread[i.parameter[0]]) if i.parameter and i.parameter[0] in unread else i
+                       for i in self.inputs)
+        return replace(self, inputs=inputs)
+
+    def unread_axes(self) -> dict[str, tuple[str, ...]]:
+        """The dimensions (gridDim.x, blockDim.y, ...) that callers Simulee could not read
+        pass as they are (a wrapper's `dim3 Gr, dim3 Bl` launched as `<<<Gr, Bl>>>`), each
+        with those callers' files."""
+        return {f"{what}.{axis}": self.inputs[e[1]].unread
+                for what, dims in (("gridDim", self.grid), ("blockDim", self.block))
+                for axis, e in zip("xyz", dims) if e[0] == "input" and self.inputs[e[1]].unread}
 
     def key(self) -> str:
         """Its shape and the calls that reach it: two sites with one key are one launch

@@ -405,7 +405,8 @@ class SearchSpace:
         guessed += tuple((f"{what}.{axis}", frozenset(inputs_of(expression)))  # dimensions from open host values
                          for what, dims in (("gridDim", plan.site.grid), ("blockDim", plan.site.block))
                          for axis, expression in zip("xyz", dims) if inputs_of(expression))
-        return replace(self.base, grid=grid, block=block, args=args, guessed=guessed, **options)
+        return replace(self.base, grid=grid, block=block, args=args, guessed=guessed,
+                       unread=tuple(plan.site.unread_axes().items()), **options)
 
     def genome(self, launch: Launch) -> list[float]:
         """The genome of `launch` (its values for the genes; base's for arguments it lacks)."""

@@ -55,6 +55,8 @@ class Launch:
     # scalars (struct members dotted) of a launch site Simulee chose, each with the site's inputs it is computed
     # from (none: the site does not pass it)
     guessed: tuple[tuple[str, frozenset], ...] = ()
+    # grid axes a launch site passes on as they come from callers Simulee could not read, each with their files
+    unread: tuple[tuple[str, tuple[str, ...]], ...] = ()
     taint: bool = False  # track what Simulee invented (Result.labels) through the run (interpreter.taint)
     symbols: dict = field(default_factory=dict)  # device variable -> the array it holds (what the user states)
 

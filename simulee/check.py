@@ -271,6 +271,7 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
         run = LaunchRun(program, kernel, result, warp_model)
         found = [finding for detector in detectors for finding in detector.launch(run)]
         again = _again(run, found, detectors, deadline)
+        flat = _Flat(run, detectors, deadline)
         for finding in found:
             made_up = [] if finding.key() in again else invented(finding, result)
             if made_up and finding.type in MEMORY_FAULTS:  # the made-up content's fault, not the kernel's
@@ -282,9 +283,10 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
             if shown:
                 (aliased.add if alias else aliased.discard)(key)
             guesses = _guesses(finding, result.launch, rules, program, kernel)
-            if len(set(guesses) - DIMENSIONS) > 1 and not _needs_grid(run, finding, guesses, detectors, deadline):
+            scalars = len(set(guesses) - DIMENSIONS)
+            if scalars and not _needs_grid(run, finding, guesses, detectors, deadline, 2 if scalars > 1 else 1):
                 guesses = _guesses(finding, result.launch, rules, program, kernel, grid=False)  # the scalars
-            doubt = _doubt(finding, result.launch, made_up, guesses)
+            doubt = _doubt(finding, result.launch, made_up, guesses, flat.needs(finding))
             if not doubt:
                 trusted.add(key)
             elif key not in doubts or (unaliased and shown):
@@ -373,24 +375,61 @@ DIMENSIONS = {f"{what}.{axis}" for what in ("gridDim", "blockDim") for axis in "
 GRID = {f"gridDim.{axis}" for axis in "xyz"}
 
 
-def _needs_grid(run: LaunchRun, finding: Finding, guesses: list[str], detectors, deadline: float) -> bool:
+def _needs_grid(run: LaunchRun, finding: Finding, guesses: list[str], detectors, deadline: float,
+                blocks: int) -> bool:
     """Whether `finding` needs the grid Simulee chose (along the guessed axes among
-    `guesses`) to be that large: the same launch with two blocks along them does not show
-    it (the planes of consecutive blocks overlap when area < dim * dim whatever the grid;
-    a batch's rows meet another channel's only when there are more of them than a plane
-    holds)."""
+    `guesses`) to be that large: the same launch with `blocks` blocks along them does not
+    show it. With several scalars, two (the planes of consecutive blocks overlap when
+    area < dim * dim whatever the grid; a batch's rows meet another channel's only when
+    there are more of them than a plane holds); with one, one (a race between the blocks
+    of another axis holds whatever the grid along these is)."""
     axes = [axis for axis, dims in enumerate("xyz") if f"gridDim.{dims}" in guesses]
     launch = run.result.launch
-    if not axes or all(launch.grid[axis] <= 2 for axis in axes) or time.perf_counter() >= deadline:
-        return bool(axes)
-    grid = tuple(min(size, 2) if axis in axes else size for axis, size in enumerate(launch.grid))
-    smaller = execute(run.program, run.kernel, replace(launch, grid=grid, sample=None))
-    if smaller.status in ("unsupported", "out-of-memory"):
-        return True
-    again = replace(run, result=smaller)
-    shown = {other.key() for detector in detectors if any(rule.id == finding.type for rule in detector.rules)
-             for other in detector.launch(again)}
-    return finding.key() not in shown
+    if not axes or all(launch.grid[axis] <= blocks for axis in axes) or time.perf_counter() >= deadline:
+        return bool(axes) and any(launch.grid[axis] > 1 for axis in axes)
+    grid = tuple(min(size, blocks) if axis in axes else size for axis, size in enumerate(launch.grid))
+    return finding.key() not in _shown(run, replace(launch, grid=grid, sample=None), detectors, {finding.type})
+
+
+def _shown(run: LaunchRun, launch: Launch, detectors, types: set[str]) -> set[tuple] | None:
+    """The keys of the findings of `types` that `launch`, a variant of the run's, shows
+    (None when it cannot run)."""
+    other = execute(run.program, run.kernel, launch)
+    if other.status in ("unsupported", "out-of-memory"):
+        return None
+    again = replace(run, result=other)
+    return {finding.key() for detector in detectors if any(rule.id in types for rule in detector.rules)
+            for finding in detector.launch(again)}
+
+
+class _Flat:
+    """Of a launch whose grid or block is taken along y or z from callers Simulee could not
+    read (Launch.unread, a wrapper's `dim3 Gr, dim3 Bl` passed on as they are), which
+    findings need those axes: the same launch with one block and one thread along them
+    does not show them. Several blocks and threads along x are what any launch of a kernel
+    has; a second or third axis is the host's choice, which code Simulee could not read
+    makes (kaldi's LSTM kernels race between rows of blocks, which its host never launches)."""
+
+    def __init__(self, run: LaunchRun, detectors, deadline: float):
+        launch = run.result.launch
+        self.run, self.detectors, self.deadline = run, detectors, deadline
+        self.axes = {name: files for name, files in launch.unread if not name.endswith(".x")
+                     and _guessed_value(launch, name) > 1}
+        self.shown: set[tuple] | None = None
+
+    def needs(self, finding: Finding) -> dict[str, tuple[str, ...]]:
+        """The unread axes `finding` needs (with their callers' files); {} when none."""
+        if not self.axes:
+            return {}
+        if self.shown is None:
+            launch = self.run.result.launch
+            grid, block = ([1 if f"{what}.{axis}" in self.axes else size for axis, size in zip("xyz", dims)]
+                           for what, dims in (("gridDim", launch.grid), ("blockDim", launch.block)))
+            flat = replace(launch, grid=tuple(grid), block=tuple(block), sample=None)
+            types = {rule.id for detector in self.detectors for rule in detector.rules}
+            late = time.perf_counter() >= self.deadline
+            self.shown = (None if late else _shown(self.run, flat, self.detectors, types)) or set()
+        return {} if finding.key() in self.shown else self.axes
 
 
 def invented(finding: Finding, result: Result) -> list[str]:
@@ -402,17 +441,25 @@ def invented(finding: Finding, result: Result) -> list[str]:
     return [labels[bit] for bit in range(len(labels)) if finding.taint >> bit & 1]
 
 
-def _doubt(finding: Finding, launch: Launch, made_up: list[str], guesses: list[str] = ()) -> str:
+def _doubt(finding: Finding, launch: Launch, made_up: list[str], guesses: list[str] = (),
+           hidden: dict[str, tuple[str, ...]] | None = None) -> str:
     """What guess of Simulee's the launch showing `finding` rests on for it ('' when none):
-    two pointers made one buffer by the search; values Simulee chose for scalars a launch
-    site computes from what it cannot see (`guesses`, _guesses: a size and the area the
-    host derives from it are related in ways no search knows); or memory content Simulee
-    made up (`made_up`, invented): the program's own data has invariants Simulee does not
-    see (an index array that is a permutation, offsets that are a scan, counts never 0)."""
+    two pointers made one buffer by the search; a grid or block along y or z that callers
+    Simulee could not read pass (`hidden`, _Flat); values Simulee chose for scalars a launch site
+    computes from what it cannot see (`guesses`, _guesses: a size and the area the host
+    derives from it are related in ways no search knows); or memory content Simulee made
+    up (`made_up`, invented): the program's own data has invariants Simulee does not see
+    (an index array that is a permutation, offsets that are a scan, counts never 0)."""
     if searched_alias(launch):
         pairs = ", ".join(f"{name}=={value.target}" for name, value in launch.args.items() if isinstance(value, Alias))
         return (f"only when {pairs}: an in-place call, which no launch site or user makes; mark the pointers "
                 "__restrict__ if the kernel never gets one")
+    if hidden:
+        shown = ", ".join(f"{name}={_guessed_value(launch, name)}" for name in hidden)
+        files = sorted({file for found in hidden.values() for file in found})
+        return (f"only for a launch shape Simulee chose ({shown}): the host code that launches the kernel "
+                f"({', '.join(files[:3])}{', ...' if len(files) > 3 else ''}) could not be read; make it compile "
+                "(-I its include folders) or state the launch in simulee.toml")
     if guesses:
         shown = ", ".join(f"{name}={_guessed_value(launch, name)}" for name in guesses[:6]) + \
             (", ..." if len(guesses) > 6 else "")

@@ -863,14 +863,18 @@ def _launch_sites(args, files: list[Path], options) -> tuple[dict, dict[Path, di
     path = Path(args.path)
     hosts = [Path(host) for host in args.host] + (host_sources(path) if path.is_dir() else []) + files
     calls = []
-    for file in mentioning(hosts, {identifier(callee) for callee in callees}, options.include_dirs):
+    unread: dict[str, tuple] = {}  # function -> the files whose host code names it but could not be read
+    for file, names in mentioning(hosts, {identifier(callee) for callee in callees}, options.include_dirs).items():
         found, problem = host_calls(file, options, callees)
         if problem and args.verbose:
             print(f"simulee: note: {display(str(file))}: no calls read: {problem}", file=sys.stderr)
+        for callee in callees if problem else ():
+            if identifier(callee) in names:
+                unread[callee] = (*unread.get(callee, ()), display(str(file)))
         calls += found
     by_kernel: dict[str, dict] = {}  # kernel symbol -> the file whose host code holds them -> sites by key
     for file, sites in read.items():
-        for site in through_callers(sites, calls):
+        for site in through_callers(sites, calls, unread):
             by_kernel.setdefault(site.kernel, {}).setdefault(file, {}).setdefault(site.key(), site)
     launched: dict = {}
     for kernel, by_file in by_kernel.items():

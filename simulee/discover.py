@@ -77,12 +77,13 @@ def host_sources(root: Path, include: tuple[str, ...] = (), exclude: tuple[str, 
     return _files(root, HOST_SUFFIXES, include, exclude)
 
 
-def mentioning(files: list[Path], names: set[str], folders: tuple[str, ...]) -> list[Path]:
+def mentioning(files: list[Path], names: set[str], folders: tuple[str, ...]) -> dict[Path, set[str]]:
     """The files of `files` that can call a function named in `names` (its identifier,
-    not its symbol): their text names one, or names a function that a header they reach
-    defines around a call of one (kaldi's inline `cuda_add_mat` around `cudaF_add_mat`)."""
+    not its symbol), each with the names it can call: those its text names, and those a
+    function it names is defined around in a header it reaches (kaldi's inline
+    `cuda_add_mat` around `cudaF_add_mat`). In the order of `files`."""
     if not names:
-        return []
+        return {}
     texts: dict[Path, str] = {}
     reached: dict[Path, set[Path]] = {}
 
@@ -111,15 +112,16 @@ def mentioning(files: list[Path], names: set[str], folders: tuple[str, ...]) -> 
     wanted = _words(names)
     for file in files:
         reached[file] = headers(file.resolve())
-    wrappers = set(names)
+    calls = {name: {name} for name in names}  # a name in a file's text -> the names a call of it reaches
     for header in set().union(*reached.values()):
         body = text(header)
         for match in wanted.finditer(body):
             enclosing = _FUNCTION_HEAD.findall(body, 0, match.start())
             if enclosing:
-                wrappers.add(enclosing[-1])
-    calling = _words(wrappers)
-    return [file for file in files if calling.search(text(file.resolve()))]
+                calls.setdefault(enclosing[-1], set()).add(match.group())
+    calling = _words(set(calls))
+    found = {file: set().union(*(calls[word] for word in calling.findall(text(file.resolve())))) for file in files}
+    return {file: called for file, called in found.items() if called}
 
 
 _FUNCTION_HEAD = re.compile(r"\b([A-Za-z_]\w*)\s*\([^;{}()]*(?:\([^;{}()]*\)[^;{}()]*)*\)\s*(?:const\s*)?\{")

@@ -142,9 +142,13 @@ def host_tasks(options: ScanOptions, layout: "Layout", callees: set[str]) -> lis
     candidates = host_sources(layout.root, options.include, options.exclude) + layout.files
     parts = included_sources(layout.root, candidates, layout.shared)
     candidates = [file for file in candidates if file not in parts]
-    found = mentioning(candidates, {identifier(callee) for callee in callees}, layout.shared)
-    return [CallsTask(layout.task(file, "", (), False), tuple(sorted(callees))) for file in found
-            if inside(file, layout.root)]
+    symbols: dict[str, set] = {}  # identifier -> the callees' symbols it names
+    for callee in callees:
+        symbols.setdefault(identifier(callee), set()).add(callee)
+    found = mentioning(candidates, set(symbols), layout.shared)
+    return [CallsTask(layout.task(file, "", (), False), tuple(sorted(callees)),
+                      tuple(sorted(set().union(*(symbols[name] for name in names)))))
+            for file, names in found.items() if inside(file, layout.root)]
 
 
 @dataclass(frozen=True)
@@ -223,10 +227,14 @@ def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, 
     def submit_kernels() -> None:
         """Every file listed and every call read: check their kernels, each with its launch sites from any file."""
         calls = [Call.from_json(call) for record in read for call in record["calls"]]
+        unread: dict[str, tuple] = {}  # function -> the files whose host code names it but could not be read
+        for record in read:
+            for function in record.get("named", ()) if record["status"] != "ok" else ():
+                unread[function] = (*unread.get(function, ()), record["file"])
         sites: dict[str, dict] = {}  # kernel symbol -> the program whose host code holds them -> sites by key
         defining: dict[str, set] = {}  # kernel symbol -> the programs that define a kernel of that symbol
         for record in listed:
-            for site in through_callers([Site.from_json(site) for site in record.get("sites", [])], calls):
+            for site in through_callers([Site.from_json(site) for site in record.get("sites", [])], calls, unread):
                 sites.setdefault(site.kernel, {}).setdefault(record["file"], {}).setdefault(site.key(), site.to_json())
             for _, _, *symbol in record.get("kernels") or []:
                 defining.setdefault(symbol[0] if symbol else "", set()).add(record["file"])

@@ -89,11 +89,14 @@ def _readers(module: ir.Module):
             yield _Reader(module, function, debug)
 
 
-def through_callers(sites: list[Site], calls: list[Call], depth: int = 3) -> list[Site]:
+def through_callers(sites: list[Site], calls: list[Call], unread: dict[str, tuple[str, ...]] | None = None,
+                    depth: int = 3) -> list[Site]:
     """`sites` as the repository's calls make them: a launch that reads parameters of the
     host function it lies in (a wrapper `launch(dim3 grid, dim3 block, ...)`) becomes one
     launch per call of that function, its parameters what the call passes; up to `depth`
-    callers out. A launch whose function nobody calls stays as it is."""
+    callers out. A launch whose function nobody calls stays as it is, its parameters
+    marked with the files in `unread` (function -> files whose host code names it but
+    could not be read) that may call it."""
     by_callee: dict[str, list[Call]] = {}
     for call in calls:
         by_callee.setdefault(call.callee, []).append(call)
@@ -108,7 +111,7 @@ def through_callers(sites: list[Site], calls: list[Call], depth: int = 3) -> lis
             if reached == pending:
                 break
             pending = reached
-        found = {s.key(): s for s in pending}
+        found = {s.key(): s.unread_by(unread) if unread else s for s in pending}
         result += found.values()
     return result
 
@@ -541,8 +544,16 @@ def _user_place(location):
 
 def host_calls(path: Path, options, callees: set[str]) -> tuple[list[Call], str]:
     """The calls of `callees` (symbols) in a source's host code (.cu or C++, compiled as
-    CUDA's host side), and '' or why there are none (its first compile error)."""
-    return _reading_host(path, options, lambda host_ir: calls_in(host_ir, callees), [])
+    CUDA's host side), and '' or why some may be missing: its first compile error, or the
+    host functions whose bodies were left out to compile it (salvage)."""
+    from simulee.frontend import degradation
+
+    def read(host_ir: str) -> tuple[list[Call], str]:
+        left_out = [part for part in degradation(host_ir).split("; ") if part.startswith("host code left out")]
+        return calls_in(host_ir, callees), "; ".join(left_out)
+
+    (calls, left_out), problem = _reading_host(path, options, read, ([], ""))
+    return calls, problem or left_out
 
 
 def identifier(symbol: str) -> str:

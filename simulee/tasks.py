@@ -53,12 +53,13 @@ class CallsTask:
 
     source: FileTask
     callees: tuple[str, ...]
+    named: tuple[str, ...] = ()  # those of `callees` its text can call (discover.mentioning)
     compiles = True
 
     def record(self, status: str, calls: list, error: str = "") -> dict:
         return {"record": "calls", "root": self.source.root, "file": self.source.file, "sha256": self.source.sha256,
-                "fingerprint": self.source.fingerprint, "callees": list(self.callees), "status": status,
-                "calls": calls, "error": error}
+                "fingerprint": self.source.fingerprint, "callees": list(self.callees), "named": list(self.named),
+                "status": status, "calls": calls, "error": error}
 
     def failed(self, status: str, message: str, seconds: float = 0.0) -> dict:
         return self.record(status, [], message)

@@ -302,6 +302,31 @@ def test_a_scan_reads_the_repositorys_cpp_callers_of_a_launcher_and_keeps_them_w
     assert {tuple(launch["block"]) for launch in check["launches"]} == {(256, 1, 1)} and check["findings"] == []
 
 
+def test_a_race_only_rows_of_blocks_make_is_a_warning_when_the_callers_choosing_them_cannot_be_read(tmp_path):
+    """rows.cu's launchers take grid and block from trainer.cpp, which needs a header
+    outside the folder: column_totals races only on rows of blocks, which the unread
+    callers choose (a warning naming them); first_slots races on any two blocks (an
+    error). With the header the callers launch one row of blocks: column_totals is clean."""
+    host = ("--host", SITES / "hidden" / "trainer.cpp")
+    (rows,) = check_json("hidden/rows.cu", "-k", "column_totals", *host)["findings"]
+    assert (rows["type"], rows["severity"], rows["line"]) == (
+        "data-race", "warning", line_in("hidden/rows.cu", "the blocks of a column race"))
+    assert "only for a launch shape Simulee chose (gridDim.y=" in rows["message"]
+    assert "trainer.cpp) could not be read" in rows["message"]
+    readable = ("-I", SITES / "hidden_include")
+    assert check_json("hidden/rows.cu", "-k", "column_totals", *host, *readable)["findings"] == []
+    slots = line_in("hidden/rows.cu", "every block writes the same slots")
+    for options in ((), readable):
+        (race,) = check_json("hidden/rows.cu", "-k", "first_slots", *host, *options)["findings"]
+        assert (race["type"], race["severity"], race["line"]) == ("data-race", "error", slots)
+    for options, expected in (((), {("error", slots), ("warning", rows["line"])}), (readable, {("error", slots)})):
+        out = tmp_path / str(len(options))
+        result = simulee("scan", SITES / "hidden", "-o", out, "--jobs", "1", "-q", *options)
+        assert result.returncode == 1, result.stderr
+        with open(out / "bugs.csv") as rows_file:
+            assert {(row["severity"], int(row["line"])) for row in csv.DictReader(rows_file)} == expected
+
+
 def test_device_variables_the_host_code_writes_hold_made_up_content():
     """totals loops over as many points as two variables written with cudaMemcpyToSymbol
     say; zero, as a fresh module has them, the loop never runs and its race is missed. The
@@ -346,10 +371,10 @@ def test_a_race_needing_a_grid_and_a_size_the_host_takes_from_different_values_i
     assert (rounded["type"], rounded["severity"], rounded["line"]) == (
         "data-race", "error", line_in("grid_from_host.cu", "the last block's threads past n"))
     # the value stored through the table is no part of the address: area is not among the guesses
+    # the blocks of a batch race whatever dim and the grid's y are: the race holds on one plane of blocks
     (batch,) = check_json("grid_from_host.cu", "-k", "batch_overwrites")["findings"]
     assert (batch["type"], batch["severity"], batch["line"]) == (
-        "data-race", "warning", line_in("grid_from_host.cu", "every item of the batch writes the same rows"))
-    assert "only for values Simulee chose (dim=" in batch["message"] and "area=" not in batch["message"]
+        "data-race", "error", line_in("grid_from_host.cu", "every item of the batch writes the same rows"))
 
 
 def test_an_argument_the_grid_is_computed_from_keeps_the_sites_value():
