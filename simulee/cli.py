@@ -1121,11 +1121,16 @@ def run_exec(args) -> int:
     from simulee.runner import run_program
 
     sources = [Path(source) for source in args.sources]
-    progress = None if args.quiet or not sys.stderr.isatty() else \
-        (lambda text: print(f"simulee: {text}", file=sys.stderr, flush=True))
+    def say(text: str) -> None:
+        print(f"simulee: {text}", file=sys.stderr, flush=True)
+
+    progress = None if args.quiet or not sys.stderr.isatty() else say
     outcome = run_program(sources, compile_options(args), args.program_args,
                           args.timeout if args.timeout is not None else float("inf"), args.warp_model,
-                          progress=progress, save_launches=args.save_launches)
+                          progress=progress, save_launches=args.save_launches, say=None if args.quiet else say)
+    for degraded in outcome.degraded:
+        source, _, what = degraded.partition(": ")
+        print(f"simulee: warning: {display(source)}: built without what it needs: {what}", file=sys.stderr)
     bugs = rootcause.bugs([check.to_json() for check in outcome.checks])
     text = report_text(args.format, bugs, sources[0].resolve().parent.name, outcome.seconds, args.verbose)
     repeats = sum(1 for launch in outcome.launches if launch.repeat_of)

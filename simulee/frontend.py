@@ -33,6 +33,8 @@ IR_SUFFIXES = (".ll", ".bc")
 INCLUDE_DIR = Path(__file__).resolve().parent / "include"
 BUILTIN_VARIABLES = INCLUDE_DIR / "simulee" / "builtin_vars.h"  # threadIdx, blockIdx, blockDim, gridDim
 PRELUDE = INCLUDE_DIR / "simulee_runtime.h"
+# headers a GPU build machine has and the bundled libraries lack (omp.h, glibc's error.h), searched last
+STAND_INS = INCLUDE_DIR / "standins"
 GPUVERIFY_ANNOTATIONS = INCLUDE_DIR / "gpuverify_annotations.h"
 DEFAULT_ARCH = "sm_70"
 
@@ -303,7 +305,8 @@ def compile_cuda(path: Path, options: CompileOptions = CompileOptions(), cache: 
             last_failure = result
         if result.returncode != 0 and attempt.arch == salvage.NEWER_ARCH and last_failure is not None:
             result, attempt.arch = last_failure, None  # the newer GPU did not help: report what the asked one gave
-        degraded = attempt.describe(Path(options.confine[0]) if options.confine else source.parent)
+        degraded = "; ".join(filter(None, (
+            attempt.describe(Path(options.confine[0]) if options.confine else source.parent), stood_in(deps))))
     diagnostics = result.stderr.replace(str(source), str(path))
     if result.returncode != 0:
         message = _first_error(diagnostics, path)
@@ -322,6 +325,19 @@ def compile_cuda(path: Path, options: CompileOptions = CompileOptions(), cache: 
     cache.put(key, ir, [dep for dep in deps if not (clang.bundled and dep.startswith(clang.resource_dir))
                         and not dep.startswith(library_folders()[1:])])
     return ir
+
+
+def stood_in(deps: list[str]) -> str:
+    """What the files a compiler read (`deps`) took from Simulee's stand-ins for headers
+    the bundled libraries lack (STAND_INS), or ''."""
+    folder = os.path.realpath(STAND_INS) + os.sep
+    names = sorted({os.path.relpath(os.path.realpath(dep), folder) for dep in deps
+                    if os.path.realpath(dep).startswith(folder)})
+    return "stand-ins for " + ", ".join(f"{name} ({STAND_IN_MEANING.get(name, 'declarations only')})"
+                                        for name in names) if names else ""
+
+
+STAND_IN_MEANING = {"omp.h": "one thread, #pragma omp ignored", "error.h": "as glibc's", "execinfo.h": "no backtraces"}
 
 
 def degradation(ir: str) -> str:
@@ -446,7 +462,7 @@ def clang_arguments(clang: Clang, source: Path, options: CompileOptions, host: b
     arguments += ["-isystem", str(INCLUDE_DIR)]
     for directory in toolkit.include_dirs():
         arguments += ["-isystem", directory]
-    arguments += ["-include", str(PRELUDE)]
+    arguments += ["-idirafter", str(STAND_INS), "-include", str(PRELUDE)]
     if options.gpuverify_annotations:
         arguments += ["-include", str(GPUVERIFY_ANNOTATIONS)]
     for directory in options.include_dirs:

@@ -25,8 +25,9 @@ from elftools.elf.elffile import ELFFile
 
 from simulee import toolkit
 from simulee.errors import SimuleeError
-from simulee.frontend import CompileOptions, _bundled_library_arguments, clang_arguments, find_clang
-from simulee.salvage import _CURAND_BUILTINS, _DEVICE_LAUNCH
+from simulee.frontend import (STAND_INS, CompileOptions, _bundled_library_arguments, _read_depfile,
+                              clang_arguments, find_clang, stood_in)
+from simulee.salvage import _CURAND_BUILTINS, _DEVICE_LAUNCH, Salvage, unspaced_launches
 
 RUNTIME_DIR = Path(__file__).parent / "runtime"
 RUNTIME_SOURCES = ("cudart.cpp", "device.cpp", "textures.cpp", "graphs.cpp")
@@ -35,9 +36,11 @@ CUDA_SUFFIXES = (".cu",)
 BUILD_TIMEOUT = 600.0
 
 
-def build(sources: list[Path], options: CompileOptions, folder: Path) -> Path:
-    """The executable of `sources` (.cu and C/C++ files) in `folder`; SimuleeError with the
-    compiler's first error when one does not compile or the program does not link."""
+def build(sources: list[Path], options: CompileOptions, folder: Path, say=None) -> tuple[Path, list[str]]:
+    """The executable of `sources` (.cu and C/C++ files) in `folder`, and what each source
+    was built without ("file: stand-ins for omp.h (...)"); SimuleeError with the compiler's
+    first error when one does not compile or the program does not link. `say(text)` hears
+    of the runtime's build, the first time."""
     clang = find_clang(options.clang)
     if not clang.bundled:
         raise SimuleeError("simulee exec builds programs with ziglang's clang only (drop --clang / SIMULEE_CLANG)")
@@ -46,11 +49,18 @@ def build(sources: list[Path], options: CompileOptions, folder: Path) -> Path:
     stand_in.write_bytes(b"\0" * 16)
     objects = [_compile(clang, source, options, folder / f"{index}-{source.stem}.o", stand_in)
                for index, source in enumerate(sources)]
+    degraded = [f"{source}: {stood}" for source, stood in
+                ((source, stood_in(_read_depfile(path.with_suffix(".d")))) for source, path in zip(sources, objects))
+                if stood]
     objects += _linked_binaries(clang, objects, folder)
     executable = folder / "program"
+    runtime = runtime_objects(clang, say)
+    if say and not (_cache_folder() / "linked-once").exists():
+        say("linking: the first link builds musl and libc++ for the program into ziglang's cache (a few minutes)")
     _run([*clang.command[:-1], "c++", *_target(), "-g", "-o", str(executable), *map(str, objects),
-          *map(str, runtime_objects(clang))], "link")
-    return executable
+          *map(str, runtime)], "link")
+    (_cache_folder() / "linked-once").touch()
+    return executable, degraded
 
 
 def _compile(clang, source: Path, options: CompileOptions, output: Path, stand_in: Path) -> Path:
@@ -59,17 +69,21 @@ def _compile(clang, source: Path, options: CompileOptions, output: Path, stand_i
         arguments = clang_arguments(clang, source, replace(options, clang_args=()), host=True)
         arguments = _object_arguments(arguments)
         arguments[-1:-1] = ["-Xclang", "-fcuda-include-gpubinary", "-Xclang", str(stand_in), *options.clang_args]
+        arguments[-1:-1] = _as_nvcc_reads(source, output.with_suffix(".edited"))
     elif suffix in HOST_SUFFIXES:
         language = "c" if suffix == ".c" else "c++"
         arguments = ["-x", language, "-O1", "-g", *_bundled_library_arguments(clang)]
+        arguments += GCC_C_LENIENCE if language == "c" else []
         for directory in toolkit.include_dirs():
             arguments += ["-isystem", directory]
+        arguments += ["-idirafter", str(STAND_INS)]
         for directory in options.include_dirs:
             arguments += ["-I", str(Path(directory).resolve())]
         arguments += ["-I", str(source.parent), *[f"-D{d}" for d in options.defines], *options.clang_args, str(source)]
     else:
         raise SimuleeError(f"{source}: not a source simulee exec builds (.cu, .cpp, .cc, .cxx, .c)")
     arguments[-1:-1] = ["-fwrapv"]  # signed overflow wraps, as the programs' own checks tend to expect
+    arguments[-1:-1] = ["-MD", "-MF", str(output.with_suffix(".d"))]  # what it read: the stand-ins it took
     while True:  # each retry adds what one kind of error asks, once
         try:
             _run([*clang.command, *_target(), "-c", "-o", str(output), *arguments], str(source))
@@ -83,6 +97,26 @@ def _compile(clang, source: Path, options: CompileOptions, output: Path, stand_i
                 arguments[-1:-1] = ["-fgpu-rdc", "--no-offload-new-driver"]
             else:
                 raise
+
+
+# what gcc accepts in C with a warning and clang refuses: implicit int and function declarations, int and
+# pointers converted into each other
+GCC_C_LENIENCE = ["-Wno-error=implicit-int", "-Wno-error=implicit-function-declaration", "-Wno-error=int-conversion",
+                  "-Wno-error=incompatible-pointer-types", "-Wno-error=incompatible-function-pointer-types",
+                  "-Wno-error=return-type"]
+
+
+def _as_nvcc_reads(source: Path, scratch: Path) -> list[str]:
+    """Arguments that make clang read `source` as nvcc does (salvage.unspaced_launches:
+    `k << < grid, block >> > (...)`), from an edited copy under its own name; none when
+    it needs no edit."""
+    text = source.read_text(errors="replace")
+    if unspaced_launches(text) == text:
+        return []
+    edit = Salvage(scratch, (str(source.parent.absolute()),))
+    edit.texts[str(source.absolute())] = unspaced_launches(text)
+    scratch.mkdir(parents=True, exist_ok=True)
+    return edit.arguments()
 
 
 def _linked_binaries(clang, objects: list[Path], folder: Path) -> list[Path]:
@@ -138,15 +172,20 @@ def _run(command: list[str], what: str) -> None:
     except subprocess.TimeoutExpired:
         raise SimuleeError(f"{what}: the compiler took more than {BUILD_TIMEOUT:.0f} s") from None
     if done.returncode != 0:
-        errors = [line for line in done.stderr.splitlines() if "error" in line]
+        lines = done.stderr.splitlines()
+        # the compiler's first diagnosed error (a fatal one first), not a source line that says "error"
+        errors = [line for line in lines if ": fatal error: " in line] or \
+            [line for line in lines if re.search(r": error: |^error: |^ld\.lld: error", line)] or \
+            [line for line in lines if "error" in line]
         raise SimuleeError(f"{what}: {errors[0] if errors else done.stderr.strip()[-400:] or 'failed'}")
 
 
 # ---------------------------------------------------------------------- the runtime
 
 
-def runtime_objects(clang) -> list[Path]:
-    """Simulee's CUDA runtime as object files, built on first use into the cache folder."""
+def runtime_objects(clang, say=None) -> list[Path]:
+    """Simulee's CUDA runtime as object files, built on first use into the cache folder
+    (`say(text)` hears of each step then)."""
     key = hashlib.sha256()
     for name in (*RUNTIME_SOURCES, "protocol.h", "runtime.h"):
         key.update((RUNTIME_DIR / name).read_bytes())
@@ -157,15 +196,19 @@ def runtime_objects(clang) -> list[Path]:
     if all((folder / name).is_file() for name in names):
         return [folder / name for name in names]
     scratch = Path(tempfile.mkdtemp(prefix="runtime-", dir=_cache_folder()))
+    steps = len(RUNTIME_SOURCES) + 2
+    say = say or (lambda text: None)
     try:
         headers = ["-isystem", *_interleave("-isystem", toolkit.include_dirs()), "-I", str(RUNTIME_DIR)]
         cxx = ["-x", "c++", "-std=c++17", "-O1", "-fno-exceptions", *_bundled_library_arguments(clang), *headers]
-        for name in RUNTIME_SOURCES:
+        for step, name in enumerate(RUNTIME_SOURCES, 1):
+            say(f"building Simulee's CUDA runtime, once for this toolkit and compiler ({step}/{steps}: {name})")
             _run([*clang.command, *_target(), "-c", "-o", str(scratch / Path(name).with_suffix(".o").name), *cxx,
                   str(RUNTIME_DIR / name)], f"simulee's runtime ({name})")
         (scratch / "stubs.c").write_text(_stubs(clang))
         (scratch / "errors.c").write_text(_error_names())
-        for name in ("stubs", "errors"):
+        for step, name in enumerate(("stubs", "errors"), len(RUNTIME_SOURCES) + 1):
+            say(f"building Simulee's CUDA runtime ({step}/{steps}: {name}.c)")
             _run([*clang.command, *_target(), "-x", "c", "-O1", "-c", "-o", str(scratch / f"{name}.o"),
                   str(scratch / f"{name}.c")], f"simulee's runtime ({name}.c)")
         try:

@@ -48,6 +48,7 @@ class ProgramRun:
     checks: list[KernelCheck] = field(default_factory=list)
     launches: list[DeviceLaunch] = field(default_factory=list)
     unsupported: list[str] = field(default_factory=list)
+    degraded: list[str] = field(default_factory=list)  # "source: what it was built without"
     ending: str = "exited"
     exit_status: int = 0
     seconds: float = 0.0
@@ -63,9 +64,9 @@ class ProgramRun:
 
 def run_program(sources: list[Path], options: CompileOptions, arguments: list[str], timeout: float = float("inf"),
                 warp_model: str = "independent", detect: tuple[str, ...] = (), progress=None,
-                save_launches: Path | None = None) -> ProgramRun:
+                save_launches: Path | None = None, say=None) -> ProgramRun:
     """Build `sources` into a program, run it with `arguments` and check every launch it
-    makes; `progress(text)` hears of each; each launch that runs is saved to
+    makes; `progress(text)` hears of each, `say(text)` of the runtime's first build; each launch that runs is saved to
     `save_launches` (replay.py). SimuleeError when it does not build."""
     for source in sources:
         if not source.is_file():
@@ -73,8 +74,8 @@ def run_program(sources: list[Path], options: CompileOptions, arguments: list[st
     start = time.perf_counter()
     program = device_program(sources, options)
     with tempfile.TemporaryDirectory(prefix="simulee-exec-") as folder:
-        executable = _built(sources, options, Path(folder), progress)
-        outcome = ProgramRun()
+        executable, degraded = _built(sources, options, Path(folder), progress, say)
+        outcome = ProgramRun(degraded=_merged(program.degraded_sources + degraded))
         checker = _Checker(program, warp_model, detect, progress)
         device = checker.device = Device(program, sites=_line_table(str(executable)), observer=checker)
         if save_launches is not None:
@@ -94,10 +95,10 @@ def run_program(sources: list[Path], options: CompileOptions, arguments: list[st
 def device_program(sources: list[Path], options: CompileOptions):
     """The device code of every .cu source, linked into one Program."""
     from interpreter.loader import LoadError, load_module
-    from simulee.frontend import load_ir
+    from simulee.frontend import degradation, load_ir
 
-    texts = [load_ir(source, options.for_source(source)) for source in sources
-             if source.suffix.lower() in hostbuild.CUDA_SUFFIXES]
+    cuda = [source for source in sources if source.suffix.lower() in hostbuild.CUDA_SUFFIXES]
+    texts = [load_ir(source, options.for_source(source)) for source in cuda]
     if not texts:  # a program of the runtime API alone (deviceQuery): no device code
         texts = ['target triple = "nvptx64-nvidia-cuda"\n']
     text = texts[0] if len(texts) == 1 else _linked(texts)
@@ -106,7 +107,19 @@ def device_program(sources: list[Path], options: CompileOptions):
     except LoadError as error:
         raise SimuleeError(str(error)) from None
     program.managed = managed_variables(text)
+    program.degraded_sources = [f"{source}: {degradation(text)}" for source, text in zip(cuda, texts)
+                                if degradation(text)]
     return program
+
+
+def _merged(degraded: list[str]) -> list[str]:
+    """"source: what" lines, one per source, each part said once."""
+    parts: dict[str, list[str]] = {}
+    for line in degraded:
+        source, _, what = line.partition(": ")
+        known = parts.setdefault(source, [])
+        known += [part for part in what.split("; ") if part not in known]
+    return [f"{source}: {'; '.join(what)}" for source, what in parts.items()]
 
 
 def managed_variables(text: str) -> frozenset[str]:
@@ -132,11 +145,11 @@ def _linked(texts: list[str]) -> str:
     return inline_and_promote(str(module), "<program>")
 
 
-def _built(sources: list[Path], options: CompileOptions, folder: Path, progress) -> Path:
-    """The program's executable, built in `folder`."""
+def _built(sources: list[Path], options: CompileOptions, folder: Path, progress, say) -> tuple[Path, list[str]]:
+    """The program's executable, built in `folder`, and what its sources were built without."""
     if progress:
         progress("building the program")
-    return hostbuild.build(sources, options, folder)
+    return hostbuild.build(sources, options, folder, say)
 
 
 def _run(executable: Path, arguments: list[str], device: Device, timeout: float) -> tuple[str, int]:

@@ -44,6 +44,8 @@ _OLD_GPU_CODE = re.compile(r"error: redefinition of 'atomicAdd'[^\n]*\n(?:[^\n]*
                            r"note: previous definition")
 OLD_ARCH = "sm_52"  # the architecture such code was written for
 NEWER_ARCH = "sm_90"  # tried last, for code that needs a newer GPU than the one asked for
+# a launch written with spaces in its chevrons, `k << < grid, block >> > (...)`, which nvcc accepts
+_SPACED_LAUNCH = re.compile(r"<<\s*<(?!<)([^;{}<]*?)>>\s*>(?=\s*\()")
 _TEMPLATE_LAUNCH = re.compile(r"(\b[A-Za-z_][\w:]*\s*<[^;{}()]*?>)\s*<<<")
 _DEVICE_LAUNCH = "kernel launch from __device__ or __global__ function requires relocatable device code"
 INSTANCE_TYPES = ("float", "int", "double")
@@ -158,6 +160,8 @@ class Salvage:
             return True
         if self._fixed_size_extern_shared(diagnostics) or self._register_escapes(diagnostics):
             return True
+        if self._spaced_launches(diagnostics):
+            return True
         if self.missing and self._edit_lines(_UNKNOWN_NAMESPACE.findall(diagnostics), _without_using_namespace):
             return True  # `using namespace cv;` of a library whose header is missing
         if not self.relocatable and _DEVICE_LAUNCH in diagnostics:  # dynamic parallelism
@@ -230,6 +234,17 @@ class Salvage:
         `%%globaltimer`."""
         return self._edit_lines(_ASM_ESCAPE.findall(diagnostics),
                                 lambda line, _: re.sub(r"(?<![%\w])%(?=[A-Za-z_])", "%%", line))
+
+    def _spaced_launches(self, diagnostics: str) -> bool:
+        """`k << < grid, block >> > (...)`, which nvcc accepts, as `k<<<grid, block>>>(...)`
+        in the repository's files an error is in."""
+        changed = False
+        for file in dict.fromkeys(os.path.abspath(file) for file, _ in _ERROR_LINE.findall(diagnostics)):
+            text = self._repository_text(file)
+            if text is not None and unspaced_launches(text) != text:
+                self.texts[file] = unspaced_launches(text)
+                changed = True
+        return changed
 
     def _edit_lines(self, places, edit) -> bool:
         """Apply edit(line, detail) to each (file, line number, detail) place of editable
@@ -315,6 +330,12 @@ class Salvage:
 
     def _editable(self, file: str) -> bool:
         return any(file.startswith(folder.rstrip(os.sep) + os.sep) for folder in self.editable)
+
+
+def unspaced_launches(text: str) -> str:
+    """`text` with each launch whose chevrons hold spaces (`<< <`, `>> >`) written as
+    `<<<...>>>`, its lines kept."""
+    return _SPACED_LAUNCH.sub(lambda m: f"<<<{m.group(1)}>>>", text)
 
 
 def _without_using_namespace(line: str, _) -> str:

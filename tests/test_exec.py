@@ -279,3 +279,30 @@ def test_a_barrier_used_past_the_trace_limit_is_not_redundant_in_any_instance():
     assert out == "4400 2\n" and status == 0, err
     assert "redundant barrier" not in err and "0 errors, 0 warnings" in err
     assert "staged<1024>: launches past the trace limit" in err
+
+
+def test_a_program_written_as_older_code_builds_as_nvcc_and_gcc_build_it():
+    """oldstyle: `<< <` launches, host C with implicit int and declarations, glibc's error.h
+    and execinfo.h and OpenMP's omp.h (stand-ins: one thread, no backtraces, said)."""
+    sources = ("oldstyle/main.cu", "oldstyle/helpers.c")
+    status, out, err = simulee_exec(*sources)
+    assert out == "filled 100 on 1 thread(s)\nv[99] = 594, 0 frames\n"
+    assert status == 0, err
+    assert "oldstyle/main.cu: built without what it needs: stand-ins for error.h (as glibc's), execinfo.h " \
+           "(no backtraces), omp.h (one thread, #pragma omp ignored)" in err
+    assert "1 launch checked; the program exited with status 0" in err and "0 errors" in err
+    # the spaced launch is checked: a shifted write races, and error() ends the program as glibc's does
+    status, out, err = simulee_exec(*sources, "-D", "SHIFTED")
+    assert status == 1 and "program: v[99] is 588, not 594" in err
+    race = line_of(PROGRAMS / "oldstyle" / "main.cu", "reads the slot the next thread writes")
+    launch = line_of(PROGRAMS / "oldstyle" / "main.cu", "doubled << <")
+    assert f"main.cu:{race}:" in err and f"(launch 1 at oldstyle/main.cu:{launch})" in err
+    assert "the program exited with status 3" in err
+
+
+def test_a_build_error_is_the_compilers_first_error_not_a_line_that_mentions_one(tmp_path):
+    source = tmp_path / "drawn.cu"
+    source.write_text("// a warning's source line: int error_count = 1.5;\nstatic int error_count = 1.5;\n"
+                      "#include <GL/glut.h>\nint main() { return error_count; }\n")
+    status, _, err = simulee_exec(source)
+    assert status == 2 and err.strip().endswith("drawn.cu:3:10: fatal error: 'GL/glut.h' file not found"), err

@@ -462,3 +462,12 @@ def test_a_kernel_takes_the_launches_of_its_own_program_not_of_a_same_named_kern
         assert {launch["origin"].split(",")[0] for launch in checks[file]["launches"]} == \
             {f"site {file}:{line_in('twins/' + file, 'shift<<<')}"}
         assert [f for f in checks[file]["findings"] if f["severity"] == "error"] == []
+
+
+def test_a_launch_spaced_as_nvcc_accepts_is_a_launch_site():
+    source = TESTS / "programs" / "oldstyle" / "main.cu"  # doubled << < (n + 63) / 64, 64 >> > (device, n)
+    result = simulee("check", source, "-q", "--format", "json", "-D", "SHIFTED")
+    assert result.returncode == 1 and "host code left out" not in result.stderr, result.stderr
+    (race,) = json.loads(result.stdout)["kernels"][0]["findings"]
+    launch = next(n for n, text in enumerate(source.read_text().splitlines(), 1) if "doubled << <" in text)
+    assert race["launch"]["origin"] == f"site main.cu:{launch}" and race["launch"]["grid"] == [2, 1, 1]
