@@ -310,6 +310,11 @@ def _exec_command(commands, compile_options) -> None:
     run.add_argument("--format", choices=("text", "json", "csv", "sarif"), default="text")
     run.add_argument("-o", "--output", metavar="OUT", help="write the report here instead of stderr")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress")
+    run.add_argument("--stop-on-fault", action="store_true",
+                     help="a launch that reads or writes past a buffer fails with cudaErrorIllegalAddress, which "
+                          "every later call then returns (as under compute-sanitizer); by default it succeeds as on "
+                          "a GPU without a checker (such reads give 0, such writes are dropped) and the program goes "
+                          "on, its later launches checked")
     run.add_argument("--save-launches", metavar="DIR", type=Path,
                      help="write each launch run (kernel, dimensions, arguments, device memory) to DIR/NNNN, for "
                           "simulee check --replay DIR/NNNN")
@@ -1127,7 +1132,8 @@ def run_exec(args) -> int:
     progress = None if args.quiet or not sys.stderr.isatty() else say
     outcome = run_program(sources, compile_options(args), args.program_args,
                           args.timeout if args.timeout is not None else float("inf"), args.warp_model,
-                          progress=progress, save_launches=args.save_launches, say=None if args.quiet else say)
+                          progress=progress, save_launches=args.save_launches, say=None if args.quiet else say,
+                          stop_on_fault=args.stop_on_fault)
     for degraded in outcome.degraded:
         source, _, what = degraded.partition(": ")
         print(f"simulee: warning: {display(source)}: built without what it needs: {what}", file=sys.stderr)

@@ -31,7 +31,7 @@ from interpreter.textures import Texture
 from interpreter.memory import CONSTANT, GLOBAL, SHARED, Memory, split
 from interpreter.placement import Placement
 from interpreter.simt import execute
-from interpreter.trace import BUFFER_LIMIT, ChildLaunch, DIVISION_BY_ZERO, TRAP
+from interpreter.trace import BUFFER_LIMIT, DIVISION_BY_ZERO, OUT_OF_BOUNDS, TRAP, ChildLaunch
 from simulee import findings
 from simulee.findings import display
 
@@ -122,6 +122,9 @@ class Device:
     observer: object = None
     before_launch: object = None  # (Launch, DeviceLaunch) -> None, before each launch runs (--save-launches)
     deadline: float = float("inf")  # time.perf_counter() past which a launch stops (the program's --timeout)
+    # a launch that read or wrote past a buffer fails as compute-sanitizer makes it (--stop-on-fault); otherwise it
+    # succeeds as on a GPU without a checker: what it read there was 0, what it wrote there is dropped
+    stop_on_fault: bool = False
     memory: Memory = field(default_factory=Memory)
     addresses: dict | None = None  # of the global variables and functions (Placement reads them)
     allocations: dict[int, Allocation] = field(default_factory=dict)  # by region
@@ -356,7 +359,7 @@ class Device:
         result = execute(self.program, record.kernel, launch)
         record.seconds = time.perf_counter() - start
         record.status, record.message = result.status, result.message
-        record.error = _error(result)
+        record.error = _error(result, self.stop_on_fault)
         record.result = result
         if self.observer is not None:
             self.observer.launched(record)
@@ -458,8 +461,10 @@ def _combined(digests: dict[int, bytes]) -> bytes:
                            digest_size=16).digest()
 
 
-def _error(result: Result) -> int:
-    """The cudaError_t a GPU reports after a launch that did what `result` says."""
+def _error(result: Result, stop_on_fault: bool = False) -> int:
+    """The cudaError_t a GPU reports after a launch that did what `result` says: none for
+    reads and writes past a buffer's bounds (a GPU maps memory in pages larger than the
+    buffers), unless `stop_on_fault` (what compute-sanitizer makes of them)."""
     if result.status in ("step-limit", "time-limit", "infinite-loop", "deadlock"):
         return LAUNCH_TIMEOUT
     if result.status in ("unsupported", "out-of-memory"):
@@ -467,6 +472,7 @@ def _error(result: Result) -> int:
     if any(assertion.kind == "assert" for assertion in result.events.assertions):
         return ASSERT
     kinds = {fault.kind for fault in result.events.faults} - {BUFFER_LIMIT, DIVISION_BY_ZERO}  # a GPU divides on
+    kinds -= set() if stop_on_fault else {OUT_OF_BOUNDS}
     if TRAP in kinds:
         return LAUNCH_FAILURE
     return ILLEGAL_ADDRESS if kinds else SUCCESS

@@ -64,9 +64,10 @@ class ProgramRun:
 
 def run_program(sources: list[Path], options: CompileOptions, arguments: list[str], timeout: float = float("inf"),
                 warp_model: str = "independent", detect: tuple[str, ...] = (), progress=None,
-                save_launches: Path | None = None, say=None) -> ProgramRun:
+                save_launches: Path | None = None, say=None, stop_on_fault: bool = False) -> ProgramRun:
     """Build `sources` into a program, run it with `arguments` and check every launch it
-    makes; `progress(text)` hears of each, `say(text)` of the runtime's first build; each launch that runs is saved to
+    makes (a launch that reads or writes past a buffer fails only with `stop_on_fault`:
+    Device.stop_on_fault); `progress(text)` hears of each, `say(text)` of the runtime's first build; each launch that runs is saved to
     `save_launches` (replay.py). SimuleeError when it does not build."""
     for source in sources:
         if not source.is_file():
@@ -77,7 +78,8 @@ def run_program(sources: list[Path], options: CompileOptions, arguments: list[st
         executable, degraded = _built(sources, options, Path(folder), progress, say)
         outcome = ProgramRun(degraded=_merged(program.degraded_sources + degraded))
         checker = _Checker(program, warp_model, detect, progress)
-        device = checker.device = Device(program, sites=_line_table(str(executable)), observer=checker)
+        device = checker.device = Device(program, sites=_line_table(str(executable)), observer=checker,
+                                         stop_on_fault=stop_on_fault)
         if save_launches is not None:
             device.before_launch = lambda launch, record: replay.save(save_launches, device, launch, record,
                                                                       options, sources)

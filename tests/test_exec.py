@@ -78,7 +78,7 @@ def test_the_legacy_default_stream_waits_for_blocking_streams_only():
 
 
 def test_errors_are_the_ones_a_gpu_gives():
-    status, out, err = simulee_exec("errors.cu")
+    status, out, err = simulee_exec("errors.cu", "--stop-on-fault")  # a write past the end fails as it does there
     assert out.splitlines() == [
         "launch with 2048 threads: invalid configuration argument (cudaErrorInvalidConfiguration)",
         "then: no error",
@@ -93,6 +93,9 @@ def test_errors_are_the_ones_a_gpu_gives():
     fault = line_of(PROGRAMS / "errors.cu", "data[threadIdx.x * 1000] = 1")
     assert f"errors.cu:{fault}:" in err and "out of bounds in 31 threads" in err
     assert status == 1
+    status, out, err = simulee_exec("errors.cu")  # as on a GPU without a checker: the writes are dropped
+    assert out.splitlines()[6:] == ["synchronize: no error", "copy after: cudaSuccess"]
+    assert f"errors.cu:{fault}:" in err and status == 1
 
 
 def test_constant_memory_symbols_device_properties_and_events():
@@ -306,3 +309,17 @@ def test_a_build_error_is_the_compilers_first_error_not_a_line_that_mentions_one
                       "#include <GL/glut.h>\nint main() { return error_count; }\n")
     status, _, err = simulee_exec(source)
     assert status == 2 and err.strip().endswith("drawn.cu:3:10: fatal error: 'GL/glut.h' file not found"), err
+
+
+def test_a_program_goes_on_after_a_read_past_a_buffer_and_its_later_launches_are_checked():
+    status, out, err = simulee_exec("past_end.cu")
+    assert out == "sum_next: no error\ncopy: no error, out[0] = 3, out[63] = 189\n"  # the read past gave 0
+    past = line_of(PROGRAMS / "past_end.cu", "reads one past the end")
+    race = line_of(PROGRAMS / "past_end.cu", "every thread adds into one float")
+    assert status == 1 and f"past_end.cu:{past}:" in err and "out of bounds in 1 thread" in err
+    assert f"past_end.cu:{race}:" in err and "data race" in err
+    assert "4 launches checked; the program exited with status 0" in err
+    # compute-sanitizer's way: the launch fails, the error sticks, nothing after it runs
+    status, out, err = simulee_exec("past_end.cu", "--stop-on-fault")
+    assert out.startswith("sum_next: an illegal memory access was encountered\ncopy: an illegal memory access")
+    assert f"past_end.cu:{race}:" not in err and "1 launch checked" in err

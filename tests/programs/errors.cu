@@ -1,6 +1,6 @@
-// What a GPU reports: an invalid launch configuration, a kernel that faults (illegal
-// address at the next synchronization, and after), more dynamic shared memory than the
-// kernel opted in to, and a function Simulee lacks.
+// What a GPU reports: an invalid launch configuration, a kernel that faults (with
+// --stop-on-fault, illegal address at the next synchronization, and after), more dynamic
+// shared memory than the kernel opted in to, and a function Simulee lacks.
 #include <cstdio>
 
 __global__ void fill(int *data, int n) {
