@@ -67,8 +67,9 @@ def run_program(sources: list[Path], options: CompileOptions, arguments: list[st
                 save_launches: Path | None = None, say=None, stop_on_fault: bool = False) -> ProgramRun:
     """Build `sources` into a program, run it with `arguments` and check every launch it
     makes (a launch that reads or writes past a buffer fails only with `stop_on_fault`:
-    Device.stop_on_fault); `progress(text)` hears of each, `say(text)` of the runtime's first build; each launch that runs is saved to
-    `save_launches` (replay.py). SimuleeError when it does not build."""
+    Device.stop_on_fault); `progress(text)` hears of each, `say(text)` of the runtime's
+    first build; each launch that runs is saved to `save_launches` (replay.py).
+    SimuleeError when it does not build."""
     for source in sources:
         if not source.is_file():
             raise SimuleeError(f"no such file: {source}")
