@@ -64,6 +64,7 @@ class Request(IntEnum):
     TEXTURE = 15
     TEXTURE_DESTROY = 16
     STREAM_CREATE = 17
+    TEXTURE_BIND = 18
 
 
 DEVICE_MEMORY, MANAGED_MEMORY, HOST_MEMORY = 0, 1, 2
@@ -256,6 +257,14 @@ class Device:
         if op == Request.TEXTURE_DESTROY:
             (handle,) = struct.unpack_from("<Q", payload)
             return (SUCCESS if self.textures.pop(handle, None) is not None else INVALID_VALUE), b""
+        if op == Request.TEXTURE_BIND:  # a texture reference reads a texture object's memory as it says
+            address, handle = struct.unpack_from("<2Q", payload)
+            if handle and handle not in self.textures:
+                return INVALID_VALUE, b""
+            self.textures.pop(_signed(address), None)
+            if handle:
+                self.textures[_signed(address)] = self.textures[handle]
+            return SUCCESS, b""
         if op == Request.UNSUPPORTED:
             self.unsupported.append(_text(payload))
             return SUCCESS, b""

@@ -323,3 +323,10 @@ def test_a_program_goes_on_after_a_read_past_a_buffer_and_its_later_launches_are
     status, out, err = simulee_exec("past_end.cu", "--stop-on-fault")
     assert out.startswith("sum_next: an illegal memory access was encountered\ncopy: an illegal memory access")
     assert f"past_end.cu:{race}:" not in err and "1 launch checked" in err
+
+
+def test_texture_references_bind_linear_pitched_and_array_memory_as_cuda_before_12_did():
+    status, out, err = simulee_exec("texture_refs.cu")
+    # tex1Dfetch from linear memory; byte (2, 1) read as a normalized float; a linear filter between two texels
+    assert out == "gathered 63 0\nsampled 102.0 50\n"
+    assert status == 0 and "2 launches checked" in err, err

@@ -176,6 +176,15 @@ char *reach(const void *pointer, size_t count) {
     return arena + regions[region].offset + offset;
 }
 
+size_t allocation_bytes(const void *pointer) {
+    uint64_t value = reinterpret_cast<uint64_t>(pointer);
+    if (!is_device_pointer(pointer)) return 0;
+    uint32_t region = uint32_t((value >> REGION_SHIFT) & (MAX_REGIONS - 1));
+    uint64_t offset = value & OFFSET_MASK;
+    if (!regions || !regions[region].live || offset > regions[region].size) return 0;
+    return regions[region].size - offset;
+}
+
 cudaError_t allocate(void **pointer, size_t size, uint32_t kind) {
     if (status()) return status();
     if (!pointer) return fail(cudaErrorInvalidValue);

@@ -29,6 +29,8 @@ enum {
                                     // read mode, normalized coordinates, f32 border color[4] -> u64 handle
     SIMULEE_TEXTURE_DESTROY = 16,   // u64 handle
     SIMULEE_STREAM_CREATE = 17,     // u64 stream, u64 flags (cudaStreamNonBlocking)
+    SIMULEE_TEXTURE_BIND = 18,      // u64 address of a texture reference (a device variable), u64 handle of the
+                                    // texture object it now reads (0: none)
 };
 
 /* The streams (and events) a graph's nodes run in (runtime/graphs.cpp) have this bit set. */

@@ -56,6 +56,9 @@ cudaError_t status();
    all inside one live allocation (device) or the pointer is null. */
 char *reach(const void *pointer, size_t count);
 
+/* The bytes from a device pointer to the end of its allocation (0 when it is in none). */
+size_t allocation_bytes(const void *pointer);
+
 cudaError_t allocate(void **pointer, size_t size, uint32_t kind);
 cudaError_t release(void *pointer, uint32_t kind);
 

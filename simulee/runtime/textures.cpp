@@ -78,6 +78,68 @@ void put_memory(const void *address, const cudaChannelFormatDesc &desc, size_t w
     request.put<uint32_t>(flags);
 }
 
+/* The legacy texture reference as older headers (and Simulee's, include/simulee/textures.h) lay it out. */
+struct textureReference {
+    int normalized;
+    cudaTextureFilterMode filterMode;
+    cudaTextureAddressMode addressMode[3];
+    cudaChannelFormatDesc channelDesc;
+    int sRGB;
+    unsigned int maxAnisotropy;
+    cudaTextureFilterMode mipmapFilterMode;
+    float mipmapLevelBias, minMipmapLevelClamp, maxMipmapLevelClamp;
+    int disableTrilinearOptimization;
+    int reserved[14];
+};
+
+/* A registered texture reference: its host variable, its address on the device, whether it
+   reads normalized floats (its template's cudaReadModeNormalizedFloat), what it is bound to. */
+struct Reference {
+    const textureReference *host;
+    uint64_t address;
+    int normalized_float;
+    cudaTextureObject_t bound;
+};
+
+constexpr int MAX_REFERENCES = 1 << 12;
+Reference references[MAX_REFERENCES];
+int reference_count = 0;
+
+Reference *reference_of(const textureReference *host) {
+    for (int i = 0; i < reference_count; ++i)
+        if (references[i].host == host) return &references[i];
+    return nullptr;
+}
+
+cudaError_t unbind(Reference *reference) {
+    if (!reference->bound) return cudaSuccess;
+    request.put<uint64_t>(reference->address);
+    request.put<uint64_t>(0);
+    ask(SIMULEE_TEXTURE_BIND);
+    cudaError_t error = cudaDestroyTextureObject(reference->bound);
+    reference->bound = 0;
+    return error;
+}
+
+/* Bind the reference `tex` to `resource`, sampled as its attributes say. */
+cudaError_t bind(const textureReference *tex, const cudaResourceDesc &resource) {
+    Reference *reference = reference_of(tex);
+    if (!reference) return fail(cudaErrorInvalidTexture);
+    if (cudaError_t error = unbind(reference)) return error;
+    cudaTextureDesc description{};
+    for (int axis = 0; axis < 3; ++axis) description.addressMode[axis] = tex->addressMode[axis];
+    description.filterMode = tex->filterMode;
+    description.readMode = reference->normalized_float ? cudaReadModeNormalizedFloat : cudaReadModeElementType;
+    description.normalizedCoords = tex->normalized;
+    cudaTextureObject_t object = 0;
+    if (cudaError_t error = cudaCreateTextureObject(&object, &resource, &description, nullptr)) return error;
+    request.put<uint64_t>(reference->address);
+    request.put<uint64_t>(object);
+    if (int code = ask(SIMULEE_TEXTURE_BIND)) return fail(cudaError_t(code));
+    reference->bound = object;
+    return cudaSuccess;
+}
+
 }  // namespace
 
 Copy copy_geometry(const cudaMemcpy3DParms *p) {
@@ -253,6 +315,64 @@ cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texture) {
     if (status()) return status();
     request.put<uint64_t>(texture);
     return fail(cudaError_t(ask(SIMULEE_TEXTURE_DESTROY)));
+}
+
+/* Texture references (removed in CUDA 12): a texture<T, dim, mode> variable is a device
+   variable clang registers with __cudaRegisterTexture; binding it makes a texture object of
+   its attributes over the memory bound, and tells the device that fetches through the
+   variable read that object. */
+
+void __cudaRegisterTexture(void **, const textureReference *host, const void **, const char *name, int, int norm,
+                           int) {
+    if (reference_count == MAX_REFERENCES) return;
+    request.put<uint64_t>(sizeof(textureReference));
+    request.put_text(name);
+    if (ask(SIMULEE_SYMBOL) != 0) return;
+    references[reference_count++] = Reference{host, answered<uint64_t>(0), norm, 0};
+}
+
+cudaError_t cudaBindTexture(size_t *offset, const textureReference *tex, const void *pointer,
+                            const cudaChannelFormatDesc *desc, size_t size) {
+    CALLED();
+    if (!desc) return fail(cudaErrorInvalidChannelDescriptor);
+    cudaResourceDesc resource{};
+    resource.resType = cudaResourceTypeLinear;
+    resource.res.linear.devPtr = const_cast<void *>(pointer);
+    resource.res.linear.desc = *desc;
+    resource.res.linear.sizeInBytes = size != ~size_t(0) ? size : allocation_bytes(pointer);
+    if (offset) *offset = 0;
+    return bind(tex, resource);
+}
+
+cudaError_t cudaBindTexture2D(size_t *offset, const textureReference *tex, const void *pointer,
+                              const cudaChannelFormatDesc *desc, size_t width, size_t height, size_t pitch) {
+    CALLED();
+    if (!desc) return fail(cudaErrorInvalidChannelDescriptor);
+    cudaResourceDesc resource{};
+    resource.resType = cudaResourceTypePitch2D;
+    resource.res.pitch2D.devPtr = const_cast<void *>(pointer);
+    resource.res.pitch2D.desc = *desc;
+    resource.res.pitch2D.width = width;
+    resource.res.pitch2D.height = height;
+    resource.res.pitch2D.pitchInBytes = pitch;
+    if (offset) *offset = 0;
+    return bind(tex, resource);
+}
+
+cudaError_t cudaBindTextureToArray(const textureReference *tex, cudaArray_const_t array,
+                                   const cudaChannelFormatDesc *) {
+    CALLED();
+    cudaResourceDesc resource{};
+    resource.resType = cudaResourceTypeArray;
+    resource.res.array.array = const_cast<cudaArray_t>(array);
+    return bind(tex, resource);
+}
+
+cudaError_t cudaUnbindTexture(const textureReference *tex) {
+    CALLED();
+    Reference *reference = reference_of(tex);
+    if (!reference) return fail(cudaErrorInvalidTexture);
+    return unbind(reference);
 }
 
 }  // extern "C"

@@ -30,33 +30,59 @@ extern "C" __device__ void __simulee_texture_fetch(const void *texture, int dims
 extern "C" __device__ void __simulee_texture_object_fetch(cudaTextureObject_t texture, int dims, float x,
                                                           float y, float z, void *out, unsigned int size);
 
-#define __SIMULEE_TEX_FETCH(TEX, DIMS, X, Y, Z) \
-  T value; \
-  __simulee_texture_fetch(&(TEX), DIMS, X, Y, Z, &value, sizeof(T)); \
-  return value;
-template <class T, int dim, enum cudaTextureReadMode mode>
-__SIMULEE_DEVICE T tex1Dfetch(const texture<T, dim, mode> &t, int x) { __SIMULEE_TEX_FETCH(t, 1, (float)x, 0.0f, 0.0f) }
-template <class T, int dim, enum cudaTextureReadMode mode>
-__SIMULEE_DEVICE T tex1D(const texture<T, dim, mode> &t, float x) { __SIMULEE_TEX_FETCH(t, 1, x, 0.0f, 0.0f) }
-template <class T, int dim, enum cudaTextureReadMode mode>
-__SIMULEE_DEVICE T tex2D(const texture<T, dim, mode> &t, float x, float y) { __SIMULEE_TEX_FETCH(t, 2, x, y, 0.0f) }
-template <class T, int dim, enum cudaTextureReadMode mode>
-__SIMULEE_DEVICE T tex3D(const texture<T, dim, mode> &t, float x, float y, float z) {
-  __SIMULEE_TEX_FETCH(t, 3, x, y, z)
-}
-/* The ...Lod fetches read the base level: Simulee's textures have no mipmap levels, and a
-   texture without mipmaps reads its only level at every level of detail. */
-template <class T, int dim, enum cudaTextureReadMode mode>
-__SIMULEE_DEVICE T tex1DLod(const texture<T, dim, mode> &t, float x, float) { __SIMULEE_TEX_FETCH(t, 1, x, 0.0f, 0.0f) }
-template <class T, int dim, enum cudaTextureReadMode mode>
-__SIMULEE_DEVICE T tex2DLod(const texture<T, dim, mode> &t, float x, float y, float) {
-  __SIMULEE_TEX_FETCH(t, 2, x, y, 0.0f)
-}
-template <class T, int dim, enum cudaTextureReadMode mode>
-__SIMULEE_DEVICE T tex3DLod(const texture<T, dim, mode> &t, float x, float y, float z, float) {
-  __SIMULEE_TEX_FETCH(t, 3, x, y, z)
-}
-#undef __SIMULEE_TEX_FETCH
+/* What a fetch through texture<T, dim, mode> gives: T, or for a normalized-float read of
+   8- and 16-bit integers, float of as many channels. */
+template <class T> struct __simulee_normalized { typedef T type; };
+#define __SIMULEE_NORMALIZED(INTEGER, FLOAT) \
+  template <> struct __simulee_normalized<INTEGER> { typedef FLOAT type; };
+#define __SIMULEE_NORMALIZED_VECTORS(INTEGER) \
+  __SIMULEE_NORMALIZED(INTEGER##1, float1) __SIMULEE_NORMALIZED(INTEGER##2, float2) \
+  __SIMULEE_NORMALIZED(INTEGER##4, float4)
+__SIMULEE_NORMALIZED(char, float)
+__SIMULEE_NORMALIZED(signed char, float)
+__SIMULEE_NORMALIZED(unsigned char, float)
+__SIMULEE_NORMALIZED(short, float)
+__SIMULEE_NORMALIZED(unsigned short, float)
+__SIMULEE_NORMALIZED_VECTORS(char)
+__SIMULEE_NORMALIZED_VECTORS(uchar)
+__SIMULEE_NORMALIZED_VECTORS(short)
+__SIMULEE_NORMALIZED_VECTORS(ushort)
+#undef __SIMULEE_NORMALIZED_VECTORS
+#undef __SIMULEE_NORMALIZED
+template <class T, enum cudaTextureReadMode mode> struct __simulee_fetched { typedef T type; };
+template <class T> struct __simulee_fetched<T, cudaReadModeNormalizedFloat> {
+  typedef typename __simulee_normalized<T>::type type;
+};
+
+#define __SIMULEE_TEX(NAME, PARAMETERS, DIMS, X, Y, Z) \
+  template <class T, int dim, enum cudaTextureReadMode mode> \
+  __SIMULEE_DEVICE typename __simulee_fetched<T, mode>::type NAME(const texture<T, dim, mode> &t PARAMETERS) { \
+    typename __simulee_fetched<T, mode>::type value; \
+    __simulee_texture_fetch(&t, DIMS, X, Y, Z, &value, sizeof value); \
+    return value; \
+  }
+#define __SIMULEE_COMMA ,
+__SIMULEE_TEX(tex1Dfetch, __SIMULEE_COMMA int x, 1, (float)x, 0.0f, 0.0f)
+__SIMULEE_TEX(tex1D, __SIMULEE_COMMA float x, 1, x, 0.0f, 0.0f)
+__SIMULEE_TEX(tex2D, __SIMULEE_COMMA float x __SIMULEE_COMMA float y, 2, x, y, 0.0f)
+__SIMULEE_TEX(tex3D, __SIMULEE_COMMA float x __SIMULEE_COMMA float y __SIMULEE_COMMA float z, 3, x, y, z)
+/* A layered texture is an array of layers: layer L is the slice L of the next dimension. */
+__SIMULEE_TEX(tex1DLayered, __SIMULEE_COMMA float x __SIMULEE_COMMA int layer, 2, x, (float)layer, 0.0f)
+__SIMULEE_TEX(tex2DLayered, __SIMULEE_COMMA float x __SIMULEE_COMMA float y __SIMULEE_COMMA int layer, 3, x, y,
+              (float)layer)
+__SIMULEE_TEX(texCubemap, __SIMULEE_COMMA float x __SIMULEE_COMMA float y __SIMULEE_COMMA float z, 4, x, y, z)
+/* The ...Lod and ...Grad fetches read the base level: Simulee's textures have no mipmap
+   levels, and a texture without mipmaps reads its only level at every level of detail. */
+__SIMULEE_TEX(tex1DLod, __SIMULEE_COMMA float x __SIMULEE_COMMA float, 1, x, 0.0f, 0.0f)
+__SIMULEE_TEX(tex2DLod, __SIMULEE_COMMA float x __SIMULEE_COMMA float y __SIMULEE_COMMA float, 2, x, y, 0.0f)
+__SIMULEE_TEX(tex3DLod, __SIMULEE_COMMA float x __SIMULEE_COMMA float y __SIMULEE_COMMA float z __SIMULEE_COMMA float,
+              3, x, y, z)
+__SIMULEE_TEX(tex2DLayeredLod, __SIMULEE_COMMA float x __SIMULEE_COMMA float y __SIMULEE_COMMA int layer
+              __SIMULEE_COMMA float, 3, x, y, (float)layer)
+__SIMULEE_TEX(tex2DGrad, __SIMULEE_COMMA float x __SIMULEE_COMMA float y __SIMULEE_COMMA float2 __SIMULEE_COMMA float2,
+              2, x, y, 0.0f)
+#undef __SIMULEE_COMMA
+#undef __SIMULEE_TEX
 
 #define __SIMULEE_TEXOBJ_FETCH(DIMS, X, Y, Z) \
   T value; \
@@ -124,6 +150,11 @@ __host__ inline cudaError_t cudaBindTexture2D(size_t *offset, const texture<T, d
 template <class T, int dim, enum cudaTextureReadMode mode>
 __host__ inline cudaError_t cudaBindTextureToArray(const texture<T, dim, mode> &tex, cudaArray_const_t array) {
   struct cudaChannelFormatDesc desc = cudaCreateChannelDesc<T>();
+  return cudaBindTextureToArray(&tex, array, &desc);
+}
+template <class T, int dim, enum cudaTextureReadMode mode>
+__host__ inline cudaError_t cudaBindTextureToArray(const texture<T, dim, mode> &tex, cudaArray_const_t array,
+                                                   const struct cudaChannelFormatDesc &desc) {
   return cudaBindTextureToArray(&tex, array, &desc);
 }
 template <class T, int dim, enum cudaTextureReadMode mode>
