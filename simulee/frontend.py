@@ -58,7 +58,19 @@ LIBCXX_CONFIG = (
     "-D_LIBCPP_PSTL_BACKEND_SERIAL",
     "-D_LIBCPP_HARDENING_MODE=_LIBCPP_HARDENING_MODE_NONE",
     "-D_LIBCPP_ASSERTION_SEMANTIC_DEFAULT=_LIBCPP_ASSERTION_SEMANTIC_IGNORE",
+    # what C++17 removed and libstdc++, which nvcc's host compiler uses, still has: std::unary_function, auto_ptr,
+    # random_shuffle, bind1st, ptr_fun
+    "-D_LIBCPP_ENABLE_CXX17_REMOVED_UNARY_BINARY_FUNCTION",
+    "-D_LIBCPP_ENABLE_CXX17_REMOVED_AUTO_PTR",
+    "-D_LIBCPP_ENABLE_CXX17_REMOVED_RANDOM_SHUFFLE",
+    "-D_LIBCPP_ENABLE_CXX17_REMOVED_BINDERS",
+    "-D_LIBCPP_ENABLE_CXX17_REMOVED_UNEXPECTED_FUNCTIONS",
 )
+
+
+# what gcc, nvcc's host compiler, accepts and clang refuses by default: a string literal right before a macro
+# ("%"PRId64, which C++11 reads as a user-defined literal)
+DIALECT = ("-Wno-reserved-user-defined-literal",)
 
 
 @dataclass(frozen=True)
@@ -454,6 +466,7 @@ def clang_arguments(clang: Clang, source: Path, options: CompileOptions, host: b
         *(["-gline-tables-only", "-fno-exceptions"] if host else ["-g", "-Xclang", "-debug-info-kind=constructor"]),
         "-Xclang", "-fcuda-allow-variadic-functions",
         "-Wno-unknown-cuda-version",
+        *DIALECT,
         "-ferror-limit=0",  # every error: the count is true, and salvage sees them all at once
         "-S", "-emit-llvm",
     ]

@@ -25,7 +25,7 @@ from elftools.elf.elffile import ELFFile
 
 from simulee import toolkit
 from simulee.errors import SimuleeError
-from simulee.frontend import (STAND_INS, CompileOptions, _bundled_library_arguments, _read_depfile,
+from simulee.frontend import (DIALECT, STAND_INS, CompileOptions, _bundled_library_arguments, _read_depfile,
                               clang_arguments, find_clang, stood_in)
 from simulee.salvage import _CURAND_BUILTINS, _DEVICE_LAUNCH, Salvage, unspaced_launches
 
@@ -73,7 +73,7 @@ def _compile(clang, source: Path, options: CompileOptions, output: Path, stand_i
     elif suffix in HOST_SUFFIXES:
         language = "c" if suffix == ".c" else "c++"
         arguments = ["-x", language, "-O1", "-g", *_bundled_library_arguments(clang)]
-        arguments += GCC_C_LENIENCE if language == "c" else []
+        arguments += GCC_C_LENIENCE if language == "c" else list(DIALECT)
         for directory in toolkit.include_dirs():
             arguments += ["-isystem", directory]
         arguments += ["-idirafter", str(STAND_INS)]

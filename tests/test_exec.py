@@ -286,10 +286,11 @@ def test_a_barrier_used_past_the_trace_limit_is_not_redundant_in_any_instance():
 
 def test_a_program_written_as_older_code_builds_as_nvcc_and_gcc_build_it():
     """oldstyle: `<< <` launches, host C with implicit int and declarations, glibc's error.h
-    and execinfo.h and OpenMP's omp.h (stand-ins: one thread, no backtraces, said)."""
+    and execinfo.h and OpenMP's omp.h (stand-ins: one thread, no backtraces, said), "..."MACRO,
+    std::unary_function and pow(float, int)."""
     sources = ("oldstyle/main.cu", "oldstyle/helpers.c")
     status, out, err = simulee_exec(*sources)
-    assert out == "filled 100 on 1 thread(s)\nv[99] = 594, 0 frames\n"
+    assert out == "filled 100 on 1 thread(s)\nv[99] = 594, 0 frames, half of it 297\n"
     assert status == 0, err
     assert "oldstyle/main.cu: built without what it needs: stand-ins for error.h (as glibc's), execinfo.h " \
            "(no backtraces), omp.h (one thread, #pragma omp ignored)" in err

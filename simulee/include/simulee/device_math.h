@@ -97,6 +97,9 @@ __SIMULEE_MATH1(y1)
 __SIMULEE_MATH1(cyl_bessel_i0)
 __SIMULEE_MATH1(cyl_bessel_i1)
 __SIMULEE_MATH2(pow)
+/* nvcc's headers overload pow for an int exponent: pow(float, int) stays float. */
+__SIMULEE_DEVICE float pow(float x, int e) { return __nv_powf(x, (float)e); }
+__SIMULEE_DEVICE double pow(double x, int e) { return __nv_pow(x, (double)e); }
 __SIMULEE_MATH2(atan2)
 __SIMULEE_MATH2(fmod)
 __SIMULEE_MATH2(remainder)
