@@ -24,8 +24,9 @@ from typing import Callable, Protocol
 
 import numpy as np
 
-from interpreter import accesses, arithmetic, collectives, flow, intrinsics, taint
+from interpreter import accesses, arithmetic, collectives, flow, intrinsics, mathlib, taint
 from interpreter.decode import DecodedFunction, Op
+from interpreter.loader import demangle
 from interpreter.loops import innermost_loop, loop_line_pc
 from interpreter.memory import LOCAL, Memory, tag
 from interpreter.placement import Placement
@@ -135,7 +136,15 @@ MATH = (PLAIN, intrinsics.math)  # any other callee: the math library, else unsu
 # builders whose closures keep taint themselves (interpreter.taint); every other plain
 # instruction's result takes the union of its operands' taints
 TAINT_AWARE = {accesses.load, accesses.store, accesses.atomicrmw, accesses.cmpxchg, accesses.nvvm_atomic,
-               accesses.memory_intrinsic}
+               accesses.memory_intrinsic, intrinsics.invented_return}
+
+
+def invented(callee: str) -> bool:
+    """Whether a call of `callee`, a function the program declares and never defines,
+    returns a value Simulee makes up (intrinsics.invented_return): one that is neither an
+    intrinsic nor of the math library, nor named as CUDA's and LLVM's own are (`__nv_*`,
+    `llvm.*`): those stay unsupported."""
+    return intrinsic(callee) == MATH and mathlib.find(callee) is None and not callee.startswith(("llvm.", "__"))
 
 
 def intrinsic(callee: str) -> tuple[int, Callable]:
@@ -222,6 +231,7 @@ class Compiler:
         self.accesses = accesses.Accesses(self.layout, runtime)
         self.functions: dict[str, CompiledFunction] = {}
         self.op_infos: list[OpInfo] = []
+        self._invented: list[str] | None = None
         self.addresses: dict[str, int] | None = None  # of the symbols, as the compiled constants hold them
         reachable = program.reachable_functions(kernel.symbol)
         self.uses_grid_sync = any("__simulee_grid_sync" in f.callees for f in reachable)
@@ -233,6 +243,8 @@ class Compiler:
         them; that code must not run this launch."""
         self.launch = launch
         self.placement = Placement(self.program, self.kernel, launch, self.rt.memory)
+        self.placement.returned = {callee: self.placement.label(f"what {demangle(callee)} returns")
+                                   for callee in self.invented_callees()}
         self.accesses.start(launch)
         self.shared_segment_bytes = self.placement.shared_bytes
         for function in self.functions.values():
@@ -310,7 +322,20 @@ class Compiler:
         definition = self.program.module.functions.get(callee)
         if definition is not None and not definition.is_declaration:
             return CALL, flow.direct_call
+        if definition is not None and invented(callee):
+            return PLAIN, intrinsics.invented_return
         return intrinsic(callee)
+
+    def invented_callees(self) -> list[str]:
+        """The functions the program declares, never defines and the kernel calls (invented):
+        what each returns is made up."""
+        if self._invented is None:
+            functions = self.program.module.functions
+            self._invented = sorted({op.extra["callee"] for decoded in self.program.reachable_functions(
+                self.kernel.symbol) for op in decoded.ops if op.opcode == "call"
+                and op.extra.get("callee") in functions and functions[op.extra["callee"]].is_declaration
+                and invented(op.extra["callee"])})
+        return self._invented
 
     def static_stack_bytes(self) -> int:
         """Local memory per thread that the kernel's fixed-size allocas take at most (each

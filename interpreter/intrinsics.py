@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from interpreter import collectives, mathlib, taint
+from interpreter.contents import Fill, hashed
 from interpreter import printf as printf_format
 from interpreter.launch import Stop
 from interpreter.memory import CONSTANT, GLOBAL, LOCAL, SHARED, split, tag
@@ -370,6 +371,39 @@ def out_parameter_math(c, function, pc, op):
             result = None
         if out is not None and result is not None:
             out(frame, rows, result)
+
+    return run
+
+
+def invented_return(c, function, pc, op):
+    """A call of a function the program declares and never defines (GPUVerify's
+    `nondet()`, an external `bar(s)`): it returns, per thread and call, a value Simulee
+    makes up: 0 half the time (a `while (nondet())` ends soon), else one of the launch's
+    fill (small values, or with a wide fill anything; none with zeros), labelled so that
+    what depends on it says so (Placement.returned); it changes no memory."""
+    callee = op.extra["callee"]
+    out = c.writer(function, op.result, True)
+    out_taint = c.taint_writer(function, op.result)
+    if op.result < 0:
+        return lambda frame, rows: None
+    ty = function.slot_types[op.result]
+    dtype = np.dtype(dtype_of(ty))
+    site = int(function.op_ids[pc]) * 7919 + sum(map(ord, callee))
+    rt = c.rt
+
+    def run(frame, rows):
+        launch, calls = c.placement.launch, c.placement.calls
+        calls[site] = calls.get(site, -1) + 1
+        threads = (rt.wave.first_block * rt.wave.tpb + frame.thread_ids(rows)).astype(np.int64)
+        seed = (launch.seed * 1_000_003 + site) * 65_537 + calls[site]
+        values = np.zeros(len(threads), dtype=dtype)
+        if launch.fill != "zeros":
+            kind = "wide" if launch.fill == "wide" else "small"
+            some = (hashed(seed, threads) & np.uint64(1)).astype(bool)
+            values[some] = Fill(kind, seed, dtype.str, launch.dictionary).values(threads[some])
+        out(frame, rows, values)
+        if rt.tainting:
+            out_taint(frame, rows, c.placement.returned.get(callee, 0))
 
     return run
 

@@ -72,6 +72,8 @@ class Placement:
         self.regions: dict[str, int] = {}  # global variable -> its region
         self.textures: dict[int, Texture] = {}  # texture variable's address or object's handle -> its texture
         self.labels: list[str] = []  # what Simulee invented for this launch, by taint bit
+        self.returned: dict[str, int] = {}  # function declared and never defined -> the label of what it returns
+        self.calls: dict[int, int] = {}  # call site of such a function -> how often it ran (what it returns varies)
         self.function_names = list(program.module.functions)
         for index, name in enumerate(self.function_names):
             self.addresses[name] = tag(CODE, index + 1, 0)

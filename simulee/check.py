@@ -465,6 +465,11 @@ def _doubt(finding: Finding, launch: Launch, made_up: list[str], guesses: list[s
             (", ..." if len(guesses) > 6 else "")
         return (f"only for values Simulee chose ({shown}): the host code computes them from what Simulee cannot "
                 "see; if they never occur together, state the values in simulee.toml")
+    returned = [label for label in made_up if label.startswith("what ") and label.endswith(" returns")]
+    if returned and len(returned) == len(made_up):  # calls of functions declared and never defined
+        names = ", ".join(label.removeprefix("what ").removesuffix(" returns") for label in returned[:6])
+        return (f"only for some values of {', '.join(returned[:6])}: the program declares {names} and never "
+                "defines it, and Simulee made up what it returns; compile the file that defines it with this one")
     if made_up:
         what = ", ".join(made_up[:6]) + (", ..." if len(made_up) > 6 else "")
         one = len(made_up) == 1
@@ -537,9 +542,12 @@ def _other_contents(launch: Launch) -> list[tuple[str, int]]:
 def _made_up_fault_note(finding: Finding, made_up: list[str]) -> str:
     what = {"null-pointer": "null", "bad-address": "no address of any buffer"}.get(finding.type,
                                                                                   finding.type.replace("-", " "))
-    return (f"at line {finding.line} an address computed from what {', '.join(made_up)} "
-            f"hold{'s' if len(made_up) == 1 else ''} (content Simulee made up) is {what}: not reported, since a "
-            "kernel trusts the indices and pointers its data holds")
+    contents = [label for label in made_up if not label.startswith("what ")]
+    sources = [f"what {', '.join(contents)} hold{'s' if len(contents) == 1 else ''}"] if contents else []
+    sources += [label for label in made_up if label.startswith("what ")]  # what a function never defined returns
+    return (f"at line {finding.line} an address computed from {' and '.join(sources)} "
+            f"(content Simulee made up) is {what}: not reported, since a kernel trusts the indices and pointers its "
+            "data holds")
 
 
 def _past_limit_note(result: Result) -> str:

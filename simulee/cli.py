@@ -20,7 +20,7 @@ from interpreter.limits import DEFAULT_HEAP_BYTES, DEFAULT_STEP_LIMIT, FILLS, MA
 from simulee import __version__
 from simulee.errors import CompileError, SimuleeError
 from simulee.findings import display
-from simulee.frontend import DEFAULT_ARCH, load_program, own_kernels, user_location
+from simulee.frontend import DEFAULT_ARCH, load_program, own_kernels, user_location, uses_annotations
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 BUILTIN_NAMES = {"tid": "threadIdx", "ctaid": "blockIdx", "ntid": "blockDim", "nctaid": "gridDim"}
@@ -398,6 +398,10 @@ def load_degraded(file: Path, options):
     """load_program, with a warning when the file compiled only degraded (a missing header
     stood in for, host code left out)."""
     program = load_program(file, options)
+    annotation = "" if options.gpuverify_annotations else uses_annotations(file)
+    if annotation:
+        print(f"simulee: note: {display(str(file))}: uses GPUVerify's annotations ({annotation}): compiled as with "
+              "--gpuverify-annotations", file=sys.stderr)
     if program.degraded:
         print(f"simulee: warning: {display(str(file))}: compiled without what it needs: {program.degraded}",
               file=sys.stderr)

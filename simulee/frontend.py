@@ -339,6 +339,22 @@ def compile_cuda(path: Path, options: CompileOptions = CompileOptions(), cache: 
     return ir
 
 
+_ANNOTATION = re.compile(r"(?<![\w.])__(requires|ensures|invariant|global_invariant|assume)\s*\(")
+_DEFINES_ANNOTATION = re.compile(r"^\s*#\s*define\s+__(requires|ensures|invariant|global_invariant|assume)\b", re.M)
+
+
+def uses_annotations(source: Path) -> str:
+    """The first of GPUVerify's annotations (`__requires`, `__assume`, `__invariant`, ...)
+    that `source` uses bare, as verification suites write kernels (it is then compiled as
+    with --gpuverify-annotations); '' when none, or when it defines them itself."""
+    try:
+        text = Path(source).read_text(errors="replace")
+    except OSError:
+        return ""
+    found = _ANNOTATION.search(text)
+    return "" if found is None or _DEFINES_ANNOTATION.search(text) else f"__{found.group(1)}"
+
+
 def stood_in(deps: list[str]) -> str:
     """What the files a compiler read (`deps`) took from Simulee's stand-ins for headers
     the bundled libraries lack (STAND_INS), or ''."""
@@ -476,7 +492,7 @@ def clang_arguments(clang: Clang, source: Path, options: CompileOptions, host: b
     for directory in toolkit.include_dirs():
         arguments += ["-isystem", directory]
     arguments += ["-idirafter", str(STAND_INS), "-include", str(PRELUDE)]
-    if options.gpuverify_annotations:
+    if options.gpuverify_annotations or uses_annotations(source):
         arguments += ["-include", str(GPUVERIFY_ANNOTATIONS)]
     for directory in options.include_dirs:
         arguments += ["-I", str(Path(directory).resolve())]

@@ -625,3 +625,20 @@ def test_a_searched_stride_spans_every_gate_of_a_row():
     shifted = explored("row_span.cu", "three_gates_shifted")
     shifted_write = line_of("row_span.cu", "+ 1] = 4.0f")
     assert any(f.type == "data-race" and shifted_write in (f.line, f.second.line) for f in shifted.findings)
+
+
+def test_a_function_declared_and_never_defined_returns_made_up_values_a_finding_on_them_says_so():
+    file = "undefined_calls.cu"
+    (made_up,) = explored(file, "slot_from_nondet").findings  # threads meet only where nondet's values repeat
+    assert (made_up.type, made_up.severity, made_up.line) == ("data-race", "warning",
+                                                              line_of(file, "slots made up by nondet race"))
+    assert "only for some values of what nondet() returns: the program declares nondet() and never defines it" \
+        in made_up.message
+    (whatever,) = explored(file, "first_slot").findings  # record(nondet()) changes nothing; out[0] is shared
+    assert (whatever.type, whatever.severity, whatever.line) == ("data-race", "error",
+                                                                 line_of(file, "every thread writes here"))
+    counted = explored(file, "own_count")  # while (nondet()) ends, and each thread writes its own slot
+    assert counted.findings == [] and any(entry["status"] == "ok" for entry in counted.launches)
+    pointed = explored(file, "through_lookup")  # a made-up pointer's fault is a note, not the kernel's bug
+    assert pointed.findings == [] and "computed from what lookup(int) returns (content Simulee made up)" in \
+        pointed.notes[0]

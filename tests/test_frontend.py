@@ -56,12 +56,18 @@ def test_constant_and_managed_variables():
 # ---------------------------------------------------------------------------- annotations
 
 
-def test_gpuverify_annotations_are_opt_in(run_cli):
-    status, _, err = run_cli("kernels", ANNOTATED / "requires.cu")
-    assert status == 2 and "use of undeclared identifier '__requires'" in err
-    status, out, err = run_cli("kernels", ANNOTATED / "requires.cu", "--gpuverify-annotations")
-    assert status == 0, err
-    assert "scaled_copy(float *out, const float *in, int n, int scale)" in out
+def test_a_source_using_gpuverify_annotations_bare_is_compiled_with_them_and_says_so(run_cli, tmp_path):
+    for flags in ((), ("--gpuverify-annotations",)):
+        status, out, err = run_cli("kernels", ANNOTATED / "requires.cu", *flags)
+        assert status == 0, err
+        assert "scaled_copy(float *out, const float *in, int n, int scale)" in out
+        assert ("uses GPUVerify's annotations (__requires): compiled as with --gpuverify-annotations" in err) \
+            == (not flags)
+    own = tmp_path / "own.cu"  # a file that defines a macro of that name keeps its own
+    own.write_text("#define __assume(x) do { if (!(x)) __builtin_unreachable(); } while (0)\n"
+                   "__global__ void k(int *out, int n) { __assume(n > 0); out[threadIdx.x] = n; }\n")
+    status, out, err = run_cli("kernels", own)
+    assert status == 0 and "annotations" not in err, err
 
 
 def test_gpuverify_preconditions_become_assumptions():
