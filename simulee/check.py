@@ -403,17 +403,18 @@ def _shown(run: LaunchRun, launch: Launch, detectors, types: set[str]) -> set[tu
 
 
 class _Flat:
-    """Of a launch whose grid or block is taken along y or z from callers Simulee could not
-    read (Launch.unread, a wrapper's `dim3 Gr, dim3 Bl` passed on as they are), which
-    findings need those axes: the same launch with one block and one thread along them
-    does not show them. Several blocks and threads along x are what any launch of a kernel
-    has; a second or third axis is the host's choice, which code Simulee could not read
-    makes (kaldi's LSTM kernels race between rows of blocks, which its host never launches)."""
+    """Of a launch whose grid is taken along y or z from callers Simulee could not read
+    (Launch.unread, a wrapper's `dim3 Gr` passed on as it is), which findings need those
+    axes: the same launch with one block along them does not show them. Several blocks
+    along x are what any launch of a kernel has; rows of blocks are the host's choice,
+    which code Simulee could not read makes (kaldi's LSTM kernels race between rows of
+    blocks, which its host never launches). A block's second axis is left as it is: 2-D
+    blocks are common, and kaldi's reductions race in the 2-D blocks their hosts launch."""
 
     def __init__(self, run: LaunchRun, detectors, deadline: float):
         launch = run.result.launch
         self.run, self.detectors, self.deadline = run, detectors, deadline
-        self.axes = {name: files for name, files in launch.unread if not name.endswith(".x")
+        self.axes = {name: files for name, files in launch.unread if name in ("gridDim.y", "gridDim.z")
                      and _guessed_value(launch, name) > 1}
         self.shown: set[tuple] | None = None
 
@@ -423,9 +424,8 @@ class _Flat:
             return {}
         if self.shown is None:
             launch = self.run.result.launch
-            grid, block = ([1 if f"{what}.{axis}" in self.axes else size for axis, size in zip("xyz", dims)]
-                           for what, dims in (("gridDim", launch.grid), ("blockDim", launch.block)))
-            flat = replace(launch, grid=tuple(grid), block=tuple(block), sample=None)
+            grid = tuple(1 if f"gridDim.{axis}" in self.axes else size for axis, size in zip("xyz", launch.grid))
+            flat = replace(launch, grid=grid, sample=None)
             types = {rule.id for detector in self.detectors for rule in detector.rules}
             late = time.perf_counter() >= self.deadline
             self.shown = (None if late else _shown(self.run, flat, self.detectors, types)) or set()
@@ -444,8 +444,8 @@ def invented(finding: Finding, result: Result) -> list[str]:
 def _doubt(finding: Finding, launch: Launch, made_up: list[str], guesses: list[str] = (),
            hidden: dict[str, tuple[str, ...]] | None = None) -> str:
     """What guess of Simulee's the launch showing `finding` rests on for it ('' when none):
-    two pointers made one buffer by the search; a grid or block along y or z that callers
-    Simulee could not read pass (`hidden`, _Flat); values Simulee chose for scalars a launch site
+    two pointers made one buffer by the search; a grid along y or z that callers Simulee
+    could not read pass (`hidden`, _Flat); values Simulee chose for scalars a launch site
     computes from what it cannot see (`guesses`, _guesses: a size and the area the host
     derives from it are related in ways no search knows); or memory content Simulee made
     up (`made_up`, invented): the program's own data has invariants Simulee does not see

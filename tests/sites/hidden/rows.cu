@@ -2,9 +2,9 @@
 // header this folder lacks (hidden_include/trainer/model.h), so that without -I Simulee
 // cannot read the launches they make.
 // column_totals sums each column over the rows split among rows of blocks: right only on
-// a grid of one row of blocks, which is what the callers launch.
+// a grid of one row of blocks, which is what the callers launch (any block will do).
 __global__ void column_totals(float *totals, const float *m, int rows, int cols) {
-  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  int j = (blockIdx.x * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
   if (j >= cols) return;
   float total = 0;
   for (int i = blockIdx.y; i < rows; i += gridDim.y)
