@@ -388,14 +388,18 @@ def _needs_grid(run: LaunchRun, finding: Finding, guesses: list[str], detectors,
     if not axes or all(launch.grid[axis] <= blocks for axis in axes) or time.perf_counter() >= deadline:
         return bool(axes) and any(launch.grid[axis] > 1 for axis in axes)
     grid = tuple(min(size, blocks) if axis in axes else size for axis, size in enumerate(launch.grid))
-    return finding.key() not in _shown(run, replace(launch, grid=grid, sample=None), detectors, {finding.type})
+    shown = _shown(run, replace(launch, grid=grid), detectors, {finding.type}, deadline)
+    return shown is None or finding.key() not in shown  # a launch that cannot run shows nothing
 
 
-def _shown(run: LaunchRun, launch: Launch, detectors, types: set[str]) -> set[tuple] | None:
-    """The keys of the findings of `types` that `launch`, a variant of the run's, shows
-    (None when it cannot run)."""
-    other = execute(run.program, run.kernel, launch)
-    if other.status in ("unsupported", "out-of-memory"):
+def _shown(run: LaunchRun, launch: Launch, detectors, types: set[str], deadline: float) -> set[tuple] | None:
+    """The keys of the findings of `types` that `launch`, a variant of the run's on
+    another grid, shows, run as a check runs it (detection_launch: a large grid on a
+    sample of its blocks); None when it cannot run or has no time left."""
+    if time.perf_counter() >= deadline:
+        return None
+    other = execute(run.program, run.kernel, detection_launch(replace(launch, sample=None), deadline)[0])
+    if other.status in ("unsupported", "out-of-memory", "time-limit"):
         return None
     again = replace(run, result=other)
     return {finding.key() for detector in detectors if any(rule.id in types for rule in detector.rules)
@@ -425,10 +429,8 @@ class _Flat:
         if self.shown is None:
             launch = self.run.result.launch
             grid = tuple(1 if f"gridDim.{axis}" in self.axes else size for axis, size in zip("xyz", launch.grid))
-            flat = replace(launch, grid=grid, sample=None)
             types = {rule.id for detector in self.detectors for rule in detector.rules}
-            late = time.perf_counter() >= self.deadline
-            self.shown = (None if late else _shown(self.run, flat, self.detectors, types)) or set()
+            self.shown = _shown(self.run, replace(launch, grid=grid), self.detectors, types, self.deadline) or set()
         return {} if finding.key() in self.shown else self.axes
 
 
