@@ -13,6 +13,7 @@ function the toolkit's runtime and driver API headers declare.
 from __future__ import annotations
 
 import hashlib
+import os
 import platform
 import re
 import shutil
@@ -24,7 +25,7 @@ from pathlib import Path
 from elftools.elf.elffile import ELFFile
 
 from simulee import toolkit
-from simulee.errors import SimuleeError
+from simulee.errors import CompileError, SimuleeError
 from simulee.frontend import (DIALECT, STAND_INS, CompileOptions, _bundled_library_arguments, _read_depfile,
                               clang_arguments, find_clang, stood_in)
 from simulee.salvage import _CURAND_BUILTINS, _DEVICE_LAUNCH, Salvage, unspaced_launches
@@ -47,11 +48,12 @@ def build(sources: list[Path], options: CompileOptions, folder: Path, say=None) 
     folder.mkdir(parents=True, exist_ok=True)
     stand_in = folder / "gpu-binary.stand-in"
     stand_in.write_bytes(b"\0" * 16)
-    objects = [_compile(clang, source, options, folder / f"{index}-{source.stem}.o", stand_in)
-               for index, source in enumerate(sources)]
-    degraded = [f"{source}: {stood}" for source, stood in
-                ((source, stood_in(_read_depfile(path.with_suffix(".d")))) for source, path in zip(sources, objects))
-                if stood]
+    compiled = [_compile(clang, source, options, folder / f"{index}-{source.stem}.o", stand_in)
+                for index, source in enumerate(sources)]
+    objects = [path for path, _ in compiled]
+    degraded = [f"{source}: {'; '.join(filter(None, (without, stood_in(_read_depfile(path.with_suffix('.d'))))))}"
+                for source, (path, without) in zip(sources, compiled)
+                if without or stood_in(_read_depfile(path.with_suffix(".d")))]
     objects += _linked_binaries(clang, objects, folder)
     executable = folder / "program"
     runtime = runtime_objects(clang, say)
@@ -63,13 +65,14 @@ def build(sources: list[Path], options: CompileOptions, folder: Path, say=None) 
     return executable, degraded
 
 
-def _compile(clang, source: Path, options: CompileOptions, output: Path, stand_in: Path) -> Path:
+def _compile(clang, source: Path, options: CompileOptions, output: Path, stand_in: Path) -> tuple[Path, str]:
+    """The object file of `source` and what it was compiled without ('' when nothing)."""
     suffix = source.suffix.lower()
+    salvage = _as_nvcc_reads(source, output.with_suffix(".salvage"))
     if suffix in CUDA_SUFFIXES:
         arguments = clang_arguments(clang, source, replace(options, clang_args=()), host=True)
         arguments = _object_arguments(arguments)
         arguments[-1:-1] = ["-Xclang", "-fcuda-include-gpubinary", "-Xclang", str(stand_in), *options.clang_args]
-        arguments[-1:-1] = _as_nvcc_reads(source, output.with_suffix(".edited"))
     elif suffix in HOST_SUFFIXES:
         language = "c" if suffix == ".c" else "c++"
         arguments = ["-x", language, "-O1", "-g", *_bundled_library_arguments(clang)]
@@ -84,19 +87,33 @@ def _compile(clang, source: Path, options: CompileOptions, output: Path, stand_i
         raise SimuleeError(f"{source}: not a source simulee exec builds (.cu, .cpp, .cc, .cxx, .c)")
     arguments[-1:-1] = ["-fwrapv"]  # signed overflow wraps, as the programs' own checks tend to expect
     arguments[-1:-1] = ["-MD", "-MF", str(output.with_suffix(".d"))]  # what it read: the stand-ins it took
+    first = None  # the error the source gave before salvage changed it: the one to report
     while True:  # each retry adds what one kind of error asks, once
         try:
-            _run([*clang.command, *_target(), "-c", "-o", str(output), *arguments], str(source))
-            return output
-        except SimuleeError as error:
+            _run([*clang.command, *_target(), "-c", "-o", str(output), *arguments[:-1], *salvage.arguments(),
+                  arguments[-1]], str(source))
+            return output, salvage.describe(source.parent)
+        except CompileError as error:
+            first = first or error
             if _CURAND_BUILTINS.search(str(error)) and "-D__SIMULEE_CURAND_BUILTINS" not in arguments:
                 # curand_mtgp32_kernel.h redeclares blockDim and threadIdx: included first, as the prelude can
                 arguments[-1:-1] = ["-D__SIMULEE_CURAND_BUILTINS"]
             elif _DEVICE_LAUNCH in str(error) and "-fgpu-rdc" not in arguments:
                 # dynamic parallelism: relocatable device code, registered as nvcc's linked binaries are
                 arguments[-1:-1] = ["-fgpu-rdc", "--no-offload-new-driver"]
-            else:
-                raise
+            elif not _salvaged(salvage, error.diagnostics):
+                raise first from None
+
+
+def _salvaged(salvage: Salvage, diagnostics: str) -> bool:
+    """Whether `salvage` changed what the compiler sees to get past `diagnostics` as a scan
+    does (a missing header stood in for, what it declared made opaque or doing nothing,
+    host functions that then fail left out: a program that only draws optionally), but
+    never by leaving out `main`: a program without it would do nothing."""
+    arch = salvage.arch
+    answered = salvage.answer(diagnostics)
+    salvage.arch = arch  # a device architecture: no matter to the host side
+    return answered and not any(name == "main" for _, name, _ in salvage.left_out)
 
 
 # what gcc accepts in C with a warning and clang refuses: implicit int and function declarations, int and
@@ -106,17 +123,16 @@ GCC_C_LENIENCE = ["-Wno-error=implicit-int", "-Wno-error=implicit-function-decla
                   "-Wno-error=return-type"]
 
 
-def _as_nvcc_reads(source: Path, scratch: Path) -> list[str]:
-    """Arguments that make clang read `source` as nvcc does (salvage.unspaced_launches:
-    `k << < grid, block >> > (...)`), from an edited copy under its own name; none when
-    it needs no edit."""
-    text = source.read_text(errors="replace")
-    if unspaced_launches(text) == text:
-        return []
-    edit = Salvage(scratch, (str(source.parent.absolute()),))
-    edit.texts[str(source.absolute())] = unspaced_launches(text)
+def _as_nvcc_reads(source: Path, scratch: Path) -> Salvage:
+    """What makes clang read `source` as nvcc does, from edited copies under their own names
+    (salvage.unspaced_launches: `k << < grid, block >> > (...)`), and then compile it as a
+    scan would (_salvaged): the source's folder is the program's, which it may edit."""
     scratch.mkdir(parents=True, exist_ok=True)
-    return edit.arguments()
+    salvage = Salvage(scratch, (os.path.realpath(source.parent),))
+    text = source.read_text(errors="replace")
+    if source.suffix.lower() in CUDA_SUFFIXES and unspaced_launches(text) != text:
+        salvage.texts[os.path.abspath(source)] = unspaced_launches(text)
+    return salvage
 
 
 def _linked_binaries(clang, objects: list[Path], folder: Path) -> list[Path]:
@@ -177,7 +193,7 @@ def _run(command: list[str], what: str) -> None:
         errors = [line for line in lines if ": fatal error: " in line] or \
             [line for line in lines if re.search(r": error: |^error: |^ld\.lld: error", line)] or \
             [line for line in lines if "error" in line]
-        raise SimuleeError(f"{what}: {errors[0] if errors else done.stderr.strip()[-400:] or 'failed'}")
+        raise CompileError(f"{what}: {errors[0] if errors else done.stderr.strip()[-400:] or 'failed'}", done.stderr)
 
 
 # ---------------------------------------------------------------------- the runtime

@@ -304,11 +304,15 @@ def test_a_program_written_as_older_code_builds_as_nvcc_and_gcc_build_it():
     assert "the program exited with status 3" in err
 
 
-def test_a_build_error_is_the_compilers_first_error_not_a_line_that_mentions_one(tmp_path):
-    source = tmp_path / "drawn.cu"
+def test_a_program_that_only_draws_optionally_builds_without_gl_and_one_that_must_draw_says_why_not(tmp_path):
+    status, out, err = simulee_exec("draws.cu")  # GL, GLEW and GLUT are missing: the drawing is left out
+    assert out == "h[31] = 31\n" and status == 0, err
+    assert "draws.cu: built without what it needs: missing: GL/glew.h, GL/glut.h; functions taken to do nothing: " \
+           "glutSwapBuffers, glutInit; host code left out: display (draws.cu:" in err
+    source = tmp_path / "drawn.cu"  # main itself draws: leaving it out would leave nothing
     source.write_text("// a warning's source line: int error_count = 1.5;\nstatic int error_count = 1.5;\n"
-                      "#include <GL/glut.h>\nint main() { return error_count; }\n")
-    status, _, err = simulee_exec(source)
+                      "#include <GL/glut.h>\nint main() { glClear(GL_COLOR_BUFFER_BIT); return error_count; }\n")
+    status, _, err = simulee_exec(source)  # the compiler's first error, not a line that mentions one
     assert status == 2 and err.strip().endswith("drawn.cu:3:10: fatal error: 'GL/glut.h' file not found"), err
 
 
