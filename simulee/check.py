@@ -284,7 +284,10 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
                 (aliased.add if alias else aliased.discard)(key)
             guesses = _guesses(finding, result.launch, rules, program, kernel)
             scalars = len(set(guesses) - DIMENSIONS)
-            if scalars and not _needs_grid(run, finding, guesses, detectors, deadline, 2 if scalars > 1 else 1):
+            # with one scalar, the grid counts only when one block along it does not show the finding, unless
+            # callers Simulee could not read choose the launch: then any grid of theirs may be the cause
+            if (scalars > 1 or scalars == 1 and not result.launch.unread) and \
+                    not _needs_grid(run, finding, guesses, detectors, deadline, 2 if scalars > 1 else 1):
                 guesses = _guesses(finding, result.launch, rules, program, kernel, grid=False)  # the scalars
             doubt = _doubt(finding, result.launch, made_up, guesses, flat.needs(finding))
             if not doubt:
