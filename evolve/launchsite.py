@@ -6,7 +6,8 @@ sites from host code.
 An expression is a JSON-ready nested list: ["const", v], ["input", i], or
 [opcode, bits, operand, ...]: LLVM's integer and float operations (`bits` the result's
 width), casts [cast, bits, source bits, operand], ["icmp", bits, predicate, a, b],
-["select", bits, condition, a, b], s/u min/max, and ["pitch", 64, width]: the pitch
+["select", bits, condition, a, b], s/u min/max, bit counts, float rounding
+(ceil, floor, trunc, round, rint, fabs, sqrt), and ["pitch", 64, width]: the pitch
 cudaMallocPitch gives for a row of `width` bytes."""
 
 from __future__ import annotations
@@ -190,6 +191,11 @@ def evaluate(expression: list, inputs: list):
     if kind in BIT_COUNTS:
         value = int(evaluate(expression[2], inputs)) & mask
         return BIT_COUNTS[kind](value, bits) & mask
+    if kind in ROUNDING:
+        value = float(evaluate(expression[2], inputs))
+        if not math.isfinite(value) or kind == "sqrt" and value < 0:
+            raise Unknown(f"no {kind} of {value}")
+        return float(ROUNDING[kind](value))
     raise Unknown(f"no value for {kind}")
 
 
@@ -198,6 +204,12 @@ BIT_COUNTS = {  # llvm.ctpop, ctlz, cttz, abs of an integer of `bits` (given uns
     "ctlz": lambda value, bits: bits - value.bit_length(),
     "cttz": lambda value, bits: (value & -value).bit_length() - 1 if value else bits,
     "abs": lambda value, bits: abs(_signed(value, bits)),
+}
+
+
+ROUNDING = {  # llvm.ceil, floor, ... of a float (half-way cases: round away from zero, rint to even)
+    "ceil": math.ceil, "floor": math.floor, "trunc": math.trunc, "fabs": abs, "sqrt": math.sqrt,
+    "round": lambda v: math.copysign(math.floor(abs(v) + 0.5), v), "rint": round, "nearbyint": round,
 }
 
 

@@ -7,9 +7,11 @@ the kernel compares against (mutation.py); parents and children compete and the 
 stops after `generations` generations or once the best F is acceptable, or once the best
 F has not improved for STAGNATION generations. Fitness
 runs execute a sample of blocks (the first two and the last) on buffers of seeded random
-content within small limits. A launch is invalid, and ranks last, when it breaks the
-kernel's stated assumptions, hits a limit, would be too much work to check in full, or
-breaks the launch contract learned from its faults (contract.py: a block too large for a
+content within small limits; one that runs out of scheduler steps runs again within ten
+times as many (a thread's serial loop over a size large enough for two blocks of data
+needs them), up to SEARCH_LONG_RUNS times a search. A launch is invalid, and ranks last,
+when it breaks the kernel's stated assumptions, hits a limit, would be too much work to
+check in full, or breaks the launch contract learned from its faults (contract.py: a block too large for a
 fixed-size array, or arguments that take an index the same in every thread past one)."""
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from interpreter.simt import execute
 from interpreter.vocabulary import Unsupported
 
 SEARCH_STEP_LIMIT = 3_000  # scheduler steps per fitness run; most kernels need far fewer
+SEARCH_LONG_STEP_LIMIT = 30_000  # a run that needs more is run again within this (a serial loop over n > 200)
+SEARCH_LONG_RUNS = 20  # at most this many per search
 PROBE_SIZE = 1024  # integer arguments of a contract probe are at least this
 SEARCH_GROWTH_LIMIT = 1 << 24  # bytes a buffer may grow to in a fitness run
 SEARCH_WORK_LIMIT = 500_000  # thread-instructions per fitness run
@@ -138,6 +142,7 @@ class _Runs:
         # a block a launch site fixes is the block the code runs with: its faults are bugs, not a contract
         self.learns = not space.plans or any(e[0] != "const" for plan in space.plans for e in plan.site.block)
         self.settled: set[tuple[str, int]] = set()  # bounds a probe at the bound itself confirmed
+        self.long_runs = 0  # fitness runs run again within SEARCH_LONG_STEP_LIMIT
         self.scores: dict[tuple, Fitness] = {}
         self.behaviour: dict[tuple, frozenset] = {}
 
@@ -169,6 +174,11 @@ class _Runs:
             return WORST, frozenset()
         launch = self.fitness_run(values)
         result = self.execute(launch, values)
+        if result.status == "step-limit" and result.steps > result.step_limit < SEARCH_LONG_STEP_LIMIT and \
+                self.long_runs < SEARCH_LONG_RUNS:
+            self.long_runs += 1
+            launch = self.fitness_run(values, SEARCH_LONG_STEP_LIMIT)  # a size the short budget cannot finish
+            result = self.execute(launch, values)
         if not self.allows(values) or result.status != "ok" or \
                 any(a.kind == "assume" for a in result.events.assertions) or self.contract.breaks(result):
             return WORST, frozenset()
@@ -235,11 +245,11 @@ class _Runs:
             self.execute(self.fitness_run(raised), raised)
         return self.allows(values)
 
-    def fitness_run(self, values: list) -> Launch:
+    def fitness_run(self, values: list, step_limit: int = SEARCH_STEP_LIMIT) -> Launch:
         """The genome's launch as the search runs it: the first two blocks and the last, on
         seeded random content, within the search's limits of steps, work and buffer growth."""
         launch = self.space.launch(values)
-        steps = SEARCH_STEP_LIMIT if launch.step_limit is None else min(launch.step_limit, SEARCH_STEP_LIMIT)
+        steps = step_limit if launch.step_limit is None else min(launch.step_limit, step_limit)
         return self.space.launch(values, sample=(0, 1, launch.blocks - 1) if launch.blocks > 3 else None,
                                  step_limit=steps, work_limit=SEARCH_WORK_LIMIT, growth_limit=SEARCH_GROWTH_LIMIT,
                                  seed=self.seed, coverage=True, keep_buffers=False,

@@ -47,6 +47,12 @@ NEWER_ARCH = "sm_90"  # tried last, for code that needs a newer GPU than the one
 # a launch written with spaces in its chevrons, `k << < grid, block >> > (...)`, which nvcc accepts
 _SPACED_LAUNCH = re.compile(r"<<\s*<(?!<)([^;{}<]*?)>>\s*>(?=\s*\()")
 _TEMPLATE_LAUNCH = re.compile(r"(\b[A-Za-z_][\w:]*\s*<[^;{}()]*?>)\s*<<<")
+# a typedef of a name the C library also defines (GPUVerify's samples: `typedef unsigned int clock_t;`)
+_LIBC_TYPEDEF = re.compile(r"^(.*?):(\d+):\d+()?: error: typedef redefinition with different types[^\n]*\n"
+                           r"(?:[^\n]*\n)*?[^\n]*/(?:ziglang|simulee/include)/[^\n]*: note: previous definition", re.M)
+# a prototype of a math function the CUDA headers define for host and device (`__device__ float max(float, float);`)
+_DEVICE_PROTOTYPE = re.compile(r"^(.*?):(\d+):\d+: error: __device__ function '(\w+)' cannot overload "
+                               r"__host__ __device__ function", re.M)
 _DEVICE_LAUNCH = "kernel launch from __device__ or __global__ function requires relocatable device code"
 INSTANCE_TYPES = ("float", "int", "double")
 _CURAND_BUILTINS = re.compile(r"curand_mtgp32_kernel\.h:\d+:\d+: (?:error: )?redeclaration of '(?:blockDim|threadIdx)'")
@@ -161,6 +167,9 @@ class Salvage:
         if self._fixed_size_extern_shared(diagnostics) or self._register_escapes(diagnostics):
             return True
         if self._spaced_launches(diagnostics):
+            return True
+        if self._edit_lines(_LIBC_TYPEDEF.findall(diagnostics), _typedef_as_macro) or \
+                self._edit_lines(_DEVICE_PROTOTYPE.findall(diagnostics), _without_prototype):
             return True
         if self.missing and self._edit_lines(_UNKNOWN_NAMESPACE.findall(diagnostics), _without_using_namespace):
             return True  # `using namespace cv;` of a library whose header is missing
@@ -336,6 +345,19 @@ def unspaced_launches(text: str) -> str:
     """`text` with each launch whose chevrons hold spaces (`<< <`, `>> >`) written as
     `<<<...>>>`, its lines kept."""
     return _SPACED_LAUNCH.sub(lambda m: f"<<<{m.group(1)}>>>", text)
+
+
+def _typedef_as_macro(line: str, _) -> str:
+    """`typedef unsigned int clock_t;` alone on its line as `#define clock_t unsigned int`:
+    the source's own type under the name, beside the C library's."""
+    typedef = re.fullmatch(r"\s*typedef\s+([\w\s\*]+?)\s*\b(\w+)\s*;\s*(//.*)?", line)
+    return f"#define {typedef.group(2)} {typedef.group(1)}" if typedef else line
+
+
+def _without_prototype(line: str, name: str) -> str:
+    """A line that only declares `name` (no body) as an empty line: the headers' own
+    definition serves its calls."""
+    return "" if re.search(r"\b%s\s*\([^{}]*\)\s*;\s*(//.*)?$" % re.escape(name), line) and "{" not in line else line
 
 
 def _without_using_namespace(line: str, _) -> str:

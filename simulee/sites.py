@@ -35,6 +35,8 @@ DEVICE_ATTRIBUTES = {1: 1024, 2: 1024, 3: 1024, 4: 64, 5: 2**31 - 1, 6: 65535, 7
 _STUB = re.compile(r"(\d+)__device_stub__")
 _MINMAX = re.compile(r"llvm\.([su](?:min|max))\.i\d+$")
 _BIT_COUNTS = re.compile(r"llvm\.(ctpop|ctlz|cttz|abs)\.i\d+$")  # isPow2(n) is ctpop(n) < 2 at -O1
+# ceil((double) n / 512) and the other roundings of a float
+_ROUNDING = re.compile(r"llvm\.(ceil|floor|trunc|round|rint|nearbyint|fabs|sqrt)\.f(?:32|64)$")
 
 
 def kernel_of_stub(stub: str) -> str:
@@ -445,7 +447,8 @@ class _Expressions:
         if minmax:
             return [minmax.group(1), bits, self.of(operands[0], depth),
                     self.of(operands[1], depth)]
-        counted = opcode == "call" and _BIT_COUNTS.match(instruction.extra.get("callee") or "")
+        counted = opcode == "call" and (_BIT_COUNTS.match(instruction.extra.get("callee") or "") or
+                                        _ROUNDING.match(instruction.extra.get("callee") or ""))
         if counted:
             return [counted.group(1), bits, self.of(operands[0], depth)]
         return self.input(("value", instruction.result), result, f"{opcode} %{instruction.result}")

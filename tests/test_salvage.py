@@ -88,6 +88,17 @@ def test_nvcc_dialect_sized_extern_shared_register_escapes_and_pre_sm60_atomics(
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_a_typedef_of_a_c_library_name_and_a_prototype_of_a_cuda_math_function_compile(records):
+    """GPUVerify's samples typedef clock_t as unsigned int and declare max(float, float):
+    the source's clock_t is its own (4-byte) type, and max is CUDA's."""
+    assert records["gpu/own_typedefs.cu"]["status"] == "ok", records["gpu/own_typedefs.cu"]["error"]
+    listing = simulee("kernels", GPU / "own_typedefs.cu").stdout
+    assert "latest(const unsigned int *stamps, float *out)" in listing and "shared 256 B" in listing
+    result = simulee("check", GPU / "own_typedefs.cu", "--launch", "1/64", "--format", "json", "-q")
+    found = [(k["kernel"], f["type"]) for k in json.loads(result.stdout)["kernels"] for f in k["findings"]]
+    assert found == [("latest_unsynced", "data-race")]
+
+
 def test_headers_included_through_the_scanned_folders_own_name():
     assert listed(REPO)["gpu/prefixed.cu"]["status"] == "ok"
     assert listed(GPU)["prefixed.cu"]["status"] == "ok"  # the scan of gpu/ alone: "gpu/common.cuh"

@@ -69,6 +69,22 @@ def test_grids_computed_from_an_argument_keep_the_relation():
     assert site.args[1] == ["const", 2.0] and site.shared == ["const", 0]
 
 
+def test_a_grid_rounded_up_in_floating_point_keeps_its_relation_and_its_race_needs_two_blocks():
+    """ceil((double) n / 256.0) blocks: the grid follows n, so the search reaches the sizes
+    of two blocks of data, where one thread's serial total reads the other blocks' writes
+    (a fitness run of that size needs more steps than the short budget)."""
+    site = next(s for s in sites_of("serial_total.cu") if "normalize_then_total" in s.kernel)
+    n = site.args[2]
+    for value in (1, 256, 257, 1000):
+        inputs = [None] * len(site.inputs)
+        inputs[n[1]] = value
+        assert dims(site, "grid", inputs) == (-(-value // 256), 1, 1)
+    found = errors(check_json("serial_total.cu", "-k", "normalize_then_total"))
+    assert [(f["type"], f["line"]) for f in found] == [("data-race", line_in("serial_total.cu", "weights[i] / sum"))]
+    assert found[0]["launch"]["args"]["n"] > 256
+    assert check_json("serial_total.cu", "-k", "normalize_then_block_total")["findings"] == []
+
+
 def test_dim3_constants_shared_memory_templates_and_cudaLaunchKernel():
     sites = sites_of("grids.cu")
     tiled = next(s for s in sites if s.kernel == "_Z5tiledILi16EEvPf")
