@@ -20,17 +20,23 @@ from interpreter.trace import Trace
 ACCEPTABLE = 0.3  # the search stops once F is below this
 
 
-WEIGHTS = (-1.0, 1.0)  # DEAP weights: minimize F, then maximize R
+WEIGHTS = (-1.0, -1.0, 1.0)  # DEAP weights: minimize F, then a run's length, then maximize R
 
 
 @dataclass(frozen=True)
 class Fitness:
     F: float
     R: float
+    long: bool = False  # the run needed more than the search's short step budget
 
-    def rank(self) -> tuple[float, float]:
-        """Sort key: the better fitness sorts first."""
-        return self.F, -self.R
+    def rank(self) -> tuple[float, bool, float]:
+        """Sort key: the better fitness sorts first (at equal F, a launch that needs fewer
+        steps: a check of it is as telling and quicker)."""
+        return self.F, self.long, -self.R
+
+    def values(self) -> tuple[float, float, float]:
+        """DEAP's fitness values (WEIGHTS)."""
+        return self.F, float(self.long), self.R
 
     def to_json(self) -> dict:
         return {"F": round(self.F, 6), "R": int(self.R)}

@@ -5,19 +5,21 @@ generation each parent makes a Gaussian and a Cauchy child, and one that takes a
 the kernel compares against (mutation.py); parents and children compete and the best
 `population` survive ((mu + lambda) selection), ranked by fitness (F, then R). The search
 stops after `generations` generations or once the best F is acceptable, or once the best
-F has not improved for STAGNATION generations. Fitness
-runs execute a sample of blocks (the first two and the last) on buffers of seeded random
-content within small limits; one that runs out of scheduler steps runs again within ten
-times as many (a thread's serial loop over a size large enough for two blocks of data
-needs them), up to SEARCH_LONG_RUNS times a search. A launch is invalid, and ranks last,
-when it breaks the kernel's stated assumptions, hits a limit, would be too much work to
-check in full, or breaks the launch contract learned from its faults (contract.py: a block too large for a
-fixed-size array, or arguments that take an index the same in every thread past one)."""
+F has not improved for STAGNATION generations. Fitness runs execute a sample of blocks
+(the first two and the last) on buffers of seeded random content within small limits.
+When the block is fixed (by a launch site or the user), one that runs out of scheduler
+steps runs again within ten times as many (one thread's serial loop over a size large
+enough for two blocks of data needs them), up to SEARCH_LONG_RUNS times a search, and
+ranks after launches of equal F that did not need them. A launch is invalid, and ranks
+last, when it breaks the kernel's stated assumptions, hits a limit, would be too much
+work to check in full, or breaks the launch contract learned from its faults
+(contract.py: a block too large for a fixed-size array, or arguments that take an index
+the same in every thread past one)."""
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from deap import base, creator, tools
@@ -34,7 +36,7 @@ from interpreter.vocabulary import Unsupported
 
 SEARCH_STEP_LIMIT = 3_000  # scheduler steps per fitness run; most kernels need far fewer
 SEARCH_LONG_STEP_LIMIT = 30_000  # a run that needs more is run again within this (a serial loop over n > 200)
-SEARCH_LONG_RUNS = 20  # at most this many per search
+SEARCH_LONG_RUNS = 16  # at most this many per search
 PROBE_SIZE = 1024  # integer arguments of a contract probe are at least this
 SEARCH_GROWTH_LIMIT = 1 << 24  # bytes a buffer may grow to in a fitness run
 SEARCH_WORK_LIMIT = 500_000  # thread-instructions per fitness run
@@ -142,7 +144,9 @@ class _Runs:
         # a block a launch site fixes is the block the code runs with: its faults are bugs, not a contract
         self.learns = not space.plans or any(e[0] != "const" for plan in space.plans for e in plan.site.block)
         self.settled: set[tuple[str, int]] = set()  # bounds a probe at the bound itself confirmed
-        self.long_runs = 0  # fitness runs run again within SEARCH_LONG_STEP_LIMIT
+        # fitness runs run again within SEARCH_LONG_STEP_LIMIT: only with a fixed block (only sizes
+        # past it make a second block of data; a searched block makes one with fewer threads)
+        self.long_runs = 0 if not any(g.name.startswith("block.") for g in space.genes) else SEARCH_LONG_RUNS
         self.scores: dict[tuple, Fitness] = {}
         self.behaviour: dict[tuple, frozenset] = {}
 
@@ -159,14 +163,14 @@ class _Runs:
         return [min(value, limits[gene.name[-1]]) if gene.name.startswith("block.") and gene.name[-1] in limits
                 else value for gene, value in zip(self.space.genes, values)]
 
-    def evaluate(self, values: list) -> tuple[float, float]:
+    def evaluate(self, values: list) -> tuple[float, float, float]:
         """DEAP's fitness values of a genome (WORST once the contract excludes it)."""
         key = tuple(values)
         if key not in self.scores:
             self.scores[key], self.behaviour[key] = self.run(values)
         if not self.allows(values):
             self.scores[key] = WORST
-        return self.scores[key].F, self.scores[key].R
+        return self.scores[key].values()
 
     def run(self, values: list) -> tuple[Fitness, frozenset]:
         """Fitness and coverage of a sampled run on random content."""
@@ -174,8 +178,9 @@ class _Runs:
             return WORST, frozenset()
         launch = self.fitness_run(values)
         result = self.execute(launch, values)
-        if result.status == "step-limit" and result.steps > result.step_limit < SEARCH_LONG_STEP_LIMIT and \
-                self.long_runs < SEARCH_LONG_RUNS:
+        long = result.status == "step-limit" and result.steps > result.step_limit < SEARCH_LONG_STEP_LIMIT and \
+            self.long_runs < SEARCH_LONG_RUNS
+        if long:
             self.long_runs += 1
             launch = self.fitness_run(values, SEARCH_LONG_STEP_LIMIT)  # a size the short budget cannot finish
             result = self.execute(launch, values)
@@ -186,7 +191,7 @@ class _Runs:
         checked = min(launch.blocks, max(1, DETECTION_THREADS // launch.threads_per_block))
         if result.thread_instructions * checked / ran > DETECTION_WORK_LIMIT:  # too big to check
             return WORST, frozenset()
-        return measure(result.trace), frozenset(result.events.coverage)
+        return replace(measure(result.trace), long=long), frozenset(result.events.coverage)
 
     def execute(self, launch: Launch, values: list) -> Result:
         """Run `launch` (of genome `values`), learn the contract from it, and settle any
@@ -299,9 +304,10 @@ def _assess(toolbox, people: list) -> None:
 
 
 def _record(space: SearchSpace, generation: int, evaluations: int, best) -> dict:
-    F, R = best.fitness.values
+    F, long, R = best.fitness.values
     return {"generation": generation, "evaluations": evaluations,
-            "best": Fitness(F, R).to_json() if np.isfinite(F) else None, "launch": describe(space, list(best))}
+            "best": Fitness(F, R, bool(long)).to_json() if np.isfinite(F) else None,
+            "launch": describe(space, list(best))}
 
 
 def describe(space: SearchSpace, values: list) -> dict:
