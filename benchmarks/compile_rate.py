@@ -1,12 +1,13 @@
 """How many CUDA files of repositories (or suites) Simulee's front end compiles and lists
 kernels for, as `simulee scan` compiles them.
 
-    python -m benchmarks.compile_rate REPO [REPO ...] [--gpuverify-annotations] [--jobs N]
+    python -m benchmarks.compile_rate REPO [REPO ...] [-D NAME[=VALUE]] [--gpuverify-annotations] [--jobs N]
 
 Each REPO is compiled as a scan of it would be (its include folders, a compile_commands.json
 it holds, .cu files included by others checked through their includer, missing headers
-stood in for and failing host code left out). A file of a GPUVerify-style suite is given
-the -D options its second line states. Prints, per repository and in all, the files
+stood in for and failing host code left out), with the -D options given (what a build
+defines, as a scan is given them). A file of a GPUVerify-style suite is given the -D
+options its second line states. Prints, per repository and in all, the files
 compiled cleanly, degraded, included, and failed, the kernels found, the time per file, and
 the failures grouped by cause.
 """
@@ -39,12 +40,12 @@ def list_one(task) -> tuple[str, str, int, str, float]:
     return task.file, record["status"], len(record["kernels"]), record["error"], time.perf_counter() - start
 
 
-def tasks_of(repository: Path, annotations: bool):
+def tasks_of(repository: Path, annotations: bool, defines: tuple[str, ...] = ()):
     from simulee.frontend import CompileOptions
     from simulee.scan import ScanOptions, file_tasks
 
     options = ScanOptions(repository, Path("/nonexistent"), repository.name,
-                          CompileOptions(gpuverify_annotations=annotations, timeout=120))
+                          CompileOptions(gpuverify_annotations=annotations, defines=defines, timeout=120))
     tasks = file_tasks(options)
     return [replace(task, options=replace(task.options, defines=task.options.defines
                                           + suite_defines(Path(task.root, task.file)))) for task in tasks]
@@ -56,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("repositories", type=Path, nargs="+", metavar="REPO")
+    parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]")
     parser.add_argument("--gpuverify-annotations", action="store_true")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--list", action="store_true", help="also print every failing and degraded file")
@@ -64,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     all_failures: Counter = Counter()
     for repository in args.repositories:
         try:
-            tasks = tasks_of(repository, args.gpuverify_annotations)
+            tasks = tasks_of(repository, args.gpuverify_annotations, tuple(args.defines))
         except SimuleeError as error:
             print(f"{repository}: {error}", file=sys.stderr)
             return 2

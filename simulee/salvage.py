@@ -72,6 +72,7 @@ class Salvage:
     editable: tuple[str, ...]  # the folders whose files host code may be left out of (the repository)
     missing: list[str] = field(default_factory=list)
     opaque: list[str] = field(default_factory=list)  # unknown type names declared as opaque pointers
+    namespaces: dict[str, str] = field(default_factory=dict)  # a missing header's namespace -> its stand-in
     functions: list[str] = field(default_factory=list)  # undeclared functions declared as host functions doing nothing
     left_out: list[tuple[str, str, int]] = field(default_factory=list)  # host functions: (file, name, line)
     texts: dict[str, str] = field(default_factory=dict)  # file -> its text with host code left out
@@ -93,10 +94,11 @@ class Salvage:
         arguments += ["-D__SIMULEE_CURAND_BUILTINS"] if self.curand_builtins else []
         if self.missing:
             arguments += ["-idirafter", str(self.scratch / "missing")]
-        if self.opaque or self.functions:
+        if self.opaque or self.functions or self.namespaces:
             declarations = self.scratch / "opaque.h"
             declarations.write_text(
-                "".join(f"typedef {_stand_in_type(name)} {name};\n" for name in self.opaque)
+                "".join(self.namespaces.values())
+                + "".join(f"typedef {_stand_in_type(name)} {name};\n" for name in self.opaque)
                 + "".join(f"template <class... T> static inline int {name}(T &&...) {{ return 0; }}\n"
                           for name in self.functions))
             arguments += ["-include", str(declarations)]
@@ -186,6 +188,12 @@ class Salvage:
             if called:
                 self.functions += called
                 return True
+            qualified = [name for name in dict.fromkeys(self._qualified_undeclared(diagnostics))
+                         if name not in self.namespaces]
+            if qualified:
+                texts = [t for t in map(self._repository_text, map(os.path.abspath, read)) if t is not None]
+                self.namespaces.update((name, namespace_stand_in(name, texts)) for name in qualified)
+                return True
         if self._leave_out_host_code(diagnostics):
             return True
         # code for a newer GPU (integer wmma, sm_80 asserts)
@@ -214,6 +222,17 @@ class Salvage:
             called = number <= len(lines) and re.match(r"%s\s*\(" % re.escape(name),
                                                        lines[number - 1][int(column) - 1:])
             if in_host and called:
+                found.append(name)
+        return found
+
+    def _qualified_undeclared(self, diagnostics: str) -> list[str]:
+        """Undeclared names the repository's code qualifies (`nlohmann::json`): the
+        namespace of a missing header."""
+        found = []
+        for file, line, column, name in _UNDECLARED.findall(diagnostics):
+            text = self._repository_text(os.path.abspath(file))
+            lines = text.split("\n") if text is not None else []
+            if int(line) <= len(lines) and re.match(r"%s\s*::" % re.escape(name), lines[int(line) - 1][int(column) - 1:]):
                 found.append(name)
         return found
 
@@ -323,6 +342,10 @@ class Salvage:
                 # would make calling it undefined, and the optimizer would delete the caller's launches)
                 ending = "__builtin_unreachable(); " if function.returns else ""
                 text = text[:function.start] + f" {kept}{ending}" + "\n" * body.count("\n") + text[function.end:]
+                if function.initializers >= 0:  # a constructor's member initializers go with its body
+                    initializers = text[function.initializers:function.start - 1]
+                    text = text[:function.initializers] + "\n" * initializers.count("\n") + \
+                        text[function.start - 1:]
                 if (file, function.first) in self.left_out_keys:
                     self.plain.add((file, function.first))  # its kept instances failed too: now none
                 else:
@@ -345,6 +368,27 @@ def unspaced_launches(text: str) -> str:
     """`text` with each launch whose chevrons hold spaces (`<< <`, `>> >`) written as
     `<<<...>>>`, its lines kept."""
     return _SPACED_LAUNCH.sub(lambda m: f"<<<{m.group(1)}>>>", text)
+
+
+def namespace_stand_in(name: str, texts: list[str]) -> str:
+    """Declarations of what `texts` name in the namespace `name` of a missing header: a
+    name others are qualified by as a struct holding them, one followed by `<` as an
+    alias template, any other as an opaque pointer type (`nlohmann::json *jsn` declares;
+    a body that does more with it fails and is left out)."""
+    tree: dict[str, list] = {}
+    for text in texts:
+        for chain in re.finditer(r"\b%s((?:\s*::\s*\w+)+)(\s*<)?" % re.escape(name), _blank_comments_and_strings(text)):
+            node, parts = tree, re.findall(r"\w+", chain.group(1))
+            for index, part in enumerate(parts):
+                entry = node.setdefault(part, [{}, False])
+                entry[1] |= index == len(parts) - 1 and chain.group(2) is not None
+                node = entry[0]
+
+    def members(node: dict) -> str:
+        return " ".join(f"struct {part} {{ {members(children)} }};" if children else
+                        f"template <class...> using {part} = void *;" if template else f"typedef void *{part};"
+                        for part, (children, template) in node.items())
+    return f"namespace {name} {{ {members(tree)} }}\n"
 
 
 def _typedef_as_macro(line: str, _) -> str:
@@ -399,9 +443,9 @@ _LIBRARY_TYPES = {"cufftComplex": "float2", "cufftDoubleComplex": "double2", "cu
 
 @dataclass(frozen=True)
 class Function:
-    """A function definition: its name, the lines of its body, the offsets of what is
-    between its braces, and whether it returns a value (not void, a constructor or a
-    destructor)."""
+    """A function definition: its name, the lines of its body (from a constructor's
+    member initializers), the offsets of what is between its braces, and whether it
+    returns a value (not void, a constructor or a destructor)."""
 
     name: str
     first: int
@@ -409,12 +453,14 @@ class Function:
     start: int
     end: int
     returns: bool = True
+    initializers: int = -1  # a constructor's: the offset of the ':' of its member initializers
 
 
 def host_functions(text: str) -> list[Function]:
     """The definitions of functions in `text` that are host code only (not __global__ or
     __device__), at namespace or class level."""
     found = []
+    code = _blank_comments_and_strings(text)
     for header, start, end in _bodies(text):
         if _DEVICE_SPECIFIERS.search(header) or not re.search(r"[\w>\]]\s*\(.*\)", header) or \
                 re.search(r"=\s*$|\[[^\]]*\]\s*\(", header):
@@ -426,7 +472,11 @@ def host_functions(text: str) -> list[Function]:
         # void, or no return type at all (a constructor, a destructor)
         returns = not (re.search(r"\bvoid\s*$", before) or name.rpartition("::")[2].startswith("~") or
                        not specifiers.strip())
-        found.append(Function(name, first, last, start, end, returns))
+        declared = code.rfind(header.split("(", 1)[0].split()[-1] if header.split("(", 1)[0].split() else "(", 0, start)
+        colon = re.search(r"\)\s*(?:noexcept\s*)?:(?!:)", code[declared:start]) if declared >= 0 else None
+        initializers = declared + colon.end() - 1 if colon else -1
+        first = text.count("\n", 0, initializers) + 1 if colon else first
+        found.append(Function(name, first, last, start, end, returns, initializers))
     return found
 
 

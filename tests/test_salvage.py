@@ -99,6 +99,21 @@ def test_a_typedef_of_a_c_library_name_and_a_prototype_of_a_cuda_math_function_c
     assert found == [("latest_unsynced", "data-race")]
 
 
+def test_a_fetched_librarys_namespaces_declare_and_a_constructor_using_them_is_left_out(records):
+    """cxxopts and nlohmann json, which CMake would fetch, are missing: `cxxopts::Options` as a
+    member and `nlohmann::json *` as a parameter declare, the constructor (with its member
+    initializers) and the function that use them are left out, and main's launch stays."""
+    record = records["gpu/fetched_options.cu"]
+    assert record["status"] == "degraded"
+    assert record["error"] == ("missing: cxxopts.hpp, nlohmann/json.hpp; host code left out: "
+                               "settings_t (gpu/fetched_options.cu:11), report (gpu/fetched_options.cu:15)")
+    result = simulee("check", GPU / "fetched_options.cu", "--format", "json", "-q")
+    kernel = json.loads(result.stdout)["kernels"][0]
+    assert [(launch["grid"], launch["block"], launch["origin"]) for launch in kernel["launches"]] == \
+        [([4096, 1, 1], [256, 1, 1], f"site fetched_options.cu:{line_of(GPU / 'fetched_options.cu', 'scale<<<')}")]
+    assert kernel["findings"] == []
+
+
 def test_headers_included_through_the_scanned_folders_own_name():
     assert listed(REPO)["gpu/prefixed.cu"]["status"] == "ok"
     assert listed(GPU)["prefixed.cu"]["status"] == "ok"  # the scan of gpu/ alone: "gpu/common.cuh"
