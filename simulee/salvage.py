@@ -232,7 +232,8 @@ class Salvage:
         for file, line, column, name in _UNDECLARED.findall(diagnostics):
             text = self._repository_text(os.path.abspath(file))
             lines = text.split("\n") if text is not None else []
-            if int(line) <= len(lines) and re.match(r"%s\s*::" % re.escape(name), lines[int(line) - 1][int(column) - 1:]):
+            after = lines[int(line) - 1][int(column) - 1:] if int(line) <= len(lines) else ""
+            if re.match(r"%s\s*::" % re.escape(name), after):
                 found.append(name)
         return found
 
