@@ -51,9 +51,9 @@ def build(sources: list[Path], options: CompileOptions, folder: Path, say=None) 
     compiled = [_compile(clang, source, options, folder / f"{index}-{source.stem}.o", stand_in)
                 for index, source in enumerate(sources)]
     objects = [path for path, _ in compiled]
-    degraded = [f"{source}: {'; '.join(filter(None, (without, stood_in(_read_depfile(path.with_suffix('.d'))))))}"
-                for source, (path, without) in zip(sources, compiled)
-                if without or stood_in(_read_depfile(path.with_suffix(".d")))]
+    standing_in = [stood_in(_read_depfile(path.with_suffix(".d"))) for path, _ in compiled]
+    degraded = [f"{source}: {'; '.join(filter(None, (without, stand_ins)))}"
+                for source, (_, without), stand_ins in zip(sources, compiled, standing_in) if without or stand_ins]
     objects += _linked_binaries(clang, objects, folder)
     executable = folder / "program"
     runtime = runtime_objects(clang, say)
