@@ -79,10 +79,13 @@ def test_a_grid_rounded_up_in_floating_point_keeps_its_relation_and_its_race_nee
         inputs = [None] * len(site.inputs)
         inputs[n[1]] = value
         assert dims(site, "grid", inputs) == (-(-value // 256), 1, 1)
-    found = errors(check_json("serial_total.cu", "-k", "normalize_then_total"))
-    assert [(f["type"], f["line"]) for f in found] == [("data-race", line_in("serial_total.cu", "weights[i] / sum"))]
+    result = simulee("check", SITES / "serial_total.cu", "-q", "--format", "json")
+    kernels = {k["kernel"]: k["findings"] for k in json.loads(result.stdout)["kernels"]}
+    found = kernels["normalize_then_total"]
+    assert [(f["type"], f["severity"], f["line"]) for f in found] == \
+        [("data-race", "error", line_in("serial_total.cu", "weights[i] / sum"))]
     assert found[0]["launch"]["args"]["n"] > 256
-    assert check_json("serial_total.cu", "-k", "normalize_then_block_total")["findings"] == []
+    assert kernels["normalize_then_block_total"] == []
 
 
 def test_dim3_constants_shared_memory_templates_and_cudaLaunchKernel():
