@@ -210,31 +210,24 @@ class Salvage:
         """Undeclared names that the repository's host functions call (`name(` where the
         error is): what a missing header declared as a function or a function-like macro.
         In device code an undeclared name stays an error."""
-        found = []
-        for file, line, column, name in _UNDECLARED.findall(diagnostics):
-            file = os.path.abspath(file)
-            text = self._repository_text(file)
-            if text is None:
-                continue
-            lines = text.split("\n")
-            number = int(line)
-            in_host = any(f.first <= number <= f.last for f in host_functions(text))
-            called = number <= len(lines) and re.match(r"%s\s*\(" % re.escape(name),
-                                                       lines[number - 1][int(column) - 1:])
-            if in_host and called:
-                found.append(name)
-        return found
+        return [name for name, text, number in self._undeclared_before(diagnostics, r"\s*\(")
+                if any(f.first <= number <= f.last for f in host_functions(text))]
 
     def _qualified_undeclared(self, diagnostics: str) -> list[str]:
         """Undeclared names the repository's code qualifies (`nlohmann::json`): the
         namespace of a missing header."""
+        return [name for name, _, _ in self._undeclared_before(diagnostics, r"\s*::")]
+
+    def _undeclared_before(self, diagnostics: str, following: str) -> list[tuple[str, str, int]]:
+        """(name, its file's text, line number) of each undeclared name in the repository's
+        files that `following` (a pattern) follows where the error is."""
         found = []
         for file, line, column, name in _UNDECLARED.findall(diagnostics):
             text = self._repository_text(os.path.abspath(file))
             lines = text.split("\n") if text is not None else []
-            after = lines[int(line) - 1][int(column) - 1:] if int(line) <= len(lines) else ""
-            if re.match(r"%s\s*::" % re.escape(name), after):
-                found.append(name)
+            number = int(line)
+            if number <= len(lines) and re.match(re.escape(name) + following, lines[number - 1][int(column) - 1:]):
+                found.append((name, text, number))
         return found
 
     def _assume_cuda_build(self, read: list[str]) -> bool:
@@ -462,7 +455,7 @@ def host_functions(text: str) -> list[Function]:
     __device__), at namespace or class level."""
     found = []
     code = _blank_comments_and_strings(text)
-    for header, start, end in _bodies(text):
+    for declared, header, start, end in _bodies(code):
         if _DEVICE_SPECIFIERS.search(header) or not re.search(r"[\w>\]]\s*\(.*\)", header) or \
                 re.search(r"=\s*$|\[[^\]]*\]\s*\(", header):
             continue
@@ -473,8 +466,7 @@ def host_functions(text: str) -> list[Function]:
         # void, or no return type at all (a constructor, a destructor)
         returns = not (re.search(r"\bvoid\s*$", before) or name.rpartition("::")[2].startswith("~") or
                        not specifiers.strip())
-        declared = code.rfind(header.split("(", 1)[0].split()[-1] if header.split("(", 1)[0].split() else "(", 0, start)
-        colon = re.search(r"\)\s*(?:noexcept\s*)?:(?!:)", code[declared:start]) if declared >= 0 else None
+        colon = re.search(r"\)\s*(?:noexcept\s*)?:(?!:)", code[declared:start])
         initializers = declared + colon.end() - 1 if colon else -1
         first = text.count("\n", 0, initializers) + 1 if colon else first
         found.append(Function(name, first, last, start, end, returns, initializers))
@@ -484,11 +476,11 @@ def host_functions(text: str) -> list[Function]:
 _SCOPE = re.compile(r'\b(namespace|struct|class|union|enum)\b[^()]*$|\bextern\s*(""\s*)?$')
 
 
-def _bodies(text: str):
-    """(the declaration before the brace, offset after '{', offset of its '}') of every
-    brace block at namespace or class level that is not itself a namespace, class or
-    linkage block (those are entered)."""
-    code = _blank_comments_and_strings(text)
+def _bodies(code: str):
+    """(offset of the declaration before the brace, that declaration, offset after '{',
+    offset of its '}') of every brace block of `code` (comments and strings blanked) at
+    namespace or class level that is not itself a namespace, class or linkage block (those
+    are entered)."""
     position, last = 0, 0
     while position < len(code):
         char = code[position]
@@ -501,7 +493,7 @@ def _bodies(text: str):
             end = _matching(code, position)
             if end < 0:
                 return
-            yield header, position + 1, end
+            yield last, header, position + 1, end
             position = end + 1
             last = position
             continue
