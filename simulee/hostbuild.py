@@ -110,10 +110,7 @@ def _salvaged(salvage: Salvage, diagnostics: str) -> bool:
     does (a missing header stood in for, what it declared made opaque or doing nothing,
     host functions that then fail left out: a program that only draws optionally), but
     never by leaving out `main`: a program without it would do nothing."""
-    arch = salvage.arch
-    answered = salvage.answer(diagnostics)
-    salvage.arch = arch  # a device architecture: no matter to the host side
-    return answered and not any(name == "main" for _, name, _ in salvage.left_out)
+    return salvage.answer(diagnostics) and not any(name == "main" for _, name, _ in salvage.left_out)
 
 
 # what gcc accepts in C with a warning and clang refuses: implicit int and function declarations, int and
@@ -128,7 +125,7 @@ def _as_nvcc_reads(source: Path, scratch: Path) -> Salvage:
     (salvage.unspaced_launches: `k << < grid, block >> > (...)`), and then compile it as a
     scan would (_salvaged): the source's folder is the program's, which it may edit."""
     scratch.mkdir(parents=True, exist_ok=True)
-    salvage = Salvage(scratch, (os.path.realpath(source.parent),))
+    salvage = Salvage(scratch, (os.path.realpath(source.parent),), host=True)
     text = source.read_text(errors="replace")
     if source.suffix.lower() in CUDA_SUFFIXES and unspaced_launches(text) != text:
         salvage.texts[os.path.abspath(source)] = unspaced_launches(text)

@@ -37,6 +37,11 @@ _ERROR_LINE = re.compile(r"^(.*?):(\d+):\d+: (?:fatal )?error: ", re.M)
 _UNKNOWN_TYPE = re.compile(r": error: (?:unknown type name|no member named) '(\w+)'(?! in '| in namespace)")
 _UNDECLARED = re.compile(r"^(.*?):(\d+):(\d+): error: use of undeclared identifier '(\w+)'", re.M)
 _UNKNOWN_NAMESPACE = re.compile(r"^(.*?):(\d+):\d+: error: (expected namespace name)", re.M)
+_NAMESPACE_ALIAS = re.compile(r"\bnamespace\s+(\w+)\s*=\s*(\w+)\s*;")
+# a library header's template instantiated from a repository's line (thrust called with a lambda)
+_INSTANTIATED_FROM = re.compile(r"^(.*?):(\d+):\d+: note: in instantiation of [^\n]* requested here$", re.M)
+# a statement a macro begins (gtest's TEST(suite, name) {...}, nvbench's NVBENCH_BENCH(f).set_name(...);)
+_MACRO_STATEMENT = re.compile(r"^[ \t]*([A-Z][A-Z0-9_]*[A-Z0-9])\s*\(", re.M)
 _ASM_ESCAPE = re.compile(r"^(.*?):(\d+):\d+: error: (invalid % escape) in inline assembly string", re.M)
 _EXTERN_SHARED = re.compile(r"^(.*?):(\d+):\d+: error: __shared__ variable '(\w+)' cannot be 'extern'", re.M)
 # a definition of a function CUDA provides only from a later GPU (atomicAdd on double, sm_60)
@@ -86,6 +91,7 @@ class Salvage:
     relocatable: bool = False  # compiled as relocatable device code (kernels that launch kernels)
     instantiated: str = ""  # the header they are instantiated in
     curand_builtins: bool = False  # curand_mtgp32_kernel.h redeclares blockDim and threadIdx: included as clang does
+    host: bool = False  # a program's host side (simulee exec): no other GPU architecture is tried
 
     def arguments(self) -> list[str]:
         """What to add to clang's arguments (before the source)."""
@@ -163,7 +169,7 @@ class Salvage:
         if not self.curand_builtins and _CURAND_BUILTINS.search(diagnostics):
             self.curand_builtins = True
             return True
-        if self.arch is None and _OLD_GPU_CODE.search(diagnostics):
+        if self.arch is None and not self.host and _OLD_GPU_CODE.search(diagnostics):
             self.arch = OLD_ARCH
             return True
         if self._fixed_size_extern_shared(diagnostics) or self._register_escapes(diagnostics):
@@ -172,6 +178,8 @@ class Salvage:
             return True
         if self._edit_lines(_LIBC_TYPEDEF.findall(diagnostics), _typedef_as_macro) or \
                 self._edit_lines(_DEVICE_PROTOTYPE.findall(diagnostics), _without_prototype):
+            return True
+        if self.missing and self._aliased_namespaces(diagnostics, read):
             return True
         if self.missing and self._edit_lines(_UNKNOWN_NAMESPACE.findall(diagnostics), _without_using_namespace):
             return True  # `using namespace cv;` of a library whose header is missing
@@ -194,15 +202,17 @@ class Salvage:
                 texts = [t for t in map(self._repository_text, map(os.path.abspath, read)) if t is not None]
                 self.namespaces.update((name, namespace_stand_in(name, texts)) for name in qualified)
                 return True
-        if self._leave_out_host_code(diagnostics):
+        if self.missing and self._leave_out_macro_statements(diagnostics, read):
             return True
-        # code for a newer GPU (integer wmma, sm_80 asserts)
-        if self.arch is None and self.requested_arch != NEWER_ARCH:
-            self.arch = NEWER_ARCH
+        if self._leave_out_host_code(diagnostics):
             return True
         if self.instances:  # an instance the template does not allow: fewer, then none
             kept = [(name, ty) for name, ty in self.instances if ty == INSTANCE_TYPES[0]]
             self.instances = [] if kept == self.instances else kept
+            return True
+        # code for a newer GPU (integer wmma, sm_80 asserts)
+        if self.arch is None and not self.host and self.requested_arch != NEWER_ARCH:
+            self.arch = NEWER_ARCH
             return True
         return False
 
@@ -229,6 +239,48 @@ class Salvage:
             if number <= len(lines) and re.match(re.escape(name) + following, lines[number - 1][int(column) - 1:]):
                 found.append((name, text, number))
         return found
+
+    def _aliased_namespaces(self, diagnostics: str, read: list[str]) -> bool:
+        """Declare the namespace that `namespace nb = nanobind;` aliases, when its header is
+        missing, with what the code names through the alias."""
+        aliased = {}
+        for file, line, _ in _UNKNOWN_NAMESPACE.findall(diagnostics):
+            text = self._repository_text(os.path.abspath(file))
+            lines = text.split("\n") if text is not None else []
+            alias = _NAMESPACE_ALIAS.search(lines[int(line) - 1]) if int(line) <= len(lines) else None
+            if alias and alias.group(2) not in self.namespaces:
+                aliased[alias.group(2)] = alias.group(1)
+        texts = [t for t in map(self._repository_text, map(os.path.abspath, read)) if t is not None]
+        self.namespaces.update((name, namespace_stand_in(name, texts, alias)) for name, alias in aliased.items())
+        return bool(aliased)
+
+    def _leave_out_macro_statements(self, diagnostics: str, read: list[str]) -> bool:
+        """Leave out the statements at namespace scope that begin with a macro nothing the
+        compiler read defines (a missing header's: gtest's `TEST(suite, name) {...}`,
+        nvbench's `NVBENCH_BENCH(f).set_name(...);`): with the header they declare
+        something; without it they are not C++."""
+        errors: dict[str, set[int]] = {}
+        for file, line in _ERROR_LINE.findall(diagnostics):
+            errors.setdefault(os.path.abspath(file), set()).add(int(line))
+        defined = _Defined(read)
+        edits = {}
+        for file, lines in errors.items():
+            text = self._repository_text(file)
+            if text is None:
+                continue
+            code = _blank_comments_and_strings(text)
+            bodies = [(start, end) for _, _, start, end in _bodies(code)]
+            found = [m for m in _MACRO_STATEMENT.finditer(code) if code.count("\n", 0, m.start()) + 1 in lines
+                     and not any(start <= m.start() < end for start, end in bodies) and not defined(m.group(1))]
+            for macro in reversed(found):
+                end = _statement_end(code, macro.end() - 1)
+                text = text[:macro.start(1)] + re.sub(r"[^\n]", " ", text[macro.start(1):end]) + text[end:]
+                self.left_out.append((file, f"{macro.group(1)}(...)", code.count("\n", 0, macro.start()) + 1))
+            if found:
+                edits[file] = text
+        self.texts.update(edits)
+        self.left_out.sort(key=lambda item: (item[0], item[2]))
+        return bool(edits)
 
     def _assume_cuda_build(self, read: list[str]) -> bool:
         """Define the macros by which a repository's sources ask whether the build has CUDA
@@ -317,7 +369,7 @@ class Salvage:
         if self.rounds >= MAX_STUB_ROUNDS:
             return False
         errors: dict[str, set[int]] = {}
-        for file, line in _ERROR_LINE.findall(diagnostics):
+        for file, line in _ERROR_LINE.findall(diagnostics) + _INSTANTIATED_FROM.findall(diagnostics):
             errors.setdefault(os.path.abspath(file), set()).add(int(line))  # as clang opened it (links kept)
         edits = {}
         for file, lines in errors.items():
@@ -364,14 +416,15 @@ def unspaced_launches(text: str) -> str:
     return _SPACED_LAUNCH.sub(lambda m: f"<<<{m.group(1)}>>>", text)
 
 
-def namespace_stand_in(name: str, texts: list[str]) -> str:
-    """Declarations of what `texts` name in the namespace `name` of a missing header: a
-    name others are qualified by as a struct holding them, one followed by `<` as an
-    alias template, any other as an opaque pointer type (`nlohmann::json *jsn` declares;
-    a body that does more with it fails and is left out)."""
+def namespace_stand_in(name: str, texts: list[str], alias: str = "") -> str:
+    """Declarations of what `texts` name in the namespace `name` of a missing header (or
+    through its `alias`): a name others are qualified by as a struct holding them, one
+    followed by `<` as an alias template, any other as an opaque pointer type
+    (`nlohmann::json *jsn` declares; a body that does more with it fails and is left out)."""
     tree: dict[str, list] = {}
+    named = "|".join(re.escape(n) for n in filter(None, (name, alias)))
     for text in texts:
-        for chain in re.finditer(r"\b%s((?:\s*::\s*\w+)+)(\s*<)?" % re.escape(name), _blank_comments_and_strings(text)):
+        for chain in re.finditer(r"\b(?:%s)((?:\s*::\s*\w+)+)(\s*<)?" % named, _blank_comments_and_strings(text)):
             node, parts = tree, re.findall(r"\w+", chain.group(1))
             for index, part in enumerate(parts):
                 entry = node.setdefault(part, [{}, False])
@@ -505,12 +558,47 @@ def _bodies(code: str):
         position += 1
 
 
-def _matching(code: str, open_brace: int) -> int:
+def _statement_end(code: str, open_paren: int) -> int:
+    """The offset after the statement whose macro call's `(` is at `open_paren`: its
+    arguments, calls chained on it (`.set_name(...)`), then a `;` or a braced body."""
+    end = _matching(code, open_paren, "()") + 1
+    while end > 0:
+        chained = re.compile(r"\s*(?:\.|->)\s*\w+\s*\(").match(code, end)
+        if not chained:
+            break
+        end = _matching(code, chained.end() - 1, "()") + 1
+    if end <= 0:
+        return len(code)
+    following = re.compile(r"\s*([;{])").match(code, end)
+    if not following:
+        return end
+    return following.end() if following.group(1) == ";" else _matching(code, following.end() - 1) + 1 or len(code)
+
+
+class _Defined:
+    """Whether a macro is defined by a file the compiler read (read once, when first asked)."""
+
+    def __init__(self, read: list[str]):
+        self.read, self.text = read, None
+
+    def __call__(self, name: str) -> bool:
+        if self.text is None:
+            texts = []
+            for file in self.read:
+                try:
+                    texts.append(Path(file).read_text(errors="replace"))
+                except OSError:
+                    pass
+            self.text = "\n".join(texts)
+        return re.search(r"^[ \t]*#[ \t]*define[ \t]+%s\b" % re.escape(name), self.text, re.M) is not None
+
+
+def _matching(code: str, open_brace: int, pair: str = "{}") -> int:
     depth = 0
     for position in range(open_brace, len(code)):
-        if code[position] == "{":
+        if code[position] == pair[0]:
             depth += 1
-        elif code[position] == "}":
+        elif code[position] == pair[1]:
             depth -= 1
             if depth == 0:
                 return position

@@ -114,6 +114,31 @@ def test_a_fetched_librarys_namespaces_declare_and_a_constructor_using_them_is_l
     assert kernel["findings"] == []
 
 
+def test_a_missing_librarys_macros_at_namespace_scope_and_its_namespace_alias(records):
+    record = records["gpu/registered_bench.cu"]
+    source = GPU / "registered_bench.cu"
+    assert record["status"] == "degraded"
+    assert record["error"] == (
+        "missing: benchlib/bench.h, testlib/test.h; host code left out: "
+        f"scale_bench (gpu/registered_bench.cu:{line_of(source, 'void scale_bench(')}), "
+        f"BENCH_REGISTER(...) (gpu/registered_bench.cu:{line_of(source, 'BENCH_REGISTER(')}), "
+        f"TEST(...) (gpu/registered_bench.cu:{line_of(source, 'TEST(')})")
+    assert [name for name, *_ in record["kernels"]] == ["scale"]
+
+
+def test_host_code_a_library_template_fails_for_is_left_out_where_it_asked_for_it(records):
+    record = records["gpu/abstract_factory.cu"]
+    source = GPU / "abstract_factory.cu"
+    assert record["status"] == "degraded"
+    line = line_of(source, "print_area() {")
+    assert record["error"] == f"host code left out: print_area (gpu/abstract_factory.cu:{line})"
+    assert [name for name, *_ in record["kernels"]] == ["fill"]
+    assert [site["line"] for site in record["sites"]] == [line_of(source, "fill<<<")]
+    result = simulee("check", source, "--format", "json", "-q")
+    kernel = json.loads(result.stdout)["kernels"][0]
+    assert kernel["launches"][0]["grid"] == [4, 1, 1] and kernel["findings"] == [], result.stderr
+
+
 def test_headers_included_through_the_scanned_folders_own_name():
     assert listed(REPO)["gpu/prefixed.cu"]["status"] == "ok"
     assert listed(GPU)["prefixed.cu"]["status"] == "ok"  # the scan of gpu/ alone: "gpu/common.cuh"
