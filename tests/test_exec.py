@@ -316,6 +316,13 @@ def test_a_program_that_only_draws_optionally_builds_without_gl_and_one_that_mus
     assert status == 2 and err.strip().endswith("drawn.cu:3:10: fatal error: 'GL/glut.h' file not found"), err
 
 
+def test_a_host_error_nothing_can_leave_out_fails_with_it_at_once(tmp_path):
+    source = tmp_path / "broken.cu"  # the error is at namespace scope: no function to leave out, no GPU to try
+    source.write_text("static int broken = not_declared;\nint main() { return broken; }\n")
+    status, _, err = simulee_exec(source, timeout=120)
+    assert status == 2 and err.strip().endswith("broken.cu:1:21: use of undeclared identifier 'not_declared'"), err
+
+
 def test_a_program_goes_on_after_a_read_past_a_buffer_and_its_later_launches_are_checked():
     status, out, err = simulee_exec("past_end.cu")
     assert out == "sum_next: no error\ncopy: no error, out[0] = 3, out[63] = 189\n"  # the read past gave 0
