@@ -48,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     _trace_command(commands, compiling, _launch_options(False), execution)
     _compile_command(commands, compiling)
     _exec_command(commands, compiling)
+    _prove_command(commands, compiling)
     return parser
 
 
@@ -321,6 +322,25 @@ def _exec_command(commands, compile_options) -> None:
     run.set_defaults(run=run_exec, program_args=[])
 
 
+def _prove_command(commands, compile_options) -> None:
+    prove = commands.add_parser(
+        "prove", parents=[compile_options],
+        help="decide whether kernels are race-free for every launch (two symbolic threads, an SMT solver)",
+        description="For every launch within CUDA's limits and the assumptions each verdict lists, decide whether "
+                    "two threads of a kernel can race or disagree on a barrier: proved (they cannot), race (the "
+                    "solver's launch and threads; confirmed when the interpreter's run of that launch shows it, "
+                    "possible when not) or unknown (why). Exit status: 1 when a race is confirmed.")
+    prove.add_argument("path", metavar="FILE|DIR")
+    prove.add_argument("-k", "--kernel", action="append", default=[], metavar="NAME",
+                       help="prove this kernel (repeatable; default: every kernel)")
+    prove.add_argument("--format", choices=("text", "json"), default="text")
+    prove.add_argument("--query-seconds", type=_seconds, default=5.0, metavar="S",
+                       help="give each question to the solver S seconds (default 5); past them the verdict is unknown")
+    prove.add_argument("--warp-model", choices=("independent", "lockstep"), default="independent",
+                       help="how a witness launch is run to confirm a race")
+    prove.set_defaults(run=run_prove)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -440,6 +460,44 @@ def source_files(path: Path, options):
     if not found.files:
         raise SimuleeError(f"no .cu files under {path}")
     return found.units(), replace(options, include_dirs=options.include_dirs + found.shared)
+
+
+# ---------------------------------------------------------------------------- prove
+
+
+def run_prove(args) -> int:
+    from simulee.prove import report
+    from simulee.prove.solve import prove_kernel
+    from simulee.prove.verdict import confirm
+
+    path = Path(args.path)
+    files, options = source_files(path, compile_options(args))
+    proofs, errors = [], []
+    for file, program, error in each_program(path, files, options, args.verbose):
+        if error:
+            errors.append({"file": display(str(file)), "error": error})
+            continue
+        kernels = [program.kernel(name) for name in args.kernel] if args.kernel else own_kernels(program)
+        if not kernels and not path.is_dir():
+            raise SimuleeError(f"{file}: no __global__ kernel found")
+        for kernel in kernels:
+            proof = prove_kernel(program, kernel, int(args.query_seconds * 1000))
+            confirm(program, kernel, proof, args.warp_model)
+            proofs.append(proof)
+            if args.format == "text":
+                print(report.text(proof), flush=True)
+    if args.format == "json":
+        print(json.dumps({"tool": "simulee", "version": __version__, "kernels": [report.to_json(p) for p in proofs],
+                          "errors": errors}, indent=2))
+    else:
+        assumptions = list(dict.fromkeys(a for proof in proofs for a in proof.assumptions))
+        if assumptions:
+            print("assumed: " + "; ".join(assumptions))
+        for error in errors:
+            print(f"simulee: error: {error['error']}", file=sys.stderr)
+    if any(report.confirmed(proof) for proof in proofs):
+        return EXIT_FINDINGS
+    return EXIT_ERROR if errors else EXIT_OK
 
 
 # ---------------------------------------------------------------------------- kernels

@@ -1,0 +1,890 @@
+"""Symbolic accesses of one thread of a kernel, from the decoded IR the interpreter runs.
+
+A walk follows every path of one thread from a start — the kernel's entry or a barrier —
+to the next barrier or the kernel's end (an *interval*), or, for threads of different
+blocks, from the entry through every barrier to the end. Values are z3 bit-vectors of the
+IR's widths, so machine arithmetic (wrapping, signedness) is exact; pointers are a base
+object (a pointer parameter, a global or __shared__ variable, a thread's own stack) and a
+64-bit byte offset. What the model cannot express is a fresh unconstrained value: a value
+loaded from memory, a float, a call's result, a loop variable that is not affine.
+
+Loops without a barrier are summarized: an affine induction variable is `init + step * k`
+for a fresh iteration number k, one that only shrinks (`s >>= 1`) lies between 0 and its
+first value, any other is fresh; their bodies are walked once for that arbitrary
+iteration. A loop with a barrier is cut at its barriers: a walk from a barrier inside it
+starts in an arbitrary iteration k that both threads share (they passed the same barrier
+the same number of times), and goes on around the back edge into iteration k + 1 as
+symbolic execution does. Values computed before a walk's start are recomputed from what
+they are made of where that is pure arithmetic, else fresh: shared by the two threads when
+the static divergence analysis finds them uniform, else one per thread.
+
+Everything here over-approximates what a thread can do; nothing may under-approximate.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import z3
+
+from interpreter import irparse as ir
+from interpreter.decode import Address, DecodedFunction
+from interpreter.loader import Program
+from interpreter.loops import Loop, natural_loops
+from interpreter.types import ArrayType, FloatType, IntType, PointerType, StructType, VectorType
+from interpreter.vocabulary import SPECIAL_REGISTER, barrier_kind, index_register
+from simulee.frontend import user_location
+
+AXES = "xyz"
+COUNTERS_DO_NOT_WRAP = "a loop counter compared as a signed (unsigned) number does not wrap past that range"
+MAX_BLOCK_VISITS = 20000  # per walk: past it the walk is cut and the verdict unknown
+SPACES = {0: "global", 1: "global", 3: "shared", 4: "constant", 5: "local"}
+_VARYING = {"phi", "load", "atomicrmw", "cmpxchg", "alloca", "unsupported", "call", "extractvalue", "insertvalue"}
+_NO_EFFECT = ("llvm.lifetime.", "llvm.dbg.", "llvm.experimental.noalias", "llvm.nvvm.bar.warp.sync",
+              "llvm.nvvm.barrier.cta.arrive", "llvm.nvvm.fence", "llvm.nvvm.membar", "llvm.prefetch",
+              "llvm.nvvm.prefetch", "llvm.invariant.", "llvm.var.annotation", "llvm.ptr.annotation",
+              "llvm.nvvm.isspacep", "llvm.sideeffect", "llvm.donothing")
+_ENDS_THREAD = ("__assertfail", "llvm.trap", "__trap", "llvm.nvvm.trap", "abort", "__simulee_exit")
+
+
+@dataclass(frozen=True)
+class Pointer:
+    """A pointer: its base object (("param", i), ("global", name), ("local", pc); None when
+    it is not known, a pointer read from memory) and the byte offset from it (64 bits)."""
+
+    base: tuple | None
+    offset: z3.BitVecRef
+
+
+@dataclass
+class Access:
+    kind: str  # read, write, atomic
+    base: tuple | None
+    space: str  # global, shared (None base: any)
+    offset: z3.BitVecRef
+    size: z3.BitVecRef
+    condition: z3.BoolRef
+    pc: int
+    line: int | None
+    file: str = ""
+
+
+@dataclass(frozen=True)
+class Induction:
+    """A loop counter that does not wrap, as exact 64-bit values: `value` = `start` +
+    `step` * `k` (what solve's lemmas speak of)."""
+
+    slot: int
+    start: z3.BitVecRef
+    step: z3.BitVecRef
+    k: z3.BitVecRef
+    value: z3.BitVecRef
+
+
+@dataclass
+class Walk:
+    """What one thread may do from one start: its accesses, where its paths end (a barrier's
+    pc, or "exit") under which condition, what holds at the start, and why the walk is not
+    exact enough to prove anything (empty when it is)."""
+
+    accesses: list[Access] = field(default_factory=list)
+    ends: dict = field(default_factory=dict)  # end -> [condition, ...]
+    facts: list = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)
+    assumed: list[str] = field(default_factory=list)  # assumptions the walk made beyond the launch's
+    inductions: list[Induction] = field(default_factory=list)
+
+
+@dataclass
+class Launch:
+    """The symbolic launch both threads share: dimensions and scalar parameters."""
+
+    ntid: tuple
+    nctaid: tuple
+    params: dict  # slot -> value (scalars; byval structs are read through "byval" bases)
+
+    @classmethod
+    def of(cls, function: DecodedFunction) -> "Launch":
+        params = {}
+        for index, slot in enumerate(function.params):
+            ty = function.slot_types[slot]
+            if isinstance(ty, IntType):
+                params[slot] = z3.BitVec(f"arg{index}", ty.bits)
+            elif isinstance(ty, FloatType):
+                params[slot] = z3.BitVec(f"arg{index}", ty.bits)
+            elif isinstance(ty, PointerType):
+                params[slot] = Pointer(("param", index), z3.BitVecVal(0, 64))
+        return cls(tuple(z3.BitVec(f"ntid.{a}", 32) for a in AXES), tuple(z3.BitVec(f"nctaid.{a}", 32) for a in AXES),
+                   params)
+
+    def limits(self) -> list:
+        """CUDA's launch limits."""
+        facts = [z3.UGE(d, 1) for d in self.ntid + self.nctaid]
+        facts += [z3.ULE(self.ntid[0], 1024), z3.ULE(self.ntid[1], 1024), z3.ULE(self.ntid[2], 64),
+                  z3.ULE(self.ntid[0] * self.ntid[1] * self.ntid[2], 1024)]  # each bounded: no wrap in 32 bits
+        facts += [z3.ULE(self.nctaid[0], 2 ** 31 - 1), z3.ULE(self.nctaid[1], 65535), z3.ULE(self.nctaid[2], 65535)]
+        # a grid's global thread index along each axis fits an int (see solve.ASSUMPTIONS)
+        facts += [z3.ULE(z3.ZeroExt(11, g) * z3.ZeroExt(11, b), 2 ** 31) for g, b in zip(self.nctaid, self.ntid)]
+        return facts
+
+
+class Thread:
+    """One of the two symbolic threads: its indices, within the launch's limits."""
+
+    def __init__(self, number: int, launch: Launch):
+        self.number = number
+        self.tid = tuple(z3.BitVec(f"tid.{a}#{number}", 32) for a in AXES)
+        self.ctaid = tuple(z3.BitVec(f"ctaid.{a}#{number}", 32) for a in AXES)
+        self.facts = [z3.ULT(i, d) for i, d in zip(self.tid, launch.ntid)] + \
+            [z3.ULT(i, d) for i, d in zip(self.ctaid, launch.nctaid)]
+
+
+class Kernel:
+    """A kernel's decoded function with what every walk of it needs: its loops, which of
+    them hold a barrier, and which values are uniform across a block."""
+
+    def __init__(self, program: Program, symbol: str):
+        self.program = program
+        self.function = program.function(symbol)
+        self.symbol = symbol
+        self.layout = program.layout
+        self.loops = natural_loops(self.function)
+        self.loop_of = {loop.header: loop for loop in self.loops}
+        self.definer = {op.result: pc for pc, op in enumerate(self.function.ops) if op.result >= 0}
+        self.barriers = [pc for pc, op in enumerate(self.function.ops) if _is_barrier(op)]
+        self.barrier_loops = {loop.header for loop in self.loops
+                              if any(self.function.ops[pc].block in loop.blocks for pc in self.barriers)}
+        self.uniform = _uniform_slots(self)
+        self._invariant: dict[tuple[int, int], bool] = {}
+        self.byval = {index: program.module.functions[symbol].params[index].typed_attribute("byval")
+                      for index in range(len(self.function.params))}
+
+    def invariant(self, slot: int, loop: Loop) -> bool:
+        """Whether `slot` has one value in every iteration of `loop`: defined outside it, or
+        pure arithmetic inside it on such values and on index registers."""
+        key = (slot, loop.header)
+        if key not in self._invariant:
+            self._invariant[key] = False  # a cycle (through a phi) is not invariant
+            pc = self.definer.get(slot)
+            op = self.function.ops[pc] if pc is not None else None
+            if op is None or op.block not in loop.blocks:
+                found = True
+            elif op.opcode == "call":
+                found = index_register(op.extra.get("callee") or "") is not None
+            elif op.opcode in _VARYING:
+                found = False
+            else:
+                found = all(self.invariant(a, loop) for a in op.args)
+            self._invariant[key] = found
+        return self._invariant[key]
+
+    def loops_around(self, block: int) -> list[Loop]:
+        return [loop for loop in self.loops if block in loop.blocks]
+
+    def line(self, pc: int) -> int | None:
+        location = user_location(self.function.ops[pc].location)
+        return location.line if location else None
+
+    def file(self, pc: int) -> str:
+        location = user_location(self.function.ops[pc].location)
+        return location.file if location else ""
+
+
+def _is_barrier(op) -> bool:
+    return op.opcode == "call" and barrier_kind(op.extra.get("callee") or "") is not None
+
+
+class _State:
+    """One path of a walk: where it is, its values, its condition and loop context."""
+
+    __slots__ = ("block", "position", "previous", "values", "condition", "entered", "summarized")
+
+    def __init__(self, block, position, previous, values, condition, entered, summarized):
+        self.block, self.position, self.previous = block, position, previous
+        self.values, self.condition, self.entered, self.summarized = values, condition, entered, summarized
+
+    def fork(self, **changes) -> "_State":
+        state = _State(self.block, self.position, self.previous, dict(self.values), self.condition, self.entered,
+                       self.summarized)
+        for name, value in changes.items():
+            setattr(state, name, value)
+        return state
+
+
+class Walker:
+    """The walks of one thread. `start`: None for the kernel's entry, else a barrier's pc;
+    `through_barriers`: walk on past barriers (threads of different blocks)."""
+
+    def __init__(self, kernel: Kernel, launch: Launch, thread: Thread, start: int | None,
+                 through_barriers: bool = False, shared: dict | None = None):
+        self.kernel, self.launch, self.thread = kernel, launch, thread
+        self.function = kernel.function
+        self.start, self.through = start, through_barriers
+        self.shared = {} if shared is None else shared  # uniform fresh values both threads share, by name
+        self.before: dict[int, object] = {}  # values computed before the start
+        self.fresh_count = itertools.count()
+        self.walk = Walk()
+        self.start_loops = [] if start is None else kernel.loops_around(self.function.ops[start].block)
+        self.iteration: dict[int, z3.BitVecRef] = {}  # loop header -> the shared iteration at the start
+        self.sides: list = []  # what the ops just evaluated promise (no signed wrap: nsw)
+
+    # --- values -------------------------------------------------------------------------
+    def fresh(self, width: int, what: str, slot: int | None = None) -> z3.BitVecRef:
+        """A fresh value; one both threads share when it stands for a uniform slot."""
+        if slot is not None and slot in self.kernel.uniform and not self.through:
+            name = f"u{slot}@{self.start}:{what}"
+            if name not in self.shared:
+                self.shared[name] = z3.BitVec(name, width)
+            return self.shared[name]
+        return z3.BitVec(f"{what}#{self.thread.number}@{self.start}.{next(self.fresh_count)}", width)
+
+    def value(self, state: _State, slot: int):
+        if slot in state.values:
+            return state.values[slot]
+        return self.prior(slot)
+
+    def prior(self, slot: int):
+        """The value of a slot defined before the walk's start (or a constant, a parameter)."""
+        if slot in self.before:
+            return self.before[slot]
+        function = self.function
+        if slot in function.constants:
+            value = self.constant(function.constants[slot], function.slot_types[slot])
+        elif slot in self.launch.params:
+            value = self.launch.params[slot]
+        elif slot in function.params:
+            value = self.opaque(function.slot_types[slot], "param", slot)
+        else:
+            pc = self.kernel.definer.get(slot)
+            op = function.ops[pc] if pc is not None else None
+            if op is None:
+                value = self.opaque(function.slot_types[slot], "undefined", slot)
+            elif op.opcode == "phi":
+                value = self.prior_phi(pc, op)
+            elif op.opcode == "call" and (op.extra.get("callee") or "").startswith(SPECIAL_REGISTER):
+                value = self.register(op.extra["callee"], op)
+            else:
+                self.before[slot] = None  # a cycle through non-phi ops cannot happen in SSA; guard anyway
+                saved, self.sides = self.sides, []
+                value = self.evaluate(None, pc, op)
+                self.walk.facts += self.sides  # it was computed before the start: what it promises held
+                self.sides = saved
+                if value is _UNSET:
+                    value = self.opaque(op.type, op.opcode, slot)
+        self.before[slot] = value
+        return value
+
+    def prior_phi(self, pc: int, op):
+        """A phi's value at the start: a header phi of a loop around the start is its value
+        in the shared iteration, any other phi a fresh value."""
+        loop = next((loop for loop in self.start_loops if loop.header == op.block), None)
+        if loop is None:
+            return self.opaque(op.type, "phi", op.result)
+        inside = [(value, block) for value, block in zip(op.args, op.extra["blocks"]) if block in loop.blocks]
+        outside = [(value, block) for value, block in zip(op.args, op.extra["blocks"]) if block not in loop.blocks]
+        if len(outside) != 1:
+            return self.opaque(op.type, "phi", op.result)
+        if loop.header not in self.iteration:
+            self.iteration[loop.header] = z3.BitVec(f"k{loop.header}@{self.start}", 64)
+            self.shared.setdefault(f"k{loop.header}@{self.start}", self.iteration[loop.header])
+        return self.induction(op, outside[0][0], inside, loop, self.iteration[loop.header],
+                              lambda s: self.prior(s), shared=True)
+
+    def induction(self, op, initial_slot: int, inside, loop: Loop, k, read, shared: bool):
+        """A header phi's value in iteration k: affine, shrinking within its first value,
+        else fresh."""
+        initial = read(initial_slot)
+        if len(inside) == 1:
+            step, flags = self.step(op.result, inside[0][0], loop, read)
+            if step is not None and not ({"nsw", "nuw"} & set(flags)):
+                compared = self.compared(op.result, inside[0][0], loop)
+                if compared:  # the counter is compared as a signed (unsigned) number: assumed not to wrap as one
+                    flags = ("nsw",) if compared == "signed" else ("nuw",)
+                    self.walk.assumed.append(COUNTERS_DO_NOT_WRAP)
+            if step is not None and isinstance(initial, Pointer):
+                return Pointer(initial.base, initial.offset + step * k)
+            if step is not None and z3.is_bv(initial):
+                width = initial.size()
+                if width >= 64:
+                    return initial + step * k
+                if "nsw" in flags or "nuw" in flags:  # the sequence never wraps: fewer than 2^32 distinct steps
+                    extend = z3.SignExt if "nsw" in flags else z3.ZeroExt
+                    wide = extend(64 - width, initial) + step * k if "nsw" in flags else \
+                        extend(64 - width, initial) + z3.ZeroExt(64 - width, z3.Extract(width - 1, 0, step)) * k
+                    low, high = (-(1 << (width - 1)), 1 << (width - 1)) if "nsw" in flags else (0, 1 << width)
+                    self.walk.facts += [z3.ULT(k, 1 << 32), wide >= low, wide < high] if "nsw" in flags else \
+                        [z3.ULT(k, 1 << 32), z3.ULT(wide, high)]
+                    start = extend(64 - width, initial)
+                    distance = step if "nsw" in flags else z3.ZeroExt(64 - width, z3.Extract(width - 1, 0, step))
+                    self.walk.inductions.append(Induction(op.result, start, distance, k, wide))
+                    return z3.Extract(width - 1, 0, wide)
+                return initial + z3.Extract(width - 1, 0, step) * z3.Extract(width - 1, 0, k)
+            if z3.is_bv(initial) and self.shrinks(op.result, inside[0][0]):
+                value = self.fresh(initial.size(), "shrinking", op.result if shared else None)
+                self.walk.facts.append(z3.ULE(value, initial))
+                return value
+        if isinstance(initial, Pointer):
+            return Pointer(None, self.fresh(64, "pointer"))
+        return self.opaque(op.type, "loop", op.result if shared else None)
+
+    def step(self, phi: int, update: int, loop: Loop, read):
+        """The 64-bit step of `phi` when `update` is phi + c, phi - c or a getelementptr of
+        phi by c, c invariant in the loop (None otherwise), and the update's no-wrap flags."""
+        pc = self.kernel.definer.get(update)
+        if pc is None:
+            return None, ()
+        op = self.function.ops[pc]
+        flags = op.extra.get("flags", ())
+
+        def invariant(slot):
+            return self.kernel.invariant(slot, loop)
+
+        if op.opcode in ("add", "sub") and phi in op.args:
+            other = op.args[1] if op.args[0] == phi else op.args[0]
+            if not invariant(other) or (op.opcode == "sub" and op.args[0] != phi):
+                return None, ()
+            c = read(other)
+            if not z3.is_bv(c):
+                return None, ()
+            c = z3.SignExt(64 - c.size(), c) if c.size() < 64 else c
+            return (-c if op.opcode == "sub" else c), (() if op.opcode == "sub" else flags)
+        if op.opcode == "getelementptr" and op.args[0] == phi and len(op.args) == 2 and invariant(op.args[1]):
+            c = read(op.args[1])
+            if not z3.is_bv(c):
+                return None, ()
+            c = z3.SignExt(64 - c.size(), c) if c.size() < 64 else c
+            return c * self.kernel.layout.size(op.extra["source_type"]), ()
+        return None, ()
+
+    def compared(self, phi: int, update: int, loop: Loop) -> str | None:
+        """"signed" or "unsigned": how the loop's exits compare its counter `phi` (or its
+        update); None when they do not compare it by order."""
+        kinds = set()
+        for block in loop.blocks:
+            terminator = self.function.ops[self.function.blocks[block].end - 1]
+            if terminator.opcode != "br" or not terminator.args:
+                continue
+            pc = self.kernel.definer.get(terminator.args[0])
+            op = self.function.ops[pc] if pc is not None else None
+            if op is not None and op.opcode == "icmp" and {phi, update} & set(op.args):
+                predicate = op.extra["predicate"]
+                kinds.add("signed" if predicate.startswith("s") else "unsigned" if predicate[0] == "u" else "equality")
+        return kinds.pop() if len(kinds) == 1 and "equality" not in kinds else None
+
+    def shrinks(self, phi: int, update: int) -> bool:
+        """Whether `update` is phi >> c or phi / c (unsigned, c a positive constant)."""
+        pc = self.kernel.definer.get(update)
+        if pc is None:
+            return False
+        op = self.function.ops[pc]
+        constant = self.function.constants.get(op.args[1]) if len(op.args) == 2 else None
+        return op.opcode in ("lshr", "udiv") and op.args[0] == phi and isinstance(constant, ir.ConstInt) \
+            and constant.value > 0
+
+    def opaque(self, ty, what: str, slot: int | None = None):
+        if isinstance(ty, PointerType):
+            return Pointer(None, self.fresh(64, what))
+        width = _width(ty, self.kernel.layout)
+        return self.fresh(width, what, slot) if width else None
+
+    def constant(self, constant, ty):
+        if isinstance(constant, ir.ConstInt):
+            return z3.BitVecVal(constant.value % (1 << ty.bits), ty.bits) if isinstance(ty, IntType) else None
+        if isinstance(constant, Address):
+            return Pointer(("global", constant.name), z3.BitVecVal(constant.offset, 64))
+        if isinstance(constant, ir.ConstSpecial) and constant.kind in ("null", "zeroinitializer") and \
+                isinstance(ty, PointerType):
+            return Pointer(("null",), z3.BitVecVal(0, 64))
+        if isinstance(constant, ir.ConstSpecial) and isinstance(ty, IntType):
+            return z3.BitVecVal(0, ty.bits) if constant.kind == "zeroinitializer" else \
+                self.fresh(ty.bits, constant.kind)
+        if isinstance(constant, ir.ConstFloat):
+            return self.fresh(_width(ty, self.kernel.layout) or 32, "float")
+        return self.opaque(ty, "constant")
+
+    # --- walking ------------------------------------------------------------------------
+    def run(self) -> Walk:
+        function = self.function
+        if self.start is None:
+            state = _State(0, function.blocks[0].start, None, {}, (), frozenset(), frozenset())
+        else:
+            op = function.ops[self.start]
+            state = _State(op.block, self.start + 1, None, {}, (), frozenset(), frozenset())
+            for loop in self.start_loops:  # the loop's own condition held in this iteration
+                self.header_fact(loop)
+        stack, visits = [state], 0
+        while stack:
+            state = stack.pop()
+            visits += 1
+            if visits > MAX_BLOCK_VISITS:
+                self.walk.unknown.append("too many paths")
+                break
+            stack.extend(self.step_block(state))
+        return self.walk
+
+    def header_fact(self, loop: Loop) -> None:
+        terminator = self.function.ops[self.function.blocks[loop.header].end - 1]
+        if terminator.opcode != "br" or len(terminator.args) != 1:
+            return
+        inside = [target in loop.blocks for target in terminator.extra["targets"]]
+        if inside.count(True) != 1:
+            return
+        condition = self.prior(terminator.args[0])
+        if z3.is_bv(condition):
+            self.walk.facts.append(condition == (1 if inside[0] else 0))
+
+    def step_block(self, state: _State) -> list[_State]:
+        """Run `state`'s block from its position; the states it continues in."""
+        function = self.function
+        block = function.blocks[state.block]
+        position = state.position
+        if position == block.start:  # entered: its phis take their values from the edge
+            phis = []
+            while position < block.end and function.ops[position].opcode == "phi":
+                op = function.ops[position]
+                incoming = dict(zip(op.extra["blocks"], op.args))
+                slot = incoming.get(state.previous)
+                phis.append((op.result, self.value(state, slot) if slot is not None else
+                             self.opaque(op.type, "phi")))
+                position += 1
+            for slot, value in phis:
+                state.values[slot] = value
+        for pc in range(position, block.end):
+            op = function.ops[pc]
+            if _is_barrier(op) and not self.through:
+                self.end(state, pc)
+                return []
+            outcome = self.execute(state, pc, op)
+            if outcome is _STOP:
+                return []
+            if isinstance(outcome, list):
+                return outcome
+        return []
+
+    def end(self, state: _State, where) -> None:
+        self.walk.ends.setdefault(where, []).append(_all(state.condition))
+
+    def execute(self, state: _State, pc: int, op):
+        """Run one op: None to go on, _STOP to end the path, or the successor states."""
+        opcode = op.opcode
+        if opcode in ("br", "switch"):
+            return self.branch(state, op)
+        if opcode == "ret":
+            self.end(state, "exit")
+            return _STOP
+        if opcode == "unreachable":
+            return _STOP
+        if opcode in ("load", "store", "atomicrmw", "cmpxchg"):
+            self.memory(state, pc, op)
+            return None
+        if opcode == "call":
+            return self.call(state, pc, op)
+        if opcode == "select" and isinstance(self.value(state, op.args[1]), Pointer):
+            return self.pointer_select(state, pc, op)
+        self.sides = []
+        value = self.evaluate(state, pc, op)
+        if self.sides:
+            state.condition = state.condition + tuple(self.sides)
+        if op.result >= 0:
+            state.values[op.result] = self.opaque(op.type, opcode, op.result) if value is _UNSET else value
+        return None
+
+    def branch(self, state: _State, op) -> list[_State]:
+        targets = op.extra.get("targets", ())
+        if op.opcode == "br" and len(op.args) == 0:
+            return self.go(state, targets[0], None)
+        if op.opcode == "br":
+            condition = self.value(state, op.args[0])
+            if not z3.is_bv(condition):
+                return self.go(state, targets[0], None) + self.go(state, targets[1], None)
+            return self.go(state, targets[0], condition == 1) + self.go(state, targets[1], condition == 0)
+        selector = self.value(state, op.args[0])
+        cases = op.extra["cases"]
+        if not z3.is_bv(selector):
+            return [s for _, target in cases for s in self.go(state, target, None)] + \
+                self.go(state, op.extra["default"], None)
+        values = [z3.BitVecVal(int(getattr(v, "value", v)) % (1 << selector.size()), selector.size())
+                  for v, _ in cases]
+        found = [s for value, (_, target) in zip(values, cases) for s in self.go(state, target, selector == value)]
+        return found + self.go(state, op.extra["default"], z3.And([selector != v for v in values]))
+
+    def go(self, state: _State, target: int, condition) -> list[_State]:
+        """The state entering `target` from `state`'s block under `condition` (none when
+        the path ends there: a back edge of a loop walked once)."""
+        if condition is not None:  # simplified only to tell a decided branch: rewriting loses the terms' sharing
+            simplified = z3.simplify(condition)
+            if z3.is_false(simplified):
+                return []
+            condition = None if z3.is_true(simplified) else condition
+        conditions = state.condition + ((condition,) if condition is not None else ())
+        loop = self.kernel.loop_of.get(target)
+        entered, summarized = state.entered, state.summarized
+        if loop is not None and state.block in loop.blocks:  # a back edge
+            if target in summarized:
+                return []  # the summarized iteration is any iteration: the next one is walked as it
+            if target in entered:
+                line = self.kernel.line(self.function.blocks[target].start) or "?"
+                self.walk.unknown.append(f"a path around the loop at line {line} passes no barrier")
+                return []
+            entered = entered | {target}
+        elif loop is not None:  # entering a loop
+            if target not in self.kernel.barrier_loops or self.through:
+                new = state.fork(block=target, position=self.function.blocks[target].start, previous=state.block,
+                                 condition=conditions, summarized=summarized | {target})
+                return [self.summarize(new, loop)]
+        # loops left are no longer summarized or entered on this path
+        summarized = frozenset(h for h in summarized if target in self.kernel.loop_of[h].blocks)
+        entered = frozenset(h for h in entered if target in self.kernel.loop_of[h].blocks)
+        block = self.function.blocks[target]
+        return [state.fork(block=target, position=block.start, previous=state.block, condition=conditions,
+                           entered=entered, summarized=summarized)]
+
+    def summarize(self, state: _State, loop: Loop) -> _State:
+        """Enter a loop walked once for an arbitrary iteration: its header's phis take their
+        values in iteration k (a fresh iteration number of this thread)."""
+        function = self.function
+        k = z3.BitVec(f"k{loop.header}#{self.thread.number}@{self.start}.{next(self.fresh_count)}", 64)
+        position = function.blocks[loop.header].start
+        phis = []
+        while function.ops[position].opcode == "phi":
+            op = function.ops[position]
+            pairs = list(zip(op.args, op.extra["blocks"]))
+            inside = [(v, b) for v, b in pairs if b in loop.blocks]
+            initial = next((v for v, b in pairs if b == state.previous), None)
+            if initial is None:
+                phis.append((op.result, self.opaque(op.type, "loop")))
+            else:
+                phis.append((op.result, self.induction(op, initial, inside, loop, k,
+                                                       lambda s: self.value(state, s), shared=False)))
+            position += 1
+        for slot, value in phis:
+            state.values[slot] = value
+        state.position = position
+        return state
+
+    def pointer_select(self, state: _State, pc: int, op) -> list[_State]:
+        """A select between pointers: each way its own path (their bases may differ)."""
+        condition = self.value(state, op.args[0])
+        forks = []
+        for chosen, holds in ((op.args[1], 1), (op.args[2], 0)):
+            extra = (condition == holds,) if z3.is_bv(condition) else ()
+            new = state.fork(position=pc + 1, condition=state.condition + extra)
+            new.values[op.result] = self.value(state, chosen)
+            forks.append(new)
+        return forks
+
+    # --- memory -------------------------------------------------------------------------
+    def memory(self, state: _State, pc: int, op) -> None:
+        opcode = op.opcode
+        if opcode == "load":
+            pointer = self.value(state, op.args[0])
+            self.record(state, pc, "atomic" if op.extra.get("atomic") else "read", pointer, self.size(op.type))
+            state.values[op.result] = self.loaded(pointer, op)
+        elif opcode == "store":
+            pointer = self.value(state, op.args[1])
+            self.record(state, pc, "atomic" if op.extra.get("atomic") else "write", pointer,
+                        self.size(op.arg_types[0]))
+        else:
+            pointer = self.value(state, op.args[0])
+            self.record(state, pc, "atomic", pointer, self.size(op.arg_types[1]))
+            if op.result >= 0:
+                state.values[op.result] = self.opaque(op.type, opcode)
+
+    def loaded(self, pointer, op):
+        """A loaded value: a member of a struct passed by value is the launch's (uniform);
+        anything else fresh for this thread."""
+        if isinstance(pointer, Pointer) and pointer.base and pointer.base[0] == "param" and \
+                self.kernel.byval.get(pointer.base[1]) is not None:
+            offset = z3.simplify(pointer.offset)
+            width = _width(op.type, self.kernel.layout)
+            if z3.is_bv_value(offset) and width and not isinstance(op.type, PointerType):
+                name = f"arg{pointer.base[1]}+{offset.as_long()}:{width}"
+                return self.shared.setdefault(name, z3.BitVec(name, width))
+        return self.opaque(op.type, "load")
+
+    def size(self, ty) -> z3.BitVecRef:
+        return z3.BitVecVal(self.kernel.layout.store_size(ty), 64)
+
+    def record(self, state: _State, pc: int, kind: str, pointer, size) -> None:
+        if not isinstance(pointer, Pointer):
+            pointer = Pointer(None, self.fresh(64, "address"))
+        space = self.space(pointer.base)
+        if space in ("local", "constant", "null", "param"):
+            return
+        self.walk.accesses.append(Access(kind, pointer.base, space, pointer.offset, size, _all(state.condition), pc,
+                                         self.kernel.line(pc), self.kernel.file(pc)))
+
+    def space(self, base) -> str:
+        if base is None:
+            return "any"
+        if base[0] == "param":
+            return "param" if self.kernel.byval.get(base[1]) is not None else "global"
+        if base[0] == "global":
+            variable = self.kernel.program.module.globals.get(base[1])
+            if variable is None:
+                return "global"
+            return "constant" if variable.constant else SPACES.get(variable.addrspace, "global")
+        return base[0]  # local, null
+
+    # --- calls --------------------------------------------------------------------------
+    def call(self, state: _State, pc: int, op):
+        callee = op.extra.get("callee") or ""
+        if callee.startswith(SPECIAL_REGISTER):
+            state.values[op.result] = self.register(callee, op)
+            return None
+        if barrier_kind(callee) is not None:  # walked through (threads of different blocks)
+            if op.result >= 0:
+                state.values[op.result] = self.opaque(op.type, "barrier")
+            return None
+        if callee.startswith(_NO_EFFECT):
+            if op.result >= 0:
+                state.values[op.result] = self.opaque(op.type, "call")
+            return None
+        if callee.startswith(_ENDS_THREAD):
+            return _STOP
+        if callee == "llvm.assume":
+            condition = self.value(state, op.args[0])
+            if z3.is_bv(condition):
+                state.condition = state.condition + (condition == 1,)
+            return None
+        if callee.startswith(("llvm.memset", "llvm.memcpy", "llvm.memmove")):
+            length = self.value(state, op.args[2])
+            length = z3.ZeroExt(64 - length.size(), length) if z3.is_bv(length) and length.size() < 64 else length
+            if not z3.is_bv(length):
+                length = self.fresh(64, "length")
+            self.record(state, pc, "write", self.value(state, op.args[0]), length)
+            if not callee.startswith("llvm.memset"):
+                self.record(state, pc, "read", self.value(state, op.args[1]), length)
+            return None
+        if callee.startswith(("llvm.umin", "llvm.umax", "llvm.smin", "llvm.smax", "llvm.abs")):
+            state.values[op.result] = self.minmax(callee, [self.value(state, a) for a in op.args], op)
+            return None
+        if callee.startswith(("llvm.nvvm.atomic", "llvm.nvvm.atom")):
+            self.record(state, pc, "atomic", self.value(state, op.args[0]), self.size(op.type))
+            state.values[op.result] = self.opaque(op.type, "atomic")
+            return None
+        declared = self.kernel.program.module.functions.get(callee)
+        if declared is not None and not declared.is_declaration:
+            self.walk.unknown.append(f"a call to {callee} that is not inlined")
+            return _STOP
+        if not callee.startswith("llvm.") and callee not in ("vprintf", "malloc", "free") and any(
+                isinstance(self.value(state, a), Pointer) and self.space(self.value(state, a).base) in
+                ("global", "shared", "any") for a in op.args):
+            self.walk.unknown.append(f"a call to {callee or 'inline assembly'} with a pointer to memory")
+        if op.result >= 0:
+            state.values[op.result] = self.opaque(op.type, "call")
+        return None
+
+    def register(self, callee: str, op):
+        name = index_register(callee)
+        if name is None:
+            register = callee.removeprefix(SPECIAL_REGISTER)
+            if register == "warpsize":
+                return z3.BitVecVal(32, 32)
+            return self.fresh(_width(op.type, self.kernel.layout) or 32, register.replace(".", "_"))
+        register, axis = name.split(".")
+        index = AXES.index(axis)
+        return {"tid": self.thread.tid, "ctaid": self.thread.ctaid, "ntid": self.launch.ntid,
+                "nctaid": self.launch.nctaid}[register][index]
+
+    def minmax(self, callee: str, args, op):
+        if not all(z3.is_bv(a) for a in args[:2]) and not callee.startswith("llvm.abs"):
+            return self.opaque(op.type, "minmax")
+        a = args[0]
+        if callee.startswith("llvm.abs"):
+            return z3.If(a < 0, -a, a) if z3.is_bv(a) else self.opaque(op.type, "abs")
+        b = args[1]
+        return {"llvm.umin": z3.If(z3.ULT(a, b), a, b), "llvm.umax": z3.If(z3.UGT(a, b), a, b),
+                "llvm.smin": z3.If(a < b, a, b), "llvm.smax": z3.If(a > b, a, b)}[callee.rsplit(".", 1)[0]]
+
+    # --- pure operations ----------------------------------------------------------------
+    def evaluate(self, state: _State | None, pc: int, op):
+        """The value of a pure op (state None: from values before the start); _UNSET when
+        the model has none (it is then fresh)."""
+        read = (lambda s: self.prior(s)) if state is None else (lambda s: self.value(state, s))
+        opcode = op.opcode
+        if opcode in _BINARY:
+            a, b = read(op.args[0]), read(op.args[1])
+            if not (z3.is_bv(a) and z3.is_bv(b)) or a.size() != b.size():
+                return _UNSET
+            flags = op.extra.get("flags", ())
+            if ("nsw" in flags or "nuw" in flags) and opcode in _NO_WRAP:
+                self.sides.append(_NO_WRAP[opcode](a, b, "nsw" in flags))
+            return _BINARY[opcode](a, b, self, op)
+        if opcode == "icmp":
+            a, b = read(op.args[0]), read(op.args[1])
+            if isinstance(a, Pointer) and isinstance(b, Pointer):
+                if a.base is not None and a.base == b.base:
+                    a, b = a.offset, b.offset
+                else:
+                    return _UNSET
+            if not (z3.is_bv(a) and z3.is_bv(b)) or a.size() != b.size():
+                return _UNSET
+            holds = _COMPARE[op.extra["predicate"]](a, b)
+            return z3.If(holds, z3.BitVecVal(1, 1), z3.BitVecVal(0, 1))
+        if opcode in ("zext", "sext", "trunc"):
+            a = read(op.args[0])
+            if not z3.is_bv(a) or not isinstance(op.type, IntType):
+                return _UNSET
+            bits = op.type.bits
+            if opcode == "trunc":
+                return z3.Extract(bits - 1, 0, a)
+            return (z3.ZeroExt if opcode == "zext" else z3.SignExt)(bits - a.size(), a)
+        if opcode in ("addrspacecast", "bitcast", "freeze"):
+            a = read(op.args[0])
+            if isinstance(a, Pointer) and isinstance(op.type, PointerType):
+                return a
+            if z3.is_bv(a) and _width(op.type, self.kernel.layout) == a.size():
+                return a if opcode == "freeze" or isinstance(op.type, IntType) == isinstance(
+                    op.arg_types[0], IntType) else _UNSET
+            return _UNSET
+        if opcode == "getelementptr":
+            return self.getelementptr(read, op)
+        if opcode == "select":
+            condition, a, b = (read(s) for s in op.args)
+            if z3.is_bv(condition) and z3.is_bv(a) and z3.is_bv(b) and a.size() == b.size():
+                return z3.If(condition == 1, a, b)
+            return _UNSET
+        if opcode == "alloca":
+            return Pointer(("local", pc), z3.BitVecVal(0, 64))
+        if opcode == "phi":
+            return _UNSET
+        return _UNSET
+
+    def getelementptr(self, read, op):
+        base = read(op.args[0])
+        if not isinstance(base, Pointer):
+            return _UNSET
+        layout = self.kernel.layout
+        offset = base.offset
+        current = op.extra["source_type"]
+        for position, slot in enumerate(op.args[1:]):
+            index = read(slot)
+            if position == 0:
+                scale = layout.size(current)
+            elif isinstance(current, StructType):
+                constant = self.function.constants.get(slot)
+                field_number = int(getattr(constant, "value", 0))
+                offset = offset + layout.field_offsets(current)[field_number]
+                current = current.fields[field_number]
+                continue
+            elif isinstance(current, (ArrayType, VectorType)):
+                current = current.element
+                scale = layout.size(current)
+            else:
+                return Pointer(base.base, self.fresh(64, "offset"))
+            if not z3.is_bv(index):
+                return Pointer(base.base, self.fresh(64, "offset"))
+            index = z3.SignExt(64 - index.size(), index) if index.size() < 64 else index
+            offset = offset + index * scale
+        return Pointer(base.base, offset)
+
+
+_UNSET = object()
+_STOP = object()
+
+
+def _division(kind: str):
+    def divide(a, b, walker: Walker, op):
+        result = {"udiv": z3.UDiv, "urem": z3.URem, "sdiv": lambda x, y: x / y, "srem": z3.SRem}[kind](a, b)
+        # division by zero: whatever the hardware gives
+        return z3.If(b == 0, walker.fresh(a.size(), "quotient"), result)
+    return divide
+
+
+def _shift(kind: str):
+    def shift(a, b, walker: Walker, op):
+        result = {"shl": lambda x, y: x << y, "lshr": z3.LShR, "ashr": lambda x, y: x >> y}[kind](a, b)
+        # a shift by the width or more is poison: anything
+        return z3.If(z3.UGE(b, a.size()), walker.fresh(a.size(), "shifted"), result)
+    return shift
+
+
+_BINARY = {
+    "add": lambda a, b, w, op: a + b, "sub": lambda a, b, w, op: a - b, "mul": lambda a, b, w, op: a * b,
+    "and": lambda a, b, w, op: a & b, "or": lambda a, b, w, op: a | b, "xor": lambda a, b, w, op: a ^ b,
+    "udiv": _division("udiv"), "sdiv": _division("sdiv"), "urem": _division("urem"), "srem": _division("srem"),
+    "shl": _shift("shl"), "lshr": _shift("lshr"), "ashr": _shift("ashr"),
+}
+def _no_wrap(operation):
+    def holds(a, b, signed: bool):
+        extend = z3.SignExt if signed else z3.ZeroExt
+        width = a.size() if operation == "mul" else 1
+        exact = {"add": lambda x, y: x + y, "sub": lambda x, y: x - y, "mul": lambda x, y: x * y}[operation]
+        return exact(extend(width, a), extend(width, b)) == extend(width, exact(a, b))
+    return holds
+
+
+# what `nsw` / `nuw` promise: the operation does not wrap (else its value is poison)
+_NO_WRAP = {"add": _no_wrap("add"), "sub": _no_wrap("sub"), "mul": _no_wrap("mul")}
+_COMPARE = {
+    "eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "ugt": z3.UGT, "uge": z3.UGE, "ult": z3.ULT,
+    "ule": z3.ULE, "sgt": lambda a, b: a > b, "sge": lambda a, b: a >= b, "slt": lambda a, b: a < b,
+    "sle": lambda a, b: a <= b,
+}
+
+
+def _all(conditions) -> z3.BoolRef:
+    return z3.And(list(conditions)) if conditions else z3.BoolVal(True)
+
+
+def _width(ty, layout) -> int | None:
+    if isinstance(ty, IntType):
+        return ty.bits
+    if isinstance(ty, FloatType):
+        return ty.bits
+    if isinstance(ty, PointerType):
+        return 64
+    return None
+
+
+def _uniform_slots(kernel: Kernel) -> set[int]:
+    """The slots whose value is the same for every thread of a block that computes it at the
+    same point of the same iteration: computed from block indices, launch dimensions,
+    parameters and constants alone, and (phis) not chosen by a branch the threads of a
+    block may take apart. Loads, atomics, calls and thread indices are not. Divergence only
+    grows until nothing changes."""
+    function = kernel.function
+    divergent: set[int] = set()
+    divergent_blocks: set[int] = set()
+    changed = True
+    while changed:
+        changed = False
+        for op in function.ops:
+            if op.result < 0 or op.result in divergent:
+                continue
+            if op.opcode == "call":
+                name = index_register(op.extra.get("callee") or "")
+                varies = name is None or name.startswith("tid")
+            elif op.opcode in ("load", "atomicrmw", "cmpxchg", "alloca", "unsupported"):
+                varies = True
+            else:
+                varies = any(a in divergent for a in op.args) or (op.opcode == "phi" and op.block in divergent_blocks)
+            if varies:
+                divergent.add(op.result)
+                changed = True
+        for number, block in enumerate(function.blocks):
+            terminator = function.ops[block.end - 1] if block.end > block.start else None
+            if terminator is not None and terminator.opcode in ("br", "switch") and terminator.args and \
+                    terminator.args[0] in divergent and number not in divergent_blocks:
+                region = _region(function, number)
+                if not region <= divergent_blocks:
+                    divergent_blocks |= region
+                    changed = True
+    return set(range(len(function.slot_types))) - divergent
+
+
+def _region(function: DecodedFunction, branch_block: int) -> set[int]:
+    """The blocks a divergent branch at `branch_block` decides between: those reached from
+    its successors before their reconvergence point, and that point."""
+    stop = function.ipdom[branch_block]
+    seen, pending = set(), list(function.blocks[branch_block].successors)
+    while pending:
+        block = pending.pop()
+        if block in seen or block >= len(function.blocks):
+            continue
+        seen.add(block)
+        if block != stop:
+            pending.extend(function.blocks[block].successors)
+    return seen

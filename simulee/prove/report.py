@@ -1,0 +1,73 @@
+"""A proof as the user reads it: one line per kernel (and one per race) in text, or JSON."""
+
+from __future__ import annotations
+
+from simulee.findings import display
+from simulee.prove.solve import Candidate, Proof, describe
+
+
+def verdict_of(proof: Proof) -> str:
+    """proved, race (confirmed), race (possible) or unknown, as the text report says it."""
+    if proof.verdict != "race":
+        return proof.verdict
+    return "race (confirmed)" if confirmed(proof) else "race (possible)"
+
+
+def confirmed(proof: Proof) -> bool:
+    return any(candidate.confirmed for candidate in proof.candidates)
+
+
+def text(proof: Proof) -> str:
+    where = f"{display(proof.file)}:{proof.line}: {proof.kernel}"
+    if proof.verdict == "proved":
+        return f"{where}: proved: race-free and barrier-divergence-free for every launch ({proof.seconds:.1f} s)"
+    if proof.verdict == "unknown":
+        return f"{where}: unknown: {proof.reason} ({proof.seconds:.1f} s)"
+    lines = [f"{where}: {verdict_of(proof)} ({proof.seconds:.1f} s)"]
+    for candidate in proof.candidates:
+        lines.append(f"    {_what(candidate, proof)}: {describe(candidate)}{_arguments(candidate, proof)}"
+                     + ("" if candidate.confirmed else f" -- possible: {candidate.why}"))
+    return "\n".join(lines)
+
+
+def _what(candidate: Candidate, proof: Proof) -> str:
+    file = display(proof.file)
+    if candidate.kind == "barrier-divergence":
+        ends = [f"the barrier at line {end.line}" if end.kind == "barrier" else "the kernel's end"
+                for end in (candidate.first, candidate.second)]
+        return f"barrier divergence: one thread goes to {ends[0]}, another to {ends[1]}"
+    first, second = candidate.first, candidate.second
+    kinds = f"{first.kind} at {display(first.file) or file}:{first.line} and " \
+            f"{second.kind} at {display(second.file) or file}:{second.line}"
+    return f"data race ({candidate.scope}): {kinds}"
+
+
+def _arguments(candidate: Candidate, proof: Proof) -> str:
+    if not candidate.args:
+        return ""
+    name = lambda index: proof.params[index] if index < len(proof.params) else f"#{index}"  # noqa: E731
+    return "; " + ", ".join(f"{name(index)} = {value}" for index, value in sorted(candidate.args.items()))
+
+
+def to_json(proof: Proof) -> dict:
+    return {
+        "kernel": proof.kernel, "file": display(proof.file), "line": proof.line, "verdict": proof.verdict,
+        "confirmed": confirmed(proof), "assumptions": proof.assumptions, "reason": proof.reason,
+        "races": [_candidate_json(c, proof.params) for c in proof.candidates], "seconds": round(proof.seconds, 3),
+    }
+
+
+def _candidate_json(candidate: Candidate, params: tuple[str, ...]) -> dict:
+    def place(end):
+        if hasattr(end, "kind"):
+            return {"access": end.kind, "line": end.line, "space": end.space}
+        return {"end": end.kind, "line": end.line}
+
+    (block1, thread1), (block2, thread2) = candidate.threads
+    return {"type": candidate.kind, "scope": candidate.scope, "first": place(candidate.first),
+            "second": place(candidate.second), "grid": list(candidate.grid), "block": list(candidate.block),
+            "threads": [{"block": list(block1), "thread": list(thread1)},
+                        {"block": list(block2), "thread": list(thread2)}],
+            "args": {params[k] if k < len(params) else str(k): v for k, v in sorted(candidate.args.items())},
+            "confirmed": candidate.confirmed,
+            "why": candidate.why}

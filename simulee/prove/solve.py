@@ -1,0 +1,294 @@
+"""Two arbitrary threads, one solver: is there a launch and two distinct threads whose
+accesses conflict in the same barrier interval (same block), or anywhere in the kernel
+(different blocks, global memory), or that disagree on the next barrier?
+
+A kernel is `proved` when every such question is unsatisfiable and every walk was exact
+enough (model.Walk.unknown empty); `race` when one is satisfiable (with the solver's
+launch and threads: `Candidate`); `unknown` when a question timed out or the model could
+not follow the kernel. Assumptions every verdict rests on are listed in it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import z3
+
+from interpreter.loader import KernelInfo, Program
+from simulee.prove.model import AXES, Access, Kernel, Launch, Thread, Walk, Walker
+
+QUERY_MILLISECONDS = 5000  # per question to the solver: past it, unknown
+ASSUMPTIONS = ("CUDA's launch limits (at most 1024 threads a block; 1024 x 1024 x 64 per axis; grid within "
+               "2^31-1 x 65535 x 65535)",
+               "at most 2^31 threads along each axis of the grid (blockIdx * blockDim + threadIdx fits an int)",
+               "distinct pointer parameters point to buffers that do not overlap",
+               "buffers are large enough for every access (out-of-bounds is check's question)")
+
+
+@dataclass(frozen=True)
+class End:
+    """Where a thread's path from a barrier goes next: a barrier (its line) or the kernel's end."""
+
+    kind: str  # barrier, exit
+    line: int | None = None
+
+
+@dataclass
+class Candidate:
+    """Two threads the solver found: what they do, and the launch they do it in."""
+
+    kind: str  # data-race, barrier-divergence
+    first: object  # Access, or the end ("exit" / a barrier pc) thread 1 reaches
+    second: object
+    scope: str  # same block, different blocks
+    grid: tuple
+    block: tuple
+    threads: tuple  # ((block, thread), (block, thread)), each (x, y, z)
+    args: dict  # parameter index -> value (integers)
+    confirmed: bool | None = None  # the interpreter's run of the launch shows it (verdict.confirm)
+    why: str = ""  # why it is only possible
+
+    def lines(self) -> tuple:
+        return tuple(getattr(x, "line", None) for x in (self.first, self.second))
+
+
+@dataclass
+class Proof:
+    kernel: str
+    file: str
+    line: int
+    verdict: str  # proved, race, unknown
+    reason: str = ""
+    candidates: list[Candidate] = field(default_factory=list)
+    assumptions: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    params: tuple[str, ...] = ()  # the kernel's parameter names, by position
+
+
+def prove_kernel(program: Program, info: KernelInfo, milliseconds: int = QUERY_MILLISECONDS,
+                 facts=None) -> Proof:
+    """Decide `info`'s kernel for every launch: `facts(launch)` adds constraints on the
+    symbolic launch (given dimensions, contracts), listed as assumptions by the caller."""
+    start = time.perf_counter()
+    proof = Proof(info.name, info.file, info.line, "proved", assumptions=list(ASSUMPTIONS),
+                  params=tuple(p.name for p in info.params))
+    kernel = Kernel(program, info.symbol)
+    launch = Launch.of(kernel.function)
+    shape, stated = unread_axes(info, launch)
+    common = launch.limits() + shape + (facts(launch) if facts else [])
+    proof.assumptions += stated
+    unknown: list[str] = []
+    assumed: list[str] = []
+    timed_out = False
+    for start_pc in [None] + kernel.barriers:  # same block, one barrier interval at a time
+        one, two = Thread(1, launch), Thread(2, launch)
+        first = Walker(kernel, launch, one, start_pc).run()
+        second = Walker(kernel, launch, two, start_pc, shared=None).run()
+        unknown += first.unknown + second.unknown
+        assumed += first.assumed + second.assumed
+        relation = [z3.And([a == b for a, b in zip(one.ctaid, two.ctaid)]),
+                    z3.Or([a != b for a, b in zip(one.tid, two.tid)])]
+        lemmas = _index_lemmas(launch, one, two, first, second)
+        solver = _solver(common + one.facts + two.facts + first.facts + second.facts + relation + lemmas,
+                         milliseconds)
+        for candidate in _conflicts(solver, first, second, ("shared", "global", "any"), "same block", launch,
+                                    one, two):
+            if candidate == "unknown":
+                timed_out = True
+            elif candidate not in proof.candidates:
+                proof.candidates.append(candidate)
+        for candidate in _divergence(solver, first, second, launch, one, two, kernel):
+            if candidate == "unknown":
+                timed_out = True
+            else:
+                proof.candidates.append(candidate)
+    one, two = Thread(1, launch), Thread(2, launch)  # different blocks: global memory, the whole kernel
+    first = Walker(kernel, launch, one, None, through_barriers=True).run()
+    second = Walker(kernel, launch, two, None, through_barriers=True).run()
+    unknown += first.unknown + second.unknown
+    assumed += first.assumed + second.assumed
+    relation = [z3.Or([a != b for a, b in zip(one.ctaid, two.ctaid)])]
+    lemmas = _index_lemmas(launch, one, two, first, second)
+    solver = _solver(common + one.facts + two.facts + first.facts + second.facts + relation + lemmas, milliseconds)
+    for candidate in _conflicts(solver, first, second, ("global", "any"), "different blocks", launch, one, two):
+        if candidate == "unknown":
+            timed_out = True
+        else:
+            proof.candidates.append(candidate)
+    proof.assumptions += list(dict.fromkeys(assumed))
+    if proof.candidates:
+        proof.verdict = "race"
+    elif unknown or timed_out:
+        proof.verdict = "unknown"
+        proof.reason = "; ".join(dict.fromkeys(unknown + (["the solver ran out of time"] if timed_out else [])))
+    proof.seconds = time.perf_counter() - start
+    return proof
+
+
+def unread_axes(info: KernelInfo, launch: Launch) -> tuple[list, list[str]]:
+    """A block or grid axis the kernel reads no index or size of is 1 long (a 1-D kernel
+    launched with 2-D blocks would run each of its threads' work several times): the
+    constraints, and the assumptions as the user reads them."""
+    reads = set(info.builtins)
+    facts, stated = [], []
+    for number, axis in enumerate(AXES[1:], 1):
+        if not {f"tid.{axis}", f"ntid.{axis}"} & reads:
+            facts.append(launch.ntid[number] == 1)
+            stated.append(f"blockDim.{axis} = 1 (the kernel reads neither threadIdx.{axis} nor blockDim.{axis})")
+        if not {f"ctaid.{axis}", f"nctaid.{axis}"} & reads:
+            facts.append(launch.nctaid[number] == 1)
+            stated.append(f"gridDim.{axis} = 1 (the kernel reads neither blockIdx.{axis} nor gridDim.{axis})")
+    return facts, stated
+
+
+def _index_lemmas(launch: Launch, one: Thread, two: Thread, *walks: Walk) -> list:
+    """What a bit-blasting solver cannot see for itself about global thread indices:
+    blockIdx * blockDim + threadIdx of two threads is equal only when both indices are
+    (threadIdx < blockDim, and the launch limits keep the sum from wrapping). Stated for
+    the products the walks compute, in the operand orders they compute them."""
+    present = _subterms(e for walk in walks for access in walk.accesses for e in (access.offset, access.condition))
+    lemmas = []
+    for axis in range(3):
+        n = launch.ntid[axis]
+        c1, c2, t1, t2 = one.ctaid[axis], two.ctaid[axis], one.tid[axis], two.tid[axis]
+        for p1, p2 in ((c1 * n, c2 * n), (n * c1, n * c2)):
+            if p1.get_id() not in present and p2.get_id() not in present:
+                continue
+            for s1, s2 in ((p1 + t1, p2 + t2), (t1 + p1, t2 + p2)):
+                lemmas.append(z3.Implies(s1 == s2, z3.And(c1 == c2, t1 == t2)))
+    # a counter that starts below its step (a grid-stride loop: blockIdx * blockDim + threadIdx, step the
+    # grid's thread count) takes one thread's values only: equal values mean equal starts and iterations
+    first, second = walks
+    for a in first.inductions:
+        for b in second.inductions:
+            if a.slot == b.slot:
+                below = z3.And(a.start >= 0, a.start < a.step, b.start >= 0, b.start < b.step, a.step == b.step)
+                lemmas.append(z3.Implies(z3.And(below, a.value == b.value), z3.And(a.start == b.start, a.k == b.k)))
+    return lemmas
+
+
+def _subterms(expressions) -> set[int]:
+    seen, pending = set(), list(expressions)
+    while pending:
+        expression = pending.pop()
+        if expression.get_id() in seen:
+            continue
+        seen.add(expression.get_id())
+        pending.extend(expression.children())
+    return seen
+
+
+class _Questions:
+    """Questions asked on top of common facts, each to a solver of its own: z3's solver
+    after a push is its incremental one, which bit-vector multiplication defeats."""
+
+    def __init__(self, facts: list, milliseconds: int):
+        self.facts, self.milliseconds = facts, milliseconds
+        self.model = None
+
+    def ask(self, *question, small: list = ()) -> z3.CheckSatResult:
+        """Whether the facts and `question` can hold (the model kept); when they can, a
+        model within `small` too is preferred (a witness launch small enough to run)."""
+        outcome = self._check(*question)
+        if outcome == z3.sat and small:
+            model = self.model
+            if self._check(*question, *small) != z3.sat:
+                self.model = model
+        return outcome
+
+    def _check(self, *question) -> z3.CheckSatResult:
+        solver = z3.SolverFor("QF_BV")
+        solver.set("timeout", self.milliseconds)
+        solver.add(*self.facts, *question)
+        outcome = solver.check()
+        self.model = solver.model() if outcome == z3.sat else None
+        return outcome
+
+
+def _solver(facts: list, milliseconds: int) -> _Questions:
+    return _Questions(facts, milliseconds)
+
+
+def _conflicts(solver: _Questions, first: Walk, second: Walk, spaces: tuple, scope: str, launch: Launch,
+               one: Thread, two: Thread):
+    """A Candidate per pair of access sites that can conflict (one per site pair), or
+    "unknown" for a question the solver could not answer in time."""
+    asked = set()
+    for a in first.accesses:
+        if a.space not in spaces:
+            continue
+        for b in second.accesses:
+            if b.space not in spaces or (a.pc, b.pc) in asked or (b.pc, a.pc) in asked:
+                continue
+            if not _may_conflict(a, b):
+                continue
+            overlap = z3.Or(z3.ULT(b.offset - a.offset, a.size), z3.ULT(a.offset - b.offset, b.size)) \
+                if a.base is not None and b.base is not None else z3.BoolVal(True)
+            outcome = solver.ask(a.condition, b.condition, overlap, small=_small(launch))
+            if outcome == z3.sat:
+                asked.add((a.pc, b.pc))
+                yield _candidate("data-race", a, b, scope, solver.model, launch, one, two)
+            elif outcome == z3.unknown:
+                asked.add((a.pc, b.pc))
+                yield "unknown"
+
+
+def _may_conflict(a: Access, b: Access) -> bool:
+    if a.kind == "read" and b.kind == "read":
+        return False
+    if a.kind == "atomic" and b.kind == "atomic":
+        return False
+    if a.base is None or b.base is None:  # a pointer the model does not know: any memory
+        return {a.space, b.space} <= {"global", "any"} or "any" in (a.space, b.space)
+    return a.base == b.base
+
+
+def _divergence(solver: _Questions, first: Walk, second: Walk, launch: Launch, one: Thread, two: Thread,
+                kernel: Kernel):
+    """Two threads of a block that reach different barriers (or one exits) next."""
+    for end_a, conditions_a in first.ends.items():
+        for end_b, conditions_b in second.ends.items():
+            if end_a == end_b or (end_a == "exit" and end_b == "exit"):
+                continue
+            if str(end_b) < str(end_a):
+                continue  # the same question with the threads named the other way
+            outcome = solver.ask(z3.Or(conditions_a), z3.Or(conditions_b), small=_small(launch))
+            if outcome == z3.sat:
+                ends = [End("exit") if end == "exit" else End("barrier", kernel.line(end)) for end in (end_a, end_b)]
+                yield _candidate("barrier-divergence", *ends, "same block", solver.model, launch, one, two)
+            elif outcome == z3.unknown:
+                yield "unknown"
+
+
+def _small(launch: Launch) -> list:
+    """A launch small enough to run: at most 8 blocks along each axis and 256 threads a
+    block along x, integer arguments below 2^16."""
+    bounds = [z3.ULE(d, 8) for d in launch.nctaid] + [z3.ULE(launch.ntid[0], 256)]
+    return bounds + [z3.ULT(v, 1 << 16) for v in launch.params.values() if z3.is_bv(v) and v.size() > 16
+                     and str(v).startswith("arg")]
+
+
+def _candidate(kind, first, second, scope, model, launch: Launch, one: Thread, two: Thread) -> Candidate:
+    def number(expression, default=0):
+        value = model.eval(expression, model_completion=True)
+        return value.as_long() if z3.is_bv_value(value) else default
+
+    grid = tuple(number(d, 1) for d in launch.nctaid)
+    block = tuple(number(d, 1) for d in launch.ntid)
+    threads = tuple((tuple(number(i) for i in t.ctaid), tuple(number(i) for i in t.tid)) for t in (one, two))
+    args = {}
+    for slot, value in launch.params.items():
+        if z3.is_bv(value):
+            args[int(str(value).removeprefix("arg"))] = number(value)
+    return Candidate(kind, first, second, scope, grid, block, threads, args)
+
+
+def describe(candidate: Candidate) -> str:
+    axes = lambda t: "(" + ", ".join(str(v) for v in t) + ")"  # noqa: E731
+    (b1, t1), (b2, t2) = candidate.threads
+    return (f"grid {axes(candidate.grid)}, block {axes(candidate.block)}: thread {axes(t1)} of block {axes(b1)} "
+            f"and thread {axes(t2)} of block {axes(b2)}")
+
+
+__all__ = ["AXES", "Candidate", "Proof", "prove_kernel", "describe"]

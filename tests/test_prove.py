@@ -1,0 +1,87 @@
+"""simulee prove: two symbolic threads and z3 decide race freedom for every launch. Each racy
+kernel of tests/prove/twins.cu has a fixed twin: the racy ones are never proved (their races
+are confirmed by running the solver's launch), the twins are, and check's search finds no
+race in what was proved."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import TESTS, line_of
+from simulee.check import Settings, check_given, Given
+from simulee.frontend import load_program
+from simulee.prove.solve import prove_kernel
+from simulee.prove.verdict import confirm
+
+TWINS = TESTS / "prove" / "twins.cu"
+PROVED = ("tree_sum", "scale", "count")
+RACY = ("tree_sum_unsynchronized", "shift_left", "magic_size", "wrapped_index", "early_exit", "peek_counter")
+
+
+@pytest.fixture(scope="module")
+def program():
+    return load_program(TWINS)
+
+
+@pytest.fixture(scope="module")
+def proofs(program):
+    found = {}
+    for kernel in program.kernels:
+        proof = prove_kernel(program, kernel)
+        confirm(program, kernel, proof)
+        found[kernel.name] = proof
+    return found
+
+
+def test_the_fixed_twins_are_proved_for_every_launch(proofs):
+    assert {name for name, proof in proofs.items() if proof.verdict == "proved"} == set(PROVED)
+    assert any("blockDim.y = 1" in assumption for assumption in proofs["scale"].assumptions)
+
+
+@pytest.mark.parametrize("name", RACY)
+def test_a_racy_kernel_is_never_proved_and_its_race_is_confirmed_by_running_the_solvers_launch(proofs, name):
+    proof = proofs[name]
+    assert proof.verdict == "race" and any(candidate.confirmed for candidate in proof.candidates), proof
+
+
+def test_the_solver_finds_the_one_size_that_races_at_once(proofs):
+    races = [c for c in proofs["magic_size"].candidates if c.kind == "data-race"]
+    assert races and all(c.args[1] == 1337 for c in races)
+    assert {c.first.line for c in races} == {line_of(TWINS, "all threads write x[0]")}
+
+
+def test_what_each_race_is(proofs):
+    write = line_of(TWINS, "threads 64 apart share a slot")
+    wrapped = proofs["wrapped_index"].candidates[0]
+    assert (wrapped.first.line, wrapped.second.line) == (write, write)
+    (_, one), (_, other) = wrapped.threads
+    assert (one[0] - other[0]) % 64 == 0 and one != other  # an 8-bit slot: threads 64 apart
+    divergence = [c for c in proofs["early_exit"].candidates if c.kind == "barrier-divergence"]
+    assert divergence and {divergence[0].first.kind, divergence[0].second.kind} == {"barrier", "exit"}
+    peek = proofs["peek_counter"].candidates[0]
+    assert {peek.first.kind, peek.second.kind} == {"atomic", "read"}
+    assert {peek.first.line, peek.second.line} == {line_of(TWINS, "the other threads' add"),
+                                                   line_of(TWINS, "races with the other threads' atomicAdd")}
+
+
+@pytest.mark.parametrize("name", PROVED)
+def test_checks_search_finds_no_race_in_a_proved_kernel(program, name):
+    check = check_given(program, program.kernel(name), Given(), Settings(seed=0))
+    assert not [f for f in check.findings if f.type in ("data-race", "barrier-divergence")], check.findings
+
+
+def test_the_command_line_reports_verdicts_as_json_and_exits_1_on_a_confirmed_race():
+    result = subprocess.run([sys.executable, "-m", "simulee", "prove", str(TWINS), "-k", "scale", "-k", "shift_left",
+                             "--format", "json"], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 1, result.stderr
+    kernels = {k["kernel"]: k for k in json.loads(result.stdout)["kernels"]}
+    assert kernels["scale"]["verdict"] == "proved" and kernels["scale"]["races"] == []
+    race = kernels["shift_left"]["races"][0]
+    assert kernels["shift_left"]["confirmed"] and race["type"] == "data-race" and "n" in race["args"]
+    bad = subprocess.run([sys.executable, "-m", "simulee", "prove", str(TESTS / "nonexistent.cu")],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and bad.stderr.startswith("simulee: error: ")
