@@ -338,6 +338,10 @@ def _prove_command(commands, compile_options) -> None:
                        help="give each question to the solver S seconds (default 5); past them the verdict is unknown")
     prove.add_argument("--warp-model", choices=("independent", "lockstep"), default="independent",
                        help="how a witness launch is run to confirm a race")
+    prove.add_argument("--grid", metavar="G", help="prove for this grid only: 64, 64,2 or 8x8x1")
+    prove.add_argument("--block", metavar="B", help="prove for this block only: 256, 16,16 or 8x8x4")
+    prove.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
+                       help="prove for this value of an integer argument only (repeatable)")
     prove.set_defaults(run=run_prove)
 
 
@@ -466,10 +470,13 @@ def source_files(path: Path, options):
 
 
 def run_prove(args) -> int:
+    from simulee.launchspec import parse_block, parse_dims
     from simulee.prove import report
-    from simulee.prove.solve import prove_kernel
+    from simulee.prove.solve import Fixed, prove_kernel
     from simulee.prove.verdict import confirm
 
+    given = Fixed(parse_dims(args.grid, "grid") if args.grid else None,
+                  parse_block(args.block, "block") if args.block else None, _integer_args(args.arg))
     path = Path(args.path)
     files, options = source_files(path, compile_options(args))
     proofs, errors = [], []
@@ -481,7 +488,7 @@ def run_prove(args) -> int:
         if not kernels and not path.is_dir():
             raise SimuleeError(f"{file}: no __global__ kernel found")
         for kernel in kernels:
-            proof = prove_kernel(program, kernel, int(args.query_seconds * 1000))
+            proof = prove_kernel(program, kernel, int(args.query_seconds * 1000), given)
             confirm(program, kernel, proof, args.warp_model)
             proofs.append(proof)
             if args.format == "text":
@@ -498,6 +505,19 @@ def run_prove(args) -> int:
     if any(report.confirmed(proof) for proof in proofs):
         return EXIT_FINDINGS
     return EXIT_ERROR if errors else EXIT_OK
+
+
+def _integer_args(texts: list[str]) -> dict:
+    values = {}
+    for text in texts:
+        name, equals, value = text.partition("=")
+        try:
+            values[name.strip()] = int(value, 0)
+        except ValueError:
+            raise SimuleeError(f"--arg {text}: expected NAME=INTEGER") from None
+        if not equals or not name.strip():
+            raise SimuleeError(f"--arg {text}: expected NAME=INTEGER")
+    return values
 
 
 # ---------------------------------------------------------------------------- kernels

@@ -14,7 +14,7 @@ import pytest
 from conftest import TESTS, line_of
 from simulee.check import Settings, check_given, Given
 from simulee.frontend import load_program
-from simulee.prove.solve import prove_kernel
+from simulee.prove.solve import Fixed, prove_kernel
 from simulee.prove.verdict import confirm
 
 TWINS = TESTS / "prove" / "twins.cu"
@@ -66,6 +66,17 @@ def test_what_each_race_is(proofs):
     assert {peek.first.kind, peek.second.kind} == {"atomic", "read"}
     assert {peek.first.line, peek.second.line} == {line_of(TWINS, "the other threads' add"),
                                                    line_of(TWINS, "races with the other threads' atomicAdd")}
+
+
+def test_a_given_launch_is_what_is_proved(program):
+    scale = program.kernel("scale")  # a 1-D kernel: 2-D blocks run each element's update several times
+    two_d = prove_kernel(program, scale, given=Fixed(block=(16, 16, 1)))
+    confirm(program, scale, two_d)
+    assert two_d.verdict == "race" and any(c.confirmed and c.block == (16, 16, 1) for c in two_d.candidates)
+    one_d = prove_kernel(program, scale, given=Fixed(grid=(2, 1, 1), block=(64, 1, 1), args={"n": 100}))
+    assert one_d.verdict == "proved" and "n = 100" in one_d.assumptions
+    nothing = prove_kernel(program, scale, given=Fixed(args={"n": 7}, block=(2048, 1, 1)))  # beyond CUDA's limits
+    assert nothing.verdict == "unknown" and "no launch" in nothing.reason
 
 
 @pytest.mark.parametrize("name", PROVED)

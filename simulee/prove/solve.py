@@ -66,18 +66,49 @@ class Proof:
     params: tuple[str, ...] = ()  # the kernel's parameter names, by position
 
 
+@dataclass
+class Fixed:
+    """What the user fixes of every launch: grid, block (3-tuples), integer arguments by name."""
+
+    grid: tuple | None = None
+    block: tuple | None = None
+    args: dict = field(default_factory=dict)
+
+    def facts(self, info: KernelInfo, launch: Launch) -> tuple[list, list[str]]:
+        facts, stated = [], []
+        if self.grid:
+            facts += [d == v for d, v in zip(launch.nctaid, self.grid)]
+            stated.append(f"the grid given: {self.grid}")
+        if self.block:
+            facts += [d == v for d, v in zip(launch.ntid, self.block)]
+            stated.append(f"the block given: {self.block}")
+        slots = dict(zip((p.name for p in info.params), launch.params.values())) if \
+            len(launch.params) == len(info.params) else {}
+        for name, value in self.args.items():
+            symbol = slots.get(name)
+            if symbol is not None and z3.is_bv(symbol) and isinstance(value, int):
+                facts.append(symbol == value % (1 << symbol.size()))
+                stated.append(f"{name} = {value}")
+        return facts, stated
+
+
 def prove_kernel(program: Program, info: KernelInfo, milliseconds: int = QUERY_MILLISECONDS,
-                 facts=None) -> Proof:
-    """Decide `info`'s kernel for every launch: `facts(launch)` adds constraints on the
-    symbolic launch (given dimensions, contracts), listed as assumptions by the caller."""
+                 given: "Fixed | None" = None) -> Proof:
+    """Decide `info`'s kernel for every launch (with what `given` fixes of it)."""
     start = time.perf_counter()
     proof = Proof(info.name, info.file, info.line, "proved", assumptions=list(ASSUMPTIONS),
                   params=tuple(p.name for p in info.params))
     kernel = Kernel(program, info.symbol)
     launch = Launch.of(kernel.function)
-    shape, stated = unread_axes(info, launch)
-    common = launch.limits() + shape + (facts(launch) if facts else [])
-    proof.assumptions += stated
+    given = given or Fixed()
+    fixed, stated = given.facts(info, launch)
+    shape, unread = unread_axes(info, launch, given)
+    common = launch.limits() + shape + fixed
+    proof.assumptions += unread + stated
+    if _Questions(common, milliseconds).ask() != z3.sat:  # nothing is proved of no launch at all
+        proof.verdict, proof.reason = "unknown", "no launch satisfies the assumptions (the launch given?)"
+        proof.seconds = time.perf_counter() - start
+        return proof
     unknown: list[str] = []
     assumed: list[str] = []
     timed_out = False
@@ -126,17 +157,17 @@ def prove_kernel(program: Program, info: KernelInfo, milliseconds: int = QUERY_M
     return proof
 
 
-def unread_axes(info: KernelInfo, launch: Launch) -> tuple[list, list[str]]:
+def unread_axes(info: KernelInfo, launch: Launch, given) -> tuple[list, list[str]]:
     """A block or grid axis the kernel reads no index or size of is 1 long (a 1-D kernel
     launched with 2-D blocks would run each of its threads' work several times): the
     constraints, and the assumptions as the user reads them."""
     reads = set(info.builtins)
     facts, stated = [], []
     for number, axis in enumerate(AXES[1:], 1):
-        if not {f"tid.{axis}", f"ntid.{axis}"} & reads:
+        if not given.block and not {f"tid.{axis}", f"ntid.{axis}"} & reads:
             facts.append(launch.ntid[number] == 1)
             stated.append(f"blockDim.{axis} = 1 (the kernel reads neither threadIdx.{axis} nor blockDim.{axis})")
-        if not {f"ctaid.{axis}", f"nctaid.{axis}"} & reads:
+        if not given.grid and not {f"ctaid.{axis}", f"nctaid.{axis}"} & reads:
             facts.append(launch.nctaid[number] == 1)
             stated.append(f"gridDim.{axis} = 1 (the kernel reads neither blockIdx.{axis} nor gridDim.{axis})")
     return facts, stated
