@@ -244,25 +244,50 @@ def _solver(facts: list, milliseconds: int) -> _Questions:
 def _conflicts(solver: _Questions, first: Walk, second: Walk, spaces: tuple, scope: str, launch: Launch,
                one: Thread, two: Thread):
     """A Candidate per pair of access sites that can conflict (one per site pair), or
-    "unknown" for a question the solver could not answer in time."""
-    asked = set()
+    "unknown" for a question the solver could not answer in time. All pairs are asked at
+    once (one question proves them all); a model names the pairs it satisfies, which are
+    reported and left out of the next question."""
+    pairs = {}  # (pc, pc) of the two sites -> [(a, b, conflict), ...]
     for a in first.accesses:
-        if a.space not in spaces:
-            continue
         for b in second.accesses:
-            if b.space not in spaces or (a.pc, b.pc) in asked or (b.pc, a.pc) in asked:
-                continue
-            if not _may_conflict(a, b):
-                continue
-            overlap = z3.Or(z3.ULT(b.offset - a.offset, a.size), z3.ULT(a.offset - b.offset, b.size)) \
-                if a.base is not None and b.base is not None else z3.BoolVal(True)
-            outcome = solver.ask(a.condition, b.condition, overlap, small=_small(launch))
+            if a.space in spaces and b.space in spaces and _may_conflict(a, b):
+                key = (a.pc, b.pc) if (b.pc, a.pc) not in pairs else (b.pc, a.pc)
+                pairs.setdefault(key, []).append((a, b, z3.And(a.condition, b.condition, _overlap(a, b))))
+    while pairs:
+        outcome = solver.ask(z3.Or([c for group in pairs.values() for _, _, c in group]))
+        if outcome == z3.unsat:
+            return
+        if outcome == z3.unknown:  # one question each, so that what can be decided is
+            yield from _one_by_one(solver, pairs, scope, launch, one, two)
+            return
+        met = [(key, a, b, c) for key, group in pairs.items() for a, b, c in group
+               if z3.is_true(solver.model.eval(c, model_completion=True))]
+        if not met:  # cannot happen with a model of the disjunction; never loop on it
+            yield from _one_by_one(solver, pairs, scope, launch, one, two)
+            return
+        key, a, b, conflict = met[0]
+        solver.ask(conflict, small=_small(launch))  # the smallest launch that shows this pair
+        yield _candidate("data-race", a, b, scope, solver.model, launch, one, two)
+        del pairs[key]
+
+
+def _one_by_one(solver: _Questions, pairs: dict, scope: str, launch: Launch, one: Thread, two: Thread):
+    for group in pairs.values():
+        for a, b, conflict in group:
+            outcome = solver.ask(conflict, small=_small(launch))
             if outcome == z3.sat:
-                asked.add((a.pc, b.pc))
                 yield _candidate("data-race", a, b, scope, solver.model, launch, one, two)
-            elif outcome == z3.unknown:
-                asked.add((a.pc, b.pc))
+                break
+            if outcome == z3.unknown:
                 yield "unknown"
+                break
+
+
+def _overlap(a: Access, b: Access) -> z3.BoolRef:
+    """Whether the bytes of two accesses to one base overlap (any, when a base is unknown)."""
+    if a.base is None or b.base is None:
+        return z3.BoolVal(True)
+    return z3.Or(z3.ULT(b.offset - a.offset, a.size), z3.ULT(a.offset - b.offset, b.size))
 
 
 def _may_conflict(a: Access, b: Access) -> bool:
