@@ -45,6 +45,7 @@ _NO_EFFECT = ("llvm.lifetime.", "llvm.dbg.", "llvm.experimental.noalias", "llvm.
               "llvm.nvvm.barrier.cta.arrive", "llvm.nvvm.fence", "llvm.nvvm.membar", "llvm.prefetch",
               "llvm.nvvm.prefetch", "llvm.invariant.", "llvm.var.annotation", "llvm.ptr.annotation",
               "llvm.nvvm.isspacep", "llvm.sideeffect", "llvm.donothing")
+_NO_MEMORY = ("llvm.", "__simulee_texture")  # calls that write no memory a thread of the kernel reads
 _ENDS_THREAD = ("__assertfail", "llvm.trap", "__trap", "llvm.nvvm.trap", "abort", "__simulee_exit")
 
 
@@ -478,6 +479,8 @@ class Walker:
         if opcode in ("load", "store", "atomicrmw", "cmpxchg"):
             self.memory(state, pc, op)
             return None
+        if opcode == "unsupported":  # it may touch memory the model does not see
+            self.walk.unknown.append(f"an instruction the model does not know ({op.extra.get('reason', op.text)[:80]})")
         if opcode == "call":
             return self.call(state, pc, op)
         if opcode == "select" and isinstance(self.value(state, op.args[1]), Pointer):
@@ -668,10 +671,10 @@ class Walker:
         if declared is not None and not declared.is_declaration:
             self.walk.unknown.append(f"a call to {callee} that is not inlined")
             return _STOP
-        if not callee.startswith("llvm.") and callee not in ("vprintf", "malloc", "free") and any(
+        if not callee.startswith(_NO_MEMORY) and callee not in ("vprintf", "malloc", "free") and any(
                 isinstance(self.value(state, a), Pointer) and self.space(self.value(state, a).base) in
                 ("global", "shared", "any") for a in op.args):
-            self.walk.unknown.append(f"a call to {callee or 'inline assembly'} with a pointer to memory")
+            self.walk.unknown.append(f"a call to {callee or 'a function pointer'} with a pointer to memory")
         if op.result >= 0:
             state.values[op.result] = self.opaque(op.type, "call")
         return None

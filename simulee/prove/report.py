@@ -5,6 +5,8 @@ from __future__ import annotations
 from simulee.findings import display
 from simulee.prove.solve import Candidate, Proof, describe
 
+SHOWN = 5  # races a kernel's text report shows
+
 
 def verdict_of(proof: Proof) -> str:
     """proved, race (confirmed), race (possible) or unknown, as the text report says it."""
@@ -24,9 +26,12 @@ def text(proof: Proof) -> str:
     if proof.verdict == "unknown":
         return f"{where}: unknown: {proof.reason} ({proof.seconds:.1f} s)"
     lines = [f"{where}: {verdict_of(proof)} ({proof.seconds:.1f} s)"]
-    for candidate in proof.candidates:
+    shown = sorted(proof.candidates, key=lambda c: not c.confirmed)[:SHOWN]
+    for candidate in shown:
         lines.append(f"    {_what(candidate, proof)}: {describe(candidate)}{_arguments(candidate, proof)}"
                      + ("" if candidate.confirmed else f" -- possible: {candidate.why}"))
+    if len(proof.candidates) > len(shown):
+        lines.append(f"    and {len(proof.candidates) - len(shown)} more (--format json lists them)")
     return "\n".join(lines)
 
 
@@ -59,7 +64,7 @@ def to_json(proof: Proof) -> dict:
 
 def _candidate_json(candidate: Candidate, params: tuple[str, ...]) -> dict:
     def place(end):
-        if hasattr(end, "kind"):
+        if hasattr(end, "space"):  # an access; else where a thread's path goes next (End)
             return {"access": end.kind, "line": end.line, "space": end.space}
         return {"end": end.kind, "line": end.line}
 

@@ -19,6 +19,7 @@ from interpreter.loader import KernelInfo, Program
 from simulee.prove.model import AXES, Access, Kernel, Launch, Thread, Walk, Walker
 
 QUERY_MILLISECONDS = 5000  # per question to the solver: past it, unknown
+MAX_RACES = 8  # races a proof lists at most
 ASSUMPTIONS = ("CUDA's launch limits (at most 1024 threads a block; 1024 x 1024 x 64 per axis; grid within "
                "2^31-1 x 65535 x 65535)",
                "at most 2^31 threads along each axis of the grid (blockIdx * blockDim + threadIdx fits an int)",
@@ -123,17 +124,9 @@ def prove_kernel(program: Program, info: KernelInfo, milliseconds: int = QUERY_M
         lemmas = _index_lemmas(launch, one, two, first, second)
         solver = _solver(common + one.facts + two.facts + first.facts + second.facts + relation + lemmas,
                          milliseconds)
-        for candidate in _conflicts(solver, first, second, ("shared", "global", "any"), "same block", launch,
-                                    one, two):
-            if candidate == "unknown":
-                timed_out = True
-            elif candidate not in proof.candidates:
-                proof.candidates.append(candidate)
-        for candidate in _divergence(solver, first, second, launch, one, two, kernel):
-            if candidate == "unknown":
-                timed_out = True
-            else:
-                proof.candidates.append(candidate)
+        timed_out |= _take(proof, _conflicts(solver, first, second, ("shared", "global", "any"), "same block",
+                                             launch, one, two))
+        timed_out |= _take(proof, _divergence(solver, first, second, launch, one, two, kernel))
     one, two = Thread(1, launch), Thread(2, launch)  # different blocks: global memory, the whole kernel
     first = Walker(kernel, launch, one, None, through_barriers=True).run()
     second = Walker(kernel, launch, two, None, through_barriers=True).run()
@@ -142,11 +135,8 @@ def prove_kernel(program: Program, info: KernelInfo, milliseconds: int = QUERY_M
     relation = [z3.Or([a != b for a, b in zip(one.ctaid, two.ctaid)])]
     lemmas = _index_lemmas(launch, one, two, first, second)
     solver = _solver(common + one.facts + two.facts + first.facts + second.facts + relation + lemmas, milliseconds)
-    for candidate in _conflicts(solver, first, second, ("global", "any"), "different blocks", launch, one, two):
-        if candidate == "unknown":
-            timed_out = True
-        else:
-            proof.candidates.append(candidate)
+    timed_out |= _take(proof, _conflicts(solver, first, second, ("global", "any"), "different blocks", launch, one,
+                                         two))
     proof.assumptions += list(dict.fromkeys(assumed))
     if proof.candidates:
         proof.verdict = "race"
@@ -155,6 +145,20 @@ def prove_kernel(program: Program, info: KernelInfo, milliseconds: int = QUERY_M
         proof.reason = "; ".join(dict.fromkeys(unknown + (["the solver ran out of time"] if timed_out else [])))
     proof.seconds = time.perf_counter() - start
     return proof
+
+
+def _take(proof: Proof, found) -> bool:
+    """Add the candidates `found` yields to `proof`, up to MAX_RACES in all (the verdict needs
+    one; a few show where); whether a question ran out of time."""
+    timed_out = False
+    for candidate in found:
+        if len(proof.candidates) >= MAX_RACES:
+            break
+        if candidate == "unknown":
+            timed_out = True
+        elif candidate not in proof.candidates:
+            proof.candidates.append(candidate)
+    return timed_out
 
 
 def unread_axes(info: KernelInfo, launch: Launch, given) -> tuple[list, list[str]]:

@@ -11,13 +11,20 @@ from interpreter.loader import KernelInfo, Program
 from simulee.prove.solve import Candidate, Proof
 
 RUNNABLE_BLOCKS = 4096  # a witness launch with more blocks is not run (possible, too large to run)
+MAX_RUNS = 4  # witness launches run per kernel: the first that shows its race confirms the kernel's
 
 
 def confirm(program: Program, info: KernelInfo, proof: Proof, warp_model: str = "independent") -> None:
-    """Run each candidate of `proof` and mark it (Candidate.confirmed, .why)."""
+    """Run candidates of `proof` until one shows its race (at most MAX_RUNS) and mark
+    them (Candidate.confirmed, .why); those not run stay unconfirmed, saying so."""
     from simulee.check import check_kernel, default_launch
 
+    runs = 0
     for candidate in proof.candidates:
+        if runs >= MAX_RUNS or any(c.confirmed for c in proof.candidates):
+            candidate.confirmed, candidate.why = False, "not run: another race of the kernel was run"
+            continue
+        runs += 1
         blocks = candidate.grid[0] * candidate.grid[1] * candidate.grid[2]
         if blocks > RUNNABLE_BLOCKS:
             candidate.confirmed, candidate.why = False, f"its launch of {blocks:,} blocks is too large to run"
