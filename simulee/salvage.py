@@ -50,6 +50,7 @@ _OLD_GPU_CODE = re.compile(r"error: redefinition of 'atomicAdd'[^\n]*\n(?:[^\n]*
 OLD_ARCH = "sm_52"  # the architecture such code was written for
 NEWER_ARCH = "sm_90"  # tried last, for code that needs a newer GPU than the one asked for
 # a launch written with spaces in its chevrons, `k << < grid, block >> > (...)`, which nvcc accepts
+_PRAGMA_MACRO = re.compile(r'^([ \t]*#[ \t]*define[ \t]+\w+[ \t]+)#[ \t]*pragma[ \t]+([^\n"\\]*?)[ \t]*$', re.M)
 _SPACED_LAUNCH = re.compile(r"<<\s*<(?!<)([^;{}<]*?)>>\s*>(?=\s*\()")
 _TEMPLATE_LAUNCH = re.compile(r"(\b[A-Za-z_][\w:]*\s*<[^;{}()]*?>)\s*<<<")
 # a typedef of a name the C library also defines (GPUVerify's samples: `typedef unsigned int clock_t;`)
@@ -92,6 +93,7 @@ class Salvage:
     instantiated: str = ""  # the header they are instantiated in
     curand_builtins: bool = False  # curand_mtgp32_kernel.h redeclares blockDim and threadIdx: included as clang does
     host: bool = False  # a program's host side (simulee exec): no other GPU architecture is tried
+    pragma_macros: bool = False  # macros whose body is a #pragma were rewritten (or looked for)
 
     def arguments(self) -> list[str]:
         """What to add to clang's arguments (before the source)."""
@@ -174,7 +176,7 @@ class Salvage:
             return True
         if self._fixed_size_extern_shared(diagnostics) or self._register_escapes(diagnostics):
             return True
-        if self._spaced_launches(diagnostics):
+        if self._spaced_launches(diagnostics) or self._pragma_macros(read):
             return True
         if self._edit_lines(_LIBC_TYPEDEF.findall(diagnostics), _typedef_as_macro) or \
                 self._edit_lines(_DEVICE_PROTOTYPE.findall(diagnostics), _without_prototype):
@@ -317,6 +319,22 @@ class Salvage:
             text = self._repository_text(file)
             if text is not None and unspaced_launches(text) != text:
                 self.texts[file] = unspaced_launches(text)
+                changed = True
+        return changed
+
+    def _pragma_macros(self, read: list[str]) -> bool:
+        """`#define UNROLL #pragma unroll`, which nvcc expands into a pragma and clang into
+        tokens it refuses, as `#define UNROLL _Pragma("unroll")` in the repository's files
+        the compiler read (once)."""
+        if self.pragma_macros:
+            return False
+        self.pragma_macros = True
+        changed = False
+        for file in dict.fromkeys(os.path.abspath(f) for f in read):
+            text = self._repository_text(file)
+            if text is not None and _PRAGMA_MACRO.search(text):
+                self.texts[file] = _PRAGMA_MACRO.sub(
+                    lambda m: f'{m.group(1)}_Pragma("{m.group(2).strip()}")', text)
                 changed = True
         return changed
 

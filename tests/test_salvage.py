@@ -139,6 +139,12 @@ def test_host_code_a_library_template_fails_for_is_left_out_where_it_asked_for_i
     assert kernel["launches"][0]["grid"] == [4, 1, 1] and kernel["findings"] == [], result.stderr
 
 
+def test_a_macro_whose_body_is_a_pragma_is_the_pragma_as_nvcc_expands_it(records):
+    record = records["gpu/pragma_macro.cu"]  # moderngpu's PRAGMA_UNROLL: its device code stays
+    assert record["status"] == "ok", record["error"]
+    assert [name for name, *_ in record["kernels"]] == ["sum_rows"]
+
+
 def test_headers_included_through_the_scanned_folders_own_name():
     assert listed(REPO)["gpu/prefixed.cu"]["status"] == "ok"
     assert listed(GPU)["prefixed.cu"]["status"] == "ok"  # the scan of gpu/ alone: "gpu/common.cuh"
