@@ -110,9 +110,7 @@ class Launch:
         params = {}
         for index, slot in enumerate(function.params):
             ty = function.slot_types[slot]
-            if isinstance(ty, IntType):
-                params[slot] = z3.BitVec(f"arg{index}", ty.bits)
-            elif isinstance(ty, FloatType):
+            if isinstance(ty, (IntType, FloatType)):  # a float as its bits: the model does no float arithmetic
                 params[slot] = z3.BitVec(f"arg{index}", ty.bits)
             elif isinstance(ty, PointerType):
                 params[slot] = Pointer(("param", index), z3.BitVecVal(0, 64))
@@ -386,7 +384,7 @@ class Walker:
     def opaque(self, ty, what: str, slot: int | None = None):
         if isinstance(ty, PointerType):
             return Pointer(None, self.fresh(64, what))
-        width = _width(ty, self.kernel.layout)
+        width = _width(ty)
         return self.fresh(width, what, slot) if width else None
 
     def constant(self, constant, ty):
@@ -401,7 +399,7 @@ class Walker:
             return z3.BitVecVal(0, ty.bits) if constant.kind == "zeroinitializer" else \
                 self.fresh(ty.bits, constant.kind)
         if isinstance(constant, ir.ConstFloat):
-            return self.fresh(_width(ty, self.kernel.layout) or 32, "float")
+            return self.fresh(_width(ty) or 32, "float")
         return self.opaque(ty, "constant")
 
     # --- walking ------------------------------------------------------------------------
@@ -600,7 +598,7 @@ class Walker:
         if isinstance(pointer, Pointer) and pointer.base and pointer.base[0] == "param" and \
                 self.kernel.byval.get(pointer.base[1]) is not None:
             offset = z3.simplify(pointer.offset)
-            width = _width(op.type, self.kernel.layout)
+            width = _width(op.type)
             if z3.is_bv_value(offset) and width and not isinstance(op.type, PointerType):
                 name = f"arg{pointer.base[1]}+{offset.as_long()}:{width}"
                 return self.shared.setdefault(name, z3.BitVec(name, width))
@@ -685,7 +683,7 @@ class Walker:
             register = callee.removeprefix(SPECIAL_REGISTER)
             if register == "warpsize":
                 return z3.BitVecVal(32, 32)
-            return self.fresh(_width(op.type, self.kernel.layout) or 32, register.replace(".", "_"))
+            return self.fresh(_width(op.type) or 32, register.replace(".", "_"))
         register, axis = name.split(".")
         index = AXES.index(axis)
         return {"tid": self.thread.tid, "ctaid": self.thread.ctaid, "ntid": self.launch.ntid,
@@ -738,7 +736,7 @@ class Walker:
             a = read(op.args[0])
             if isinstance(a, Pointer) and isinstance(op.type, PointerType):
                 return a
-            if z3.is_bv(a) and _width(op.type, self.kernel.layout) == a.size():
+            if z3.is_bv(a) and _width(op.type) == a.size():
                 return a if opcode == "freeze" or isinstance(op.type, IntType) == isinstance(
                     op.arg_types[0], IntType) else _UNSET
             return _UNSET
@@ -751,8 +749,6 @@ class Walker:
             return _UNSET
         if opcode == "alloca":
             return Pointer(("local", pc), z3.BitVecVal(0, 64))
-        if opcode == "phi":
-            return _UNSET
         return _UNSET
 
     def getelementptr(self, read, op):
@@ -832,14 +828,11 @@ def _all(conditions) -> z3.BoolRef:
     return z3.And(list(conditions)) if conditions else z3.BoolVal(True)
 
 
-def _width(ty, layout) -> int | None:
-    if isinstance(ty, IntType):
+def _width(ty) -> int | None:
+    """The bits of a value the model keeps as a bit-vector (integers, floats, pointers' offsets)."""
+    if isinstance(ty, (IntType, FloatType)):
         return ty.bits
-    if isinstance(ty, FloatType):
-        return ty.bits
-    if isinstance(ty, PointerType):
-        return 64
-    return None
+    return 64 if isinstance(ty, PointerType) else None
 
 
 def _uniform_slots(kernel: Kernel) -> set[int]:

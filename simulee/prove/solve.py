@@ -358,5 +358,3 @@ def describe(candidate: Candidate) -> str:
     return (f"grid {axes(candidate.grid)}, block {axes(candidate.block)}: thread {axes(t1)} of block {axes(b1)} "
             f"and thread {axes(t2)} of block {axes(b2)}")
 
-
-__all__ = ["AXES", "Candidate", "Proof", "prove_kernel", "describe"]
