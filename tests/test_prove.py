@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from conftest import TESTS, line_of
-from simulee.check import Settings, check_given, Given
+from simulee.check import check_kernel, default_launch
 from simulee.frontend import load_program
 from simulee.prove.solve import Fixed, prove_kernel
 from simulee.prove.verdict import confirm
@@ -80,8 +80,12 @@ def test_a_given_launch_is_what_is_proved(program):
 
 
 @pytest.mark.parametrize("name", PROVED)
-def test_checks_search_finds_no_race_in_a_proved_kernel(program, name):
-    check = check_given(program, program.kernel(name), Given(), Settings(seed=0))
+def test_the_interpreter_finds_no_race_in_a_proved_kernel(program, name):
+    kernel = program.kernel(name)  # launches of odd and even sizes, a partial last block, several blocks
+    launches = [default_launch(kernel, grid=grid, block=block) for grid, block in
+                (((3, 1, 1), (96, 1, 1)), ((2, 1, 1), (256, 1, 1)), ((5, 1, 1), (33, 1, 1)))]
+    check = check_kernel(program, kernel, launches)
+    assert check.status == "ok" and check.launches
     assert not [f for f in check.findings if f.type in ("data-race", "barrier-divergence")], check.findings
 
 
