@@ -123,7 +123,7 @@ def prove_kernel(program: Program, info: KernelInfo, milliseconds: int = QUERY_M
         relation = [z3.And([a == b for a, b in zip(one.ctaid, two.ctaid)]),
                     z3.Or([a != b for a, b in zip(one.tid, two.tid)])]
         lemmas = _index_lemmas(launch, one, two, first, second)
-        solver = _solver(common + one.facts + two.facts + first.facts + second.facts + relation + lemmas,
+        solver = _Questions(common + one.facts + two.facts + first.facts + second.facts + relation + lemmas,
                          milliseconds)
         timed_out |= _take(proof, _conflicts(solver, first, second, ("shared", "global", "any"), "same block",
                                              launch, one, two))
@@ -135,7 +135,7 @@ def prove_kernel(program: Program, info: KernelInfo, milliseconds: int = QUERY_M
     assumed += first.assumed + second.assumed
     relation = [z3.Or([a != b for a, b in zip(one.ctaid, two.ctaid)])]
     lemmas = _index_lemmas(launch, one, two, first, second)
-    solver = _solver(common + one.facts + two.facts + first.facts + second.facts + relation + lemmas, milliseconds)
+    solver = _Questions(common + one.facts + two.facts + first.facts + second.facts + relation + lemmas, milliseconds)
     timed_out |= _take(proof, _conflicts(solver, first, second, ("global", "any"), "different blocks", launch, one,
                                          two))
     proof.assumptions += list(dict.fromkeys(assumed))
@@ -240,10 +240,6 @@ class _Questions:
         outcome = solver.check()
         self.model = solver.model() if outcome == z3.sat else None
         return outcome
-
-
-def _solver(facts: list, milliseconds: int) -> _Questions:
-    return _Questions(facts, milliseconds)
 
 
 def _conflicts(solver: _Questions, first: Walk, second: Walk, spaces: tuple, scope: str, launch: Launch,
