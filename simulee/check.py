@@ -55,6 +55,7 @@ class KernelCheck:
     notes: list[str] = field(default_factory=list)  # what was not checked as asked, and why
     seconds: float = 0.0
     suppressed: list[tuple[Finding, str]] = field(default_factory=list)  # findings a suppression hides, and why
+    proof: dict | None = None  # what the prover decided (simulee.verdicts), if it ran
 
     def suppress(self, reason_of) -> None:
         """Move the findings an annotation in the source (simulee.annotations) or
@@ -77,14 +78,46 @@ class KernelCheck:
         return sum(1 for f in self.findings if f.severity == ERROR)
 
     def to_json(self) -> dict:
-        return {"kernel": self.kernel, "file": display(self.file), "line": self.line, "status": self.status,
+        record = {"kernel": self.kernel, "file": display(self.file), "line": self.line, "status": self.status,
                 "error": self.error or None, "launches": self.launches,
                 "findings": [f.to_json() for f in self.findings],
                 "barriers": [v.to_json() for v in self.verdicts], "assumptions": self.assumptions,
                 "notes": self.notes, "seconds": round(self.seconds, 3),
                 **({"search": self.search} if self.search is not None else {}),
+                **({"proof": self.proof} if self.proof is not None else {}),
                 **({"suppressed": [dict(finding.to_json(), reason=reason) for finding, reason in self.suppressed]}
                    if self.suppressed else {})}
+        record["verdict"], record["verdict_reason"] = kernel_verdict(record)
+        return record
+
+
+DECIDED = (*RACES, "barrier-divergence")  # the finding types a proof rules out
+
+
+def kernel_verdict(check: dict) -> tuple[str, str]:
+    """(proved | race | possible-race | not-proved, why) of a check's record (to_json):
+    a race a run shows as an error; proved by the prover (simulee.verdicts) with no race
+    shown; a possible race (the solver's that no run showed, or a run's resting on a guess
+    of Simulee's); else not proved, with the prover's reason."""
+    races = [f for f in check["findings"] if f["type"] in DECIDED]
+    proof = check.get("proof") or {}
+    launches = sum(1 for launch in check["launches"] if launch.get("status") != "invalid")
+    runs = f"{launches} launch{'es' if launches != 1 else ''}"
+    if any(f["severity"] == ERROR for f in races):
+        solver = any(race["shown"] for race in proof.get("races", ()))
+        return "race", "a run shows it" + (" on a launch the solver found" if solver else "")
+    if proof.get("verdict") == "proved" and not races:
+        return "proved", "race-free and barrier-divergence-free for every launch"
+    if races:
+        return "possible-race", "a run shows one on a launch resting on a guess of Simulee's (its warning says which)"
+    if proof.get("verdict") == "race":
+        race = proof["races"][0]
+        lines = " and ".join(map(str, race["lines"])) or "?"
+        return "possible-race", (f"the solver finds a {race['type']} at line {lines} ({race['launch']}) that no run of "
+                                 f"{runs} showed")
+    prover = "was not run" if proof.get("verdict") in (None, "off") else "could not decide"
+    reason = f" ({proof['reason']})" if proof.get("reason") else ""
+    return "not-proved", f"no race found on {runs}; the prover {prover}{reason}"
 
 
 def indices_read(program: Program, kernel: KernelInfo) -> tuple[str, ...]:
@@ -661,6 +694,7 @@ class Settings:
     trace_limit: int = TRACE_LIMIT  # accesses a checked launch keeps in its trace
     target: int = 0  # the sm_XX the code must be right on (0: every GPU current toolkits support, sm_70 and up)
     seed_launches: dict = field(default_factory=dict)  # kernel symbol -> launches a program made (replay.seeds)
+    prove: bool = True  # decide race freedom for every launch first (simulee.verdicts; off: --no-prove)
 
     def launch_options(self) -> dict:
         """The Launch fields these settings give every launch."""
@@ -669,7 +703,8 @@ class Settings:
 
 
 def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str], options: Settings,
-            progress=None, reads: tuple[str, ...] | None = None, sites: tuple = (), stated=None) -> KernelCheck:
+            progress=None, reads: tuple[str, ...] | None = None, sites: tuple = (), stated=None,
+            searching: bool = True) -> KernelCheck:
     """Search launches of `kernel` around `base` (changing what `fixed` does not name:
     "grid", "block", parameter names), then check the best ones the search found and
     `base` itself in full. Without anything to search, check `base` alone. With launch
@@ -678,8 +713,10 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
     at their defaults) is checked first, instead of `base`. `reads` are the index
     registers the kernel's own code reads (default: indices_read). With `stated` (what a
     simulee.toml states, SearchSpace.stating), every launch keeps it: `base` too, or it
-    is not checked. The check's seconds count the search too; both together stop at
-    options.max_seconds. `progress(text)` is told what is being done."""
+    is not checked. Without `searching` (a kernel proved race-free for launches on distinct
+    buffers), the sites' launches or `base` are checked alone, unless a site passes one
+    buffer as two pointers. The check's seconds count the search too; both together stop
+    at options.max_seconds. `progress(text)` is told what is being done."""
     from evolve.constants import compared_constants
     from evolve.search import search
     from evolve.space import FILL, SEARCHED_FILLS, InvalidGenome, SearchSpace, alias_pairs
@@ -713,7 +750,8 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
             continue  # its inputs' defaults make no launch: the search finds some that do
     if host_written:  # counts and limits the host wrote: each kind of content Simulee makes up
         at_sites = [replace(launch, fill=fill) for launch in at_sites for fill in SEARCHED_FILLS]
-    if not space.genes:
+    searching = searching or any(isinstance(value, Alias) for launch in at_sites for value in launch.args.values())
+    if not space.genes or not searching:
         return check_kernel(program, kernel, at_sites if space.plans else [b for b in [base] if b], warp_model,
                             deadline=deadline, progress=progress, detect=detect)
     found = search(program, space, options.population, options.generations, options.launches, options.seed,
@@ -744,14 +782,16 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
 
 
 def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Settings, contract=None,
-                sites: tuple = (), progress=None) -> KernelCheck:
+                sites: tuple = (), progress=None, search: bool = True) -> KernelCheck:
     """Check a kernel as `simulee check` and a scan's workers do: on the exact launches
     `given` (or, with settings.search off, the one launch it describes), else by the input
     search around what it gives and within what `contract` (simulee.config.KernelContract,
     less what `given` gives) states, under the launch `sites` unless a grid or block is
     given. `progress(text)` is told what is being done. With settings.target a GPU before
-    sm_70, whose warps run in lockstep, a warp-synchronous race is a warning."""
-    check = _checked_given(program, kernel, given, settings, contract, sites, progress)
+    sm_70, whose warps run in lockstep, a warp-synchronous race is a warning. Without
+    `search` (a kernel proved race-free), the launches the sites make, or the default one,
+    are checked alone (explore)."""
+    check = _checked_given(program, kernel, given, settings, contract, sites, progress, search)
     if 0 < settings.target < INDEPENDENT_SCHEDULING:
         for finding in check.findings:
             if finding.type == WARP_SYNCHRONOUS:
@@ -760,7 +800,7 @@ def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Se
 
 
 def _checked_given(program: Program, kernel: KernelInfo, given: Given, settings: Settings, contract,
-                   sites: tuple, progress) -> KernelCheck:
+                   sites: tuple, progress, search: bool) -> KernelCheck:
     reads = indices_read(program, kernel)
     deadline = time.perf_counter() + settings.max_seconds
     options = settings.launch_options()
@@ -775,7 +815,8 @@ def _checked_given(program: Program, kernel: KernelInfo, given: Given, settings:
         return check_kernel(program, kernel, launches, settings.warp_model, deadline=deadline, progress=progress,
                             detect=settings.detect)
     fixed = given.fixed() | ({b.name for b in contract.buffers} if contract else set())
-    return explore(program, kernel, launches[0], fixed, settings, progress, reads, sites, stated=contract or None)
+    return explore(program, kernel, launches[0], fixed, settings, progress, reads, sites, stated=contract or None,
+                   searching=search)
 
 
 def _within(space, base: Launch) -> Launch | None:

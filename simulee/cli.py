@@ -135,6 +135,9 @@ def _search_options() -> argparse.ArgumentParser:
     search_options.add_argument("--seed-launches", type=Path, metavar="DIR",
                                 help="start the input search also from the launches simulee exec --save-launches "
                                      "saved in DIR (their dimensions and numbers)")
+    search_options.add_argument("--no-prove", action="store_true",
+                                help="do not run the prover first (by default each kernel is proved race-free for "
+                                     "every launch where the prover can, and then its race search is skipped)")
     search_options.add_argument("--fail-on", type=_finding_types, default=None, metavar="TYPE[,TYPE]",
                                 help="exit with status 1 when a finding of these types is reported, whatever its "
                                      "severity (default: when any error is), e.g. data-race,barrier-divergence")
@@ -473,7 +476,7 @@ def run_prove(args) -> int:
     from simulee.launchspec import parse_block, parse_dims
     from simulee.prove import report
     from simulee.prove.solve import Fixed, prove_kernel
-    from simulee.prove.verdict import confirm
+    from simulee.verdicts import confirm
 
     given = Fixed(parse_dims(args.grid, "grid") if args.grid else None,
                   parse_block(args.block, "block") if args.block else None, _integer_args(args.arg))
@@ -828,13 +831,14 @@ def run_check(args) -> int:
 
 
 def report_text(form: str, bugs, project: str, seconds: float, verbose: bool, barriers: bool = False,
-                unreadable: list | None = None, new_only: bool = False) -> str:
-    """The report of `bugs` (rootcause.bugs) as --format `form` asks."""
+                unreadable: list | None = None, new_only: bool = False, verdicts: bool = False) -> str:
+    """The report of `bugs` (rootcause.bugs) as --format `form` asks (in text, with
+    `verdicts`, a line per kernel saying what was decided of it)."""
     from simulee import report
 
     unreadable = unreadable or []
     if form == "text":
-        return report.text(bugs, barriers, seconds, verbose, len(unreadable), new_only)
+        return report.text(bugs, barriers, seconds, verbose, len(unreadable), new_only, verdicts)
     if form == "json":
         return report.json_text(bugs, unreadable)
     if form == "csv":
@@ -915,7 +919,7 @@ def _run_check(args) -> int:
     bugs = rootcause.bugs([check.to_json() for check in checks], baseline=baseline)
     project = (path if path.is_dir() else path.parent).resolve().name
     write_output(report_text(args.format, bugs, project, seconds, args.verbose, args.barriers, unreadable,
-                             args.new_only), args.output)
+                             args.new_only, verdicts=True), args.output)
     if args.format != "text":  # the text report says it among the findings; the others only hold it
         for check in checks:
             if check.status != "ok":
@@ -979,7 +983,8 @@ def _check_one(program, kernel, args, progress=None, sites: tuple = (), config=N
     states of it and the options do not override.
     An internal error is recorded against the kernel (so that one kernel cannot stop a
     folder's check) unless SIMULEE_DEBUG asks for the traceback."""
-    from simulee.check import KernelCheck, check_given
+    from simulee.check import KernelCheck
+    from simulee.verdicts import check_given
 
     try:
         contract = config.for_kernel(kernel.file or args.path, kernel) if config else None
@@ -1005,7 +1010,7 @@ def settings_of(args, **overrides):
                         args.warp_model, args.step_limit, args.shared_bytes,
                         args.max_seconds if args.max_seconds is not None else float("inf"), args.heap_bytes,
                         args.launch_sites, "", args.detect, not getattr(args, "no_search", False),
-                        target=args.target)
+                        target=args.target, prove=not getattr(args, "no_prove", False))
     if getattr(args, "seed_launches", None) is not None:
         from simulee.replay import seeds
 

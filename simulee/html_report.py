@@ -12,7 +12,7 @@ from pathlib import Path
 
 from simulee import __version__
 from simulee.findings import source_lines
-from simulee.report import launch_text, origin_text, place_text
+from simulee.report import VERDICT_WORDS, launch_text, origin_text, place_text
 from simulee.rootcause import Bugs
 
 CONTEXT = 2  # source lines shown before and after each line of a finding
@@ -95,11 +95,13 @@ def page(bugs: Bugs, project: str, seconds: float, new_only: bool = False) -> st
 <div class="plots">
 <figure><figcaption>Root causes by type</figcaption>{_types_plot(causes)}</figure>
 <figure><figcaption>Kernels by seconds taken</figcaption>{_seconds_plot(bugs.records)}</figure>
+<figure><figcaption>Kernels by verdict</figcaption>{_verdicts_plot(bugs.records)}</figure>
 </div>
 <h2>Root causes, worst first (click a column to sort, a row to open it)</h2>
 <table class="causes" id="causes"><thead><tr>{header}</tr></thead>
 {bodies}
 </table>
+{_verdicts(bugs.records)}
 <p class="muted">simulee {__version__}</p>
 <script>{SCRIPT}</script>
 </body></html>
@@ -183,6 +185,31 @@ def _types_plot(causes: list[dict]) -> str:
     bars = [(f"{kind} ({severity})", count, SEVERITY_COLOURS.get(severity, "#555"))
             for (kind, severity), count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
     return _bars(bars)
+
+
+VERDICT_COLOURS = {"proved": "#2e7d32", "race": "#c62828", "possible-race": "#ef6c00", "not-proved": "#757575"}
+
+
+def _verdicts_plot(records: list[dict]) -> str:
+    """A bar per verdict (simulee.check.kernel_verdict): how many kernels."""
+    counts = Counter(record.get("verdict") for record in records if record.get("verdict"))
+    return _bars([(VERDICT_WORDS[name], counts[name], colour) for name, colour in VERDICT_COLOURS.items()
+                  if counts[name]])
+
+
+def _verdicts(records: list[dict]) -> str:
+    """Every kernel's verdict and why, in a table that opens on a click."""
+    rows = "\n".join(
+        f'<tr><td>{html.escape(record["kernel"])}</td><td>{html.escape(record["file"])}:{record["line"]}</td>'
+        f'<td style="color: {VERDICT_COLOURS.get(record["verdict"], "#222")}">'
+        f'{html.escape(VERDICT_WORDS.get(record["verdict"], record["verdict"]))}</td>'
+        f'<td>{html.escape(record.get("verdict_reason", ""))}</td></tr>'
+        for record in sorted(records, key=lambda r: (r["file"], r["line"], r["kernel"])) if record.get("verdict"))
+    if not rows:
+        return ""
+    return (f'<details id="verdicts"><summary>What was decided of each kernel (proved race-free for every launch, '
+            f'race, possible race, not proved)</summary>\n<table class="causes"><thead><tr><th>kernel</th>'
+            f'<th>where</th><th>verdict</th><th>why</th></tr></thead>\n{rows}\n</table></details>')
 
 
 def _seconds_plot(records: list[dict]) -> str:

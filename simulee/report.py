@@ -29,12 +29,14 @@ SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schem
 
 
 def text(bugs: Bugs, show_barriers: bool = False, seconds: float | None = None, verbose: bool = False,
-         uncompiled: int = 0, new_only: bool = False) -> str:
+         uncompiled: int = 0, new_only: bool = False, verdicts: bool = False) -> str:
     """The report like a compiler's output: what each kernel could not check, then one
     entry per root cause, worst first (a bug several kernels or template instances share
     is shown once, with one line naming them), then a summary line that counts root
     causes and the `uncompiled` files too (their errors are reported where they happen).
-    With `new_only`, only the root causes new since the baseline."""
+    With `new_only`, only the root causes new since the baseline; with `verdicts`, a line
+    per kernel before the summary says what was decided of it (proved, race, possible
+    race, not proved)."""
     out = io.StringIO()
     for check in bugs.records:
         if check["status"] != "ok":
@@ -68,6 +70,9 @@ def text(bugs: Bugs, show_barriers: bool = False, seconds: float | None = None, 
                 flag += f" (in this kernel: {own})" if own != verdict["verdict"] else ""
                 times = "time" if verdict["passes"] == 1 else "times"
                 out.write(f"  {at}: {verdict['verdict']}, passed {verdict['passes']} {times}{flag}{note}\n")
+    for check in bugs.records if verdicts else ():
+        if check.get("verdict"):
+            out.write(f"{check['file']}:{check['line']}: note: {check['kernel']}: {verdict_text(check)}\n")
     out.write(_summary(bugs, shown, seconds, uncompiled, new_only) + "\n")
     return out.getvalue()
 
@@ -92,6 +97,9 @@ def _summary(bugs: Bugs, shown: list[dict], seconds: float | None, uncompiled: i
     suppressed = sum(len(c.get("suppressed", [])) for c in checks)
     if suppressed:
         summary += f", {suppressed} suppressed"
+    proved = sum(1 for c in checks if c.get("verdict") == "proved")
+    if proved:
+        summary += f", {proved} proved race-free"
     if failed:
         summary += f", {failed} not checked"
     if uncompiled:
@@ -99,6 +107,17 @@ def _summary(bugs: Bugs, shown: list[dict], seconds: float | None, uncompiled: i
     if seconds is not None:
         summary += f" ({seconds:.2f} s)"
     return summary
+
+
+VERDICT_WORDS = {"proved": "proved", "race": "race", "possible-race": "possible race", "not-proved": "not proved"}
+
+
+def verdict_text(check: dict) -> str:
+    """What was decided of a kernel, in a phrase: its verdict and why."""
+    proof = check.get("proof") or {}
+    assumed = len(proof.get("assumptions", ())) if check["verdict"] == "proved" else 0
+    return (f"{VERDICT_WORDS.get(check['verdict'], check['verdict'])}: {check['verdict_reason']}"
+            + (f" ({plural(assumed, 'assumption')}: --format json lists them)" if assumed else ""))
 
 
 def plural(number: int, noun: str) -> str:
@@ -352,6 +371,11 @@ def sarif_document(bugs: Bugs, uncompiled: list[dict] = ()) -> dict:
                     for entry in uncompiled],
             }],
             "results": results,
+            # what was decided of each kernel: proved race-free, race, possible race or not proved (a property
+            # bag: a kernel without a bug is no result, and code-scanning services read only failures)
+            "properties": {"verdicts": [{"kernel": check["kernel"], "file": check["file"], "line": check["line"],
+                                         "verdict": check["verdict"], "reason": check.get("verdict_reason", "")}
+                                        for check in bugs.records if check.get("verdict")]},
         }],
     }
 

@@ -54,7 +54,7 @@ LOCK = ".lock"
 REPORT_SECONDS = 5.0  # the reports (bugs.csv, report.sarif, ...) are rewritten at most this often while a scan runs
 FILES_COLUMNS = ("project", "file", "status", "kernels", "seconds", "error", "sha256")
 KERNELS_COLUMNS = ("project", "file", "kernel", "line", "status", "launches", "best_fitness", "seconds", "findings",
-                   "errors", "error", "sha256")
+                   "errors", "error", "verdict", "verdict_reason", "sha256")
 BARRIERS_COLUMNS = ("project", "file", "kernel", "line", "column", "verdict", "kernel_verdict", "passes",
                     "launches", "race_first_line", "race_second_line", "race", "reason")
 VERDICTS = ("needed", "redundant", "not-covered", "divergent")
@@ -538,6 +538,11 @@ class Ledger:
                     f"unchanged, {len(bugs.absent)} absent" if bugs.baseline else "")
                  + f"; {self.seconds:.1f} s"
                  + (f", {report.plural(self.resumed, 'kernel')} from an earlier run" if self.resumed else ""), ""]
+        verdicts = Counter(check["verdict"] for check in checks if check.get("verdict"))
+        if verdicts:
+            lines += ["What was decided of the kernels: " + ", ".join(
+                f"{verdicts[name]} {report.VERDICT_WORDS[name]}" for name in report.VERDICT_WORDS if verdicts[name])
+                + " (proved: race-free for every launch; kernels.csv says why of each)", ""]
         by_type: dict[tuple, list[dict]] = {}  # (type, severity) of each root cause: the causes
         for cause in causes:
             by_type.setdefault((cause["witness"]["type"], cause["witness"]["severity"]), []).append(cause)
@@ -683,7 +688,8 @@ def _kernel_row(record: dict, project: str) -> dict:
             "best_fitness": round(min(scores), 4) if scores else "", "seconds": check["seconds"],
             "findings": len(check["findings"]),
             "errors": sum(1 for f in check["findings"] if f["severity"] == "error"),
-            "error": check["error"] or "", "sha256": record["sha256"]}
+            "error": check["error"] or "", "verdict": check.get("verdict", ""),
+            "verdict_reason": check.get("verdict_reason", ""), "sha256": record["sha256"]}
 
 
 def _barrier_row(barrier: dict, project: str) -> dict:

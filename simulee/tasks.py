@@ -153,7 +153,8 @@ def check_kernel(task: KernelTask) -> dict:
     search finds from the default launch and the kernel's launch sites, within what the
     scan's simulee.toml states of it (and with its suppressions)."""
     from evolve.launchsite import Site
-    from simulee.check import Given, check_given, conditional
+    from simulee.check import Given, conditional
+    from simulee.verdicts import check_given
     from simulee.findings import synthetic
 
     settings = task.settings

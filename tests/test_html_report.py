@@ -55,7 +55,7 @@ def column(browser, name: str) -> list[str]:
     return [td.text for td in browser.find_elements(By.CSS_SELECTOR, f"#causes tr.cause td:nth-child({index})")]
 
 
-def test_the_page_loads_with_every_root_cause_and_both_plots(browser, page):
+def test_the_page_loads_with_every_root_cause_and_its_plots(browser, page):
     from selenium.webdriver.common.by import By
 
     browser.get(page.as_uri())
@@ -65,8 +65,21 @@ def test_the_page_loads_with_every_root_cause_and_both_plots(browser, page):
     assert column(browser, "severity") == ["error"] * 6 + ["warning"] * 2  # worst first
     assert column(browser, "kernels")[column(browser, "where").index("src/templates/pairs.cu:6")] == "2"
     plots = browser.find_elements(By.CSS_SELECTOR, ".plots svg")
-    assert len(plots) == 2 and all(plot.find_elements(By.TAG_NAME, "rect") for plot in plots)
+    assert len(plots) == 3 and all(plot.find_elements(By.TAG_NAME, "rect") for plot in plots)  # types, time, verdicts
     assert not any(detail.is_displayed() for detail in browser.find_elements(By.CSS_SELECTOR, "tr.detail"))
+
+
+def test_each_kernels_verdict_opens_on_a_click(browser, page):
+    from selenium.webdriver.common.by import By
+
+    browser.get(page.as_uri())
+    verdicts = browser.find_element(By.ID, "verdicts")
+    rows = verdicts.find_elements(By.CSS_SELECTOR, "tbody tr, tr")
+    assert not any(row.is_displayed() for row in rows[1:])
+    verdicts.find_element(By.TAG_NAME, "summary").click()
+    shown = {row.find_elements(By.TAG_NAME, "td")[0].text: row.find_elements(By.TAG_NAME, "td")[2].text
+             for row in verdicts.find_elements(By.TAG_NAME, "tr") if row.find_elements(By.TAG_NAME, "td")}
+    assert len(shown) == 8 and shown["divide"] == "proved" and shown["add_right"] == "race"
 
 
 def test_a_click_on_a_column_sorts_by_it_both_ways(browser, page):

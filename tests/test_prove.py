@@ -15,11 +15,12 @@ from conftest import TESTS, line_of
 from simulee.check import check_kernel, default_launch
 from simulee.frontend import load_program
 from simulee.prove.solve import Fixed, prove_kernel
-from simulee.prove.verdict import confirm
+from simulee.verdicts import confirm
 
 TWINS = TESTS / "prove" / "twins.cu"
-PROVED = ("tree_sum", "scale", "count")
-RACY = ("tree_sum_unsynchronized", "shift_left", "magic_size", "wrapped_index", "early_exit", "peek_counter")
+PROVED = ("tree_sum", "scale", "count", "rows_of_64")
+RACY = ("tree_sum_unsynchronized", "shift_left", "magic_size", "wrapped_index", "early_exit", "peek_counter",
+        "rows_of_64_unstated")
 
 
 @pytest.fixture(scope="module")
@@ -100,3 +101,8 @@ def test_the_command_line_reports_verdicts_as_json_and_exits_1_on_a_confirmed_ra
     bad = subprocess.run([sys.executable, "-m", "simulee", "prove", str(TESTS / "nonexistent.cu")],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and bad.stderr.startswith("simulee: error: ")
+
+
+def test_a_precondition_is_an_assumption_the_proof_lists(proofs):
+    assert any("preconditions" in assumption for assumption in proofs["rows_of_64"].assumptions)
+    assert not any("preconditions" in assumption for assumption in proofs["rows_of_64_unstated"].assumptions)

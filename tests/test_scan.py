@@ -81,9 +81,14 @@ def test_a_scan_records_every_file_kernel_and_finding(full):
     kernels = rows(full, "kernels.csv")
     assert {(row["file"], row["kernel"]) for row in kernels} == KERNELS
     assert all(row["status"] == "ok" for row in kernels)
-    # pairs' launch sites fix everything (<<<4, 128>>>): that launch alone; the rest are searched
-    assert all(int(row["launches"]) == 1 if row["kernel"].startswith("pairs") else int(row["launches"]) > 1
-               for row in kernels)
+    # pairs' launch sites fix everything (<<<4, 128>>>): that launch alone; divide is proved race-free for every
+    # launch, and runs its default launch alone (for its fault); the rest are searched
+    assert all(int(row["launches"]) == 1 if row["kernel"].startswith("pairs") or row["kernel"] == "divide"
+               else int(row["launches"]) > 1 for row in kernels)
+    verdicts = {row["kernel"]: row["verdict"] for row in kernels}
+    assert verdicts["divide"] == "proved" and verdicts["spin"] == "possible-race"  # each block writes out[0..]
+    assert {verdicts[name] for name in ("phases", "add_right", "smooth", "pairs<float>", "pairs<int>")} == {"race"}
+    assert "What was decided of the kernels: 1 proved, 5 race, 2 possible race" in (full / "summary.md").read_text()
     findings = {(row["file"], row["kernel"]): int(row["findings"]) for row in kernels}
     assert findings[("src/stencil/smooth.cu", "smooth_fixed")] == 0
 
@@ -384,7 +389,7 @@ def test_check_and_scan_of_a_folder_compile_the_same_files(run_cli, tmp_path):
 def test_a_kernel_out_of_memory_is_checked_again_keeping_less_of_each_trace(monkeypatch):
     """A scan worker whose check runs out of memory (its address space is capped) checks the
     kernel again keeping an eighth of each launch's trace, instead of losing it."""
-    from simulee import check as checking
+    from simulee import verdicts as checking
     from simulee.check import TRACE_LIMIT, Settings
     from simulee.frontend import CompileOptions
     from simulee.tasks import FileTask, KernelTask, check_kernel

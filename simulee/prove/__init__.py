@@ -6,10 +6,11 @@ atomic as (base object, byte offset as a bit-vector expression, size, kind, path
 condition) over symbolic thread and block indices, launch dimensions and scalar
 parameters; what it cannot express is a fresh unconstrained value. `solve` asks z3, for
 two arbitrary threads, whether two accesses can conflict or the threads can disagree on a
-barrier, and `verdict` runs a race the solver finds in the interpreter to tell a confirmed
-race from a possible one.
+barrier. simulee.verdicts runs a race the solver finds in the interpreter to tell a
+confirmed race from a possible one, and runs the prover before every check.
 
 May import: interpreter (decode, loader, loops, types, vocabulary), z3, simulee.frontend
-(where a line is in the user's code), simulee.findings (paths as shown), and simulee.check
-only to run a witness (verdict). The interpreter never imports this package.
+(where a line is in the user's code) and simulee.findings (paths as shown); never
+simulee.check, which does not import it either (simulee.verdicts joins the two). The
+interpreter never imports this package.
 """

@@ -46,6 +46,7 @@ _NO_EFFECT = ("llvm.lifetime.", "llvm.dbg.", "llvm.experimental.noalias", "llvm.
               "llvm.nvvm.prefetch", "llvm.invariant.", "llvm.var.annotation", "llvm.ptr.annotation",
               "llvm.nvvm.isspacep", "llvm.sideeffect", "llvm.donothing")
 _NO_MEMORY = ("llvm.", "__simulee_texture")  # calls that write no memory a thread of the kernel reads
+PRECONDITIONS = "the kernel's preconditions hold (__assume, GPUVerify's __requires)"
 _ENDS_THREAD = ("__assertfail", "llvm.trap", "__trap", "llvm.nvvm.trap", "abort", "__simulee_exit")
 
 
@@ -123,8 +124,10 @@ class Launch:
         facts += [z3.ULE(self.ntid[0], 1024), z3.ULE(self.ntid[1], 1024), z3.ULE(self.ntid[2], 64),
                   z3.ULE(self.ntid[0] * self.ntid[1] * self.ntid[2], 1024)]  # each bounded: no wrap in 32 bits
         facts += [z3.ULE(self.nctaid[0], 2 ** 31 - 1), z3.ULE(self.nctaid[1], 65535), z3.ULE(self.nctaid[2], 65535)]
-        # a grid's global thread index along each axis fits an int (see solve.ASSUMPTIONS)
-        facts += [z3.ULE(z3.ZeroExt(11, g) * z3.ZeroExt(11, b), 2 ** 31) for g, b in zip(self.nctaid, self.ntid)]
+        # a grid's global thread index along each axis fits 32 bits (solve.ASSUMPTIONS): at most 2^(31-k) blocks
+        # of 2^k threads or more (fewer than 2^32 threads in all; a multiplication would cost the solver more)
+        facts += [z3.Implies(z3.UGE(b, 1 << k), z3.ULE(g, 1 << (31 - k))) for g, b in zip(self.nctaid, self.ntid)
+                  for k in range(11)]
         return facts
 
 
@@ -644,10 +647,13 @@ class Walker:
             return None
         if callee.startswith(_ENDS_THREAD):
             return _STOP
-        if callee == "llvm.assume":
+        if callee in ("llvm.assume", "__simulee_assume"):  # a launch where it fails is invalid, as check says
             condition = self.value(state, op.args[0])
             if z3.is_bv(condition):
-                state.condition = state.condition + (condition == 1,)
+                condition = condition != 0
+                state.condition = state.condition + (condition,)
+                if callee == "__simulee_assume":
+                    self.walk.assumed.append(PRECONDITIONS)
             return None
         if callee.startswith(("llvm.memset", "llvm.memcpy", "llvm.memmove")):
             length = self.value(state, op.args[2])

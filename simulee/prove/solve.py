@@ -23,7 +23,8 @@ MAX_RACES = 8  # races a proof lists at most
 MAX_SINGLE = 8  # pairs asked one by one when the question of them all ran out of time
 ASSUMPTIONS = ("CUDA's launch limits (at most 1024 threads a block; 1024 x 1024 x 64 per axis; grid within "
                "2^31-1 x 65535 x 65535)",
-               "at most 2^31 threads along each axis of the grid (blockIdx * blockDim + threadIdx fits an int)",
+               "at most 2^(31-k) blocks of 2^k threads or more along each axis of the grid (fewer than 2^32 threads: "
+               "blockIdx * blockDim + threadIdx fits 32 bits)",
                "distinct pointer parameters point to buffers that do not overlap",
                "buffers are large enough for every access (out-of-bounds is check's question)")
 
@@ -69,6 +70,32 @@ class Proof:
 
 
 @dataclass
+class Effort:
+    """What a proof may ask of the solver in z3's resource units (its rlimit: the same
+    count on any machine under any load, so the same kernel gets the same verdict): per
+    question, and what is left of its total."""
+
+    per_question: int
+    left: int
+    spent: int = -1  # z3's count of units spent in the process so far (it counts on; a limit is on top of it)
+
+    def __post_init__(self):
+        self.spent = self._count(z3.SolverFor("QF_BV"))
+
+    def spend(self, solver) -> None:
+        count = self._count(solver)
+        self.left -= count - self.spent
+        self.spent = count
+
+    @staticmethod
+    def _count(solver) -> int:
+        if not solver.statistics().keys():
+            solver.check()  # a solver that checked nothing reports nothing
+        statistics = solver.statistics()
+        return int(statistics.get_key_value("rlimit count")) if "rlimit count" in statistics.keys() else 0
+
+
+@dataclass
 class Fixed:
     """What the user fixes of every launch: grid, block (3-tuples), integer arguments by name."""
 
@@ -95,9 +122,15 @@ class Fixed:
 
 
 def prove_kernel(program: Program, info: KernelInfo, milliseconds: int = QUERY_MILLISECONDS,
-                 given: "Fixed | None" = None) -> Proof:
-    """Decide `info`'s kernel for every launch (with what `given` fixes of it)."""
+                 given: "Fixed | None" = None, deadline: float = float("inf"), effort: Effort | None = None,
+                 races: int = MAX_RACES, hopeless_stops: bool = False) -> Proof:
+    """Decide `info`'s kernel for every launch (with what `given` fixes of it); past
+    `deadline` (a time.perf_counter()), or once `effort` is spent, no question is asked
+    and the verdict is unknown. At most `races` races are looked for. With
+    `hopeless_stops`, the first walk the model cannot follow exactly ends the proof
+    (unknown: no proof can come of it, and only the races it could still find are lost)."""
     start = time.perf_counter()
+    _fresh_context()
     proof = Proof(info.name, info.file, info.line, "proved", assumptions=list(ASSUMPTIONS),
                   params=tuple(p.name for p in info.params))
     kernel = Kernel(program, info.symbol)
@@ -107,37 +140,41 @@ def prove_kernel(program: Program, info: KernelInfo, milliseconds: int = QUERY_M
     shape, unread = unread_axes(info, launch, given)
     common = launch.limits() + shape + fixed
     proof.assumptions += unread + stated
-    if _Questions(common, milliseconds).ask() != z3.sat:  # nothing is proved of no launch at all
+    if fixed and _Questions(common, milliseconds, deadline, effort).ask() != z3.sat:  # nothing is proved of no launch
         proof.verdict, proof.reason = "unknown", "no launch satisfies the assumptions (the launch given?)"
         proof.seconds = time.perf_counter() - start
         return proof
     unknown: list[str] = []
     assumed: list[str] = []
     timed_out = False
-    for start_pc in [None] + kernel.barriers:  # same block, one barrier interval at a time
+    # threads of one block, one barrier interval at a time; then of two blocks, global memory, the whole kernel
+    for start_pc in [None, *kernel.barriers, "kernel"]:
+        if len(proof.candidates) >= races:
+            break
+        if time.perf_counter() >= deadline:
+            timed_out = True
+            break
+        same_block = start_pc != "kernel"
         one, two = Thread(1, launch), Thread(2, launch)
-        first = Walker(kernel, launch, one, start_pc).run()
-        second = Walker(kernel, launch, two, start_pc, shared=None).run()
+        where = start_pc if same_block else None
+        first = Walker(kernel, launch, one, where, through_barriers=not same_block).run()
+        second = Walker(kernel, launch, two, where, through_barriers=not same_block).run()
         unknown += first.unknown + second.unknown
         assumed += first.assumed + second.assumed
-        relation = [z3.And([a == b for a, b in zip(one.ctaid, two.ctaid)]),
-                    z3.Or([a != b for a, b in zip(one.tid, two.tid)])]
-        lemmas = _index_lemmas(launch, one, two, first, second)
-        solver = _Questions(common + one.facts + two.facts + first.facts + second.facts + relation + lemmas,
-                         milliseconds)
-        timed_out |= _take(proof, _conflicts(solver, first, second, ("shared", "global", "any"), "same block",
-                                             launch, one, two))
-        timed_out |= _take(proof, _divergence(solver, first, second, launch, one, two, kernel))
-    one, two = Thread(1, launch), Thread(2, launch)  # different blocks: global memory, the whole kernel
-    first = Walker(kernel, launch, one, None, through_barriers=True).run()
-    second = Walker(kernel, launch, two, None, through_barriers=True).run()
-    unknown += first.unknown + second.unknown
-    assumed += first.assumed + second.assumed
-    relation = [z3.Or([a != b for a, b in zip(one.ctaid, two.ctaid)])]
-    lemmas = _index_lemmas(launch, one, two, first, second)
-    solver = _Questions(common + one.facts + two.facts + first.facts + second.facts + relation + lemmas, milliseconds)
-    timed_out |= _take(proof, _conflicts(solver, first, second, ("global", "any"), "different blocks", launch, one,
-                                         two))
+        if unknown and hopeless_stops:
+            break
+        distinct = [z3.And([a == b for a, b in zip(one.ctaid, two.ctaid)]),
+                    z3.Or([a != b for a, b in zip(one.tid, two.tid)])] if same_block else \
+            [z3.Or([a != b for a, b in zip(one.ctaid, two.ctaid)])]
+        solver = _Questions(common + one.facts + two.facts + first.facts + second.facts + distinct
+                            + _index_lemmas(launch, one, two, first, second), milliseconds, deadline, effort)
+        if same_block:
+            timed_out |= _take(proof, _conflicts(solver, first, second, ("shared", "global", "any"), "same block",
+                                                 launch, one, two), races)
+            timed_out |= _take(proof, _divergence(solver, first, second, launch, one, two, kernel), races)
+        else:
+            timed_out |= _take(proof, _conflicts(solver, first, second, ("global", "any"), "different blocks",
+                                                 launch, one, two), races)
     proof.assumptions += list(dict.fromkeys(assumed))
     if proof.candidates:
         proof.verdict = "race"
@@ -148,12 +185,19 @@ def prove_kernel(program: Program, info: KernelInfo, milliseconds: int = QUERY_M
     return proof
 
 
-def _take(proof: Proof, found) -> bool:
-    """Add the candidates `found` yields to `proof`, up to MAX_RACES in all (the verdict needs
+def _fresh_context() -> None:
+    """Make z3's default context a new one: the terms an earlier proof of the process made
+    change the order the solver meets the variables in, and so the model it gives (the
+    launch a check's search starts from), which must not depend on the kernels before."""
+    z3.z3._main_ctx = None
+
+
+def _take(proof: Proof, found, races: int) -> bool:
+    """Add the candidates `found` yields to `proof`, up to `races` in all (the verdict needs
     one; a few show where); whether a question ran out of time."""
     timed_out = False
     for candidate in found:
-        if len(proof.candidates) >= MAX_RACES:
+        if len(proof.candidates) >= races:
             break
         if candidate == "unknown":
             timed_out = True
@@ -219,8 +263,8 @@ class _Questions:
     """Questions asked on top of common facts, each to a solver of its own: z3's solver
     after a push is its incremental one, which bit-vector multiplication defeats."""
 
-    def __init__(self, facts: list, milliseconds: int):
-        self.facts, self.milliseconds = facts, milliseconds
+    def __init__(self, facts: list, milliseconds: int, deadline: float = float("inf"), effort: Effort | None = None):
+        self.facts, self.milliseconds, self.deadline, self.effort = facts, milliseconds, deadline, effort
         self.model = None
 
     def ask(self, *question, small: list = ()) -> z3.CheckSatResult:
@@ -234,10 +278,18 @@ class _Questions:
         return outcome
 
     def _check(self, *question) -> z3.CheckSatResult:
+        self.model = None
+        left = self.deadline - time.perf_counter()
+        if left <= 0 or (self.effort is not None and self.effort.left <= 0):
+            return z3.unknown
         solver = z3.SolverFor("QF_BV")
-        solver.set("timeout", self.milliseconds)
+        solver.set("timeout", int(min(self.milliseconds, left * 1000)))
+        if self.effort is not None:
+            solver.set("rlimit", min(self.effort.per_question, self.effort.left))
         solver.add(*self.facts, *question)
         outcome = solver.check()
+        if self.effort is not None:
+            self.effort.spend(solver)
         self.model = solver.model() if outcome == z3.sat else None
         return outcome
 
@@ -267,8 +319,10 @@ def _conflicts(solver: _Questions, first: Walk, second: Walk, spaces: tuple, sco
             yield from _one_by_one(solver, pairs, scope, launch, one, two)
             return
         key, a, b, conflict = met[0]
-        solver.ask(conflict, small=_small(launch))  # the smallest launch that shows this pair
-        yield _candidate("data-race", a, b, scope, solver.model, launch, one, two)
+        model = solver.model
+        if solver.ask(conflict, small=_small(launch)) == z3.sat:  # a launch small enough to run shows this pair
+            model = solver.model
+        yield _candidate("data-race", a, b, scope, model, launch, one, two)
         del pairs[key]
 
 

@@ -73,3 +73,15 @@ __global__ void peek_counter(int *counter, int *seen) {
 __global__ void count(int *counter) {
   atomicAdd(counter, 1);
 }
+
+// Rows of 64 slots, one per block: right only for blocks of at most 64 threads, which its
+// precondition states (a launch that breaks it is invalid, as check treats it).
+__global__ void rows_of_64(int *rows) {
+  __assume(blockDim.x <= 64);
+  rows[(size_t)blockIdx.x * 64 + threadIdx.x] = threadIdx.x;  // 64-bit: 2^26 blocks would wrap 32 bits
+}
+
+// The same without the precondition: a block of 65 threads or more writes the next block's row.
+__global__ void rows_of_64_unstated(int *rows) {
+  rows[(size_t)blockIdx.x * 64 + threadIdx.x] = threadIdx.x;  // the next block's first slot for a large block
+}

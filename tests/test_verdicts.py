@@ -1,0 +1,74 @@
+"""The prover and the check together: a kernel proved race-free is run for its faults
+without the race search, a race the solver finds starts the search at the solver's launch,
+and every kernel's report says what was decided of it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import TESTS, line_of
+from simulee.check import DECIDED
+
+TOGETHER = TESTS / "prove" / "together.cu"
+TWINS = TESTS / "prove" / "twins.cu"
+
+
+@pytest.fixture(scope="module")
+def checked(tmp_path_factory):
+    """{kernel: its record} of `simulee check --format json` on together.cu, with and without the prover."""
+    from simulee.cli import main
+
+    found = {}
+    for label, flags in (("proving", ()), ("not proving", ("--no-prove",))):
+        out = tmp_path_factory.mktemp("verdicts") / "report.json"
+        main(["check", str(TOGETHER), "-q", "--format", "json", "-o", str(out), *flags])
+        found[label] = {k["kernel"]: k for k in json.loads(out.read_text())["kernels"]}
+    return found
+
+
+def test_a_kernel_proved_race_free_is_run_for_its_faults_without_the_race_search(checked):
+    scale, divide = checked["proving"]["scale"], checked["proving"]["divide"]
+    assert scale["verdict"] == "proved" and scale["proof"]["verdict"] == "proved"
+    assert "search" not in scale and len(scale["launches"]) == 1  # the default launch alone
+    assert "search" in checked["not proving"]["scale"]
+    assert divide["verdict"] == "proved"
+    assert [(f["type"], f["line"]) for f in divide["findings"]] == \
+        [("division-by-zero", line_of(TOGETHER, "1000 / (i - 5)"))]
+
+
+def test_the_solvers_race_starts_the_search_which_shows_it(checked):
+    race = line_of(TOGETHER, "every thread writes x[0]")
+    found = checked["proving"]["one_size"]
+    assert found["verdict"] == "race" and "the solver found" in found["verdict_reason"]
+    assert any(f["type"] == "data-race" and f["line"] == race and f["launch"]["args"]["n"] == 1337
+               for f in found["findings"])
+    missed = checked["not proving"]["one_size"]  # 1337 is no constant of the kernel: the search alone misses it
+    assert not any(f["type"] in DECIDED for f in missed["findings"])
+    assert missed["verdict"] == "not-proved" and "--no-prove" in missed["verdict_reason"]
+
+
+def test_what_the_model_cannot_follow_is_not_proved_and_says_why(checked):
+    call = checked["proving"]["through_call"]
+    assert call["verdict"] == "not-proved" and "a call to" in call["verdict_reason"]
+    assert call["proof"]["verdict"] == "unknown" and "search" in call  # the search ran
+    table = checked["proving"]["through_table"]  # a loaded index is any value: the solver's race rests on it
+    assert table["proof"]["verdict"] == "race" and table["verdict"] == "possible-race"
+
+
+def test_the_text_report_says_what_was_decided_of_each_kernel(run_cli):
+    status, out, _ = run_cli("check", TOGETHER, "-q")
+    assert status == 1
+    assert f"together.cu:{line_of(TOGETHER, 'void scale(')}: note: scale: proved: race-free" in out
+    assert f"together.cu:{line_of(TOGETHER, 'void one_size(')}: note: one_size: race: a run shows it" in out
+    assert "2 proved race-free" in out.splitlines()[-1]
+
+
+@pytest.mark.parametrize("name", ["tree_sum_unsynchronized", "shift_left", "magic_size", "wrapped_index",
+                                  "early_exit", "peek_counter", "rows_of_64_unstated"])
+def test_a_racy_kernel_is_never_proved_by_a_check(run_cli, tmp_path, name):
+    out = tmp_path / "report.json"
+    run_cli("check", TWINS, "-k", name, "-q", "--format", "json", "-o", out)
+    (record,) = json.loads(out.read_text())["kernels"]
+    assert record["verdict"] in ("race", "possible-race") and record["proof"]["verdict"] != "proved", record
