@@ -336,7 +336,7 @@ def _prove_command(commands, compile_options) -> None:
     prove.add_argument("path", metavar="FILE|DIR")
     prove.add_argument("-k", "--kernel", action="append", default=[], metavar="NAME",
                        help="prove this kernel (repeatable; default: every kernel)")
-    prove.add_argument("--format", choices=("text", "json"), default="text")
+    prove.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     prove.add_argument("--query-seconds", type=_seconds, default=5.0, metavar="S",
                        help="give each question to the solver S seconds (default 5); past them the verdict is unknown")
     prove.add_argument("--warp-model", choices=("independent", "lockstep"), default="independent",
@@ -499,6 +499,10 @@ def run_prove(args) -> int:
     if args.format == "json":
         print(json.dumps({"tool": "simulee", "version": __version__, "kernels": [report.to_json(p) for p in proofs],
                           "errors": errors}, indent=2))
+    elif args.format == "sarif":
+        print(json.dumps(report.to_sarif(proofs), indent=2))
+        for error in errors:
+            print(f"simulee: error: {error['error']}", file=sys.stderr)
     else:
         assumptions = list(dict.fromkeys(a for proof in proofs for a in proof.assumptions))
         if assumptions:

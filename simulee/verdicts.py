@@ -53,7 +53,8 @@ def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Se
         if progress:
             progress("proving")
         deadline = start + min(PROVE_SECONDS, settings.max_seconds / 5)
-        proof = prove_kernel(program, kernel, int(PROVE_SECONDS * 1000), _fixed(given), deadline,
+        proof = prove_kernel(program, kernel, int(PROVE_SECONDS * 1000), _fixed(given, sites, settings, contract),
+                             deadline,
                              Effort(QUESTION_EFFORT, PROOF_EFFORT), races=1, hopeless_stops=True)  # one race: a seed
         settings = replace(settings, max_seconds=max(settings.max_seconds - proof.seconds, 0.0))
     proved = proof is not None and proof.verdict == "proved"
@@ -76,14 +77,19 @@ def _not_provable(given: Given) -> str:
     return ""
 
 
-def _fixed(given: Given) -> Fixed:
+def _fixed(given: Given, sites: tuple, settings: Settings, contract) -> Fixed:
     """What a proof may take as fixed of `given`: its grid and block unless several
-    exact launches are given, and its integer arguments."""
+    exact launches are given, and its integer arguments; the launch `sites`, as the
+    check takes them (unless a grid, a block or exact launches are given); the ranges and
+    choices of values `contract` (a simulee.toml's) states. Its relations are not taken
+    (the proof then holds for more launches than they allow)."""
     numbers = {name: value for name, value in given.args.items() if isinstance(value, int)
                and not isinstance(value, bool)}
+    ranges, choices = (dict(contract.ranges), dict(contract.choices)) if contract else ({}, {})
     if given.launches:
-        return Fixed(args=numbers)
-    return Fixed(given.grid, given.block, numbers)
+        return Fixed(args=numbers, ranges=ranges, choices=choices)
+    launched = tuple(sites) if settings.launch_sites and not (given.grid or given.block) else ()
+    return Fixed(given.grid, given.block, numbers, launched, ranges, choices)
 
 
 def witness(kernel: KernelInfo, candidate: Candidate, settings: Settings):

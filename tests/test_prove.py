@@ -106,3 +106,19 @@ def test_the_command_line_reports_verdicts_as_json_and_exits_1_on_a_confirmed_ra
 def test_a_precondition_is_an_assumption_the_proof_lists(proofs):
     assert any("preconditions" in assumption for assumption in proofs["rows_of_64"].assumptions)
     assert not any("preconditions" in assumption for assumption in proofs["rows_of_64_unstated"].assumptions)
+
+
+def test_sarif_holds_each_race_at_its_line_and_every_verdict(run_cli):
+    import jsonschema
+
+    status, out, _ = run_cli("prove", TWINS, "-k", "scale", "-k", "shift_left", "--format", "sarif")
+    assert status == 1
+    document = json.loads(out)
+    jsonschema.Draft4Validator(json.loads((TESTS / "data" / "sarif-schema-2.1.0.json").read_text())).validate(document)
+    (run,) = document["runs"]
+    assert {v["kernel"]: v["verdict"] for v in run["properties"]["verdicts"]} == \
+        {"scale": "proved", "shift_left": "race (confirmed)"}
+    confirmed = [r for r in run["results"] if r["level"] == "error"]
+    assert confirmed and all(r["ruleId"] == "data-race" for r in confirmed)
+    lines = {r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in confirmed}
+    assert lines == {line_of(TWINS, "thread i+1 writes x[i+1]")}

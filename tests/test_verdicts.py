@@ -72,3 +72,35 @@ def test_a_racy_kernel_is_never_proved_by_a_check(run_cli, tmp_path, name):
     run_cli("check", TWINS, "-k", name, "-q", "--format", "json", "-o", out)
     (record,) = json.loads(out.read_text())["kernels"]
     assert record["verdict"] in ("race", "possible-race") and record["proof"]["verdict"] != "proved", record
+
+
+def test_a_kernel_is_proved_under_the_launches_its_host_code_makes(run_cli, tmp_path):
+    launched = TESTS / "prove" / "launched.cu"
+
+    def record(*flags):
+        out = tmp_path / "report.json"
+        run_cli("check", launched, "-q", "--format", "json", "-o", out, *flags)
+        (found,) = json.loads(out.read_text())["kernels"]
+        return found
+
+    under_sites = record()
+    assert under_sites["verdict"] == "proved" and not under_sites["findings"]
+    assert any("launch sites" in assumption and f"launched.cu:{line_of(launched, 'rows<<<')}" in assumption
+               for assumption in under_sites["proof"]["assumptions"])
+    anywhere = record("--no-launch-sites")  # a block of 65 threads writes the next block's first element
+    assert anywhere["verdict"] == "race" and anywhere["proof"]["verdict"] == "race"
+    assert [(f["type"], f["line"]) for f in anywhere["findings"]] == [("data-race", line_of(launched, "x[i] = "))]
+
+
+def test_what_a_simulee_toml_states_of_an_argument_is_an_assumption_of_the_proof(run_cli, tmp_path):
+    config, out = tmp_path / "simulee.toml", tmp_path / "report.json"
+    config.write_text('[[kernel]]\nname = "first_n"\nargs = { n = "1..64" }\n')
+    run_cli("check", TOGETHER, "-k", "first_n", "-q", "--format", "json", "-o", out, "--config", config)
+    (stated,) = json.loads(out.read_text())["kernels"]
+    assert stated["verdict"] == "proved" and "1 <= n <= 64 (simulee.toml)" in stated["proof"]["assumptions"]
+
+
+def test_a_kernel_racy_only_past_what_a_simulee_toml_states_is_racy_without_it(checked):
+    found = checked["proving"]["first_n"]  # a run shows it for n Simulee chose, which no launch site gives: a warning
+    assert found["verdict"] in ("race", "possible-race") and found["proof"]["verdict"] == "race"
+    assert any(f["type"] == "data-race" for f in found["findings"])

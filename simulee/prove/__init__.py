@@ -10,7 +10,8 @@ barrier. simulee.verdicts runs a race the solver finds in the interpreter to tel
 confirmed race from a possible one, and runs the prover before every check.
 
 May import: interpreter (decode, loader, loops, types, vocabulary), z3, simulee.frontend
-(where a line is in the user's code) and simulee.findings (paths as shown); never
+(where a line is in the user's code), simulee.findings (paths as shown) and simulee.report
+(SARIF's schema); never
 simulee.check, which does not import it either (simulee.verdicts joins the two). The
 interpreter never imports this package.
 """

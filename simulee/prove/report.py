@@ -1,8 +1,13 @@
-"""A proof as the user reads it: one line per kernel (and one per race) in text, or JSON."""
+"""A proof as the user reads it: one line per kernel (and one per race) in text, JSON, or
+SARIF (a result per race, at error level when a run confirmed it, else a note)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from simulee import __version__
 from simulee.findings import display
+from simulee.report import SARIF_SCHEMA
 from simulee.prove.solve import Candidate, Proof, describe
 
 SHOWN = 5  # races a kernel's text report shows
@@ -76,3 +81,31 @@ def _candidate_json(candidate: Candidate, params: tuple[str, ...]) -> dict:
             "args": {params[k] if k < len(params) else str(k): v for k, v in sorted(candidate.args.items())},
             "confirmed": candidate.confirmed,
             "why": candidate.why}
+
+
+RULES = {"data-race": "two threads access the same bytes, one writing, with nothing ordering them",
+         "barrier-divergence": "threads of a block reach different barriers (or one its end)"}
+
+
+def to_sarif(proofs: list[Proof]) -> dict:
+    """SARIF 2.1.0: a result per race (error when confirmed, note when possible), every
+    kernel's verdict and assumptions in the run's property bag."""
+    results = []
+    for proof in proofs:
+        for candidate in proof.candidates:
+            line = next((end.line for end in (candidate.first, candidate.second) if getattr(end, "line", None)),
+                        proof.line)
+            results.append({
+                "ruleId": candidate.kind, "level": "error" if candidate.confirmed else "note",
+                "message": {"text": f"{_what(candidate, proof)}: {describe(candidate)}{_arguments(candidate, proof)}"
+                            + ("" if candidate.confirmed else f" (possible: {candidate.why})")},
+                "locations": [{"physicalLocation": {"artifactLocation": {"uri": Path(display(proof.file)).as_posix()},
+                                                    "region": {"startLine": max(line or 1, 1)}},
+                               "logicalLocations": [{"name": proof.kernel, "kind": "function"}]}]})
+    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{
+        "tool": {"driver": {"name": "simulee", "version": __version__, "rules": [
+            {"id": rule, "shortDescription": {"text": text}} for rule, text in RULES.items()]}},
+        "results": results,
+        "properties": {"verdicts": [{"kernel": p.kernel, "file": display(p.file), "line": p.line,
+                                     "verdict": verdict_of(p), "reason": p.reason, "assumptions": p.assumptions}
+                                    for p in proofs]}}]}

@@ -17,6 +17,7 @@ import z3
 
 from interpreter.loader import KernelInfo, Program
 from simulee.prove.model import AXES, Access, Kernel, Launch, Thread, Walk, Walker
+from simulee.prove.sites import site_facts
 
 QUERY_MILLISECONDS = 5000  # per question to the solver: past it, unknown
 MAX_RACES = 8  # races a proof lists at most
@@ -97,27 +98,45 @@ class Effort:
 
 @dataclass
 class Fixed:
-    """What the user fixes of every launch: grid, block (3-tuples), integer arguments by name."""
+    """What is fixed of every launch: grid, block (3-tuples), integer arguments by name, the
+    launch sites the host code launches the kernel at (evolve.launchsite.Site), and the
+    ranges ((low, high), both included) and choices of values a simulee.toml states of
+    integer arguments."""
 
     grid: tuple | None = None
     block: tuple | None = None
     args: dict = field(default_factory=dict)
+    sites: tuple = ()
+    ranges: dict = field(default_factory=dict)
+    choices: dict = field(default_factory=dict)
 
-    def facts(self, info: KernelInfo, launch: Launch) -> tuple[list, list[str]]:
-        facts, stated = [], []
+    def facts(self, info: KernelInfo, launch: Launch, function) -> tuple[list, list[str]]:
+        facts, stated = site_facts(self.sites, launch, [launch.params.get(slot) for slot in function.params])
         if self.grid:
             facts += [d == v for d, v in zip(launch.nctaid, self.grid)]
             stated.append(f"the grid given: {self.grid}")
         if self.block:
             facts += [d == v for d, v in zip(launch.ntid, self.block)]
             stated.append(f"the block given: {self.block}")
-        slots = dict(zip((p.name for p in info.params), launch.params.values())) if \
-            len(launch.params) == len(info.params) else {}
+        slots = dict(zip((p.name for p in info.params), (launch.params.get(slot) for slot in function.params)))
+        signed = {p.name: p.signed is not False for p in info.params}
         for name, value in self.args.items():
             symbol = slots.get(name)
             if symbol is not None and z3.is_bv(symbol) and isinstance(value, int):
                 facts.append(symbol == value % (1 << symbol.size()))
                 stated.append(f"{name} = {value}")
+        for name, (low, high) in self.ranges.items():
+            symbol = slots.get(name)
+            if symbol is not None and z3.is_bv(symbol) and float(low).is_integer() and float(high).is_integer():
+                at_least, at_most = (symbol >= int(low), symbol <= int(high)) if signed[name] else \
+                    (z3.UGE(symbol, max(int(low), 0)), z3.ULE(symbol, int(high)))
+                facts += [at_least, at_most]
+                stated.append(f"{int(low)} <= {name} <= {int(high)} (simulee.toml)")
+        for name, values in self.choices.items():
+            symbol = slots.get(name)
+            if symbol is not None and z3.is_bv(symbol) and all(isinstance(v, int) for v in values):
+                facts.append(z3.Or([symbol == v % (1 << symbol.size()) for v in values]))
+                stated.append(f"{name} in {{{', '.join(map(str, values))}}} (simulee.toml)")
         return facts, stated
 
 
@@ -136,7 +155,7 @@ def prove_kernel(program: Program, info: KernelInfo, milliseconds: int = QUERY_M
     kernel = Kernel(program, info.symbol)
     launch = Launch.of(kernel.function)
     given = given or Fixed()
-    fixed, stated = given.facts(info, launch)
+    fixed, stated = given.facts(info, launch, kernel.function)
     shape, unread = unread_axes(info, launch, given)
     common = launch.limits() + shape + fixed
     proof.assumptions += unread + stated

@@ -31,3 +31,9 @@ __device__ __noinline__ void store(int *p, int v) { *p = v; }
 __global__ void through_call(int *x) {
   store(&x[blockIdx.x * blockDim.x + threadIdx.x], 1);
 }
+
+// Right for n of at most 64, which a simulee.toml can state: threads past 64 would write the
+// next block's row.
+__global__ void first_n(int *x, int n) {
+  if (threadIdx.x < n) x[(size_t)blockIdx.x * 64 + threadIdx.x] = 1;
+}
