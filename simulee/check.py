@@ -23,7 +23,8 @@ from simulee.detect import enabled
 from simulee.detect.base import KernelRuns, LaunchRun
 from simulee.detect.faults import invalid_launch
 from simulee.detect.race import RACES, WARP_SYNCHRONOUS
-from simulee.detect.redundant import BarrierVerdict
+from simulee.detect.redundant import REDUNDANT_BARRIER, BarrierVerdict
+from simulee.detect.vacuous import VACUOUS
 from simulee.findings import ERROR, WARNING, Finding, display, launch_of
 from simulee.frontend import BUILTIN_VARIABLES, library_file, user_location
 
@@ -715,8 +716,10 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
     simulee.toml states, SearchSpace.stating), every launch keeps it: `base` too, or it
     is not checked. Without `searching` (a kernel proved race-free for launches on distinct
     buffers), the sites' launches or `base` are checked alone, unless a site passes one
-    buffer as two pointers. The check's seconds count the search too; both together stop
-    at options.max_seconds. `progress(text)` is told what is being done."""
+    buffer as two pointers, or they find a barrier redundant (which the launches the
+    search finds may need) or access nothing (a vacuous check). The check's seconds count
+    the search too; both together stop at options.max_seconds. `progress(text)` is told
+    what is being done."""
     from evolve.constants import compared_constants
     from evolve.search import search
     from evolve.space import FILL, SEARCHED_FILLS, InvalidGenome, SearchSpace, alias_pairs
@@ -752,8 +755,12 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
         at_sites = [replace(launch, fill=fill) for launch in at_sites for fill in SEARCHED_FILLS]
     searching = searching or any(isinstance(value, Alias) for launch in at_sites for value in launch.args.values())
     if not space.genes or not searching:
-        return check_kernel(program, kernel, at_sites if space.plans else [b for b in [base] if b], warp_model,
-                            deadline=deadline, progress=progress, detect=detect)
+        check = check_kernel(program, kernel, at_sites if space.plans else [b for b in [base] if b], warp_model,
+                             deadline=deadline, progress=progress, detect=detect)
+        # what a proved kernel's few launches judge from too little (a barrier none needed, nothing accessed) is
+        # judged, as any kernel's, over the search's
+        if not space.genes or not any(finding.type in (REDUNDANT_BARRIER, VACUOUS) for finding in check.findings):
+            return check
     found = search(program, space, options.population, options.generations, options.launches, options.seed,
                    progress, deadline, tuple(options.seed_launches.get(kernel.symbol, ())))
     searched = [replace(c.launch, origin=c.launch.origin if c.launch.origin and not _aliased(c.launch, fixed)

@@ -30,6 +30,7 @@ from simulee.detect.divergence import divergent_barriers
 from simulee.detect.race import Pairs, racing_pairs, summarize
 from simulee.findings import WARNING, Finding, Place, display, place, place_at
 
+REDUNDANT_BARRIER = "redundant-barrier"
 NOT_EXERCISED = "in a loop that ran at most one iteration in every launch: the next iteration's accesses never met it"
 NOTHING_ACROSS = ("no launch had blocks of two threads or more write anything around it: it was never put to the "
                   "test")
@@ -141,8 +142,8 @@ class RedundantBarriers(Detector):
     """Judges every barrier over all the launches (its verdicts go to the check), and
     reports the redundant ones."""
 
-    name = "redundant-barrier"
-    rules = (Rule("redundant-barrier", WARNING, "A barrier whose removal creates no data race in any launch explored"),)
+    name = REDUNDANT_BARRIER
+    rules = (Rule(REDUNDANT_BARRIER, WARNING, "A barrier whose removal creates no data race in any launch explored"),)
 
     def keep(self, run, runs: KernelRuns) -> None:
         if self.name not in runs.state:
@@ -157,7 +158,7 @@ class RedundantBarriers(Detector):
 
 
 def redundant_findings(verdicts: list[BarrierVerdict], launch: dict | None) -> list[Finding]:
-    return [Finding("redundant-barrier", WARNING, v.kernel, redundant_message(v.passes, v.launches, [v.kernel]),
+    return [Finding(REDUNDANT_BARRIER, WARNING, v.kernel, redundant_message(v.passes, v.launches, [v.kernel]),
                     v.place, launch=launch, instances=v.passes)
             for v in verdicts if v.verdict == "redundant"]
 

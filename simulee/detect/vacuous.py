@@ -13,7 +13,7 @@ VACUOUS = "vacuous-check"
 
 
 class Vacuous(Detector):
-    name = "vacuous-check"
+    name = VACUOUS
     rules = (Rule(VACUOUS, WARNING, "No launch checked accessed global or shared memory: nothing was checked"),)
 
     def keep(self, run, runs: KernelRuns) -> None:
