@@ -33,10 +33,14 @@ from simulee.check import check_given as run_checks
 from simulee.findings import Finding
 from simulee.prove.solve import Candidate, Effort, Fixed, Proof, describe, prove_kernel
 
-# what a check's proof may ask of the solver, in z3's resource units (about 2 million a second on this project's
-# machine): the same everywhere, so a kernel's verdict, and whether its search runs, do not depend on the load
-QUESTION_EFFORT = 4_000_000
-PROOF_EFFORT = 10_000_000
+# what a check's proof may ask of the solver, in z3's resource units (about 4 million a second on this project's
+# machine): the same everywhere, so a kernel's verdict, and whether its search runs, do not depend on the load. A
+# first proof gets little (most proofs of simple kernels take less); one that runs out of it gets again, after the
+# check, a fifth of what the check took, so that proving costs a scan at most a fifth more
+QUESTION_EFFORT = 2_000_000
+FIRST_EFFORT = 4_000_000
+UNITS_PER_SECOND = 4_000_000
+SHARE = 0.2
 PROVE_SECONDS = 60.0  # and in seconds, past which a proof stops whatever is left (or a fifth of the check's limit)
 RUNNABLE_BLOCKS = 4096  # a witness launch with more blocks is not run (possible, too large to run)
 MAX_RUNS = 4  # witness launches `confirm` runs per kernel: the first that shows its race confirms the kernel's
@@ -46,16 +50,16 @@ def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Se
                 sites: tuple = (), progress=None) -> KernelCheck:
     """Prove, then check `kernel` as simulee.check.check_given does (the race search
     skipped when proved, seeded with the solver's launches when it finds races), and
-    record the proof and the verdict in the check. settings.prove off: the check alone."""
+    record the proof and the verdict in the check; a proof that ran out of its first
+    effort is taken up again after the check, with a fifth of the check's time.
+    settings.prove off: the check alone."""
     start = time.perf_counter()
     proof, why_not = None, "--no-prove" if not settings.prove else _not_provable(given)
+    fixed = _fixed(given, sites, settings, contract)
     if not why_not:
         if progress:
             progress("proving")
-        deadline = start + min(PROVE_SECONDS, settings.max_seconds / 5)
-        proof = prove_kernel(program, kernel, int(PROVE_SECONDS * 1000), _fixed(given, sites, settings, contract),
-                             deadline,
-                             Effort(QUESTION_EFFORT, PROOF_EFFORT), races=1, hopeless_stops=True)  # one race: a seed
+        proof = _prove(program, kernel, fixed, FIRST_EFFORT, start, settings)
         settings = replace(settings, max_seconds=max(settings.max_seconds - proof.seconds, 0.0))
     proved = proof is not None and proof.verdict == "proved"
     if proof is not None and proof.verdict == "race":
@@ -65,9 +69,23 @@ def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Se
         seeds[kernel.symbol] = (*witnesses, *seeds.get(kernel.symbol, ()))
         settings = replace(settings, seed_launches=seeds)
     check = run_checks(program, kernel, given, settings, contract, sites, progress, search=not proved)
+    more = int(SHARE * check.seconds * UNITS_PER_SECOND)
+    if proof is not None and proof.spent and more > FIRST_EFFORT:
+        if progress:
+            progress("proving")
+        proof = _prove(program, kernel, fixed, more, time.perf_counter(), settings)
     check.proof = _proof_json(proof, check.findings) if proof is not None else {"verdict": "off", "reason": why_not}
     check.seconds = time.perf_counter() - start
     return check
+
+
+def _prove(program: Program, kernel: KernelInfo, fixed: Fixed, units: int, start: float, settings: Settings) -> Proof:
+    """A proof of at most `units` of z3's effort (QUESTION_EFFORT a question), stopped at
+    the first race (one seeds the search) or walk the model cannot follow (no proof can
+    come of it)."""
+    deadline = start + min(PROVE_SECONDS, settings.max_seconds / 5)
+    return prove_kernel(program, kernel, int(PROVE_SECONDS * 1000), fixed, deadline,
+                        Effort(min(QUESTION_EFFORT, units), units), races=1, hopeless_stops=True)
 
 
 def _not_provable(given: Given) -> str:

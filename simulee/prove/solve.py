@@ -68,6 +68,7 @@ class Proof:
     assumptions: list[str] = field(default_factory=list)
     seconds: float = 0.0
     params: tuple[str, ...] = ()  # the kernel's parameter names, by position
+    spent: bool = False  # unknown because a question ran out of time or effort (more of them might decide it)
 
 
 @dataclass
@@ -198,7 +199,7 @@ def prove_kernel(program: Program, info: KernelInfo, milliseconds: int = QUERY_M
     if proof.candidates:
         proof.verdict = "race"
     elif unknown or timed_out:
-        proof.verdict = "unknown"
+        proof.verdict, proof.spent = "unknown", timed_out and not unknown
         proof.reason = "; ".join(dict.fromkeys(unknown + (["the solver ran out of time"] if timed_out else [])))
     proof.seconds = time.perf_counter() - start
     return proof
@@ -278,6 +279,12 @@ def _subterms(expressions) -> set[int]:
     return seen
 
 
+def _new_solver():
+    """z3's SMT core after simplification: it bit-blasts lazily, about four times faster on
+    these questions than the eager bit-blasting of its QF_BV solver."""
+    return z3.Then("simplify", "solve-eqs", "smt").solver()
+
+
 class _Questions:
     """Questions asked on top of common facts, each to a solver of its own: z3's solver
     after a push is its incremental one, which bit-vector multiplication defeats."""
@@ -301,7 +308,7 @@ class _Questions:
         left = self.deadline - time.perf_counter()
         if left <= 0 or (self.effort is not None and self.effort.left <= 0):
             return z3.unknown
-        solver = z3.SolverFor("QF_BV")
+        solver = _new_solver()
         solver.set("timeout", int(min(self.milliseconds, left * 1000)))
         if self.effort is not None:
             solver.set("rlimit", min(self.effort.per_question, self.effort.left))
