@@ -37,8 +37,8 @@ from simulee.prove.solve import Candidate, Effort, Fixed, Proof, describe, prove
 # machine): the same everywhere, so a kernel's verdict, and whether its search runs, do not depend on the load. A
 # first proof gets little (most proofs of simple kernels take less); one that runs out of it gets again, after the
 # check, a fifth of what the check took, so that proving costs a scan at most a fifth more
-QUESTION_EFFORT = 2_000_000
-FIRST_EFFORT = 4_000_000
+QUESTION_EFFORT = 1_000_000
+FIRST_EFFORT = 1_500_000
 UNITS_PER_SECOND = 4_000_000
 SHARE = 0.2
 PROVE_SECONDS = 60.0  # and in seconds, past which a proof stops whatever is left (or a fifth of the check's limit)
