@@ -2,10 +2,11 @@
 
 `check_given` is how `simulee check` and a scan's workers check a kernel. `simulee.prove`
 first decides race freedom for every launch within what is given (grid, block, integer
-arguments); then the check runs: a kernel proved race-free still runs for faults on its
-default and launch-site launches, but its race search is skipped; a race the solver finds
-seeds the search with the solver's launch (the search runs it, and finds the race there or
-not). Each check then says which holds (`KernelCheck.verdict`):
+arguments, the launch sites, a simulee.toml's ranges and choices); then the check runs: a
+kernel proved race-free still runs for faults on its default and launch-site launches, but
+its race search is skipped; a race the solver finds seeds the search with the solver's
+launch (the search runs it, and finds the race there or not). Each check then says which
+holds (simulee.check.kernel_verdict):
 
 - `proved`: race-free and barrier-divergence-free for every launch within the assumptions
   the proof lists;
