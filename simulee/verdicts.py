@@ -34,15 +34,16 @@ from simulee.check import check_given as run_checks
 from simulee.findings import Finding
 from simulee.prove.solve import Candidate, Effort, Fixed, Proof, describe, prove_kernel
 
-# what a check's proof may ask of the solver, in z3's resource units (about 4 million a second on this project's
-# machine): the same everywhere, so a kernel's verdict, and whether its search runs, do not depend on the load. A
-# first proof gets little (most proofs of simple kernels take less); one that runs out of it gets again, after the
-# check, a fifth of what the check took, so that proving costs a scan at most a fifth more
-QUESTION_EFFORT = 1_000_000
-FIRST_EFFORT = 1_500_000
-UNITS_PER_SECOND = 4_000_000
+# what a check's proof may ask of the solver: z3's resource units, the same on any machine under any load, so that a
+# kernel's verdict, and whether its search runs, do not depend on the load (seconds bound only what the units do not:
+# SLACK times their nominal time). A first proof gets little (most proofs of simple kernels take less); one that runs
+# out of it gets again, after the check, the units of a fifth of the check's time, so that proving costs a check
+# about a fifth more
+QUESTION_EFFORT = 2_000_000
+FIRST_EFFORT = 2_500_000
+UNITS_PER_SECOND = 4_000_000  # z3's units a second on these questions, on this project's machine
+SLACK = 10
 SHARE = 0.2
-PROVE_SECONDS = 60.0  # and in seconds, past which a proof stops whatever is left (or a fifth of the check's limit)
 RUNNABLE_BLOCKS = 4096  # a witness launch with more blocks is not run (possible, too large to run)
 MAX_RUNS = 4  # witness launches `confirm` runs per kernel: the first that shows its race confirms the kernel's
 
@@ -60,7 +61,7 @@ def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Se
     if not why_not:
         if progress:
             progress("proving")
-        proof = _prove(program, kernel, fixed, FIRST_EFFORT, start, settings)
+        proof = _prove(program, kernel, fixed, FIRST_EFFORT, settings)
         settings = replace(settings, max_seconds=max(settings.max_seconds - proof.seconds, 0.0))
     proved = proof is not None and proof.verdict == "proved"
     if proof is not None and proof.verdict == "race":
@@ -74,19 +75,19 @@ def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Se
     if proof is not None and proof.spent and more > FIRST_EFFORT:
         if progress:
             progress("proving")
-        proof = _prove(program, kernel, fixed, more, time.perf_counter(), settings)
+        proof = _prove(program, kernel, fixed, more, settings)
     check.proof = _proof_json(proof, check.findings) if proof is not None else {"verdict": "off", "reason": why_not}
     check.seconds = time.perf_counter() - start
     return check
 
 
-def _prove(program: Program, kernel: KernelInfo, fixed: Fixed, units: int, start: float, settings: Settings) -> Proof:
-    """A proof of at most `units` of z3's effort (QUESTION_EFFORT a question), stopped at
-    the first race (one seeds the search) or walk the model cannot follow (no proof can
-    come of it)."""
-    deadline = start + min(PROVE_SECONDS, settings.max_seconds / 5)
-    return prove_kernel(program, kernel, int(PROVE_SECONDS * 1000), fixed, deadline,
-                        Effort(min(QUESTION_EFFORT, units), units), races=1, hopeless_stops=True)
+def _prove(program: Program, kernel: KernelInfo, fixed: Fixed, units: int, settings: Settings) -> Proof:
+    """A quick proof (solve.prove_kernel) of at most `units` of z3's effort (and SLACK times
+    their nominal seconds, and a fifth of the check's limit), stopped at the first race:
+    one seeds the search."""
+    seconds = min(SLACK * units / UNITS_PER_SECOND, settings.max_seconds / 5)
+    return prove_kernel(program, kernel, int(seconds * 1000), fixed, time.perf_counter() + seconds,
+                        Effort(min(QUESTION_EFFORT, units), units), races=1, quick=True)
 
 
 def _not_provable(given: Given) -> str:

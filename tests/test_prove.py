@@ -122,3 +122,13 @@ def test_sarif_holds_each_race_at_its_line_and_every_verdict(run_cli):
     assert confirmed and all(r["ruleId"] == "data-race" for r in confirmed)
     lines = {r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in confirmed}
     assert lines == {line_of(TWINS, "thread i+1 writes x[i+1]")}
+
+
+def test_a_proof_stops_when_its_effort_is_spent_and_says_so(program):
+    from simulee.prove.solve import Effort
+
+    tree_sum = program.kernel("tree_sum")
+    starved = prove_kernel(program, tree_sum, effort=Effort(20_000, 30_000))
+    assert starved.verdict == "unknown" and starved.spent and "ran out" in starved.reason
+    enough = [prove_kernel(program, tree_sum, effort=Effort(4_000_000, 20_000_000)) for _ in range(2)]
+    assert [proof.verdict for proof in enough] == ["proved", "proved"]  # the same effort, the same verdict

@@ -79,9 +79,10 @@ class Effort:
 
     per_question: int
     left: int
-    spent: int = -1  # z3's count of units spent in the process so far (it counts on; a limit is on top of it)
+    spent: int = 0  # z3's count of units its context spent so far (it counts on; a limit is on top of it)
 
-    def __post_init__(self):
+    def start(self) -> None:
+        """Count from here (z3's default context as it now is)."""
         self.spent = self._count(z3.SolverFor("QF_BV"))
 
     def spend(self, solver) -> None:
@@ -143,14 +144,17 @@ class Fixed:
 
 def prove_kernel(program: Program, info: KernelInfo, milliseconds: int = QUERY_MILLISECONDS,
                  given: "Fixed | None" = None, deadline: float = float("inf"), effort: Effort | None = None,
-                 races: int = MAX_RACES, hopeless_stops: bool = False) -> Proof:
+                 races: int = MAX_RACES, quick: bool = False) -> Proof:
     """Decide `info`'s kernel for every launch (with what `given` fixes of it); past
     `deadline` (a time.perf_counter()), or once `effort` is spent, no question is asked
-    and the verdict is unknown. At most `races` races are looked for. With
-    `hopeless_stops`, the first walk the model cannot follow exactly ends the proof
-    (unknown: no proof can come of it, and only the races it could still find are lost)."""
+    and the verdict is unknown. At most `races` races are looked for. `quick`: the first
+    walk the model cannot follow exactly ends the proof (unknown: no proof can come of it,
+    only the races it could still find are lost), and site pairs are not asked one by one
+    when the question of them all ran out of time."""
     start = time.perf_counter()
     _fresh_context()
+    if effort is not None:
+        effort.start()
     proof = Proof(info.name, info.file, info.line, "proved", assumptions=list(ASSUMPTIONS),
                   params=tuple(p.name for p in info.params))
     kernel = Kernel(program, info.symbol)
@@ -181,13 +185,14 @@ def prove_kernel(program: Program, info: KernelInfo, milliseconds: int = QUERY_M
         second = Walker(kernel, launch, two, where, through_barriers=not same_block).run()
         unknown += first.unknown + second.unknown
         assumed += first.assumed + second.assumed
-        if unknown and hopeless_stops:
+        if unknown and quick:
             break
         distinct = [z3.And([a == b for a, b in zip(one.ctaid, two.ctaid)]),
                     z3.Or([a != b for a, b in zip(one.tid, two.tid)])] if same_block else \
             [z3.Or([a != b for a, b in zip(one.ctaid, two.ctaid)])]
         solver = _Questions(common + one.facts + two.facts + first.facts + second.facts + distinct
                             + _index_lemmas(launch, one, two, first, second), milliseconds, deadline, effort)
+        solver.singles = not quick
         if same_block:
             timed_out |= _take(proof, _conflicts(solver, first, second, ("shared", "global", "any"), "same block",
                                                  launch, one, two), races)
@@ -292,6 +297,7 @@ class _Questions:
     def __init__(self, facts: list, milliseconds: int, deadline: float = float("inf"), effort: Effort | None = None):
         self.facts, self.milliseconds, self.deadline, self.effort = facts, milliseconds, deadline, effort
         self.model = None
+        self.singles = True  # whether what the question of all pairs could not decide is asked pair by pair
 
     def ask(self, *question, small: list = ()) -> z3.CheckSatResult:
         """Whether the facts and `question` can hold (the model kept); when they can, a
@@ -337,7 +343,7 @@ def _conflicts(solver: _Questions, first: Walk, second: Walk, spaces: tuple, sco
         if outcome == z3.unsat:
             return
         if outcome == z3.unknown:  # one question each, so that what can be decided is
-            yield from _one_by_one(solver, pairs, scope, launch, one, two)
+            yield from _one_by_one(solver, pairs, scope, launch, one, two) if solver.singles else ["unknown"]
             return
         met = [(key, a, b, c) for key, group in pairs.items() for a, b, c in group
                if z3.is_true(solver.model.eval(c, model_completion=True))]
