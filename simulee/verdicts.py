@@ -57,8 +57,8 @@ def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Se
     settings.prove off: the check alone."""
     start = time.perf_counter()
     proof, why_not = None, "--no-prove" if not settings.prove else _not_provable(given)
-    fixed = _fixed(given, sites, settings, contract)
     if not why_not:
+        fixed = _fixed(given, sites, settings, contract)
         if progress:
             progress("proving")
         proof = _prove(program, kernel, fixed, FIRST_EFFORT, settings)

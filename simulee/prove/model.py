@@ -728,7 +728,7 @@ class Walker:
                     return _UNSET
             if not (z3.is_bv(a) and z3.is_bv(b)) or a.size() != b.size():
                 return _UNSET
-            holds = _COMPARE[op.extra["predicate"]](a, b)
+            holds = COMPARE[op.extra["predicate"]](a, b)
             return z3.If(holds, z3.BitVecVal(1, 1), z3.BitVecVal(0, 1))
         if opcode in ("zext", "sext", "trunc"):
             a = read(op.args[0])
@@ -790,28 +790,37 @@ _UNSET = object()
 _STOP = object()
 
 
+# each integer operation on two bit-vectors, as z3 computes it (a division by zero or a shift past the width gives
+# z3's value: the walker's _BINARY makes those any value)
+OPERATIONS = {
+    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b, "and": lambda a, b: a & b,
+    "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b, "udiv": z3.UDiv, "sdiv": lambda a, b: a / b,
+    "urem": z3.URem, "srem": z3.SRem, "shl": lambda a, b: a << b, "lshr": z3.LShR, "ashr": lambda a, b: a >> b,
+}
+
+
 def _division(kind: str):
     def divide(a, b, walker: Walker, op):
-        result = {"udiv": z3.UDiv, "urem": z3.URem, "sdiv": lambda x, y: x / y, "srem": z3.SRem}[kind](a, b)
         # division by zero: whatever the hardware gives
-        return z3.If(b == 0, walker.fresh(a.size(), "quotient"), result)
+        return z3.If(b == 0, walker.fresh(a.size(), "quotient"), OPERATIONS[kind](a, b))
     return divide
 
 
 def _shift(kind: str):
     def shift(a, b, walker: Walker, op):
-        result = {"shl": lambda x, y: x << y, "lshr": z3.LShR, "ashr": lambda x, y: x >> y}[kind](a, b)
         # a shift by the width or more is poison: anything
-        return z3.If(z3.UGE(b, a.size()), walker.fresh(a.size(), "shifted"), result)
+        return z3.If(z3.UGE(b, a.size()), walker.fresh(a.size(), "shifted"), OPERATIONS[kind](a, b))
     return shift
 
 
 _BINARY = {
-    "add": lambda a, b, w, op: a + b, "sub": lambda a, b, w, op: a - b, "mul": lambda a, b, w, op: a * b,
-    "and": lambda a, b, w, op: a & b, "or": lambda a, b, w, op: a | b, "xor": lambda a, b, w, op: a ^ b,
-    "udiv": _division("udiv"), "sdiv": _division("sdiv"), "urem": _division("urem"), "srem": _division("srem"),
-    "shl": _shift("shl"), "lshr": _shift("lshr"), "ashr": _shift("ashr"),
+    **{kind: (lambda operation: lambda a, b, w, op: operation(a, b))(OPERATIONS[kind])
+       for kind in ("add", "sub", "mul", "and", "or", "xor")},
+    **{kind: _division(kind) for kind in ("udiv", "sdiv", "urem", "srem")},
+    **{kind: _shift(kind) for kind in ("shl", "lshr", "ashr")},
 }
+
+
 def _no_wrap(operation):
     def holds(a, b, signed: bool):
         extend = z3.SignExt if signed else z3.ZeroExt
@@ -823,7 +832,7 @@ def _no_wrap(operation):
 
 # what `nsw` / `nuw` promise: the operation does not wrap (else its value is poison)
 _NO_WRAP = {"add": _no_wrap("add"), "sub": _no_wrap("sub"), "mul": _no_wrap("mul")}
-_COMPARE = {
+COMPARE = {  # each icmp predicate on two bit-vectors
     "eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "ugt": z3.UGT, "uge": z3.UGE, "ult": z3.ULT,
     "ule": z3.ULE, "sgt": lambda a, b: a > b, "sge": lambda a, b: a >= b, "slt": lambda a, b: a < b,
     "sle": lambda a, b: a <= b,

@@ -14,6 +14,7 @@ import z3
 
 from evolve.launchsite import Site
 from interpreter.vocabulary import INT_BINARY
+from simulee.prove.model import COMPARE, OPERATIONS
 
 
 class _Unexpressed(Exception):
@@ -72,7 +73,7 @@ def _term(expression, width: int, inputs: list):
     bits = expression[1]
     if kind in INT_BINARY:
         a, b = (_term(e, bits, inputs) for e in expression[2:4])
-        return _resized(_binary(kind, a, b), width)
+        return _resized(OPERATIONS[kind](a, b), width)
     if kind in ("zext", "sext", "trunc", "freeze"):
         source = _term(expression[3], expression[2], inputs)
         if kind == "sext" and bits > source.size():
@@ -80,7 +81,7 @@ def _term(expression, width: int, inputs: list):
         return _resized(_resized(source, bits), width)
     if kind == "icmp":
         a, b = (_term(e, bits, inputs) for e in expression[3:5])
-        return _resized(z3.If(_compare(expression[2], a, b), z3.BitVecVal(1, 1), z3.BitVecVal(0, 1)), width)
+        return _resized(z3.If(COMPARE[expression[2]](a, b), z3.BitVecVal(1, 1), z3.BitVecVal(0, 1)), width)
     if kind == "select":
         condition = _term(expression[2], 1, inputs) != 0
         return _resized(z3.If(condition, _term(expression[3], bits, inputs), _term(expression[4], bits, inputs)),
@@ -90,19 +91,6 @@ def _term(expression, width: int, inputs: list):
         less = a < b if kind[0] == "s" else z3.ULT(a, b)
         return _resized(z3.If(less, a, b) if kind.endswith("min") else z3.If(less, b, a), width)
     raise _Unexpressed
-
-
-def _binary(kind: str, a, b):
-    return {"add": lambda: a + b, "sub": lambda: a - b, "mul": lambda: a * b, "udiv": lambda: z3.UDiv(a, b),
-            "sdiv": lambda: a / b, "urem": lambda: z3.URem(a, b), "srem": lambda: z3.SRem(a, b),
-            "shl": lambda: a << b, "lshr": lambda: z3.LShR(a, b), "ashr": lambda: a >> b, "and": lambda: a & b,
-            "or": lambda: a | b, "xor": lambda: a ^ b}[kind]()
-
-
-def _compare(predicate: str, a, b):
-    return {"eq": lambda: a == b, "ne": lambda: a != b, "ugt": lambda: z3.UGT(a, b), "uge": lambda: z3.UGE(a, b),
-            "ult": lambda: z3.ULT(a, b), "ule": lambda: z3.ULE(a, b), "sgt": lambda: a > b, "sge": lambda: a >= b,
-            "slt": lambda: a < b, "sle": lambda: a <= b}[predicate]()
 
 
 def _resized(value, width: int):
