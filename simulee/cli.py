@@ -491,7 +491,7 @@ def run_prove(args) -> int:
         if not kernels and not path.is_dir():
             raise SimuleeError(f"{file}: no __global__ kernel found")
         for kernel in kernels:
-            proof = prove_kernel(program, kernel, int(args.query_seconds * 1000), given)
+            proof = prove_kernel(program, kernel, int(args.query_seconds * 1000), given, warp_model=args.warp_model)
             confirm(program, kernel, proof, args.warp_model)
             proofs.append(proof)
             if args.format == "text":

@@ -31,6 +31,7 @@ from interpreter.launch import Alias
 from interpreter.loader import KernelInfo, Program
 from simulee.check import DECIDED, Given, KernelCheck, Settings, check_kernel, default_launch
 from simulee.check import check_given as run_checks
+from simulee.detect.race import RACES
 from simulee.findings import Finding
 from simulee.prove.solve import Candidate, Effort, Fixed, Proof, describe, prove_kernel
 
@@ -87,7 +88,7 @@ def _prove(program: Program, kernel: KernelInfo, fixed: Fixed, units: int, setti
     one seeds the search."""
     seconds = min(SLACK * units / UNITS_PER_SECOND, settings.max_seconds / 5)
     return prove_kernel(program, kernel, int(seconds * 1000), fixed, time.perf_counter() + seconds,
-                        Effort(min(QUESTION_EFFORT, units), units), races=1, quick=True)
+                        Effort(min(QUESTION_EFFORT, units), units), races=1, quick=True, warp_model=settings.warp_model)
 
 
 def _not_provable(given: Given) -> str:
@@ -152,7 +153,8 @@ def confirm(program: Program, info: KernelInfo, proof: Proof, warp_model: str = 
         launch = default_launch(info, arguments(info, candidate), grid=candidate.grid, block=candidate.block)
         check = check_kernel(program, info, [launch], warp_model=warp_model)
         wanted = frozenset(filter(None, candidate.lines()))
-        shown = [f for f in check.findings if f.type == candidate.kind and
+        kinds = RACES if candidate.kind == "data-race" else (candidate.kind,)  # a warp-synchronous race too
+        shown = [f for f in check.findings if f.type in kinds and
                  (candidate.kind != "data-race" or _lines(f) == wanted or {f.first.line} == wanted)]
         candidate.confirmed = bool(shown)
         candidate.why = "" if shown else "the interpreter's run of the solver's launch does not show it: " \

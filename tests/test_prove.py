@@ -18,9 +18,9 @@ from simulee.prove.solve import Fixed, prove_kernel
 from simulee.verdicts import confirm
 
 TWINS = TESTS / "prove" / "twins.cu"
-PROVED = ("tree_sum", "scale", "count", "rows_of_64")
+PROVED = ("tree_sum", "scale", "count", "rows_of_64", "struct_buffers", "grid_shift")
 RACY = ("tree_sum_unsynchronized", "shift_left", "magic_size", "wrapped_index", "early_exit", "peek_counter",
-        "rows_of_64_unstated")
+        "rows_of_64_unstated", "struct_buffers_halved", "grid_shift_even_blocks", "warp_scan", "warp_sides")
 
 
 @pytest.fixture(scope="module")
@@ -63,6 +63,8 @@ def test_what_each_race_is(proofs):
     assert (one[0] - other[0]) % 64 == 0 and one != other  # an 8-bit slot: threads 64 apart
     divergence = [c for c in proofs["early_exit"].candidates if c.kind == "barrier-divergence"]
     assert divergence and {divergence[0].first.kind, divergence[0].second.kind} == {"barrier", "exit"}
+    grid = [c for c in proofs["grid_shift_even_blocks"].candidates if c.kind == "barrier-divergence"]
+    assert grid and grid[0].scope == "different blocks" and grid[0].confirmed
     peek = proofs["peek_counter"].candidates[0]
     assert {peek.first.kind, peek.second.kind} == {"atomic", "read"}
     assert {peek.first.line, peek.second.line} == {line_of(TWINS, "the other threads' add"),
@@ -78,6 +80,30 @@ def test_a_given_launch_is_what_is_proved(program):
     assert one_d.verdict == "proved" and "n = 100" in one_d.assumptions
     nothing = prove_kernel(program, scale, given=Fixed(args={"n": 7}, block=(2048, 1, 1)))  # beyond CUDA's limits
     assert nothing.verdict == "unknown" and "no launch" in nothing.reason
+
+
+def test_pointers_a_struct_carries_are_buffers_of_their_own_and_the_proof_says_so(proofs):
+    assert any("pointers in structs" in assumption for assumption in proofs["struct_buffers"].assumptions)
+    assert not any("pointers in structs" in assumption for assumption in proofs["scale"].assumptions)
+
+
+def test_lockstep_warps_order_what_their_lanes_do_at_different_instructions(program):
+    scan, sides = program.kernel("warp_scan"), program.kernel("warp_sides")
+    proof = prove_kernel(program, scan, warp_model="lockstep")
+    assert proof.verdict == "proved" and any("lockstep" in assumption for assumption in proof.assumptions)
+    racy = prove_kernel(program, sides, warp_model="lockstep")  # the sides of a branch are not ordered
+    confirm(program, sides, racy, "lockstep")
+    assert racy.verdict == "race" and any(c.confirmed for c in racy.candidates)
+    check = check_kernel(program, scan, [default_launch(scan, grid=(2, 1, 1), block=(96, 1, 1))], "lockstep")
+    assert not [f for f in check.findings if f.type == "data-race"], check.findings
+
+
+def test_mul24_is_exact_past_24_bits(program, proofs):
+    race = proofs["mul24_index"]  # only a grid of 2^24 threads or more wraps: a launch too large to run
+    assert race.verdict == "race" and not any(c.confirmed for c in race.candidates)
+    assert all(max(b[0] for b, _ in c.threads) * c.block[0] >= 1 << 24 for c in race.candidates)
+    small = prove_kernel(program, program.kernel("mul24_index"), given=Fixed(grid=(4096, 1, 1), block=(1024, 1, 1)))
+    assert small.verdict == "proved"
 
 
 @pytest.mark.parametrize("name", PROVED)

@@ -2,7 +2,8 @@
 
 A walk follows every path of one thread from a start — the kernel's entry or a barrier —
 to the next barrier or the kernel's end (an *interval*), or, for threads of different
-blocks, from the entry through every barrier to the end. Values are z3 bit-vectors of the
+blocks, from the entry or a grid's barrier (grid.sync()) through every block barrier to
+the next grid barrier or the end. Values are z3 bit-vectors of the
 IR's widths, so machine arithmetic (wrapping, signedness) is exact; pointers are a base
 object (a pointer parameter, a global or __shared__ variable, a thread's own stack) and a
 64-bit byte offset. What the model cannot express is a fresh unconstrained value: a value
@@ -47,13 +48,16 @@ _NO_EFFECT = ("llvm.lifetime.", "llvm.dbg.", "llvm.experimental.noalias", "llvm.
               "llvm.nvvm.isspacep", "llvm.sideeffect", "llvm.donothing")
 _NO_MEMORY = ("llvm.", "__simulee_texture")  # calls that write no memory a thread of the kernel reads
 PRECONDITIONS = "the kernel's preconditions hold (__assume, GPUVerify's __requires)"
+MEMBERS_DO_NOT_OVERLAP = ("pointers in structs passed by value point to buffers that overlap neither each other nor "
+                          "the pointer parameters' buffers")
 _ENDS_THREAD = ("__assertfail", "llvm.trap", "__trap", "llvm.nvvm.trap", "abort", "__simulee_exit")
 
 
 @dataclass(frozen=True)
 class Pointer:
-    """A pointer: its base object (("param", i), ("global", name), ("local", pc); None when
-    it is not known, a pointer read from memory) and the byte offset from it (64 bits)."""
+    """A pointer: its base object (("param", i), ("member", i, byte) of a struct parameter
+    i passed by value, ("global", name), ("local", pc); None when it is not known, a pointer
+    read from memory) and the byte offset from it (64 bits)."""
 
     base: tuple | None
     offset: z3.BitVecRef
@@ -154,13 +158,18 @@ class Kernel:
         self.loops = natural_loops(self.function)
         self.loop_of = {loop.header: loop for loop in self.loops}
         self.definer = {op.result: pc for pc, op in enumerate(self.function.ops) if op.result >= 0}
-        self.barriers = [pc for pc, op in enumerate(self.function.ops) if _is_barrier(op)]
-        self.barrier_loops = {loop.header for loop in self.loops
-                              if any(self.function.ops[pc].block in loop.blocks for pc in self.barriers)}
+        self.barriers = [pc for pc, op in enumerate(self.function.ops) if _is_barrier(op) or _is_grid_sync(op)]
+        self.grid_syncs = [pc for pc in self.barriers if _is_grid_sync(self.function.ops[pc])]
+        self.barrier_loops = self._loops_holding(self.barriers)
+        self.grid_loops = self._loops_holding(self.grid_syncs)
         self.uniform = _uniform_slots(self)
         self._invariant: dict[tuple[int, int], bool] = {}
+        self._converged: set[int] | None = None
         self.byval = {index: program.module.functions[symbol].params[index].typed_attribute("byval")
                       for index in range(len(self.function.params))}
+
+    def _loops_holding(self, pcs: list[int]) -> set[int]:
+        return {loop.header for loop in self.loops if any(self.function.ops[pc].block in loop.blocks for pc in pcs)}
 
     def invariant(self, slot: int, loop: Loop) -> bool:
         """Whether `slot` has one value in every iteration of `loop`: defined outside it, or
@@ -181,6 +190,24 @@ class Kernel:
             self._invariant[key] = found
         return self._invariant[key]
 
+    def converged(self) -> set[int]:
+        """Blocks that two lanes of a lockstep warp run together whenever both run them:
+        outside every loop (a block runs once an interval), and reached from one side only
+        of each branch whose reconvergence point lies past them (lanes that split there run
+        the sides one after the other; a block both sides reach would run twice)."""
+        if self._converged is None:
+            function = self.function
+            apart = set()
+            for number, block in enumerate(function.blocks):
+                sides = set(block.successors)
+                if len(sides) < 2:
+                    continue
+                reached = [_reach(function, side, function.ipdom[number]) for side in sides]
+                apart |= {b for i, one in enumerate(reached) for other in reached[i + 1:] for b in one & other}
+            in_loops = {b for loop in self.loops for b in loop.blocks}
+            self._converged = set(range(len(function.blocks))) - apart - in_loops
+        return self._converged
+
     def loops_around(self, block: int) -> list[Loop]:
         return [loop for loop in self.loops if block in loop.blocks]
 
@@ -195,6 +222,11 @@ class Kernel:
 
 def _is_barrier(op) -> bool:
     return op.opcode == "call" and barrier_kind(op.extra.get("callee") or "") is not None
+
+
+def _is_grid_sync(op) -> bool:
+    """A cooperative grid's barrier (grid.sync()): every thread of the grid waits at it."""
+    return op.opcode == "call" and op.extra.get("callee") == "__simulee_grid_sync"
 
 
 class _State:
@@ -216,7 +248,8 @@ class _State:
 
 class Walker:
     """The walks of one thread. `start`: None for the kernel's entry, else a barrier's pc;
-    `through_barriers`: walk on past barriers (threads of different blocks)."""
+    `through_barriers`: walk on past block barriers to the next grid barrier (threads of
+    different blocks)."""
 
     def __init__(self, kernel: Kernel, launch: Launch, thread: Thread, start: int | None,
                  through_barriers: bool = False, shared: dict | None = None):
@@ -230,6 +263,7 @@ class Walker:
         self.start_loops = [] if start is None else kernel.loops_around(self.function.ops[start].block)
         self.iteration: dict[int, z3.BitVecRef] = {}  # loop header -> the shared iteration at the start
         self.sides: list = []  # what the ops just evaluated promise (no signed wrap: nsw)
+        self.conjunctions: dict[tuple, z3.BoolRef] = {(): z3.BoolVal(True)}  # see conjunction
 
     # --- values -------------------------------------------------------------------------
     def fresh(self, width: int, what: str, slot: int | None = None) -> z3.BitVecRef:
@@ -405,6 +439,20 @@ class Walker:
             return self.fresh(_width(ty) or 32, "float")
         return self.opaque(ty, "constant")
 
+    def conjunction(self, conditions: tuple) -> z3.BoolRef:
+        """And of a path's conditions, built on the conjunction of the path's shorter prefix
+        where that was built (a path's accesses would each build it again in full)."""
+        key = tuple(c.get_id() for c in conditions)
+        if key not in self.conjunctions:
+            shorter = len(key) - 1
+            while shorter > 0 and key[:shorter] not in self.conjunctions:
+                shorter -= 1
+            built = self.conjunctions[key[:shorter]] if shorter else z3.BoolVal(True)
+            for end in range(shorter, len(key)):
+                built = z3.And(built, conditions[end]) if end else conditions[0]
+                self.conjunctions[key[:end + 1]] = built
+        return self.conjunctions[key]
+
     # --- walking ------------------------------------------------------------------------
     def run(self) -> Walk:
         function = self.function
@@ -423,6 +471,7 @@ class Walker:
                 self.walk.unknown.append("too many paths")
                 break
             stack.extend(self.step_block(state))
+        self.walk.accesses = _merged(self.walk.accesses)
         return self.walk
 
     def header_fact(self, loop: Loop) -> None:
@@ -454,7 +503,7 @@ class Walker:
                 state.values[slot] = value
         for pc in range(position, block.end):
             op = function.ops[pc]
-            if _is_barrier(op) and not self.through:
+            if _is_grid_sync(op) or (_is_barrier(op) and not self.through):
                 self.end(state, pc)
                 return []
             outcome = self.execute(state, pc, op)
@@ -465,7 +514,7 @@ class Walker:
         return []
 
     def end(self, state: _State, where) -> None:
-        self.walk.ends.setdefault(where, []).append(_all(state.condition))
+        self.walk.ends.setdefault(where, []).append(self.conjunction(state.condition))
 
     def execute(self, state: _State, pc: int, op):
         """Run one op: None to go on, _STOP to end the path, or the successor states."""
@@ -533,7 +582,7 @@ class Walker:
                 return []
             entered = entered | {target}
         elif loop is not None:  # entering a loop
-            if target not in self.kernel.barrier_loops or self.through:
+            if target not in (self.kernel.grid_loops if self.through else self.kernel.barrier_loops):
                 new = state.fork(block=target, position=self.function.blocks[target].start, previous=state.block,
                                  condition=conditions, summarized=summarized | {target})
                 return [self.summarize(new, loop)]
@@ -596,13 +645,16 @@ class Walker:
                 state.values[op.result] = self.opaque(op.type, opcode)
 
     def loaded(self, pointer, op):
-        """A loaded value: a member of a struct passed by value is the launch's (uniform);
-        anything else fresh for this thread."""
+        """A loaded value: a member of a struct passed by value is the launch's (uniform; a
+        pointer member a base object of its own); anything else fresh for this thread."""
         if isinstance(pointer, Pointer) and pointer.base and pointer.base[0] == "param" and \
                 self.kernel.byval.get(pointer.base[1]) is not None:
             offset = z3.simplify(pointer.offset)
             width = _width(op.type)
-            if z3.is_bv_value(offset) and width and not isinstance(op.type, PointerType):
+            if z3.is_bv_value(offset) and isinstance(op.type, PointerType):
+                self.walk.assumed.append(MEMBERS_DO_NOT_OVERLAP)
+                return Pointer(("member", pointer.base[1], offset.as_long()), z3.BitVecVal(0, 64))
+            if z3.is_bv_value(offset) and width:
                 name = f"arg{pointer.base[1]}+{offset.as_long()}:{width}"
                 return self.shared.setdefault(name, z3.BitVec(name, width))
         return self.opaque(op.type, "load")
@@ -616,12 +668,15 @@ class Walker:
         space = self.space(pointer.base)
         if space in ("local", "constant", "null", "param"):
             return
-        self.walk.accesses.append(Access(kind, pointer.base, space, pointer.offset, size, _all(state.condition), pc,
-                                         self.kernel.line(pc), self.kernel.file(pc)))
+        self.walk.accesses.append(Access(kind, pointer.base, space, pointer.offset, size,
+                                         self.conjunction(state.condition), pc, self.kernel.line(pc),
+                                         self.kernel.file(pc)))
 
     def space(self, base) -> str:
         if base is None:
             return "any"
+        if base[0] == "member":  # what the host put in a struct: device memory
+            return "global"
         if base[0] == "param":
             return "param" if self.kernel.byval.get(base[1]) is not None else "global"
         if base[0] == "global":
@@ -666,6 +721,11 @@ class Walker:
             return None
         if callee.startswith(("llvm.umin", "llvm.umax", "llvm.smin", "llvm.smax", "llvm.abs")):
             state.values[op.result] = self.minmax(callee, [self.value(state, a) for a in op.args], op)
+            return None
+        if callee in _INTEGER_INTRINSICS:
+            args = [self.value(state, a) for a in op.args]
+            exact = all(z3.is_bv(a) for a in args)
+            state.values[op.result] = _INTEGER_INTRINSICS[callee](*args) if exact else self.opaque(op.type, "call")
             return None
         if callee.startswith(("llvm.nvvm.atomic", "llvm.nvvm.atom")):
             self.record(state, pc, "atomic", self.value(state, op.args[0]), self.size(op.type))
@@ -839,8 +899,35 @@ COMPARE = {  # each icmp predicate on two bit-vectors
 }
 
 
-def _all(conditions) -> z3.BoolRef:
-    return z3.And(list(conditions)) if conditions else z3.BoolVal(True)
+def _mul24(signed: bool):
+    """__mul24/__umul24: the low 32 bits of the product of the operands' low 24 bits, each
+    extended as the sign says."""
+    extend = z3.SignExt if signed else z3.ZeroExt
+    return lambda a, b: extend(8, z3.Extract(23, 0, a)) * extend(8, z3.Extract(23, 0, b))
+
+
+def _mulhi(signed: bool):
+    """__mulhi/__umulhi (and the 64-bit ones): the high half of the full product."""
+    extend = z3.SignExt if signed else z3.ZeroExt
+    return lambda a, b: z3.Extract(2 * a.size() - 1, a.size(), extend(a.size(), a) * extend(b.size(), b))
+
+
+_INTEGER_INTRINSICS = {"llvm.nvvm.mul24.i": _mul24(True), "llvm.nvvm.mul24.ui": _mul24(False),
+                       "llvm.nvvm.mulhi.i": _mulhi(True), "llvm.nvvm.mulhi.ui": _mulhi(False),
+                       "llvm.nvvm.mulhi.ll": _mulhi(True), "llvm.nvvm.mulhi.ull": _mulhi(False)}
+
+
+def _merged(accesses: list[Access]) -> list[Access]:
+    """One access for each site and address the paths reach it with, under the disjunction
+    of their conditions (paths after branches that rejoin repeat the same accesses)."""
+    groups: dict[tuple, list[Access]] = {}
+    for access in accesses:
+        key = (access.pc, access.kind, access.base, access.space, access.offset.get_id(), access.size.get_id())
+        groups.setdefault(key, []).append(access)
+    return [group[0] if len(group) == 1 else
+            Access(group[0].kind, group[0].base, group[0].space, group[0].offset, group[0].size,
+                   z3.Or([a.condition for a in group]), group[0].pc, group[0].line, group[0].file)
+            for group in groups.values()]
 
 
 def _width(ty) -> int | None:
@@ -884,6 +971,18 @@ def _uniform_slots(kernel: Kernel) -> set[int]:
                     divergent_blocks |= region
                     changed = True
     return set(range(len(function.slot_types))) - divergent
+
+
+def _reach(function: DecodedFunction, start: int, stop: int) -> set[int]:
+    """The blocks reached from `start` before `stop` (neither `stop` nor beyond it)."""
+    seen, pending = set(), [start]
+    while pending:
+        block = pending.pop()
+        if block in seen or block == stop or block >= len(function.blocks):
+            continue
+        seen.add(block)
+        pending.extend(function.blocks[block].successors)
+    return seen
 
 
 def _region(function: DecodedFunction, branch_block: int) -> set[int]:

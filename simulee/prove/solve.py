@@ -28,6 +28,8 @@ ASSUMPTIONS = ("CUDA's launch limits (at most 1024 threads a block; 1024 x 1024 
                "blockIdx * blockDim + threadIdx fits 32 bits)",
                "distinct pointer parameters point to buffers that do not overlap",
                "buffers are large enough for every access (out-of-bounds is check's question)")
+LOCKSTEP = ("warps run in lockstep (--warp-model lockstep, before Volta): lanes of a warp that run an instruction "
+            "together are ordered with what either does at another (reconverging where branches rejoin)")
 
 
 @dataclass(frozen=True)
@@ -144,13 +146,14 @@ class Fixed:
 
 def prove_kernel(program: Program, info: KernelInfo, milliseconds: int = QUERY_MILLISECONDS,
                  given: "Fixed | None" = None, deadline: float = float("inf"), effort: Effort | None = None,
-                 races: int = MAX_RACES, quick: bool = False) -> Proof:
+                 races: int = MAX_RACES, quick: bool = False, warp_model: str = "independent") -> Proof:
     """Decide `info`'s kernel for every launch (with what `given` fixes of it); past
     `deadline` (a time.perf_counter()), or once `effort` is spent, no question is asked
     and the verdict is unknown. At most `races` races are looked for. `quick`: the first
     walk the model cannot follow exactly ends the proof (unknown: no proof can come of it,
     only the races it could still find are lost), and site pairs are not asked one by one
-    when the question of them all ran out of time."""
+    when the question of them all ran out of time. `warp_model` as check's: lockstep warps
+    order what their lanes do at different instructions (DESIGN.md, "Bug semantics")."""
     start = time.perf_counter()
     _fresh_context()
     if effort is not None:
@@ -163,7 +166,7 @@ def prove_kernel(program: Program, info: KernelInfo, milliseconds: int = QUERY_M
     fixed, stated = given.facts(info, launch, kernel.function)
     shape, unread = unread_axes(info, launch, given)
     common = launch.limits() + shape + fixed
-    proof.assumptions += unread + stated
+    proof.assumptions += unread + stated + ([LOCKSTEP] if warp_model == "lockstep" else [])
     if fixed and _Questions(common, milliseconds, deadline, effort).ask() != z3.sat:  # nothing is proved of no launch
         proof.verdict, proof.reason = "unknown", "no launch satisfies the assumptions (the launch given?)"
         proof.seconds = time.perf_counter() - start
@@ -171,16 +174,17 @@ def prove_kernel(program: Program, info: KernelInfo, milliseconds: int = QUERY_M
     unknown: list[str] = []
     assumed: list[str] = []
     timed_out = False
-    # threads of one block, one barrier interval at a time; then of two blocks, global memory, the whole kernel
-    for start_pc in [None, *kernel.barriers, "kernel"]:
+    # threads of one block, one barrier interval at a time; then of two blocks, global memory, from one grid
+    # barrier to the next (the whole kernel when it has none)
+    intervals = [(True, where) for where in [None, *kernel.barriers]] + \
+        [(False, where) for where in [None, *kernel.grid_syncs]]
+    for same_block, where in intervals:
         if len(proof.candidates) >= races:
             break
         if time.perf_counter() >= deadline:
             timed_out = True
             break
-        same_block = start_pc != "kernel"
         one, two = Thread(1, launch), Thread(2, launch)
-        where = start_pc if same_block else None
         first = Walker(kernel, launch, one, where, through_barriers=not same_block).run()
         second = Walker(kernel, launch, two, where, through_barriers=not same_block).run()
         unknown += first.unknown + second.unknown
@@ -194,12 +198,17 @@ def prove_kernel(program: Program, info: KernelInfo, milliseconds: int = QUERY_M
                             + _index_lemmas(launch, one, two, first, second), milliseconds, deadline, effort)
         solver.singles = not quick
         if same_block:
+            unordered = _lockstep(kernel, launch, one, two, first, second) if warp_model == "lockstep" else None
             timed_out |= _take(proof, _conflicts(solver, first, second, ("shared", "global", "any"), "same block",
-                                                 launch, one, two), races)
-            timed_out |= _take(proof, _divergence(solver, first, second, launch, one, two, kernel), races)
+                                                 launch, one, two, unordered), races)
+            timed_out |= _take(proof, _divergence(solver, first, second, "same block", launch, one, two, kernel),
+                               races)
         else:
             timed_out |= _take(proof, _conflicts(solver, first, second, ("global", "any"), "different blocks",
                                                  launch, one, two), races)
+            if kernel.grid_syncs:  # threads of a cooperative grid that reach different grid barriers
+                timed_out |= _take(proof, _divergence(solver, first, second, "different blocks", launch, one, two,
+                                                      kernel), races)
     proof.assumptions += list(dict.fromkeys(assumed))
     if proof.candidates:
         proof.verdict = "race"
@@ -252,7 +261,7 @@ def _index_lemmas(launch: Launch, one: Thread, two: Thread, *walks: Walk) -> lis
     blockIdx * blockDim + threadIdx of two threads is equal only when both indices are
     (threadIdx < blockDim, and the launch limits keep the sum from wrapping). Stated for
     the products the walks compute, in the operand orders they compute them."""
-    present = _subterms(e for walk in walks for access in walk.accesses for e in (access.offset, access.condition))
+    present = _subterms(access.offset for walk in walks for access in walk.accesses)  # where equal indices matter
     lemmas = []
     for axis in range(3):
         n = launch.ntid[axis]
@@ -327,17 +336,19 @@ class _Questions:
 
 
 def _conflicts(solver: _Questions, first: Walk, second: Walk, spaces: tuple, scope: str, launch: Launch,
-               one: Thread, two: Thread):
+               one: Thread, two: Thread, unordered=None):
     """A Candidate per pair of access sites that can conflict (one per site pair), or
     "unknown" for a question the solver could not answer in time. All pairs are asked at
     once (one question proves them all); a model names the pairs it satisfies, which are
-    reported and left out of the next question."""
+    reported and left out of the next question. `unordered(a, b)`: when two accesses are
+    not ordered by the warp they run in (always, when None)."""
     pairs = {}  # (pc, pc) of the two sites -> [(a, b, conflict), ...]
     for a in first.accesses:
         for b in second.accesses:
             if a.space in spaces and b.space in spaces and _may_conflict(a, b):
                 key = (a.pc, b.pc) if (b.pc, a.pc) not in pairs else (b.pc, a.pc)
-                pairs.setdefault(key, []).append((a, b, z3.And(a.condition, b.condition, _overlap(a, b))))
+                apart = unordered(a, b) if unordered else z3.BoolVal(True)
+                pairs.setdefault(key, []).append((a, b, z3.And(a.condition, b.condition, _overlap(a, b), apart)))
     while pairs:
         outcome = solver.ask(z3.Or([c for group in pairs.values() for _, _, c in group]))
         if outcome == z3.unsat:
@@ -377,6 +388,32 @@ def _one_by_one(solver: _Questions, pairs: dict, scope: str, launch: Launch, one
                 break
 
 
+def _lockstep(kernel: Kernel, launch: Launch, one: Thread, two: Thread, first: Walk, second: Walk):
+    """When two accesses of a block's threads are unordered in lockstep warps: always for
+    threads of different warps, for an atomic beside a plain access, and for two writes of
+    one store; else only when neither thread ran the other's access together with it (they
+    were on different sides of a branch). Together is known only at blocks the warp runs
+    once with both lanes (Kernel.converged): elsewhere the pair stays unordered."""
+    def warp(thread):
+        x, y, z = thread.tid
+        return z3.UDiv(x + launch.ntid[0] * (y + launch.ntid[1] * z), 32)  # at most 1024 threads: no wrap
+
+    same_warp = warp(one) == warp(two)
+    converged = kernel.converged()
+    ran = [{}, {}]  # pc -> whether the thread ran it
+    for runs, walk in zip(ran, (first, second)):
+        for access in walk.accesses:
+            runs.setdefault(access.pc, []).append(access.condition)
+
+    def unordered(a: Access, b: Access) -> z3.BoolRef:
+        blocks = [kernel.function.ops[x.pc].block for x in (a, b)]
+        if a.pc == b.pc or (a.kind == "atomic") != (b.kind == "atomic") or not set(blocks) <= converged:
+            return z3.BoolVal(True)
+        together = z3.Or(*ran[1].get(a.pc, [z3.BoolVal(False)]), *ran[0].get(b.pc, [z3.BoolVal(False)]))
+        return z3.Or(z3.Not(same_warp), z3.Not(together))
+    return unordered
+
+
 def _overlap(a: Access, b: Access) -> z3.BoolRef:
     """Whether the bytes of two accesses to one base overlap (any, when a base is unknown)."""
     if a.base is None or b.base is None:
@@ -394,9 +431,10 @@ def _may_conflict(a: Access, b: Access) -> bool:
     return a.base == b.base
 
 
-def _divergence(solver: _Questions, first: Walk, second: Walk, launch: Launch, one: Thread, two: Thread,
+def _divergence(solver: _Questions, first: Walk, second: Walk, scope: str, launch: Launch, one: Thread, two: Thread,
                 kernel: Kernel):
-    """Two threads of a block that reach different barriers (or one exits) next."""
+    """Two threads (of a block, or of a cooperative grid: `scope`) that reach different
+    barriers (or one exits) next."""
     for end_a, conditions_a in first.ends.items():
         for end_b, conditions_b in second.ends.items():
             if end_a == end_b or (end_a == "exit" and end_b == "exit"):
@@ -406,7 +444,7 @@ def _divergence(solver: _Questions, first: Walk, second: Walk, launch: Launch, o
             outcome = solver.ask(z3.Or(conditions_a), z3.Or(conditions_b), small=_small(launch))
             if outcome == z3.sat:
                 ends = [End("exit") if end == "exit" else End("barrier", kernel.line(end)) for end in (end_a, end_b)]
-                yield _candidate("barrier-divergence", *ends, "same block", solver.model, launch, one, two)
+                yield _candidate("barrier-divergence", *ends, scope, solver.model, launch, one, two)
             elif outcome == z3.unknown:
                 yield "unknown"
 

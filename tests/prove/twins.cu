@@ -1,3 +1,5 @@
+#include <cooperative_groups.h>
+
 // Kernels for `simulee prove`, each racy one beside its fixed twin. The racy ones must never
 // be proved; the fixed ones are proved for every launch.
 
@@ -84,4 +86,67 @@ __global__ void rows_of_64(int *rows) {
 // The same without the precondition: a block of 65 threads or more writes the next block's row.
 __global__ void rows_of_64_unstated(int *rows) {
   rows[(size_t)blockIdx.x * 64 + threadIdx.x] = threadIdx.x;  // the next block's first slot for a large block
+}
+
+// Buffers a struct passed by value carries: each thread scales its own element; its twin
+// halves the index, so two threads store to one element.
+struct Buffers {
+  const float *in;
+  float *out;
+  int n;
+};
+
+__global__ void struct_buffers(Buffers b) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < b.n) b.out[i] = 2.0f * b.in[i];
+}
+
+__global__ void struct_buffers_halved(Buffers b) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < b.n) b.out[i / 2] = 2.0f * b.in[i];  // threads 2k and 2k+1 store to one element
+}
+
+// __umul24 multiplies the low 24 bits of its operands: exact for grids of fewer than 2^24
+// threads, and two blocks share an element when blockIdx.x * blockDim.x reaches 2^24.
+__global__ void mul24_index(int *x) {
+  x[__umul24(blockIdx.x, blockDim.x) + threadIdx.x] = threadIdx.x;  // wraps past 2^24 threads
+}
+
+// A cooperative grid's barrier orders every block's read before any block's write; in its
+// twin only the even blocks reach it, and the others never arrive.
+__global__ void grid_shift(int *x) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int next = x[i + 1];
+  cooperative_groups::this_grid().sync();
+  x[i] = next;
+}
+
+__global__ void grid_shift_even_blocks(int *x) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (blockIdx.x % 2 == 0) {
+    int next = x[i + 2];
+    cooperative_groups::this_grid().sync();  // the odd blocks never arrive
+    x[i] = next;
+  }
+}
+
+// A warp-synchronous scan: right only while a warp runs in lockstep (before Volta), where
+// each step's loads all come before its stores; with independent threads, lanes race.
+__global__ void warp_scan(int *x) {
+  __shared__ int s[1024];
+  unsigned tid = threadIdx.x, lane = tid % 32;
+  s[tid] = x[blockIdx.x * blockDim.x + tid];
+  if (lane >= 1) s[tid] += s[tid - 1];  // lane i reads what lane i - 1 writes in this step
+  if (lane >= 2) s[tid] += s[tid - 2];
+  if (lane >= 4) s[tid] += s[tid - 4];
+  x[blockIdx.x * blockDim.x + tid] = s[tid];
+}
+
+// The two sides of a branch a warp's lanes disagree on run one after the other, in either
+// order: a race in lockstep warps too.
+__global__ void warp_sides(int *out) {
+  __shared__ int s[32];
+  unsigned lane = threadIdx.x % 32;
+  if (lane < 16) s[lane] = lane;  // the lanes below 16 write
+  else out[blockIdx.x * blockDim.x + threadIdx.x] = s[lane - 16];  // while the others read
 }
