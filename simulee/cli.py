@@ -340,11 +340,21 @@ def _prove_command(commands, compile_options) -> None:
     prove.add_argument("--query-seconds", type=_seconds, default=5.0, metavar="S",
                        help="give each question to the solver S seconds (default 5); past them the verdict is unknown")
     prove.add_argument("--warp-model", choices=("independent", "lockstep"), default="independent",
-                       help="how a witness launch is run to confirm a race")
+                       help="independent (Volta and later, default) or lockstep (pre-Volta) warps, in the proof and in "
+                            "the run that confirms a race")
     prove.add_argument("--grid", metavar="G", help="prove for this grid only: 64, 64,2 or 8x8x1")
     prove.add_argument("--block", metavar="B", help="prove for this block only: 256, 16,16 or 8x8x4")
     prove.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
                        help="prove for this value of an integer argument only (repeatable)")
+    prove.add_argument("--host", action="append", default=[], metavar="FILE",
+                       help="a C++ or CUDA source whose calls of the proved files' functions make their launches "
+                            "(repeatable); a folder proved reads its own .cc/.cpp/.cxx files")
+    prove.add_argument("--no-launch-sites", dest="launch_sites", action="store_false",
+                       help="prove for every launch (by default a kernel the host code launches is proved for the "
+                            "launches its launch sites can make)")
+    prove.add_argument("--config", metavar="FILE",
+                       help="the simulee.toml whose grid, block, integer arguments and their ranges and choices the "
+                            "proof assumes (default: the one check would use)")
     prove.set_defaults(run=run_prove)
 
 
@@ -473,6 +483,7 @@ def source_files(path: Path, options):
 
 
 def run_prove(args) -> int:
+    from simulee.config import config_for
     from simulee.launchspec import parse_block, parse_dims
     from simulee.prove import report
     from simulee.prove.solve import Fixed, prove_kernel
@@ -482,6 +493,8 @@ def run_prove(args) -> int:
                   parse_block(args.block, "block") if args.block else None, _integer_args(args.arg))
     path = Path(args.path)
     files, options = source_files(path, compile_options(args))
+    sites, _ = _launch_sites(args, files, options)
+    config = config_for(path, args.config)
     proofs, errors = [], []
     for file, program, error in each_program(path, files, options, args.verbose):
         if error:
@@ -491,7 +504,15 @@ def run_prove(args) -> int:
         if not kernels and not path.is_dir():
             raise SimuleeError(f"{file}: no __global__ kernel found")
         for kernel in kernels:
-            proof = prove_kernel(program, kernel, int(args.query_seconds * 1000), given, warp_model=args.warp_model)
+            contract = config.for_kernel(kernel.file or args.path, kernel).without(set(given.args))
+            stated = {name: value for name, value in contract.args.items() if type(value) is int}
+            fixed = replace(given, args={**stated, **given.args}, sites=sites.get((file, kernel.symbol), ()),
+                            ranges=dict(contract.ranges), choices=dict(contract.choices))
+            if not (given.grid or given.block or contract.launches):  # the simulee.toml's launch, else the sites'
+                fixed = replace(fixed, grid=parse_dims(contract.grid, "grid") if contract.grid else None,
+                                block=parse_block(contract.block, "block") if contract.block else None,
+                                sites=() if contract.grid or contract.block else fixed.sites)
+            proof = prove_kernel(program, kernel, int(args.query_seconds * 1000), fixed, warp_model=args.warp_model)
             confirm(program, kernel, proof, args.warp_model)
             proofs.append(proof)
             if args.format == "text":
@@ -943,7 +964,8 @@ def _launch_sites(args, files: list[Path], options) -> tuple[dict, dict[Path, di
     from simulee.discover import host_sources, mentioning
     from simulee.sites import host_calls, host_code, identifier, launching, through_callers
 
-    if not args.launch_sites or args.launch or args.no_search or args.grid or args.block:
+    if not args.launch_sites or getattr(args, "launch", None) or getattr(args, "no_search", False) or args.grid \
+            or args.block:
         return {}, {}
     read: dict[Path, list] = {}
     written: dict[Path, dict] = {}

@@ -158,3 +158,19 @@ def test_a_proof_stops_when_its_effort_is_spent_and_says_so(program):
     assert starved.verdict == "unknown" and starved.spent and "ran out" in starved.reason
     enough = [prove_kernel(program, tree_sum, effort=Effort(4_000_000, 20_000_000)) for _ in range(2)]
     assert [proof.verdict for proof in enough] == ["proved", "proved"]  # the same effort, the same verdict
+
+
+def test_prove_reads_the_launch_sites_of_the_host_code_it_is_given(run_cli, tmp_path):
+    launched = TESTS / "prove" / "launched.cu"
+    status, out, _ = run_cli("prove", launched, "--format", "json")
+    (kernel,) = json.loads(out)["kernels"]
+    assert status == 0 and kernel["verdict"] == "proved"
+    assert any("launch sites" in assumption for assumption in kernel["assumptions"])
+    status, out, _ = run_cli("prove", launched, "--format", "json", "--no-launch-sites")
+    (kernel,) = json.loads(out)["kernels"]
+    assert status == 1 and kernel["verdict"] == "race" and kernel["confirmed"]
+    (tmp_path / "rows.cu").write_text(launched.read_text().split("int main")[0])  # no host code: a contract
+    (tmp_path / "simulee.toml").write_text('[[kernel]]\nname = "rows"\nblock = "64"\nargs = { n = 1000 }\n')
+    status, out, _ = run_cli("prove", tmp_path / "rows.cu", "--format", "json")
+    (kernel,) = json.loads(out)["kernels"]
+    assert kernel["verdict"] == "proved" and {"n = 1000", "the block given: (64, 1, 1)"} <= set(kernel["assumptions"])
