@@ -18,9 +18,10 @@ from simulee.prove.solve import Fixed, prove_kernel
 from simulee.verdicts import confirm
 
 TWINS = TESTS / "prove" / "twins.cu"
-PROVED = ("tree_sum", "scale", "count", "rows_of_64", "struct_buffers", "grid_shift")
+PROVED = ("tree_sum", "scale", "count", "rows_of_64", "struct_buffers", "grid_shift", "pointer_calls")
 RACY = ("tree_sum_unsynchronized", "shift_left", "magic_size", "wrapped_index", "early_exit", "peek_counter",
-        "rows_of_64_unstated", "struct_buffers_halved", "grid_shift_even_blocks", "warp_scan", "warp_sides")
+        "rows_of_64_unstated", "struct_buffers_halved", "grid_shift_even_blocks", "warp_scan", "warp_sides",
+        "pointer_calls_first")
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +66,8 @@ def test_what_each_race_is(proofs):
     assert divergence and {divergence[0].first.kind, divergence[0].second.kind} == {"barrier", "exit"}
     grid = [c for c in proofs["grid_shift_even_blocks"].candidates if c.kind == "barrier-divergence"]
     assert grid and grid[0].scope == "different blocks" and grid[0].confirmed
+    first = proofs["pointer_calls_first"].candidates[0]  # the write in the function called through the pointer
+    assert line_of(TWINS, "every odd thread writes x[0]") in first.lines()
     peek = proofs["peek_counter"].candidates[0]
     assert {peek.first.kind, peek.second.kind} == {"atomic", "read"}
     assert {peek.first.line, peek.second.line} == {line_of(TWINS, "the other threads' add"),

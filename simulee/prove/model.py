@@ -25,7 +25,7 @@ Everything here over-approximates what a thread can do; nothing may under-approx
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import z3
 
@@ -33,7 +33,7 @@ from interpreter import irparse as ir
 from interpreter.decode import Address, DecodedFunction
 from interpreter.loader import Program
 from interpreter.loops import Loop, natural_loops
-from interpreter.types import ArrayType, FloatType, IntType, PointerType, StructType, VectorType
+from interpreter.types import ArrayType, FloatType, FunctionType, IntType, PointerType, StructType, VectorType
 from interpreter.vocabulary import SPECIAL_REGISTER, barrier_kind, index_register
 from simulee.frontend import user_location
 
@@ -48,6 +48,8 @@ _NO_EFFECT = ("llvm.lifetime.", "llvm.dbg.", "llvm.experimental.noalias", "llvm.
               "llvm.nvvm.isspacep", "llvm.sideeffect", "llvm.donothing")
 _NO_MEMORY = ("llvm.", "__simulee_texture")  # calls that write no memory a thread of the kernel reads
 PRECONDITIONS = "the kernel's preconditions hold (__assume, GPUVerify's __requires)"
+FUNCTION_POINTERS = "a function pointer names one of the program's functions of the call's type"
+MAX_CALL_DEPTH = 4  # calls through function pointers followed within each other
 MEMBERS_DO_NOT_OVERLAP = ("pointers in structs passed by value point to buffers that overlap neither each other nor "
                           "the pointer parameters' buffers")
 _ENDS_THREAD = ("__assertfail", "llvm.trap", "__trap", "llvm.nvvm.trap", "abort", "__simulee_exit")
@@ -74,6 +76,7 @@ class Access:
     pc: int
     line: int | None
     file: str = ""
+    function: str = ""  # the function called through a pointer it is in (its pc is that function's); "" the kernel's
 
 
 @dataclass(frozen=True)
@@ -264,6 +267,7 @@ class Walker:
         self.iteration: dict[int, z3.BitVecRef] = {}  # loop header -> the shared iteration at the start
         self.sides: list = []  # what the ops just evaluated promise (no signed wrap: nsw)
         self.conjunctions: dict[tuple, z3.BoolRef] = {(): z3.BoolVal(True)}  # see conjunction
+        self.calls: list[str] = []  # the functions called through pointers this walk is within
 
     # --- values -------------------------------------------------------------------------
     def fresh(self, width: int, what: str, slot: int | None = None) -> z3.BitVecRef:
@@ -731,6 +735,8 @@ class Walker:
             self.record(state, pc, "atomic", self.value(state, op.args[0]), self.size(op.type))
             state.values[op.result] = self.opaque(op.type, "atomic")
             return None
+        if not callee and "function_type" in op.extra:
+            return self.indirect(state, op)
         declared = self.kernel.program.module.functions.get(callee)
         if declared is not None and not declared.is_declaration:
             self.walk.unknown.append(f"a call to {callee} that is not inlined")
@@ -742,6 +748,51 @@ class Walker:
         if op.result >= 0:
             state.values[op.result] = self.opaque(op.type, "call")
         return None
+
+    def indirect(self, state: _State, op):
+        """A call through a function pointer: what each function it may name does (the
+        one it names when known, else every function of the program of the call's type),
+        walked with the call's arguments under the call's path; its result any value."""
+        module = self.kernel.program.module
+        target = self.value(state, op.args[-1])
+        if isinstance(target, Pointer) and target.base and target.base[0] == "global" and \
+                target.base[1] in module.functions and z3.is_bv_value(z3.simplify(target.offset)):
+            names = [target.base[1]]
+        else:
+            kernels = {k.symbol for k in self.kernel.program.kernels}
+            names = [name for name, f in module.functions.items() if not f.is_declaration and name not in kernels
+                     and FunctionType(f.result, tuple(p.type for p in f.params), f.vararg) == op.extra["function_type"]]
+            self.walk.assumed.append(FUNCTION_POINTERS)
+        if len(self.calls) >= MAX_CALL_DEPTH or set(names) & set(self.calls) or not names:
+            self.walk.unknown.append("a call through a function pointer the model does not follow")
+            return _STOP
+        arguments = [self.value(state, a) for a in op.args[:-1]]
+        condition = self.conjunction(state.condition)
+        for name in names:
+            walk = self.callee(name, arguments)
+            if set(walk.ends) - {"exit"}:
+                self.walk.unknown.append(f"a barrier in {name}, called through a function pointer")
+            self.walk.unknown += walk.unknown
+            self.walk.assumed += walk.assumed
+            self.walk.inductions += walk.inductions
+            self.walk.facts += walk.facts
+            self.walk.accesses += [replace(a, condition=z3.And(condition, a.condition), function=a.function or name)
+                                   for a in walk.accesses]
+        if op.result >= 0:
+            state.values[op.result] = self.opaque(op.type, "call")
+        return None
+
+    def callee(self, name: str, arguments: list) -> Walk:
+        """The walk of this thread through function `name` from its entry to its returns,
+        its parameters bound to `arguments`: its own values fresh where the kernel's would be
+        (none shared as uniform, its slots being another function's), named apart from them."""
+        function = Kernel(self.kernel.program, name)
+        function.uniform = set()
+        function.byval = self.kernel.byval  # a ("param", i) base is the kernel's parameter i
+        walker = Walker(function, Launch(self.launch.ntid, self.launch.nctaid, {}), self.thread, None, self.through)
+        walker.fresh_count, walker.calls = self.fresh_count, [*self.calls, name]
+        walker.before.update(zip(function.function.params, arguments))
+        return walker.run()
 
     def register(self, callee: str, op):
         name = index_register(callee)
@@ -922,11 +973,11 @@ def _merged(accesses: list[Access]) -> list[Access]:
     of their conditions (paths after branches that rejoin repeat the same accesses)."""
     groups: dict[tuple, list[Access]] = {}
     for access in accesses:
-        key = (access.pc, access.kind, access.base, access.space, access.offset.get_id(), access.size.get_id())
+        key = (access.function, access.pc, access.kind, access.base, access.space, access.offset.get_id(),
+               access.size.get_id())
         groups.setdefault(key, []).append(access)
     return [group[0] if len(group) == 1 else
-            Access(group[0].kind, group[0].base, group[0].space, group[0].offset, group[0].size,
-                   z3.Or([a.condition for a in group]), group[0].pc, group[0].line, group[0].file)
+            replace(group[0], condition=z3.Or([a.condition for a in group]))
             for group in groups.values()]
 
 

@@ -406,6 +406,8 @@ def _lockstep(kernel: Kernel, launch: Launch, one: Thread, two: Thread, first: W
             runs.setdefault(access.pc, []).append(access.condition)
 
     def unordered(a: Access, b: Access) -> z3.BoolRef:
+        if a.function or b.function:  # in a function called through a pointer: its blocks are not the kernel's
+            return z3.BoolVal(True)
         blocks = [kernel.function.ops[x.pc].block for x in (a, b)]
         if a.pc == b.pc or (a.kind == "atomic") != (b.kind == "atomic") or not set(blocks) <= converged:
             return z3.BoolVal(True)

@@ -150,3 +150,21 @@ __global__ void warp_sides(int *out) {
   if (lane < 16) s[lane] = lane;  // the lanes below 16 write
   else out[blockIdx.x * blockDim.x + threadIdx.x] = s[lane - 16];  // while the others read
 }
+
+// Calls through a function pointer: each function the pointer may name is followed. Both
+// functions update the thread's own element; in the twin, one of them writes the first.
+__device__ void twice(float *x, int i) { x[i] *= 2.0f; }
+__device__ void halve(float *x, int i) { x[i] *= 0.5f; }
+__device__ void to_first(float *x, int i) { x[0] = x[i]; }  // every odd thread writes x[0]
+
+__global__ void pointer_calls(float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  void (*update)(float *, int) = i % 2 ? twice : halve;
+  if (i < n) update(x, i);
+}
+
+__global__ void pointer_calls_first(float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  void (*update)(float *, int) = i % 2 ? to_first : halve;
+  if (i < n) update(x, i);
+}
