@@ -63,6 +63,7 @@ class Pointer:
 
     base: tuple | None
     offset: z3.BitVecRef
+    inbounds: tuple = ()  # what an access through it implies: its getelementptrs' offsets did not wrap (inbounds)
 
 
 @dataclass
@@ -347,7 +348,7 @@ class Walker:
             if step is not None and z3.is_bv(initial):
                 width = initial.size()
                 if width >= 64:
-                    return initial + step * k
+                    return self.wide_counter(op.result, initial, step, k, flags)
                 if "nsw" in flags or "nuw" in flags:  # the sequence never wraps: fewer than 2^32 distinct steps
                     extend = z3.SignExt if "nsw" in flags else z3.ZeroExt
                     wide = extend(64 - width, initial) + step * k if "nsw" in flags else \
@@ -367,6 +368,21 @@ class Walker:
         if isinstance(initial, Pointer):
             return Pointer(None, self.fresh(64, "pointer"))
         return self.opaque(op.type, "loop", op.result if shared else None)
+
+    def wide_counter(self, slot: int, initial, step, k, flags) -> z3.BitVecRef:
+        """A 64-bit counter `initial + step * k`; one that does not wrap (`flags`) is an
+        Induction: unsigned, no term overflows; signed, none does when it starts at 0 or
+        above and counts up (its iterations all lie between its start and 2^63)."""
+        value = initial + step * k
+        if "nuw" in flags:
+            self.walk.facts += [z3.BVMulNoOverflow(step, k, False), z3.BVAddNoOverflow(initial, step * k, False)]
+        elif "nsw" in flags:
+            self.walk.facts.append(z3.Implies(z3.And(initial >= 0, step > 0), z3.And(
+                k >= 0, z3.BVMulNoOverflow(step, k, True), z3.BVAddNoOverflow(initial, step * k, True))))
+        else:
+            return value
+        self.walk.inductions.append(Induction(slot, initial, step, k, value))
+        return value
 
     def step(self, phi: int, update: int, loop: Loop, read):
         """The 64-bit step of `phi` when `update` is phi + c, phi - c or a getelementptr of
@@ -672,9 +688,11 @@ class Walker:
         space = self.space(pointer.base)
         if space in ("local", "constant", "null", "param"):
             return
-        self.walk.accesses.append(Access(kind, pointer.base, space, pointer.offset, size,
-                                         self.conjunction(state.condition), pc, self.kernel.line(pc),
-                                         self.kernel.file(pc)))
+        condition = self.conjunction(state.condition)
+        if pointer.inbounds:  # an offset that wrapped is in no buffer: out of bounds, check's question
+            condition = z3.And(condition, *pointer.inbounds)
+        self.walk.accesses.append(Access(kind, pointer.base, space, pointer.offset, size, condition, pc,
+                                         self.kernel.line(pc), self.kernel.file(pc)))
 
     def space(self, base) -> str:
         if base is None:
@@ -873,7 +891,8 @@ class Walker:
         if not isinstance(base, Pointer):
             return _UNSET
         layout = self.kernel.layout
-        offset = base.offset
+        offset, inbounds = base.offset, base.inbounds
+        wraps = not {"inbounds", "nusw"} & set(op.extra.get("flags", ()))
         current = op.extra["source_type"]
         for position, slot in enumerate(op.args[1:]):
             index = read(slot)
@@ -893,8 +912,13 @@ class Walker:
             if not z3.is_bv(index):
                 return Pointer(base.base, self.fresh(64, "offset"))
             index = z3.SignExt(64 - index.size(), index) if index.size() < 64 else index
-            offset = offset + index * scale
-        return Pointer(base.base, offset)
+            step = index * scale
+            if not wraps:  # LLVM: inbounds offsets do not wrap as signed numbers (else the pointer is poison)
+                scale = z3.BitVecVal(scale, 64)
+                inbounds += (z3.BVMulNoOverflow(index, scale, True), z3.BVMulNoUnderflow(index, scale),
+                             z3.BVAddNoOverflow(offset, step, True), z3.BVAddNoUnderflow(offset, step))
+            offset = offset + step
+        return Pointer(base.base, offset, inbounds)
 
 
 _UNSET = object()

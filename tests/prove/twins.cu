@@ -168,3 +168,16 @@ __global__ void pointer_calls_first(float *x, int n) {
   void (*update)(float *, int) = i % 2 ? to_first : halve;
   if (i < n) update(x, i);
 }
+
+// A grid-stride loop with a 64-bit counter: each element is one thread's (the counter and
+// the byte offsets it makes do not wrap); its twin strides by a block only, so the blocks
+// meet on the same elements.
+__global__ void grid_stride(float *y, size_t n) {
+  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)blockDim.x * gridDim.x)
+    y[i] = 2.0f * y[i];
+}
+
+__global__ void grid_stride_by_block(float *y, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x)
+    y[i] = 2.0f * y[i];  // block 1's first element is block 0's second stride
+}
