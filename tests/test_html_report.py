@@ -17,8 +17,9 @@ CHROMIUM, CHROMEDRIVER = shutil.which("chromium") or "/usr/bin/chromium", shutil
     "/usr/bin/chromedriver"
 REPO = TESTS / "repo"
 SMOOTH = REPO / "src/stencil/smooth.cu"
-pytestmark = pytest.mark.skipif(not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()),
-                                reason="needs Debian's chromium and chromium-driver (make test installs them)")
+pytestmark = [pytest.mark.skipif(not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()),
+                                 reason="needs Debian's chromium and chromium-driver (make test installs them)"),
+              pytest.mark.xdist_group("html")]  # one worker scans and opens the browser once
 
 
 @pytest.fixture(scope="module")

@@ -17,6 +17,8 @@ from simulee.frontend import load_program
 from simulee.prove.solve import Fixed, prove_kernel
 from simulee.verdicts import confirm
 
+pytestmark = pytest.mark.xdist_group("prove")  # one worker computes the module's fixtures
+
 TWINS = TESTS / "prove" / "twins.cu"
 PROVED = ("tree_sum", "scale", "count", "rows_of_64", "struct_buffers", "grid_shift", "pointer_calls")
 RACY = ("tree_sum_unsynchronized", "shift_left", "magic_size", "wrapped_index", "early_exit", "peek_counter",

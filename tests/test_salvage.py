@@ -20,14 +20,16 @@ from simulee.salvage import host_functions
 from simulee.scan import ScanOptions, failure_cause, file_tasks
 from simulee.tasks import list_kernels
 
+pytestmark = pytest.mark.xdist_group("salvage")  # one worker computes the module's fixtures
+
 REPO = TESTS / "buildrepo"
 GPU = REPO / "gpu"
 
 
-def listed(root: Path, **options) -> dict[str, dict]:
-    """The file records a scan of `root` makes, by file."""
+def listed(root: Path, only: str = "", **options) -> dict[str, dict]:
+    """The file records a scan of `root` makes, by file (of file `only` alone when named)."""
     scan = ScanOptions(root, Path("/nonexistent"), root.name, CompileOptions(timeout=300, **options))
-    return {task.file: list_kernels(task) for task in file_tasks(scan)}
+    return {task.file: list_kernels(task) for task in file_tasks(scan) if task.file == (only or task.file)}
 
 
 @pytest.fixture(scope="module")
@@ -145,22 +147,22 @@ def test_a_macro_whose_body_is_a_pragma_is_the_pragma_as_nvcc_expands_it(records
     assert [name for name, *_ in record["kernels"]] == ["sum_rows"]
 
 
-def test_headers_included_through_the_scanned_folders_own_name():
-    assert listed(REPO)["gpu/prefixed.cu"]["status"] == "ok"
-    assert listed(GPU)["prefixed.cu"]["status"] == "ok"  # the scan of gpu/ alone: "gpu/common.cuh"
+def test_headers_included_through_the_scanned_folders_own_name(records):
+    assert records["gpu/prefixed.cu"]["status"] == "ok"
+    assert listed(GPU, "prefixed.cu")["prefixed.cu"]["status"] == "ok"  # the scan of gpu/ alone: "gpu/common.cuh"
 
 
 def test_compile_commands_give_each_source_its_build_flags(tmp_path):
     root = tmp_path / "project"
     shutil.copytree(REPO, root)
-    assert listed(root)["gpu/needs_define.cu"]["status"] == "compile-error"
+    assert listed(root, "gpu/needs_define.cu")["gpu/needs_define.cu"]["status"] == "compile-error"
     build = root / "build-release"
     build.mkdir()
     command = f"nvcc -gencode arch=compute_70,code=sm_70 -DUSE_FAST_PATH -DWIDTH=64 -I/usr/local/cuda/include " \
               f"-Xcompiler -fPIC --expt-relaxed-constexpr -c {root}/gpu/needs_define.cu -o needs_define.o"
     (build / "compile_commands.json").write_text(json.dumps([{"directory": str(build), "command": command,
                                                               "file": str(root / "gpu/needs_define.cu")}]))
-    record = listed(root)["gpu/needs_define.cu"]  # found in build*/ by itself
+    record = listed(root, "gpu/needs_define.cu")["gpu/needs_define.cu"]  # found in build*/ by itself
     assert record["status"] == "ok", record["error"]
     result = simulee("kernels", root / "gpu/needs_define.cu", "--compile-commands", build / "compile_commands.json")
     assert result.returncode == 0 and "fast_path" in result.stdout, result.stderr

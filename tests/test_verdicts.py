@@ -11,6 +11,8 @@ import pytest
 from conftest import TESTS, line_of
 from simulee.check import DECIDED
 
+pytestmark = pytest.mark.xdist_group("verdicts")  # one worker computes the module's fixtures
+
 TOGETHER = TESTS / "prove" / "together.cu"
 TWINS = TESTS / "prove" / "twins.cu"
 
