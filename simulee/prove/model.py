@@ -483,6 +483,7 @@ class Walker:
             state = _State(op.block, self.start + 1, None, {}, (), frozenset(), frozenset())
             for loop in self.start_loops:  # the loop's own condition held in this iteration
                 self.header_fact(loop)
+            self.entry_assumptions()
         stack, visits = [state], 0
         while stack:
             state = stack.pop()
@@ -493,6 +494,27 @@ class Walker:
             stack.extend(self.step_block(state))
         self.walk.accesses = _merged(self.walk.accesses)
         return self.walk
+
+    def entry_assumptions(self) -> None:
+        """What the kernel assumes on every path (its preconditions, __assume/__requires in
+        the blocks that post-dominate its entry) holds for this thread in a valid launch,
+        whether the thread has reached them yet or not: facts of a walk from a barrier."""
+        function = self.function
+        block, chain = 0, []
+        while 0 <= block < len(function.blocks) and block not in chain:
+            chain.append(block)
+            block = function.ipdom[block]
+        for op in (function.ops[pc] for block in chain for pc in range(function.blocks[block].start,
+                                                                       function.blocks[block].end)):
+            callee = op.extra.get("callee") if op.opcode == "call" else None
+            if (callee or "").startswith(_ENDS_THREAD):
+                return
+            if callee in ("llvm.assume", "__simulee_assume"):
+                condition = self.prior(op.args[0])
+                if z3.is_bv(condition):
+                    self.walk.facts.append(condition != 0)
+                    if callee == "__simulee_assume":
+                        self.walk.assumed.append(PRECONDITIONS)
 
     def header_fact(self, loop: Loop) -> None:
         terminator = self.function.ops[self.function.blocks[loop.header].end - 1]

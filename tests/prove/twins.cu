@@ -181,3 +181,14 @@ __global__ void grid_stride_by_block(float *y, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x)
     y[i] = 2.0f * y[i];  // block 1's first element is block 0's second stride
 }
+
+// A precondition at the kernel's top holds after its barriers too: rows of 64 staged in
+// shared memory, then written back.
+__global__ void staged_rows(int *rows, int width) {
+  __assume(width == 64);
+  __assume(blockDim.x == 64);
+  __shared__ int staged[64];
+  staged[threadIdx.x] = rows[blockIdx.x * width + threadIdx.x];
+  __syncthreads();
+  rows[blockIdx.x * width + threadIdx.x % width] = staged[63 - threadIdx.x];  // width 64: a slot a thread
+}
