@@ -91,11 +91,14 @@ def search(program: Program, space: SearchSpace, population: int = 10, generatio
     toolbox.register("select", tools.selBest)
 
     starts = [space.initial(site) for site in range(max(len(space.plans), 1))]
+    witnesses = []  # the genomes of the prover's races (seeds from the solver)
     for launch in seeds:
         try:
             starts.append(space.genome(launch))
         except (InvalidGenome, KeyError, ValueError):
             continue  # outside what the search may vary
+        if launch.origin == "solver":
+            witnesses.append(tuple(starts[-1]))
     genomes = starts + [space.random_genome(rng) for _ in range(max(population - len(starts), 0))]
     people = [_individual(values, initial_steps(space.genes, values)) for values in genomes]
     result = SearchResult([], runs.contract)
@@ -128,7 +131,7 @@ def search(program: Program, space: SearchSpace, population: int = 10, generatio
     except Unsupported as error:
         result.stopped, result.message = "unsupported", str(error)
     result.evaluations = len(runs.scores)
-    result.best = runs.choose(keep)
+    result.best = runs.choose(keep, witnesses)
     result.seconds = time.perf_counter() - start
     return result
 
@@ -260,10 +263,13 @@ class _Runs:
                                  seed=self.seed, coverage=True, keep_buffers=False,
                                  time_limit=max(self.deadline - time.perf_counter(), 0.0))
 
-    def choose(self, keep: int) -> list[Candidate]:
-        """The launches to check in full: the `keep` best valid ones, then up to `keep` more
-        that reach branch behaviour the chosen ones do not (an edge taken, a block or warp
-        split), the most new behaviour first. Each is first confirmed by a probe."""
+    def choose(self, keep: int, witnesses: list = ()) -> list[Candidate]:
+        """The launches to check in full: the `keep` best valid ones, the valid `witnesses`
+        (genomes of the launches the prover found races on: a race the best launches show
+        only within a warp may be one between warps there),
+        then up to `keep` more that reach branch behaviour the chosen ones do not (an edge
+        taken, a block or warp split), the most new behaviour first. Each is first
+        confirmed by a probe."""
         ranked = sorted(((fitness, key) for key, fitness in self.scores.items() if fitness != WORST),
                         key=lambda item: (item[0].rank(), item[1]))
         chosen: list[tuple[Fitness, tuple]] = []
@@ -279,6 +285,10 @@ class _Runs:
             if len(chosen) == keep:
                 break
             admit(fitness, key)
+        for key in dict.fromkeys(witnesses):
+            fitness = self.scores.get(key, WORST)
+            if fitness != WORST and key not in {k for _, k in chosen}:
+                admit(fitness, key)
         added = 0
         while added < keep:
             covered = frozenset().union(*(self.behaviour[key] for _, key in chosen))

@@ -47,6 +47,7 @@ SLACK = 10
 SHARE = 0.2
 RUNNABLE_BLOCKS = 4096  # a witness launch with more blocks is not run (possible, too large to run)
 MAX_RUNS = 4  # witness launches `confirm` runs per kernel: the first that shows its race confirms the kernel's
+RACES_SEEDED = 4  # races a check's proof looks for (each its own witness launch, in different warps where it can be)
 
 
 def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Settings, contract=None,
@@ -84,11 +85,12 @@ def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Se
 
 def _prove(program: Program, kernel: KernelInfo, fixed: Fixed, units: int, settings: Settings) -> Proof:
     """A quick proof (solve.prove_kernel) of at most `units` of z3's effort (and SLACK times
-    their nominal seconds, and a fifth of the check's limit), stopped at the first race:
-    one seeds the search."""
+    their nominal seconds, and a fifth of the check's limit), stopped at RACES_SEEDED
+    races: their launches seed the search."""
     seconds = min(SLACK * units / UNITS_PER_SECOND, settings.max_seconds / 5)
     return prove_kernel(program, kernel, int(seconds * 1000), fixed, time.perf_counter() + seconds,
-                        Effort(min(QUESTION_EFFORT, units), units), races=1, quick=True, warp_model=settings.warp_model)
+                        Effort(min(QUESTION_EFFORT, units), units), races=RACES_SEEDED, quick=True,
+                        warp_model=settings.warp_model)
 
 
 def _not_provable(given: Given) -> str:

@@ -308,14 +308,17 @@ class _Questions:
         self.model = None
         self.singles = True  # whether what the question of all pairs could not decide is asked pair by pair
 
-    def ask(self, *question, small: list = ()) -> z3.CheckSatResult:
+    def ask(self, *question, small: list = (), apart: list = ()) -> z3.CheckSatResult:
         """Whether the facts and `question` can hold (the model kept); when they can, a
-        model within `small` too is preferred (a witness launch small enough to run)."""
+        model within `small` too is preferred (a witness launch small enough to run), and
+        within `apart` as well before it (threads of different warps: a race on any GPU)."""
         outcome = self._check(*question)
         if outcome == z3.sat and small:
             model = self.model
-            if self._check(*question, *small) != z3.sat:
-                self.model = model
+            for preferred in ([*small, *apart], small) if apart else (small,):
+                if self._check(*question, *preferred) == z3.sat:
+                    return outcome
+            self.model = model
         return outcome
 
     def _check(self, *question) -> z3.CheckSatResult:
@@ -343,12 +346,14 @@ def _conflicts(solver: _Questions, first: Walk, second: Walk, spaces: tuple, sco
     reported and left out of the next question. `unordered(a, b)`: when two accesses are
     not ordered by the warp they run in (always, when None)."""
     pairs = {}  # (pc, pc) of the two sites -> [(a, b, conflict), ...]
+    apart = _apart(launch, one, two, scope)
     for a in first.accesses:
         for b in second.accesses:
             if a.space in spaces and b.space in spaces and _may_conflict(a, b):
                 key = (a.pc, b.pc) if (b.pc, a.pc) not in pairs else (b.pc, a.pc)
-                apart = unordered(a, b) if unordered else z3.BoolVal(True)
-                pairs.setdefault(key, []).append((a, b, z3.And(a.condition, b.condition, _overlap(a, b), apart)))
+                unordered_here = unordered(a, b) if unordered else z3.BoolVal(True)
+                pairs.setdefault(key, []).append((a, b, z3.And(a.condition, b.condition, _overlap(a, b),
+                                                               unordered_here)))
     while pairs:
         outcome = solver.ask(z3.Or([c for group in pairs.values() for _, _, c in group]))
         if outcome == z3.unsat:
@@ -363,7 +368,7 @@ def _conflicts(solver: _Questions, first: Walk, second: Walk, spaces: tuple, sco
             return
         key, a, b, conflict = met[0]
         model = solver.model
-        if solver.ask(conflict, small=_small(launch)) == z3.sat:  # a launch small enough to run shows this pair
+        if solver.ask(conflict, small=_small(launch), apart=apart) == z3.sat:  # a small launch shows this pair
             model = solver.model
         yield _candidate("data-race", a, b, scope, model, launch, one, two)
         del pairs[key]
@@ -379,7 +384,7 @@ def _one_by_one(solver: _Questions, pairs: dict, scope: str, launch: Launch, one
             if asked > MAX_SINGLE:
                 yield "unknown"
                 return
-            outcome = solver.ask(conflict, small=_small(launch))
+            outcome = solver.ask(conflict, small=_small(launch), apart=_apart(launch, one, two, scope))
             if outcome == z3.sat:
                 yield _candidate("data-race", a, b, scope, solver.model, launch, one, two)
                 break
@@ -388,17 +393,24 @@ def _one_by_one(solver: _Questions, pairs: dict, scope: str, launch: Launch, one
                 break
 
 
+def _warp(launch: Launch, thread: Thread) -> z3.BitVecRef:
+    """The warp of `thread` within its block (at most 1024 threads a block: no wrap)."""
+    x, y, z = thread.tid
+    return z3.UDiv(x + launch.ntid[0] * (y + launch.ntid[1] * z), 32)
+
+
+def _apart(launch: Launch, one: Thread, two: Thread, scope: str) -> list:
+    """Threads of a block in different warps (threads of different blocks always are)."""
+    return [_warp(launch, one) != _warp(launch, two)] if scope == "same block" else []
+
+
 def _lockstep(kernel: Kernel, launch: Launch, one: Thread, two: Thread, first: Walk, second: Walk):
     """When two accesses of a block's threads are unordered in lockstep warps: always for
     threads of different warps, for an atomic beside a plain access, and for two writes of
     one store; else only when neither thread ran the other's access together with it (they
     were on different sides of a branch). Together is known only at blocks the warp runs
     once with both lanes (Kernel.converged): elsewhere the pair stays unordered."""
-    def warp(thread):
-        x, y, z = thread.tid
-        return z3.UDiv(x + launch.ntid[0] * (y + launch.ntid[1] * z), 32)  # at most 1024 threads: no wrap
-
-    same_warp = warp(one) == warp(two)
+    same_warp = _warp(launch, one) == _warp(launch, two)
     converged = kernel.converged()
     ran = [{}, {}]  # pc -> whether the thread ran it
     for runs, walk in zip(ran, (first, second)):

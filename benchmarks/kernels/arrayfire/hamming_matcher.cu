@@ -1,10 +1,11 @@
 // project: arrayfire (table 2)
 // bug: hamming_matcher: the block-wide minimum of the shared best-distance array drops the
-// barrier between reduction steps; and when the train set does not fill the last tile (a
+// barrier between reduction steps (threads of different warps once a block is wider than
+// 64: thread 17 reads at offset 64 what thread 81 wrote at offset 128); and when the train set does not fill the last tile (a
 // rarely taken branch), the thread owning the last feature records it in slot 0 of the
 // shared best-index array while thread 0 reads that slot.
-// expect: hamming_matcher warp-synchronous-race 27/27
-// expect: hamming_matcher data-race 32/35
+// expect: hamming_matcher data-race 28/28
+// expect: hamming_matcher data-race 33/36
 // fixed: hamming_matcher_fixed
 #define THREADS 256
 
