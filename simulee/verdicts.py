@@ -47,7 +47,7 @@ SLACK = 10
 SHARE = 0.2
 RUNNABLE_BLOCKS = 4096  # a witness launch with more blocks is not run (possible, too large to run)
 MAX_RUNS = 4  # witness launches `confirm` runs per kernel: the first that shows its race confirms the kernel's
-RACES_SEEDED = 4  # races a check's proof looks for (each its own witness launch, in different warps where it can be)
+RACES_SEEDED = 1  # races a check's proof looks for: more seeds stop the search before it varies what they fix
 
 
 def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Settings, contract=None,
@@ -86,7 +86,7 @@ def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Se
 def _prove(program: Program, kernel: KernelInfo, fixed: Fixed, units: int, settings: Settings) -> Proof:
     """A quick proof (solve.prove_kernel) of at most `units` of z3's effort (and SLACK times
     their nominal seconds, and a fifth of the check's limit), stopped at RACES_SEEDED
-    races: their launches seed the search."""
+    races: their launches (threads of different warps where they can be) seed the search."""
     seconds = min(SLACK * units / UNITS_PER_SECOND, settings.max_seconds / 5)
     return prove_kernel(program, kernel, int(seconds * 1000), fixed, time.perf_counter() + seconds,
                         Effort(min(QUESTION_EFFORT, units), units), races=RACES_SEEDED, quick=True,
