@@ -353,8 +353,8 @@ def _prove_command(commands, compile_options) -> None:
                        help="prove for every launch (by default a kernel the host code launches is proved for the "
                             "launches its launch sites can make)")
     prove.add_argument("--config", metavar="FILE",
-                       help="the simulee.toml whose grid, block, integer arguments and their ranges and choices the "
-                            "proof assumes (default: the one check would use)")
+                       help="the simulee.toml whose grid, block, integer arguments, their ranges and choices and "
+                            "its relations the proof assumes (default: the one check would use)")
     prove.set_defaults(run=run_prove)
 
 
@@ -507,7 +507,8 @@ def run_prove(args) -> int:
             contract = config.for_kernel(kernel.file or args.path, kernel).without(set(given.args))
             stated = {name: value for name, value in contract.args.items() if type(value) is int}
             fixed = replace(given, args={**stated, **given.args}, sites=sites.get((file, kernel.symbol), ()),
-                            ranges=dict(contract.ranges), choices=dict(contract.choices))
+                            ranges=dict(contract.ranges), choices=dict(contract.choices),
+                            relations=tuple(contract.relations))
             if not (given.grid or given.block or contract.launches):  # the simulee.toml's launch, else the sites'
                 fixed = replace(fixed, grid=parse_dims(contract.grid, "grid") if contract.grid else None,
                                 block=parse_block(contract.block, "block") if contract.block else None,

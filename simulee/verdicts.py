@@ -103,16 +103,16 @@ def _not_provable(given: Given) -> str:
 def _fixed(given: Given, sites: tuple, settings: Settings, contract) -> Fixed:
     """What a proof may take as fixed of `given`: its grid and block unless several
     exact launches are given, and its integer arguments; the launch `sites`, as the
-    check takes them (unless a grid, a block or exact launches are given); the ranges and
-    choices of values `contract` (a simulee.toml's) states. Its relations are not taken
-    (the proof then holds for more launches than they allow)."""
+    check takes them (unless a grid, a block or exact launches are given); the ranges,
+    choices of values and relations `contract` (a simulee.toml's) states."""
     numbers = {name: value for name, value in given.args.items() if isinstance(value, int)
                and not isinstance(value, bool)}
     ranges, choices = (dict(contract.ranges), dict(contract.choices)) if contract else ({}, {})
+    relations = tuple(contract.relations) if contract else ()
     if given.launches:
-        return Fixed(args=numbers, ranges=ranges, choices=choices)
+        return Fixed(args=numbers, ranges=ranges, choices=choices, relations=relations)
     launched = tuple(sites) if settings.launch_sites and not (given.grid or given.block) else ()
-    return Fixed(given.grid, given.block, numbers, launched, ranges, choices)
+    return Fixed(given.grid, given.block, numbers, launched, ranges, choices, relations)
 
 
 def witness(kernel: KernelInfo, candidate: Candidate, settings: Settings):

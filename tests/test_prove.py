@@ -193,3 +193,24 @@ def test_prove_reads_the_launch_sites_of_the_host_code_it_is_given(run_cli, tmp_
     status, out, _ = run_cli("prove", tmp_path / "rows.cu", "--format", "json")
     (kernel,) = json.loads(out)["kernels"]
     assert kernel["verdict"] == "proved" and {"n = 1000", "the block given: (64, 1, 1)"} <= set(kernel["assumptions"])
+
+
+def test_a_simulee_toml_relation_is_an_assumption_of_the_proof(run_cli, tmp_path):
+    (tmp_path / "halves.cu").write_text(
+        "__global__ void halves(float *x, int offset, int width) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < width) x[i + offset] = 2.0f * x[i];  // races with a read unless offset >= width\n"
+        "}\n")
+    grid = "gridDim.x * blockDim.x <= 1073741824"  # fewer than 2^31 threads: i does not wrap
+    verdicts = []
+    for relations in (["offset >= width", grid], ["offset * 2 >= width * 2", "width % 2 == 0", grid],
+                      ["offset / 1 >= width", grid], []):
+        (tmp_path / "simulee.toml").write_text(f'[[kernel]]\nname = "halves"\nrelations = {json.dumps(relations)}\n')
+        status, out, err = run_cli("prove", tmp_path / "halves.cu", "--format", "json")
+        (kernel,) = json.loads(out)["kernels"]
+        verdicts.append((kernel["verdict"], [a for a in kernel["assumptions"] if "simulee.toml" in a]))
+    first, exact, divided, none = verdicts
+    assert first == ("proved", ["offset >= width (simulee.toml)", f"{grid} (simulee.toml)"])
+    assert exact[0] == "proved"  # Python's arithmetic: offset * 2 does not wrap at 32 bits
+    assert divided == ("race", [f"{grid} (simulee.toml)"])  # true division is not followed: nothing assumed of it
+    assert none[0] == "race"

@@ -1,4 +1,5 @@
-"""The launches the host code makes, as constraints on the symbolic launch.
+"""The launches the host code makes (and a simulee.toml's relations), as constraints on the
+symbolic launch.
 
 A launch site (evolve.launchsite.Site) gives the grid, the block, each argument and the
 conditions the host tests on the way to the launch as expressions over values the host
@@ -9,6 +10,8 @@ makes (over-approximating them keeps a proof sound).
 """
 
 from __future__ import annotations
+
+import ast
 
 import z3
 
@@ -100,3 +103,89 @@ def _resized(value, width: int):
     if value.size() < width:
         return z3.ZeroExt(width - value.size(), value)
     return value
+
+
+# ---------------------------------------------------------------------------- simulee.toml relations
+
+RELATION_BITS = 256  # a relation's arithmetic, wide enough that its few products do not wrap (Python's is exact)
+
+
+def relation_facts(relations: tuple, launch, params: dict, signed: dict) -> tuple[list, list[str]]:
+    """A fact for each of a simulee.toml's `relations` (simulee.config.Expression) the
+    translation follows, and the assumptions as the user reads them. Names are the
+    kernel's integer parameters (`params`: name -> symbolic value, `signed`: name -> how
+    its bits read), `blockDim.x` ... and `gridDim.x` ...; the arithmetic is Python's, on
+    integers exact in RELATION_BITS bits. A relation with anything else (true division, a
+    float, a power, another name) constrains nothing: the launches allowed are at least
+    those the relation allows, and a proof over them holds for those."""
+    names = {f"{what}.{axis}": z3.ZeroExt(RELATION_BITS - 32, dim) for what, dims in
+             (("blockDim", launch.ntid), ("gridDim", launch.nctaid)) for axis, dim in zip("xyz", dims)}
+    for name, value in params.items():
+        if value is not None and z3.is_bv(value) and value.size() <= 64:
+            extend = z3.SignExt if signed.get(name, True) else z3.ZeroExt
+            names[name] = extend(RELATION_BITS - value.size(), value)
+    facts, stated = [], []
+    for relation in relations:
+        try:
+            fact = _truth(_relation_term(relation.tree.body, names))
+        except _Unexpressed:
+            continue
+        facts.append(fact)
+        stated.append(f"{relation.text} (simulee.toml)")
+    return facts, stated
+
+
+def _relation_term(node, names: dict):
+    """The z3 term of a relation's syntax tree node (ast), Python's integer semantics."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return z3.BitVecVal(node.value, RELATION_BITS)
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        name = node.id if isinstance(node, ast.Name) else f"{getattr(node.value, 'id', '')}.{node.attr}"
+        if name not in names:
+            raise _Unexpressed(name)
+        return names[name]
+    if isinstance(node, ast.UnaryOp):
+        operand = _relation_term(node.operand, names)
+        if isinstance(node.op, ast.USub) and z3.is_bv(operand):
+            return -operand
+        if isinstance(node.op, ast.Not):
+            return z3.Not(_truth(operand))
+        raise _Unexpressed("unary")
+    if isinstance(node, ast.BoolOp):
+        terms = [_truth(_relation_term(value, names)) for value in node.values]
+        return z3.And(terms) if isinstance(node.op, ast.And) else z3.Or(terms)
+    if isinstance(node, ast.Compare):
+        terms = [_relation_term(node.left, names)] + [_relation_term(c, names) for c in node.comparators]
+        compare = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "slt", ast.LtE: "sle", ast.Gt: "sgt", ast.GtE: "sge"}
+        if any(type(op) not in compare for op in node.ops):
+            raise _Unexpressed("comparison")
+        return z3.And([COMPARE[compare[type(op)]](_number(a), _number(b))
+                       for op, a, b in zip(node.ops, terms, terms[1:])])
+    if isinstance(node, ast.BinOp):
+        a, b = _number(_relation_term(node.left, names)), _number(_relation_term(node.right, names))
+        operations = {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b,
+                      ast.Mod: lambda: a % b, ast.FloorDiv: lambda: (a - a % b) / b,  # z3's % is bvsmod: Python's
+                      ast.BitAnd: lambda: a & b, ast.BitOr: lambda: a | b, ast.BitXor: lambda: a ^ b}
+        if type(node.op) not in operations:
+            raise _Unexpressed("operation")
+        return operations[type(node.op)]()
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        args = [_number(_relation_term(a, names)) for a in node.args]
+        if node.func.id == "power_of_two" and len(args) == 1:
+            return z3.And(args[0] > 0, args[0] & (args[0] - 1) == 0)
+        if node.func.id in ("min", "max") and len(args) == 2:
+            return z3.If(args[0] < args[1], *args) if node.func.id == "min" else z3.If(args[0] > args[1], *args)
+        if node.func.id == "abs" and len(args) == 1:
+            return z3.If(args[0] < 0, -args[0], args[0])
+    raise _Unexpressed(type(node).__name__)
+
+
+def _number(term):
+    """A relation's value as a number: a truth is 1 or 0, as in Python."""
+    if z3.is_bool(term):
+        return z3.If(term, z3.BitVecVal(1, RELATION_BITS), z3.BitVecVal(0, RELATION_BITS))
+    return term
+
+
+def _truth(term) -> z3.BoolRef:
+    return term if z3.is_bool(term) else term != 0

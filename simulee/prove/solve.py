@@ -17,7 +17,7 @@ import z3
 
 from interpreter.loader import KernelInfo, Program
 from simulee.prove.model import AXES, Access, Kernel, Launch, Thread, Walk, Walker
-from simulee.prove.sites import site_facts
+from simulee.prove.sites import relation_facts, site_facts
 
 QUERY_MILLISECONDS = 5000  # per question to the solver: past it, unknown
 MAX_RACES = 8  # races a proof lists at most
@@ -105,7 +105,7 @@ class Fixed:
     """What is fixed of every launch: grid, block (3-tuples), integer arguments by name, the
     launch sites the host code launches the kernel at (evolve.launchsite.Site), and the
     ranges ((low, high), both included) and choices of values a simulee.toml states of
-    integer arguments."""
+    integer arguments, and its relations (those sites.relation_facts follows)."""
 
     grid: tuple | None = None
     block: tuple | None = None
@@ -113,6 +113,7 @@ class Fixed:
     sites: tuple = ()
     ranges: dict = field(default_factory=dict)
     choices: dict = field(default_factory=dict)
+    relations: tuple = ()  # simulee.config.Expression
 
     def facts(self, info: KernelInfo, launch: Launch, function) -> tuple[list, list[str]]:
         facts, stated = site_facts(self.sites, launch, [launch.params.get(slot) for slot in function.params])
@@ -136,6 +137,10 @@ class Fixed:
                     (z3.UGE(symbol, max(int(low), 0)), z3.ULE(symbol, int(high)))
                 facts += [at_least, at_most]
                 stated.append(f"{int(low)} <= {name} <= {int(high)} (simulee.toml)")
+        integers = {name: slot for name, slot in slots.items() if slot is not None and z3.is_bv(slot)}
+        held, said = relation_facts(self.relations, launch, integers, signed)
+        facts += held
+        stated += said
         for name, values in self.choices.items():
             symbol = slots.get(name)
             if symbol is not None and z3.is_bv(symbol) and all(isinstance(v, int) for v in values):
