@@ -43,7 +43,7 @@ from simulee.prove.solve import Candidate, Effort, Fixed, Proof, describe, prove
 QUESTION_EFFORT = 2_000_000
 FIRST_EFFORT = 2_500_000
 UNITS_PER_SECOND = 4_000_000  # z3's units a second on these questions, on this project's machine
-SLACK = 10
+SLACK = 5
 SHARE = 0.2
 RUNNABLE_BLOCKS = 4096  # a witness launch with more blocks is not run (possible, too large to run)
 MAX_RUNS = 4  # witness launches `confirm` runs per kernel: the first that shows its race confirms the kernel's

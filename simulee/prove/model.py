@@ -25,6 +25,7 @@ Everything here over-approximates what a thread can do; nothing may under-approx
 from __future__ import annotations
 
 import itertools
+import time
 from dataclasses import dataclass, field, replace
 
 import z3
@@ -256,8 +257,9 @@ class Walker:
     different blocks)."""
 
     def __init__(self, kernel: Kernel, launch: Launch, thread: Thread, start: int | None,
-                 through_barriers: bool = False, shared: dict | None = None):
+                 through_barriers: bool = False, shared: dict | None = None, deadline: float = float("inf")):
         self.kernel, self.launch, self.thread = kernel, launch, thread
+        self.deadline = deadline  # a time.perf_counter() past which the walk stops (unknown)
         self.function = kernel.function
         self.start, self.through = start, through_barriers
         self.shared = {} if shared is None else shared  # uniform fresh values both threads share, by name
@@ -490,6 +492,9 @@ class Walker:
             visits += 1
             if visits > MAX_BLOCK_VISITS:
                 self.walk.unknown.append("too many paths")
+                break
+            if visits % 64 == 0 and time.perf_counter() > self.deadline:
+                self.walk.unknown.append("the walk ran out of time")
                 break
             stack.extend(self.step_block(state))
         self.walk.accesses = _merged(self.walk.accesses)
@@ -829,7 +834,8 @@ class Walker:
         function = Kernel(self.kernel.program, name)
         function.uniform = set()
         function.byval = self.kernel.byval  # a ("param", i) base is the kernel's parameter i
-        walker = Walker(function, Launch(self.launch.ntid, self.launch.nctaid, {}), self.thread, None, self.through)
+        walker = Walker(function, Launch(self.launch.ntid, self.launch.nctaid, {}), self.thread, None, self.through,
+                        deadline=self.deadline)
         walker.fresh_count, walker.calls = self.fresh_count, [*self.calls, name]
         walker.before.update(zip(function.function.params, arguments))
         return walker.run()

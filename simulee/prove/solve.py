@@ -10,6 +10,7 @@ not follow the kernel. Assumptions every verdict rests on are listed in it.
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass, field
 
@@ -190,8 +191,8 @@ def prove_kernel(program: Program, info: KernelInfo, milliseconds: int = QUERY_M
             timed_out = True
             break
         one, two = Thread(1, launch), Thread(2, launch)
-        first = Walker(kernel, launch, one, where, through_barriers=not same_block).run()
-        second = Walker(kernel, launch, two, where, through_barriers=not same_block).run()
+        first = Walker(kernel, launch, one, where, through_barriers=not same_block, deadline=deadline).run()
+        second = Walker(kernel, launch, two, where, through_barriers=not same_block, deadline=deadline).run()
         unknown += first.unknown + second.unknown
         assumed += first.assumed + second.assumed
         if unknown and quick:
@@ -352,13 +353,15 @@ def _conflicts(solver: _Questions, first: Walk, second: Walk, spaces: tuple, sco
     not ordered by the warp they run in (always, when None)."""
     pairs = {}  # (pc, pc) of the two sites -> [(a, b, conflict), ...]
     apart = _apart(launch, one, two, scope)
-    for a in first.accesses:
-        for b in second.accesses:
-            if a.space in spaces and b.space in spaces and _may_conflict(a, b):
-                key = (a.pc, b.pc) if (b.pc, a.pc) not in pairs else (b.pc, a.pc)
-                unordered_here = unordered(a, b) if unordered else z3.BoolVal(True)
-                pairs.setdefault(key, []).append((a, b, z3.And(a.condition, b.condition, _overlap(a, b),
-                                                               unordered_here)))
+    for number, (a, b) in enumerate(itertools.product(first.accesses, second.accesses)):
+        if number % 1024 == 1023 and time.perf_counter() > solver.deadline:  # more pairs than there is time for
+            yield "unknown"
+            return
+        if a.space in spaces and b.space in spaces and _may_conflict(a, b):
+            key = (a.pc, b.pc) if (b.pc, a.pc) not in pairs else (b.pc, a.pc)
+            unordered_here = unordered(a, b) if unordered else z3.BoolVal(True)
+            pairs.setdefault(key, []).append((a, b, z3.And(a.condition, b.condition, _overlap(a, b),
+                                                           unordered_here)))
     while pairs:
         outcome = solver.ask(z3.Or([c for group in pairs.values() for _, _, c in group]))
         if outcome == z3.unsat:
