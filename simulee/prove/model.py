@@ -53,6 +53,7 @@ FUNCTION_POINTERS = "a function pointer names one of the program's functions of 
 MAX_CALL_DEPTH = 4  # calls through function pointers followed within each other
 MEMBERS_DO_NOT_OVERLAP = ("pointers in structs passed by value point to buffers that overlap neither each other nor "
                           "the pointer parameters' buffers")
+_ASSUMES = ("llvm.assume", "__simulee_assume")  # the compiler's promises and the kernel's preconditions
 _ENDS_THREAD = ("__assertfail", "llvm.trap", "__trap", "llvm.nvvm.trap", "abort", "__simulee_exit")
 
 
@@ -514,12 +515,17 @@ class Walker:
             callee = op.extra.get("callee") if op.opcode == "call" else None
             if (callee or "").startswith(_ENDS_THREAD):
                 return
-            if callee in ("llvm.assume", "__simulee_assume"):
-                condition = self.prior(op.args[0])
-                if z3.is_bv(condition):
-                    self.walk.facts.append(condition != 0)
-                    if callee == "__simulee_assume":
-                        self.walk.assumed.append(PRECONDITIONS)
+            if callee in _ASSUMES:
+                self.walk.facts += self.assumption(callee, self.prior(op.args[0]))
+
+    def assumption(self, callee: str, condition) -> list:
+        """What an assume call (one of _ASSUMES) of `condition` makes hold, noting a
+        kernel's own precondition among the walk's assumptions."""
+        if not z3.is_bv(condition):
+            return []
+        if callee == "__simulee_assume":
+            self.walk.assumed.append(PRECONDITIONS)
+        return [condition != 0]
 
     def header_fact(self, loop: Loop) -> None:
         terminator = self.function.ops[self.function.blocks[loop.header].end - 1]
@@ -751,13 +757,8 @@ class Walker:
             return None
         if callee.startswith(_ENDS_THREAD):
             return _STOP
-        if callee in ("llvm.assume", "__simulee_assume"):  # a launch where it fails is invalid, as check says
-            condition = self.value(state, op.args[0])
-            if z3.is_bv(condition):
-                condition = condition != 0
-                state.condition = state.condition + (condition,)
-                if callee == "__simulee_assume":
-                    self.walk.assumed.append(PRECONDITIONS)
+        if callee in _ASSUMES:  # a launch where it fails is invalid, as check says
+            state.condition = state.condition + tuple(self.assumption(callee, self.value(state, op.args[0])))
             return None
         if callee.startswith(("llvm.memset", "llvm.memcpy", "llvm.memmove")):
             length = self.value(state, op.args[2])

@@ -163,12 +163,13 @@ def _relation_term(node, names: dict):
                        for op, a, b in zip(node.ops, terms, terms[1:])])
     if isinstance(node, ast.BinOp):
         a, b = _number(_relation_term(node.left, names)), _number(_relation_term(node.right, names))
-        operations = {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b,
-                      ast.Mod: lambda: a % b, ast.FloorDiv: lambda: (a - a % b) / b,  # z3's % is bvsmod: Python's
-                      ast.BitAnd: lambda: a & b, ast.BitOr: lambda: a | b, ast.BitXor: lambda: a ^ b}
-        if type(node.op) not in operations:
+        if isinstance(node.op, ast.Mod):  # z3's % on bit-vectors is bvsmod: Python's, the divisor's sign
+            return a % b
+        if isinstance(node.op, ast.FloorDiv):
+            return (a - a % b) / b
+        if type(node.op) not in _RELATION_OPERATIONS:
             raise _Unexpressed("operation")
-        return operations[type(node.op)]()
+        return OPERATIONS[_RELATION_OPERATIONS[type(node.op)]](a, b)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         args = [_number(_relation_term(a, names)) for a in node.args]
         if node.func.id == "power_of_two" and len(args) == 1:
@@ -178,6 +179,10 @@ def _relation_term(node, names: dict):
         if node.func.id == "abs" and len(args) == 1:
             return z3.If(args[0] < 0, -args[0], args[0])
     raise _Unexpressed(type(node).__name__)
+
+
+_RELATION_OPERATIONS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.BitAnd: "and", ast.BitOr: "or",
+                        ast.BitXor: "xor"}  # exact on the relation's wide terms, as Python's
 
 
 def _number(term):
