@@ -13,6 +13,7 @@ import json
 import os
 import re
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -339,6 +340,9 @@ def _prove_command(commands, compile_options) -> None:
     prove.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     prove.add_argument("--query-seconds", type=_seconds, default=5.0, metavar="S",
                        help="give each question to the solver S seconds (default 5); past them the verdict is unknown")
+    prove.add_argument("--kernel-seconds", type=_seconds, default=60.0, metavar="S",
+                       help="give each kernel at most S seconds (default 60), its proof and the runs that confirm "
+                            "its races; past them no question is asked (unknown: out of time) and no run started")
     prove.add_argument("--warp-model", choices=("independent", "lockstep"), default="independent",
                        help="independent (Volta and later, default) or lockstep (pre-Volta) warps, in the proof and in "
                             "the run that confirms a race")
@@ -513,8 +517,10 @@ def run_prove(args) -> int:
                 fixed = replace(fixed, grid=parse_dims(contract.grid, "grid") if contract.grid else None,
                                 block=parse_block(contract.block, "block") if contract.block else None,
                                 sites=() if contract.grid or contract.block else fixed.sites)
-            proof = prove_kernel(program, kernel, int(args.query_seconds * 1000), fixed, warp_model=args.warp_model)
-            confirm(program, kernel, proof, args.warp_model)
+            deadline = time.perf_counter() + args.kernel_seconds
+            proof = prove_kernel(program, kernel, int(args.query_seconds * 1000), fixed, deadline,
+                                 warp_model=args.warp_model)
+            confirm(program, kernel, proof, args.warp_model, deadline)
             proofs.append(proof)
             if args.format == "text":
                 print(report.text(proof), flush=True)

@@ -139,13 +139,18 @@ def _lines(finding: Finding) -> frozenset:
                                    finding.second.line if finding.second else None)))
 
 
-def confirm(program: Program, info: KernelInfo, proof: Proof, warp_model: str = "independent") -> None:
-    """Run candidates of `proof` until one shows its race (at most MAX_RUNS) and mark
-    them (Candidate.confirmed, .why); those not run stay unconfirmed, saying so."""
+def confirm(program: Program, info: KernelInfo, proof: Proof, warp_model: str = "independent",
+            deadline: float = float("inf")) -> None:
+    """Run candidates of `proof` until one shows its race (at most MAX_RUNS, none started
+    past `deadline`, a time.perf_counter()) and mark them (Candidate.confirmed, .why);
+    those not run stay unconfirmed, saying so."""
     runs = 0
     for candidate in proof.candidates:
         if runs >= MAX_RUNS or any(c.confirmed for c in proof.candidates):
             candidate.confirmed, candidate.why = False, "not run: another race of the kernel was run"
+            continue
+        if time.perf_counter() >= deadline:
+            candidate.confirmed, candidate.why = False, "not run: the kernel's time ran out"
             continue
         runs += 1
         blocks = candidate.grid[0] * candidate.grid[1] * candidate.grid[2]
@@ -153,14 +158,19 @@ def confirm(program: Program, info: KernelInfo, proof: Proof, warp_model: str = 
             candidate.confirmed, candidate.why = False, f"its launch of {blocks:,} blocks is too large to run"
             continue
         launch = default_launch(info, arguments(info, candidate), grid=candidate.grid, block=candidate.block)
-        check = check_kernel(program, info, [launch], warp_model=warp_model)
+        check = check_kernel(program, info, [launch], warp_model=warp_model, deadline=deadline)
         wanted = frozenset(filter(None, candidate.lines()))
         kinds = RACES if candidate.kind == "data-race" else (candidate.kind,)  # a warp-synchronous race too
         shown = [f for f in check.findings if f.type in kinds and
                  (candidate.kind != "data-race" or _lines(f) == wanted or {f.first.line} == wanted)]
         candidate.confirmed = bool(shown)
-        candidate.why = "" if shown else "the interpreter's run of the solver's launch does not show it: " \
-            "the model rests on a value it leaves unconstrained (read from memory, a float, a call's result)"
+        if shown:
+            candidate.why = ""
+        elif any(entry["status"] == "time-limit" for entry in check.launches) or not check.launches:
+            candidate.why = "the interpreter's run of the solver's launch ran out of the kernel's time"
+        else:
+            candidate.why = "the interpreter's run of the solver's launch does not show it: the model rests on a " \
+                "value it leaves unconstrained (read from memory, a float, a call's result)"
 
 
 def arguments(info: KernelInfo, candidate: Candidate) -> dict:

@@ -179,6 +179,14 @@ def test_a_proof_stops_when_its_effort_is_spent_and_says_so(program):
     assert [proof.verdict for proof in enough] == ["proved", "proved"]  # the same effort, the same verdict
 
 
+def test_a_kernel_past_its_seconds_is_unknown_and_its_race_not_run(run_cli):
+    status, out, _ = run_cli("prove", TWINS, "-k", "shift_left", "--format", "json", "--kernel-seconds", "1e-6")
+    (kernel,) = json.loads(out)["kernels"]
+    assert status == 0 and kernel["verdict"] == "unknown" and "out of time" in kernel["reason"]
+    status, out, _ = run_cli("prove", TWINS, "-k", "shift_left", "--format", "json", "--kernel-seconds", "120")
+    assert status == 1 and json.loads(out)["kernels"][0]["confirmed"]
+
+
 def test_prove_reads_the_launch_sites_of_the_host_code_it_is_given(run_cli, tmp_path):
     launched = TESTS / "prove" / "launched.cu"
     status, out, _ = run_cli("prove", launched, "--format", "json")
