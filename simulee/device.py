@@ -65,6 +65,7 @@ class Request(IntEnum):
     TEXTURE_DESTROY = 16
     STREAM_CREATE = 17
     TEXTURE_BIND = 18
+    FINISH = 19
 
 
 DEVICE_MEMORY, MANAGED_MEMORY, HOST_MEMORY = 0, 1, 2
@@ -133,6 +134,7 @@ class Device:
     unsupported: list[str] = field(default_factory=list)  # runtime functions the program called in vain
     heap: object = None  # the device heap of in-kernel malloc and new (interpreter.heap.Heap), kept across launches
     textures: dict[int, Texture] = field(default_factory=dict)  # texture objects, by handle
+    on_finish: object = None  # () -> the number of errors found, when the program asks FINISH at its exit
 
     def __post_init__(self):
         directory = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
@@ -268,6 +270,8 @@ class Device:
         if op == Request.UNSUPPORTED:
             self.unsupported.append(_text(payload))
             return SUCCESS, b""
+        if op == Request.FINISH:  # the program is exiting: its errors so far (standalone.py)
+            return SUCCESS, struct.pack("<I", self.on_finish() if self.on_finish is not None else 0)
         if op == Request.TRANSFER:
             site, destination, source, count, stream, blocking = struct.unpack_from("<6Q", payload)
             if self.observer is not None:

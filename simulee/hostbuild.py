@@ -75,14 +75,7 @@ def _compile(clang, source: Path, options: CompileOptions, output: Path, stand_i
         arguments[-1:-1] = ["-Xclang", "-fcuda-include-gpubinary", "-Xclang", str(stand_in), *options.clang_args]
     elif suffix in HOST_SUFFIXES:
         language = "c" if suffix == ".c" else "c++"
-        arguments = ["-x", language, "-O1", "-g", *_bundled_library_arguments(clang)]
-        arguments += GCC_C_LENIENCE if language == "c" else list(DIALECT)
-        for directory in toolkit.include_dirs():
-            arguments += ["-isystem", directory]
-        arguments += ["-idirafter", str(STAND_INS)]
-        for directory in options.include_dirs:
-            arguments += ["-I", str(Path(directory).resolve())]
-        arguments += ["-I", str(source.parent), *[f"-D{d}" for d in options.defines], *options.clang_args, str(source)]
+        arguments = ["-x", language, "-O1", "-g", *host_arguments(clang, source, options)]
     else:
         raise SimuleeError(f"{source}: not a source simulee exec builds (.cu, .cpp, .cc, .cxx, .c)")
     arguments[-1:-1] = ["-fwrapv"]  # signed overflow wraps, as the programs' own checks tend to expect
@@ -103,6 +96,20 @@ def _compile(clang, source: Path, options: CompileOptions, output: Path, stand_i
                 arguments[-1:-1] = ["-fgpu-rdc", "--no-offload-new-driver"]
             elif not _salvaged(salvage, error.diagnostics):
                 raise first from None
+
+
+def host_arguments(clang, source: Path, options: CompileOptions) -> list[str]:
+    """What compiles C or C++ `source` (the last of them) for the program: musl, libc++ and
+    the toolkit's headers, stand-ins for what is missing, the options' folders and macros."""
+    language = "c" if source.suffix == ".c" else "c++"
+    arguments = [*_bundled_library_arguments(clang), *(GCC_C_LENIENCE if language == "c" else DIALECT)]
+    for directory in toolkit.include_dirs():
+        arguments += ["-isystem", directory]
+    arguments += ["-idirafter", str(STAND_INS)]
+    for directory in options.include_dirs:
+        arguments += ["-I", str(Path(directory).resolve())]
+    return arguments + ["-I", str(source.parent), *[f"-D{d}" for d in options.defines], *options.clang_args,
+                        str(source)]
 
 
 def _salvaged(salvage: Salvage, diagnostics: str) -> bool:

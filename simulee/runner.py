@@ -97,20 +97,28 @@ def run_program(sources: list[Path], options: CompileOptions, arguments: list[st
 
 def device_program(sources: list[Path], options: CompileOptions):
     """The device code of every .cu source, linked into one Program."""
-    from interpreter.loader import LoadError, load_module
-    from simulee.frontend import degradation, load_ir
+    from simulee.frontend import load_ir
 
     cuda = [source for source in sources if source.suffix.lower() in hostbuild.CUDA_SUFFIXES]
     texts = [load_ir(source, options.for_source(source)) for source in cuda]
+    return program_of(texts, str(sources[0]) if len(texts) == 1 else "<program>", cuda)
+
+
+def program_of(texts: list[str], origin: str, sources: list[Path] = ()):
+    """The Program of device IR `texts` linked together (of `sources`, when known, for what
+    each was compiled without)."""
+    from interpreter.loader import LoadError, load_module
+    from simulee.frontend import degradation
+
     if not texts:  # a program of the runtime API alone (deviceQuery): no device code
         texts = ['target triple = "nvptx64-nvidia-cuda"\n']
     text = texts[0] if len(texts) == 1 else _linked(texts)
     try:
-        program = load_module(text, str(sources[0]) if len(texts) == 1 else "<program>")
+        program = load_module(text, origin)
     except LoadError as error:
         raise SimuleeError(str(error)) from None
     program.managed = managed_variables(text)
-    program.degraded_sources = [f"{source}: {degradation(text)}" for source, text in zip(cuda, texts)
+    program.degraded_sources = [f"{source}: {degradation(text)}" for source, text in zip(sources, texts)
                                 if degradation(text)]
     return program
 

@@ -65,17 +65,92 @@ void receive_all(void *data, size_t size) {
     }
 }
 
+extern "C" {
+// where Python and Simulee are, for a program simulee-nvcc linked (the toolkit's libcudart_static.a defines
+// them); absent from what `simulee exec` builds, which its own Python serves
+extern const char simulee_python[] __attribute__((weak));
+extern const char simulee_pythonpath[] __attribute__((weak));
+extern char **environ;
+}
+
+char started_arena[4096];  // the arena's path, from a device the program started itself
+int ask(uint32_t op);
+
+/* At the program's exit: the device reports what it found; the exit status becomes
+   SIMULEE_EXIT_ON_ERROR's when it found errors and that is set. */
+void finish() {
+    fflush(nullptr);
+    ask(SIMULEE_FINISH);
+    uint32_t errors = answer.size >= sizeof(uint32_t) ? answered<uint32_t>(0) : 0;
+    const char *status = getenv("SIMULEE_EXIT_ON_ERROR");
+    if (errors && status && *status) {
+        fflush(nullptr);
+        _exit(atoi(status));
+    }
+}
+
+/* Start the device of a program running on its own (built by simulee-nvcc): Simulee's Python
+   on the other end of a socket pair (python -m simulee.standalone FD EXECUTABLE), which first
+   says where the arena is. Returns the channel; sets the arena's path and size. */
+int start_device(const char **path, uint64_t *bytes) {
+    if (!simulee_python) {
+        fprintf(stderr, "simulee: this program was built by `simulee exec` and runs only under it\n");
+        _exit(SIMULEE_EXIT_LOST);
+    }
+    int ends[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) lost("make a socket pair");
+    static char executable[4096], fd[16], pythonpath[8192];
+    ssize_t length = readlink("/proc/self/exe", executable, sizeof executable - 1);
+    if (length <= 0) lost("find the program's executable");
+    executable[length] = 0;
+    snprintf(fd, sizeof fd, "%d", ends[1]);
+    const char *python = getenv("SIMULEE_PYTHON") ? getenv("SIMULEE_PYTHON") : simulee_python;
+    const char *before = getenv("PYTHONPATH");
+    snprintf(pythonpath, sizeof pythonpath, "PYTHONPATH=%s%s%s", simulee_pythonpath ? simulee_pythonpath : "",
+             before && *before ? ":" : "", before ? before : "");
+    size_t count = 0;  // the environment the device gets: the program's, Simulee's package found first
+    while (environ[count]) ++count;
+    char **environment = static_cast<char **>(calloc(count + 2, sizeof(char *)));
+    if (!environment) lost("out of host memory");
+    size_t kept = 0;
+    for (size_t i = 0; i < count; ++i)
+        if (strncmp(environ[i], "PYTHONPATH=", 11) != 0) environment[kept++] = environ[i];
+    environment[kept++] = pythonpath;
+    char *arguments[] = {const_cast<char *>(python), const_cast<char *>("-m"),
+                         const_cast<char *>("simulee.standalone"), fd, executable, nullptr};
+    pid_t child = fork();
+    if (child < 0) lost("start the device");
+    if (child == 0) {
+        fcntl(ends[1], F_SETFD, 0);  // the device's end survives the exec
+        execve(python, arguments, environment);
+        fprintf(stderr, "simulee: cannot start the device (%s: %s)\n", python, strerror(errno));
+        _exit(127);
+    }
+    free(environment);
+    close(ends[1]);
+    channel = ends[0];
+    uint64_t greeting[2];
+    receive_all(greeting, sizeof greeting);
+    if (greeting[1] >= sizeof started_arena) lost("the arena's path is too long");
+    receive_all(started_arena, greeting[1]);
+    started_arena[greeting[1]] = 0;
+    *path = started_arena;
+    *bytes = greeting[0];
+    return channel;
+}
+
 void connect_device() {
     if (channel >= 0) return;
     const char *fd = getenv("SIMULEE_EXEC_FD");
     const char *path = getenv("SIMULEE_EXEC_ARENA");
     const char *bytes = getenv("SIMULEE_EXEC_ARENA_BYTES");
-    if (!fd || !path || !bytes) {
-        fprintf(stderr, "simulee: this program was built by `simulee exec` and runs only under it\n");
-        _exit(SIMULEE_EXIT_LOST);
+    bool started = !fd || !path || !bytes;
+    if (started) {
+        start_device(&path, &arena_bytes);
+    } else {
+        channel = atoi(fd);
+        arena_bytes = strtoull(bytes, nullptr, 10);
     }
-    channel = atoi(fd);
-    arena_bytes = strtoull(bytes, nullptr, 10);
     int file = open(path, O_RDWR);
     if (file < 0) lost("open the arena");
     void *mapped = mmap(nullptr, arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0);
@@ -88,6 +163,7 @@ void connect_device() {
     send_all(&base, sizeof base);
     Reply reply;
     receive_all(&reply, sizeof reply);
+    if (started) atexit(finish);
 }
 
 thread_local Buffer request, answer;

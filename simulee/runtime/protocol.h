@@ -31,6 +31,7 @@ enum {
     SIMULEE_STREAM_CREATE = 17,     // u64 stream, u64 flags (cudaStreamNonBlocking)
     SIMULEE_TEXTURE_BIND = 18,      // u64 address of a texture reference (a device variable), u64 handle of the
                                     // texture object it now reads (0: none)
+    SIMULEE_FINISH = 19,            // - -> u32 errors found (the program is exiting; simulee-nvcc's programs)
 };
 
 /* The streams (and events) a graph's nodes run in (runtime/graphs.cpp) have this bit set. */

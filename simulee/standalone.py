@@ -1,0 +1,142 @@
+"""The device of a program simulee-nvcc built, started by the program itself.
+
+Such a program links Simulee's CUDA runtime (lib64/libcudart_static.a of the toolkit
+folder nvcc.py assembles). On its first CUDA call with no `simulee exec` serving it, the
+runtime starts `python -m simulee.standalone FD EXECUTABLE` on one end of a socket pair.
+The device code is read from the executable: each object simulee-nvcc compiled carries its
+source's device IR as the GPU binary clang embeds (section .nv_fatbin, framed by IR_MAGIC).
+Every launch is checked as `exec` checks it (runner._Checker). When the program ends (its
+runtime asks FINISH at exit, or its end of the socket closes) the findings go to its
+stderr in the compiler's format, and, when SIMULEE_REPORT names a folder, into it as
+<program>-<pid>.json and .sarif, which `simulee report` merges.
+
+May import: interpreter, simulee.device, simulee.runner, simulee.report, simulee.rootcause.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import struct
+import sys
+import time
+import zlib
+from pathlib import Path
+
+IR_MAGIC = b"SIMULEE-IR\0\0\0\0\0\0"  # 16 bytes, then u64 bytes of zlib-compressed IR text, then the text
+REPORT_VERSION = 1
+
+
+def framed(ir: str) -> bytes:
+    """The GPU binary simulee-nvcc embeds for a source of device IR `ir` (8-byte aligned)."""
+    packed = zlib.compress(ir.encode(), 6)
+    blob = IR_MAGIC + struct.pack("<Q", len(packed)) + packed
+    return blob + b"\0" * (-len(blob) % 8)
+
+
+def device_modules(executable: str) -> list[str]:
+    """The device IR of every source linked into `executable`, in link order."""
+    from elftools.elf.elffile import ELFFile
+
+    with open(executable, "rb") as handle:
+        section = ELFFile(handle).get_section_by_name(".nv_fatbin")
+        data = section.data() if section is not None else b""
+    texts, at = [], data.find(IR_MAGIC)
+    while at >= 0:
+        (size,) = struct.unpack_from("<Q", data, at + len(IR_MAGIC))
+        start = at + len(IR_MAGIC) + 8
+        texts.append(zlib.decompress(data[start : start + size]).decode())
+        at = data.find(IR_MAGIC, start + size)
+    return list(dict.fromkeys(texts))  # a source linked twice is one module
+
+
+def main(argv: list[str] | None = None) -> int:
+    from simulee.device import Device
+    from simulee.errors import SimuleeError
+    from simulee.runner import _Checker, _line_table, program_of
+
+    fd, executable = (argv if argv is not None else sys.argv[1:])[:2]
+    channel = socket.socket(fileno=int(fd))
+    start = time.perf_counter()
+    try:
+        program = program_of(device_modules(executable), executable)
+    except (SimuleeError, OSError, zlib.error) as error:
+        print(f"simulee: error: {executable}: its device code cannot be loaded: {error}", file=sys.stderr)
+        return 2
+    warp_model = os.environ.get("SIMULEE_WARP_MODEL", "independent")
+    checker = _Checker(program, warp_model, (), None)
+    device = checker.device = Device(program, sites=_line_table(executable), observer=checker)
+    ending = _Ending(checker, device, executable, start)
+    device.on_finish = ending.report
+    try:
+        path = device.arena_path.encode()
+        channel.sendall(struct.pack("<QQ", len(device.arena), len(path)) + path)
+        device.serve(channel)
+    finally:
+        channel.close()
+        if not ending.reported or len(device.launches) > ending.reported_launches:
+            ending.report()
+        device.close()
+    return 0
+
+
+class _Ending:
+    """What the device says when the program ends: the report, once per new launch seen."""
+
+    def __init__(self, checker, device, executable: str, start: float):
+        self.checker, self.device, self.executable, self.start = checker, device, executable, start
+        self.reported, self.reported_launches = False, 0
+
+    def report(self) -> int:
+        """Print and save the findings; the number of errors among them."""
+        from simulee import report, rootcause
+
+        self.reported, self.reported_launches = True, len(self.device.launches)
+        checks = self.checker.finish()
+        documents = [check.to_json() for check in checks]
+        bugs = rootcause.bugs(documents)
+        errors = sum(1 for cause in bugs.shown(False) for f in cause["findings"] if f["severity"] == "error")
+        seconds = time.perf_counter() - self.start
+        text = report.text(bugs, False, seconds, False) if bugs.shown(False) else ""
+        name = Path(self.executable).name
+        repeats = sum(1 for launch in self.device.launches if launch.repeat_of)
+        again = f" ({repeats} repeating an earlier one exactly)" if repeats else ""
+        lines = [text.rstrip("\n")] if text else []
+        lines.append(f"simulee: {name}: {len(self.device.launches)} launch"
+                     f"{'es' if len(self.device.launches) != 1 else ''} checked on the program's own data{again}; "
+                     f"{errors} error{'s' if errors != 1 else ''}")
+        sys.stderr.write("\n".join(lines) + "\n")
+        sys.stderr.flush()
+        folder = os.environ.get("SIMULEE_REPORT")
+        if folder:
+            self._save(Path(folder), documents, bugs, seconds)
+        return errors
+
+    def _save(self, folder: Path, documents: list[dict], bugs, seconds: float) -> None:
+        from simulee import report
+
+        folder.mkdir(parents=True, exist_ok=True)
+        stem = folder / f"{Path(self.executable).name}-{os.getppid()}"
+        record = {"tool": "simulee", "report": REPORT_VERSION, "program": os.path.realpath(self.executable),
+                  "directory": os.getcwd(), "pid": os.getppid(), "seconds": round(seconds, 3),
+                  "launches": [{"number": launch.number, "kernel": launch.kernel.name, "site": launch.where,
+                                "grid": list(launch.grid), "block": list(launch.block),
+                                "repeats": launch.repeat_of, "seconds": round(launch.seconds, 4)}
+                               for launch in self.device.launches],
+                  "kernels": sorted({(kernel.name, kernel.file, kernel.line) for kernel in self._kernels()}),
+                  "unsupported": list(self.device.unsupported), "checks": documents}
+        for suffix, text in ((".json", json.dumps(record, indent=1)), (".sarif", report.sarif_text(bugs))):
+            partial = stem.with_suffix(suffix + ".part")
+            partial.write_text(text)
+            partial.replace(stem.with_suffix(suffix))
+
+    def _kernels(self):
+        """Every kernel of the program's own sources (not the libraries'): launched or not."""
+        from simulee.frontend import own_kernels
+
+        return own_kernels(self.device.program)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
