@@ -50,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     _compile_command(commands, compiling)
     _exec_command(commands, compiling)
     _prove_command(commands, compiling)
+    _test_command(commands)
     return parser
 
 
@@ -326,6 +327,62 @@ def _exec_command(commands, compile_options) -> None:
     run.set_defaults(run=run_exec, program_args=[])
 
 
+def _test_command(commands) -> None:
+    test = commands.add_parser(
+        "test", help="run a project's tests (after --), every program simulee-nvcc built checking its launches",
+        description="Run COMMAND (after --: ctest, make check, any command) with every program simulee-nvcc built "
+                    "reporting to one folder, then merge the reports of all its processes into one: each launch "
+                    "ran on the program's own data; kernels no test launched are listed. Without a COMMAND, "
+                    "merge the reports already in --reports. Exit status: 1 when errors are found, else the "
+                    "command's own.")
+    test.add_argument("--reports", metavar="DIR", type=Path,
+                      help="the folder the processes report into (SIMULEE_REPORT; default: a temporary one)")
+    test.add_argument("-o", "--output", metavar="DIR", type=Path,
+                      help="write report.html, report.sarif, bugs.csv, findings.csv and summary.txt to DIR")
+    test.add_argument("--format", choices=("text", "json", "sarif"), default="text",
+                      help="how the merged findings are printed (default text)")
+    test.add_argument("--error-exitcode", metavar="N",
+                      help="the exit status of a process that found errors (SIMULEE_EXIT_ON_ERROR; default 1, so "
+                           "the test fails); 0 keeps each program's own")
+    test.set_defaults(run=run_test, program_args=[], verbose=False)
+    merge = commands.add_parser(
+        "report", help="merge the reports programs simulee-nvcc built wrote into DIR (SIMULEE_REPORT)",
+        description="Merge the reports each process of a program simulee-nvcc built wrote into DIR (with "
+                    "SIMULEE_REPORT=DIR set) into one, as simulee test does. Exit status: 1 when errors are found.")
+    merge.add_argument("reports", metavar="DIR", type=Path)
+    merge.add_argument("-o", "--output", metavar="DIR", type=Path,
+                       help="write report.html, report.sarif, bugs.csv, findings.csv and summary.txt to DIR")
+    merge.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    merge.set_defaults(run=run_test, program_args=[], verbose=False, error_exitcode=None)
+
+
+def run_test(args) -> int:
+    import shutil
+
+    from simulee import collect, rootcause
+
+    if args.program_args:
+        status, folder, temporary = collect.run_tests(args.program_args, args.reports, args.error_exitcode)
+    elif args.reports is None:
+        raise SimuleeError("give a command after -- (simulee test -- ctest), or --reports DIR to merge")
+    else:
+        status, folder, temporary = 0, args.reports, False
+    try:
+        merged = collect.merge(folder)
+        bugs = rootcause.bugs(merged.checks)
+        if args.output:
+            collect.write(merged, bugs, args.output, Path.cwd().name)
+        if merged.checks or args.format != "text":
+            sys.stdout.write(report_text(args.format, bugs, Path.cwd().name, merged.seconds, False))
+        sys.stderr.write(collect.summary(merged, bugs))
+    finally:
+        if temporary:
+            shutil.rmtree(folder, ignore_errors=True)
+    if fails(found(bugs, False), None):
+        return EXIT_FINDINGS
+    return status
+
+
 def _prove_command(commands, compile_options) -> None:
     prove = commands.add_parser(
         "prove", parents=[compile_options],
@@ -369,8 +426,11 @@ def main(argv: list[str] | None = None) -> int:
     if "exec" in argv and "--" in argv[argv.index("exec"):]:  # what follows is the program's
         split = argv.index("--", argv.index("exec"))
         argv, program_args = argv[:split], argv[split + 1:]
+    if "test" in argv and "--" in argv[argv.index("test"):] and not program_args:  # the test command
+        split = argv.index("--", argv.index("test"))
+        argv, program_args = argv[:split], argv[split + 1:]
     args = parser.parse_args(argv)
-    if args.command == "exec":
+    if args.command in ("exec", "test"):
         args.program_args = program_args
     try:
         return args.run(args)

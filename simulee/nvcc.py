@@ -94,12 +94,13 @@ STUBBED = {"curand": ("curand",), "cublas": ("cublas",), "cublasLt": ("cublasLt"
            "cusparse": ("cusparse",), "cusolver": ("cusolver",), "nvToolsExt": ("nvtx",), "nvrtc": ("nvrtc",),
            "nvjpeg": ("nvjpeg",), "cudnn": ("cudnn",), "nccl": ("nccl",), "nppc": ("npp",), "npps": ("npp",),
            "nppi": ("npp",), "nvjitlink": ("nvJitLink",), "cupti": ("cupti",)}
+IMPLICIT_LIBRARIES = ("-lcudadevrt", "-lcudart_static", "-lrt", "-lpthread", "-ldl")  # what nvcc's link adds
 NVCC_ID_SOURCE = "CMakeCUDACompilerId.cu"  # CMake's identification: it must see nvcc's macros
 
 
 def main(argv: list[str] | None = None) -> int:
     """simulee-nvcc."""
-    return _entry(lambda: Nvcc(_expanded(sys.argv[1:] if argv is None else argv)).run(), "simulee-nvcc")
+    return _entry(lambda: Nvcc(sys.argv[1:] if argv is None else argv).run(), "simulee-nvcc")
 
 
 def main_cc(argv: list[str] | None = None) -> int:
@@ -191,7 +192,7 @@ def parse(arguments: list[str]) -> Command:
             continue
         name, equals, value = argument.partition("=")
         key = NAMES.get(name)
-        if key is None and not equals:
+        if key is None:
             attached = next((a for a in ATTACHED if argument.startswith(a) and len(argument) > len(a)), None)
             if attached and argument not in FLAG_NAMES and not argument.startswith(("-lib", "-link", "-lineinfo")):
                 key, value, equals = NAMES[attached], argument[len(attached):], "="
@@ -232,8 +233,8 @@ class Nvcc:
     """One run of simulee-nvcc."""
 
     def __init__(self, arguments: list[str]):
-        self.arguments = arguments
-        self.command = parse(arguments)
+        self.arguments = _expanded(arguments)
+        self.command = parse(self.arguments)
         self.verbose = "verbose" in self.command.flags
 
     def run(self) -> int:
@@ -271,9 +272,7 @@ class Nvcc:
         if "lib" in command.flags:
             archive(objects, output)
             return 0
-        link(objects, output, self._libraries(), self._linker_flags(), shared="shared" in command.flags,
-             say=self._say if self.verbose else None)
-        return 0
+        return self._link(objects, output)
 
     # ------------------------------------------------------------------ compiling
 
@@ -414,12 +413,18 @@ class Nvcc:
 
     # ------------------------------------------------------------------ linking
 
-    def _libraries(self) -> list[str]:
-        return list(self.command.values.get("library", []))
-
-    def _linker_flags(self) -> list[str]:
+    def _link(self, objects: list[Path], output: Path) -> int:
+        """Link as nvcc does, through simulee-c++ (which CMake then links CUDA targets with,
+        from the line -v shows)."""
+        root = toolkit_folder()
         flags = [f"-L{Path(folder).resolve()}" for folder in self.command.values.get("libdir", [])]
-        return flags + [f"-Wl,{option}" for option in self.command.values.get("xlinker", [])]
+        flags += [f"-Wl,{option}" for option in self.command.values.get("xlinker", [])]
+        libraries = [f"-l{name}" for name in self.command.values.get("library", [])]
+        arguments = [*(["-shared"] if "shared" in self.command.flags else []), *map(str, objects), *flags,
+                     f"-L{root / 'lib64'}", *libraries, *IMPLICIT_LIBRARIES, "-o", str(output)]
+        shown = [f'"{a}"' if a == f"-L{root / 'lib64'}" else shlex.quote(a) for a in arguments]
+        self._say(" ".join([str(root / "bin" / "simulee-c++"), *shown]))
+        return host_compiler("c++", arguments)
 
     # ------------------------------------------------------------------ what -v says
 
@@ -446,24 +451,6 @@ def _renamed(source: Path, folder: Path, language: str) -> Path:
 # ---------------------------------------------------------------------- linking
 
 
-def link(objects: list[Path], output: Path, libraries: list[str], flags: list[str], shared: bool = False,
-         say=None) -> None:
-    """Link `objects` with Simulee's runtime into `output`; a function of a toolkit library
-    asked for (STUBBED) links to a stub that says `not supported` when called."""
-    root = toolkit_folder()
-    clang = find_clang(None)
-    libraries = [name for name in libraries if name not in RUNTIME_LIBRARIES]
-    with tempfile.TemporaryDirectory(prefix="simulee-link-") as scratch:
-        objects = list(objects) + hostbuild._linked_binaries(clang, [o for o in objects if o.suffix == ".o"],
-                                                             Path(scratch))
-        command = [*clang.command[:-1], "c++", *hostbuild._target(), "-g", *(["-shared"] if shared else []),
-                   "-o", str(output), *map(str, objects), f"-L{root / 'lib64'}", *flags,
-                   *[f"-l{name}" for name in libraries], "-lcudart_static"]
-        if say:
-            say(" ".join(shlex.quote(part) for part in command))
-        linker(command, Path(scratch), libraries)
-
-
 def linker(command: list[str], scratch: Path, libraries: list[str]) -> None:
     """Run link `command`; when it fails only on functions of stubbed toolkit libraries it
     names, link them to stubs and run it again."""
@@ -477,7 +464,8 @@ def linker(command: list[str], scratch: Path, libraries: list[str]) -> None:
             raise
     clang = find_clang(None)
     source = scratch / "library-stubs.c"
-    source.write_text("int __simulee_unsupported(const char *name);\n" + "".join(_stub(name) for name in missing))
+    source.write_text("void __simulee_unsupported_library(const char *name);\n" +
+                      "".join(_stub(name) for name in missing))
     stubs = scratch / "library-stubs.o"
     hostbuild._run([*clang.command, *hostbuild._target(), "-x", "c", "-c", "-o", str(stubs), str(source)],
                    "library stubs")
@@ -491,7 +479,7 @@ def _stub(name: str) -> str:
     "failure")."""
     if name.startswith("nvtx"):
         return f"int {name}(void) {{ return 0; }}\n"
-    return f'int {name}(void) {{ __simulee_unsupported("{name}"); return 1; }}\n'
+    return f'int {name}(void) {{ __simulee_unsupported_library("{name}"); return 1; }}\n'
 
 
 def archive(objects: list[Path], output: Path) -> None:
@@ -516,12 +504,13 @@ def host_compiler(language: str, arguments: list[str]) -> int:
     if compiling:
         return subprocess.run([*command, *arguments]).returncode
     libraries = [a[2:] for a in arguments if a.startswith("-l") and len(a) > 2]
-    kept = [a for a in arguments if not (a.startswith("-l") and a[2:] in RUNTIME_LIBRARIES[:6])]
+    kept = [a for a in arguments if not (a.startswith("-l") and a[2:] in RUNTIME_LIBRARIES)]
     with tempfile.TemporaryDirectory(prefix="simulee-link-") as scratch:
         objects = [Path(a) for a in arguments if a.endswith(".o") and Path(a).is_file()]
         extra = hostbuild._linked_binaries(clang, objects, Path(scratch))
-        runtime = [f"-L{root / 'lib64'}", "-lcudart_static"] if any(a.startswith("-lcud") for a in arguments) or \
-            any(_has_device_code(o) for o in objects) else []
+        wanted = any(a.startswith("-lcud") or Path(a).name.startswith("libcud") for a in arguments) or \
+            any(_has_device_code(o) for o in objects)
+        runtime = [f"-L{root / 'lib64'}", "-lcudart_static"] if wanted else [f"-L{root / 'lib64'}"]
         try:
             linker([*command, *map(str, extra), *kept, *runtime], Path(scratch), libraries)
         except CompileError as error:

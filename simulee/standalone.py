@@ -115,6 +115,7 @@ class _Ending:
 
     def _save(self, folder: Path, documents: list[dict], bugs, seconds: float) -> None:
         from simulee import report
+        from simulee.collect import absolute
 
         folder.mkdir(parents=True, exist_ok=True)
         stem = folder / f"{Path(self.executable).name}-{os.getppid()}"
@@ -125,7 +126,8 @@ class _Ending:
                                 "repeats": launch.repeat_of, "seconds": round(launch.seconds, 4)}
                                for launch in self.device.launches],
                   "kernels": sorted({(kernel.name, kernel.file, kernel.line) for kernel in self._kernels()}),
-                  "unsupported": list(self.device.unsupported), "checks": documents}
+                  "unsupported": list(self.device.unsupported),
+                  "checks": [absolute(document, os.getcwd()) for document in documents]}
         for suffix, text in ((".json", json.dumps(record, indent=1)), (".sarif", report.sarif_text(bugs))):
             partial = stem.with_suffix(suffix + ".part")
             partial.write_text(text)

@@ -989,22 +989,32 @@ const char *cudaGetErrorName(cudaError_t error) { return simulee_error_name(erro
 
 const char *cudaGetErrorString(cudaError_t error) { return simulee_error_text(error); }
 
+/* Say once that `name` is not supported (`result`: what it returns), and tell the device. */
+static void tell_unsupported(const char *name, const char *result) {
+    static const char *told[256];
+    static int told_count = 0;
+    for (int i = 0; i < told_count; ++i)
+        if (strcmp(told[i], name) == 0) return;
+    fprintf(stderr, "simulee: %s is not supported: %s\n", name, result);
+    fflush(stderr);
+    if (told_count < 256) told[told_count++] = name;
+    request.put_text(name);
+    ask(SIMULEE_UNSUPPORTED);
+}
+
 /* Every other function of the runtime API (stubs.c, generated from its header): one line
    on stderr the first time, and cudaErrorNotSupported. */
 int __simulee_unsupported(const char *name) {
-    static const char *told[256];
-    static int told_count = 0;
-    bool first = true;
-    for (int i = 0; i < told_count; ++i) first = first && strcmp(told[i], name) != 0;
-    if (first) {
-        fprintf(stderr, "simulee: %s is not supported: it returns cudaErrorNotSupported\n", name);
-        fflush(stderr);
-        if (told_count < 256) told[told_count++] = name;
-        request.put_text(name);
-        ask(SIMULEE_UNSUPPORTED);
-    }
+    tell_unsupported(name, "it returns cudaErrorNotSupported");
     last_error = cudaErrorNotSupported;
     return cudaErrorNotSupported;
+}
+
+/* A function of a toolkit library Simulee does not implement (cuRAND, cuBLAS, ...; the stubs
+   simulee-nvcc links): one line on stderr the first time; the stub returns 1, the library's
+   failure. */
+void __simulee_unsupported_library(const char *name) {
+    tell_unsupported(name, "Simulee does not implement its library; it fails (returns 1)");
 }
 
 }  // extern "C"

@@ -1,0 +1,181 @@
+"""`simulee test` and `simulee report`: a project's test command run with every program
+simulee-nvcc built checking its launches, and the reports of its processes merged.
+
+Each process of such a program writes <program>-<pid>.json (standalone.py) into the folder
+SIMULEE_REPORT names. `merge` makes one check per kernel of them all (findings said once,
+launches counted over every process), lists the kernels of the programs' own sources no
+process launched, and the reports are written as a scan's are (report.html, report.sarif,
+bugs.csv, findings.csv, summary.md).
+
+May import: simulee.report, simulee.rootcause, simulee.html_report, simulee.findings.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from simulee.errors import SimuleeError
+from simulee.findings import display
+
+DEFAULT_EXIT_ON_ERROR = "1"  # what a process that found errors exits with under `simulee test`
+
+
+@dataclass
+class Merged:
+    """The processes' reports, merged."""
+
+    processes: int = 0
+    programs: set[str] = field(default_factory=set)
+    launches: int = 0
+    repeats: int = 0
+    checks: list[dict] = field(default_factory=list)
+    untested: dict[str, list[str]] = field(default_factory=dict)  # file -> kernels no process launched
+    unsupported: list[str] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def absolute(document, directory: str):
+    """`document` (a check's JSON) with every relative "file" made absolute from `directory`."""
+    if isinstance(document, dict):
+        return {key: (os.path.normpath(os.path.join(directory, value)) if key == "file" and isinstance(value, str)
+                      and value and not os.path.isabs(value) else absolute(value, directory))
+                for key, value in document.items()}
+    if isinstance(document, list):
+        return [absolute(value, directory) for value in document]
+    return document
+
+
+def _shown(document):
+    """`document` with every "file" as `display` shows it (relative to here when under it)."""
+    if isinstance(document, dict):
+        return {key: (display(value) if key == "file" and isinstance(value, str) else _shown(value))
+                for key, value in document.items()}
+    if isinstance(document, list):
+        return [_shown(value) for value in document]
+    return document
+
+
+def merge(folder: Path) -> Merged:
+    """The reports in `folder`, merged."""
+    if not folder.is_dir():
+        raise SimuleeError(f"no such folder: {folder}")
+    merged = Merged()
+    checks: dict[tuple, dict] = {}
+    found: dict[tuple, set] = defaultdict(set)
+    kernels: dict[str, set] = defaultdict(set)
+    launched: set[tuple] = set()
+    for path in sorted(folder.glob("*.json")):
+        try:
+            record = json.loads(path.read_text())
+            if record.get("tool") != "simulee" or "checks" not in record:
+                continue
+        except (OSError, ValueError):
+            merged.unreadable.append(path.name)
+            continue
+        merged.processes += 1
+        merged.programs.add(record["program"])
+        merged.launches += len(record["launches"])
+        merged.repeats += sum(1 for launch in record["launches"] if launch.get("repeats"))
+        merged.seconds += record.get("seconds", 0.0)
+        merged.unsupported += [name for name in record.get("unsupported", []) if name not in merged.unsupported]
+        for name, file, _ in record.get("kernels", []):
+            kernels[file].add(name)
+        for check in record["checks"]:
+            check = _shown(absolute(check, record.get("directory", ".")))
+            key = (check["file"], check["kernel"])
+            launched.add(key)
+            if key not in checks:
+                checks[key] = dict(check, findings=[], launches=[], seconds=0.0, notes=[])
+            into = checks[key]
+            into["launches"] += check["launches"]
+            into["seconds"] = round(into["seconds"] + check["seconds"], 3)
+            into["notes"] += [note for note in check["notes"] if note not in into["notes"]]
+            if check["status"] != "ok":
+                into["status"], into["error"] = check["status"], check["error"]
+            for finding in check["findings"]:
+                same = json.dumps({k: v for k, v in finding.items() if k in ("type", "file", "line", "column")}
+                                  | {"other": (finding.get("second") or {}).get("line")}, sort_keys=True)
+                if same not in found[key]:
+                    found[key].add(same)
+                    into["findings"].append(finding)
+    merged.checks = sorted(checks.values(), key=lambda c: (c["file"], c["line"], c["kernel"]))
+    ran = {(file, kernel) for file, kernel in launched}
+    for file, names in sorted(kernels.items()):
+        left = sorted(name for name in names if (display(file), name) not in ran)
+        if left:
+            merged.untested[display(file)] = left
+    return merged
+
+
+def summary(merged: Merged, bugs) -> str:
+    """What the processes did and found, in a few lines."""
+    causes = bugs.shown(False)
+    errors = sum(1 for cause in causes if cause["witness"]["severity"] == "error")
+    again = f" ({merged.repeats} repeating an earlier one exactly)" if merged.repeats else ""
+    lines = [f"simulee: {merged.processes} process{'es' if merged.processes != 1 else ''} of "
+             f"{len(merged.programs)} program{'s' if len(merged.programs) != 1 else ''}; {merged.launches} launch"
+             f"{'es' if merged.launches != 1 else ''} checked, all on the programs' own data{again}; "
+             f"{len(merged.checks)} kernel{'s' if len(merged.checks) != 1 else ''} launched; {len(causes)} root "
+             f"cause{'s' if len(causes) != 1 else ''} ({errors} error{'s' if errors != 1 else ''}, "
+             f"{len(causes) - errors} warning{'s' if len(causes) - errors != 1 else ''}); "
+             f"{merged.seconds:.1f} s in Simulee's device"]
+    for file, names in merged.untested.items():
+        lines.append(f"simulee: {file}: never launched by the tests: {', '.join(names)} "
+                     f"(`simulee check {file} -k NAME` searches launches for them, on invented data)")
+    if merged.unsupported:
+        lines.append(f"simulee: not supported, called in vain: {', '.join(sorted(set(merged.unsupported)))}")
+    for name in merged.unreadable:
+        lines.append(f"simulee: warning: {name}: not a report Simulee can read; left out")
+    return "\n".join(lines) + "\n"
+
+
+def write(merged: Merged, bugs, folder: Path, project: str) -> None:
+    """report.html, report.sarif, bugs.csv, findings.csv and summary.txt into `folder`."""
+    from simulee import html_report, report
+
+    folder.mkdir(parents=True, exist_ok=True)
+    outputs = {
+        "report.html": html_report.page(bugs, project, merged.seconds),
+        "report.sarif": report.sarif_text(bugs),
+        "bugs.csv": report.table_text(report.bug_rows(bugs, project, False), report.CSV_COLUMNS),
+        "findings.csv": report.table_text(report.finding_rows(bugs.records, project), report.FINDING_COLUMNS),
+        "summary.txt": summary(merged, bugs),
+    }
+    for name, text in outputs.items():
+        partial = folder / (name + ".part")
+        partial.write_text(text)
+        partial.replace(folder / name)
+
+
+def run_tests(command: list[str], folder: Path | None, exit_on_error: str | None) -> tuple[int, Path, bool]:
+    """Run `command` with every simulee-nvcc program it starts reporting into `folder` (a new
+    temporary one when None): (its exit status, the folder, whether the folder is temporary)."""
+    temporary = folder is None
+    folder = Path(tempfile.mkdtemp(prefix="simulee-test-")) if folder is None else folder
+    folder.mkdir(parents=True, exist_ok=True)
+    environment = dict(os.environ, SIMULEE_REPORT=str(folder.resolve()))
+    environment["SIMULEE_EXIT_ON_ERROR"] = exit_on_error if exit_on_error is not None else \
+        os.environ.get("SIMULEE_EXIT_ON_ERROR", DEFAULT_EXIT_ON_ERROR)
+    if environment["SIMULEE_EXIT_ON_ERROR"] == "0":  # each program's own status
+        del environment["SIMULEE_EXIT_ON_ERROR"]
+    started = time.perf_counter()
+    try:
+        status = subprocess.run(command, env=environment).returncode
+    except FileNotFoundError:
+        raise SimuleeError(f"no such command: {command[0]}") from None
+    except PermissionError:
+        raise SimuleeError(f"cannot run {command[0]}: permission denied") from None
+    except KeyboardInterrupt:
+        status = 130
+    print(f"simulee: the command ended with status {status} after {time.perf_counter() - started:.1f} s",
+          file=sys.stderr)
+    return status, folder, temporary

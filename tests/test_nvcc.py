@@ -1,0 +1,118 @@
+"""simulee-nvcc as a project's own CUDA compiler: nvcc's command line read, a CMake project
+and a Makefile project built and their tests run with every launch checked (a race found
+through ctest and make, its clean twin passing), and `simulee test` / `simulee report`."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from simulee.nvcc import Nvcc, parse
+
+pytestmark = pytest.mark.xdist_group("nvcc")  # one toolkit folder and runtime build for the module
+
+HERE = Path(__file__).parent / "nvcc"
+BIN = Path(sys.executable).parent
+TOOLS = {"NVCC": str(BIN / "simulee-nvcc"), "CXX": str(BIN / "simulee-c++"), "CC": str(BIN / "simulee-cc")}
+
+
+def simulee(*arguments, cwd, env=None):
+    return subprocess.run([str(BIN / "simulee"), *arguments], cwd=cwd, capture_output=True, text=True, timeout=900,
+                          env=env)
+
+
+def test_nvcc_options_read_as_build_files_write_them(tmp_path):
+    (tmp_path / "flags.rsp").write_text("-DFROM_FILE=1 -I include\n")
+    command = parse(["-c", "-o", "k.o", "-Iinc", "-I", "other", "-DA=1,B", "--define-macro=C", "-x", "cu",
+                     "k.cpp", "-Xcompiler", "-fPIC,-Wall", "--compiler-options=-O3", "-gencode",
+                     "arch=compute_80,code=sm_80", "-rdc=true", "-std=c++17", "--expt-relaxed-constexpr",
+                     "-MD", "-MF", "k.d", "-lcurand", "-L/opt/lib", "--frobnicate"])
+    assert command.values["include"] == ["inc", "other"] and command.values["define"] == ["A=1", "B", "C"]
+    assert command.inputs == [("k.cpp", "cuda")] and {"compile", "deps_compile"} <= command.flags
+    assert command.values["xcompiler"] == ["-fPIC", "-Wall", "-O3"] and command.value("depfile") == "k.d"
+    assert command.values["library"] == ["curand"] and command.unknown == ["--frobnicate"]
+    nvcc = Nvcc(["-c", f"@{tmp_path / 'flags.rsp'}", "-gencode", "arch=compute_80,code=sm_80", "-rdc=true",
+                 "k.cu"])
+    options = nvcc.options(Path("k.cu"))
+    assert options.arch == "sm_80" and "FROM_FILE=1" in options.defines and "include" in options.include_dirs
+    assert "-fgpu-rdc" in options.clang_args
+
+
+def test_bad_input_is_one_line_and_status_2(tmp_path):
+    done = subprocess.run([TOOLS["NVCC"], "-c", str(tmp_path / "missing.cu")], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "no such file" in done.stderr
+    done = subprocess.run([TOOLS["NVCC"], "-o"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "needs a value" in done.stderr
+    version = subprocess.run([TOOLS["NVCC"], "--version"], capture_output=True, text=True, timeout=120)
+    assert version.returncode == 0 and "Cuda compilation tools, release 12." in version.stdout
+
+
+@pytest.fixture(scope="module")
+def cmake_build(tmp_path_factory):
+    """tests/nvcc/cmake configured and built by CMake with simulee-nvcc."""
+    build = tmp_path_factory.mktemp("cmake-build")
+    configure = subprocess.run(
+        [str(BIN / "cmake"), "-S", str(HERE / "cmake"), "-B", str(build), f"-DCMAKE_CUDA_COMPILER={TOOLS['NVCC']}",
+         f"-DCMAKE_CXX_COMPILER={TOOLS['CXX']}", f"-DCMAKE_C_COMPILER={TOOLS['CC']}"],
+        capture_output=True, text=True, timeout=900)
+    assert configure.returncode == 0, configure.stdout + configure.stderr
+    assert "The CUDA compiler identification is NVIDIA 12." in configure.stdout
+    made = subprocess.run([str(BIN / "cmake"), "--build", str(build)], capture_output=True, text=True, timeout=900)
+    assert made.returncode == 0, made.stdout + made.stderr
+    return build
+
+
+def test_a_cmake_project_builds_and_ctest_fails_the_racy_test_only(cmake_build):
+    env = dict(os.environ, SIMULEE_EXIT_ON_ERROR="7")
+    racy = subprocess.run([str(cmake_build / "shift_racy"), "64"], capture_output=True, text=True, env=env,
+                          timeout=600)
+    assert racy.returncode == 7 and "x[63] = " in racy.stdout
+    assert "shift.cu:9:" in racy.stderr and "error: data race" in racy.stderr
+    staged = subprocess.run([str(cmake_build / "shift_staged"), "64"], capture_output=True, text=True, env=env,
+                            timeout=600)
+    assert staged.returncode == 0 and "x[63] = 62" in staged.stdout and "error:" not in staged.stderr
+    run = simulee("test", "-o", str(cmake_build / "report"), "--", str(BIN / "ctest"), cwd=cmake_build)
+    assert run.returncode == 1, run.stderr
+    assert "1 - shift_racy (Failed)" in run.stdout and "shift_staged" not in run.stdout.split("FAILED")[-1]
+    assert "2 processes of 2 programs; 2 launches checked, all on the programs' own data" in run.stderr
+    assert "never launched by the tests: scale" in run.stderr
+    sarif = json.loads((cmake_build / "report" / "report.sarif").read_text())
+    assert [result["ruleId"] for result in sarif["runs"][0]["results"]] == ["data-race"]
+
+
+def test_a_makefile_project_builds_with_nvcc_and_cxx_given_and_make_check_shows_the_race(tmp_path):
+    project = tmp_path / "make"
+    shutil.copytree(HERE / "make", project)
+    made = subprocess.run(["make", f"NVCC={TOOLS['NVCC']}", f"CXX={TOOLS['CXX']}"], cwd=project,
+                          capture_output=True, text=True, timeout=900)
+    assert made.returncode == 0, made.stdout + made.stderr
+    clean = subprocess.run(["./histogram"], cwd=project, capture_output=True, text=True, timeout=600)
+    assert clean.returncode == 0 and "counted 4096 of 4096 bytes" in clean.stdout
+    reports = tmp_path / "reports"
+    run = simulee("test", "--reports", str(reports), "--", "make", "check", cwd=project)
+    assert run.returncode == 1 and "histogram.cu:11:" in run.stdout and "shared" in run.stdout
+    assert len(list(reports.glob("histogram*.json"))) == 2
+    merged = simulee("report", str(reports), "--format", "json", cwd=project)
+    assert merged.returncode == 1
+    causes = json.loads(merged.stdout)
+    assert "data-race" in json.dumps(causes) and "histogram.cu" in json.dumps(causes)
+
+
+def test_a_library_the_runtime_does_not_implement_links_and_says_not_supported(tmp_path):
+    source = tmp_path / "generate.cu"
+    source.write_text(
+        "#include <cstdio>\n#include <curand.h>\n"
+        "int main() {\n  curandGenerator_t generator;\n"
+        "  curandStatus_t status = curandCreateGenerator(&generator, CURAND_RNG_PSEUDO_DEFAULT);\n"
+        "  printf(\"status %d\\n\", (int)status);\n  return 0;\n}\n")
+    built = subprocess.run([TOOLS["NVCC"], str(source), "-o", str(tmp_path / "generate"), "-lcurand"],
+                           capture_output=True, text=True, timeout=900)
+    assert built.returncode == 0, built.stderr
+    ran = subprocess.run([str(tmp_path / "generate")], capture_output=True, text=True, timeout=600)
+    assert ran.returncode == 0 and "status 1" in ran.stdout, ran.stderr
+    assert "curandCreateGenerator" in ran.stderr and "not supported" in ran.stderr
