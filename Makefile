@@ -13,7 +13,7 @@ $(VENV)/.installed: $(BIN)/python setup.cfg pyproject.toml
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-$(VENV)/.installed-test: $(VENV)/.installed
+$(VENV)/.installed-test: $(VENV)/.installed setup.cfg
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 

@@ -1,7 +1,10 @@
-/* Simulee's CUDA runtime: what a program `simulee exec` runs links against instead of
-   NVIDIA's libcudart.
+/* Simulee's CUDA runtime: what a program `simulee exec` or simulee-nvcc builds links against
+   instead of NVIDIA's libcudart.
 
-   The device is Simulee's Python process. It owns device memory, which lives in an arena
+   The device is Simulee's Python process: `simulee exec`'s, which starts the program and
+   names the device in its environment, or, for a program running on its own (simulee-nvcc's),
+   one the program starts at its first CUDA call (start_device), which reports at its exit.
+   The device owns device memory, which lives in an arena
    file both processes map; the program copies to and from it directly, and asks the device
    (one request and one reply on a socket, protocol.h) to allocate, free, and run kernels.
    Device pointers are the interpreter's tagged addresses (space << 56 | region << 40 |
