@@ -143,8 +143,9 @@ def _linked_binaries(clang, objects: list[Path], folder: Path) -> list[Path]:
     """An object defining the registration each relocatable-device-code object calls
     (__cudaRegisterLinkedBinary_<module>, which nvcc's device link generates): it calls the
     module's registration of its kernels and variables."""
-    names = sorted({name for path in objects for name in _undefined(path)
-                    if name.startswith("__cudaRegisterLinkedBinary_")})
+    defined = {name for path in objects for name in _symbols(path, defined=True)}  # by a device link's object
+    names = sorted({name for path in objects for name in _symbols(path)
+                    if name.startswith("__cudaRegisterLinkedBinary_") and name not in defined})
     if not names:
         return []
     source = folder / "linked-binaries.c"
@@ -156,11 +157,12 @@ def _linked_binaries(clang, objects: list[Path], folder: Path) -> list[Path]:
     return [output]
 
 
-def _undefined(path: Path) -> list[str]:
-    """The names of the symbols an object file uses but does not define."""
+def _symbols(path: Path, defined: bool = False) -> list[str]:
+    """The names of the symbols an object file uses but does not define (with `defined`,
+    those it defines)."""
     with path.open("rb") as handle:
         symbols = ELFFile(handle).get_section_by_name(".symtab")
-        return [symbol.name for symbol in symbols.iter_symbols() if symbol["st_shndx"] == "SHN_UNDEF"] \
+        return [symbol.name for symbol in symbols.iter_symbols() if (symbol["st_shndx"] == "SHN_UNDEF") != defined] \
             if symbols else []
 
 

@@ -293,7 +293,8 @@ class Nvcc:
             args += ["-D__NVCC__", f"-D__CUDACC_VER_MAJOR__={major}", f"-D__CUDACC_VER_MINOR__={minor}",
                      f"-D__CUDACC_VER_BUILD__={build}"]
         if self._relocatable():
-            args += ["-fgpu-rdc", f"-cuid={hashlib.sha256(str(source.resolve()).encode()).hexdigest()[:16]}"]
+            args += ["-fgpu-rdc", "--no-offload-new-driver",
+                     f"-cuid={hashlib.sha256(str(source.resolve()).encode()).hexdigest()[:16]}"]
         includes = [*command.values.get("include", []), *(f[2:] for f in host if f.startswith("-I") and len(f) > 2)]
         defines = [*command.values.get("define", []), *(f[2:] for f in host if f.startswith("-D") and len(f) > 2)]
         return CompileOptions(include_dirs=tuple(includes), defines=tuple(defines), clang_args=tuple(args),
@@ -523,9 +524,12 @@ def _has_device_code(path: Path) -> bool:
     from elftools.common.exceptions import ELFError
     from elftools.elf.elffile import ELFFile
 
+    from simulee.standalone import FATBIN_SECTIONS
+
     try:
         with path.open("rb") as handle:
-            return ELFFile(handle).get_section_by_name(".nv_fatbin") is not None
+            elf = ELFFile(handle)
+            return any(elf.get_section_by_name(name) is not None for name in FATBIN_SECTIONS)
     except (OSError, ELFError):
         return False
 

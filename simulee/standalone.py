@@ -4,7 +4,7 @@ Such a program links Simulee's CUDA runtime (lib64/libcudart_static.a of the too
 folder nvcc.py assembles). On its first CUDA call with no `simulee exec` serving it, the
 runtime starts `python -m simulee.standalone FD EXECUTABLE` on one end of a socket pair.
 The device code is read from the executable: each object simulee-nvcc compiled carries its
-source's device IR as the GPU binary clang embeds (section .nv_fatbin, framed by IR_MAGIC).
+source's device IR as the GPU binary clang embeds (FATBIN_SECTIONS, framed by IR_MAGIC).
 Every launch is checked as `exec` checks it (runner._Checker). When the program ends (its
 runtime asks FINISH at exit, or its end of the socket closes) the findings go to its
 stderr in the compiler's format, and, when SIMULEE_REPORT names a folder, into it as
@@ -26,6 +26,7 @@ from pathlib import Path
 
 IR_MAGIC = b"SIMULEE-IR\0\0\0\0\0\0"  # 16 bytes, then u64 bytes of zlib-compressed IR text, then the text
 REPORT_VERSION = 1
+FATBIN_SECTIONS = (".nv_fatbin", "__nv_relfatbin")  # where clang puts a GPU binary it embeds
 
 
 def framed(ir: str) -> bytes:
@@ -40,8 +41,8 @@ def device_modules(executable: str) -> list[str]:
     from elftools.elf.elffile import ELFFile
 
     with open(executable, "rb") as handle:
-        section = ELFFile(handle).get_section_by_name(".nv_fatbin")
-        data = section.data() if section is not None else b""
+        elf = ELFFile(handle)  # whole-program sources' binaries, then relocatable device code's (-rdc)
+        data = b"".join(section.data() for section in map(elf.get_section_by_name, FATBIN_SECTIONS) if section)
     texts, at = [], data.find(IR_MAGIC)
     while at >= 0:
         (size,) = struct.unpack_from("<Q", data, at + len(IR_MAGIC))

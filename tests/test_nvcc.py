@@ -116,3 +116,21 @@ def test_a_library_the_runtime_does_not_implement_links_and_says_not_supported(t
     ran = subprocess.run([str(tmp_path / "generate")], capture_output=True, text=True, timeout=600)
     assert ran.returncode == 0 and "status 1" in ran.stdout, ran.stderr
     assert "curandCreateGenerator" in ran.stderr and "not supported" in ran.stderr
+
+
+def test_relocatable_device_code_links_across_sources_as_nvcc_dc_and_dlink_do(tmp_path):
+    (tmp_path / "apply.cu").write_text(
+        "#include <cstdio>\nextern __device__ int twice(int v);\n__device__ int counter;\n"
+        "__global__ void apply(int *x) { x[threadIdx.x] = twice(threadIdx.x); if (threadIdx.x == 0) counter = 5; }\n"
+        "int main() {\n  int *x, c;\n  cudaMallocManaged(&x, 32 * sizeof(int));\n  apply<<<1, 32>>>(x);\n"
+        "  cudaMemcpyFromSymbol(&c, counter, sizeof c);\n  printf(\"%d %d\\n\", x[31], c);\n  return 0;\n}\n")
+    (tmp_path / "twice.cu").write_text("__device__ int twice(int v) { return 2 * v; }\n")
+    steps = [["-dc", "apply.cu", "-o", "apply.o"], ["-dc", "twice.cu", "-o", "twice.o"],
+             ["-dlink", "apply.o", "twice.o", "-o", "link.o"], ["apply.o", "twice.o", "link.o", "-o", "apply"],
+             ["-M", "apply.cu", "-MT", "apply.o"]]
+    for step in steps:
+        done = subprocess.run([TOOLS["NVCC"], *step], cwd=tmp_path, capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, (step, done.stderr)
+    assert done.stdout.startswith("apply.o: ") and "apply.cu" in done.stdout
+    ran = subprocess.run(["./apply"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert ran.returncode == 0 and ran.stdout == "62 5\n" and "1 launch checked" in ran.stderr
