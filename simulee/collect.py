@@ -84,7 +84,7 @@ def merge(folder: Path) -> Merged:
         merged.processes += 1
         merged.programs.add(record["program"])
         merged.launches += len(record["launches"])
-        merged.repeats += sum(1 for launch in record["launches"] if launch.get("repeats"))
+        merged.repeats += sum(1 for launch in record["launches"] if launch.get("repeats") or launch.get("reused"))
         merged.seconds += record.get("seconds", 0.0)
         merged.unsupported += [name for name in record.get("unsupported", []) if name not in merged.unsupported]
         for name, file, _ in record.get("kernels", []):
@@ -120,7 +120,7 @@ def summary(merged: Merged, bugs) -> str:
     """What the processes did and found, in a few lines."""
     causes = bugs.shown(False)
     errors = sum(1 for cause in causes if cause["witness"]["severity"] == "error")
-    again = f" ({merged.repeats} repeating an earlier one exactly)" if merged.repeats else ""
+    again = f" ({merged.repeats} repeating an earlier one exactly, run once)" if merged.repeats else ""
     lines = [f"simulee: {merged.processes} process{'es' if merged.processes != 1 else ''} of "
              f"{len(merged.programs)} program{'s' if len(merged.programs) != 1 else ''}; {merged.launches} launch"
              f"{'es' if merged.launches != 1 else ''} checked, all on the programs' own data{again}; "

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import mmap
 import os
+import pickle
 import socket
 import struct
 import tempfile
@@ -96,6 +97,8 @@ class DeviceLaunch:
     result: Result | None = None
     repeat_of: int = 0  # the launch this one repeats exactly (same kernel, dimensions, arguments and memory)
     parent: int = 0  # the launch whose kernel made this one (dynamic parallelism)
+    reused: str = ""  # the launch of another process this one repeats exactly (its report's name)
+    checked: object = None  # what the observer found of it, to give again (runner._Checker.launched)
 
     @property
     def where(self) -> str:
@@ -135,6 +138,8 @@ class Device:
     heap: object = None  # the device heap of in-kernel malloc and new (interpreter.heap.Heap), kept across launches
     textures: dict[int, Texture] = field(default_factory=dict)  # texture objects, by handle
     on_finish: object = None  # () -> the number of errors found, when the program asks FINISH at its exit
+    # a folder other processes of the program's test suite share: launches repeating one of theirs reuse it
+    shared_launches: object = None
 
     def __post_init__(self):
         directory = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
@@ -148,6 +153,9 @@ class Device:
         self.kernels: list[KernelInfo] = []
         self.textures_made = 0
         self.repeats: dict[tuple, tuple] = {}  # launch key -> (its launch, the bytes it changed, its output)
+        self.program_digest = hashlib.blake2b(repr(sorted(k.symbol for k in self.program.kernels)).encode() +
+                                              getattr(self.program, "digest", b""), digest_size=16).hexdigest()
+        self.process = str(os.getpid())
         self._repeat_bytes = 0
         placement = Placement(self.program, None, Launch((1, 1, 1), (1, 1, 1), device=self), self.memory)
         self.addresses = {name: address for name, address in placement.addresses.items()
@@ -350,6 +358,9 @@ class Device:
         repeated = self.repeats.get(key)
         if repeated is not None:
             return self._repeat(record, repeated)
+        stored = self._stored(key, kernel)
+        if stored is not None:
+            return self._reuse(record, stored, key, before)
         arguments, at = {}, header
         for param in kernel.params:
             arguments[param.name] = _argument(param, payload[at : at + param.size])
@@ -447,11 +458,61 @@ class Device:
         size = sum(len(data) for data in changed.values())
         if size > REPEAT_BYTES or record.status not in ("ok",):
             return
+        self._share(key, record, changed, output)
         while self.repeats and self._repeat_bytes + size > REPEAT_BYTES:
             oldest = next(iter(self.repeats))
             self._repeat_bytes -= sum(len(data) for data in self.repeats.pop(oldest)[1].values())
         self.repeats[key] = (record, changed, output)
         self._repeat_bytes += size
+
+    def _stored_path(self, key: tuple, kernel: KernelInfo):
+        if self.shared_launches is None:
+            return None
+        digest = hashlib.blake2b(repr((self.program_digest, kernel.symbol, key[1:5])).encode() + key[5],
+                                 digest_size=20).hexdigest()
+        return self.shared_launches / f"{digest}.pickle"
+
+    def _stored(self, key: tuple, kernel: KernelInfo):
+        """What another process of the test suite kept of a launch this one repeats exactly
+        (same program, kernel, dimensions, arguments and memory), or None."""
+        path = self._stored_path(key, kernel)
+        if path is None or not path.is_file():
+            return None
+        try:
+            with path.open("rb") as handle:
+                return pickle.load(handle)
+        except (OSError, pickle.PickleError, EOFError, AttributeError, ValueError):
+            return None
+
+    def _share(self, key: tuple, record: DeviceLaunch, changed: dict, output: bytes) -> None:
+        """Keep a launch for the other processes (not one that made launches of its own)."""
+        path = self._stored_path(key, record.kernel)
+        if path is None or record.checked is None or len(self.launches) != record.number or path.exists():
+            return
+        stored = dict(changed=changed, output=output, status=record.status, message=record.message,
+                      error=record.error, checked=record.checked, origin=self.origin(record))
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial = path.with_suffix(f".{os.getpid()}.part")
+            with partial.open("wb") as handle:
+                pickle.dump(stored, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            partial.replace(path)
+        except OSError:  # a full disk costs the reuse, not the run
+            pass
+
+    def origin(self, record: DeviceLaunch) -> str:
+        """How another process names `record`: this process's launch number."""
+        return f"launch {record.number} of process {self.process}"
+
+    def _reuse(self, record: DeviceLaunch, stored: dict, key: tuple, before: dict) -> tuple[int, bytes]:
+        for number, data in stored["changed"].items():
+            self.memory.regions[number].data[: len(data)] = data
+        record.status, record.message, record.error = stored["status"], stored["message"], stored["error"]
+        record.reused, record.checked = stored["origin"], stored["checked"]
+        if self.observer is not None:
+            self.observer.launched(record)
+        self.repeats[key] = (record, stored["changed"], stored["output"])  # a repeat here is of this one
+        return record.error, stored["output"]
 
     def _repeat(self, record: DeviceLaunch, repeated: tuple) -> tuple[int, bytes]:
         first, changed, output = repeated

@@ -10,7 +10,9 @@ program's crash, exit or time-out ends the run; what was checked until then is r
 from __future__ import annotations
 
 import bisect
+import copy
 import functools
+import hashlib
 import os
 import re
 import signal
@@ -118,6 +120,7 @@ def program_of(texts: list[str], origin: str, sources: list[Path] = ()):
     except LoadError as error:
         raise SimuleeError(str(error)) from None
     program.managed = managed_variables(text)
+    program.digest = hashlib.blake2b(text.encode(), digest_size=16).digest()
     program.degraded_sources = [f"{source}: {degradation(text)}" for source, text in zip(sources, texts)
                                 if degradation(text)]
     return program
@@ -222,10 +225,14 @@ class _Checker:
         self.device: Device | None = None
         self.operations: dict[int, Operation] = {}  # by launch number: what each launch touched
         self.truncated: set[str] = set()  # kernels a launch of which ran past the trace limit
+        self.reused: set[str] = set()  # kernels a launch of which another process ran (reused)
 
     def launched(self, launch: DeviceLaunch) -> None:
         if launch.repeat_of:
             self._repeated(launch)
+            return
+        if launch.reused:
+            self._reused(launch)
             return
         kernel, result = launch.kernel, launch.result
         check = self._check(kernel)
@@ -244,8 +251,12 @@ class _Checker:
             if LIMIT_NOTE not in check.notes:
                 check.notes.append(LIMIT_NOTE)
         run = LaunchRun(self.program, kernel, result, self.warp_model)
+        sharing = self.device is not None and self.device.shared_launches is not None
+        found = []
         for detector in self.detectors:
             for finding in detector.launch(run):
+                if sharing:
+                    found.append(copy.deepcopy(finding))
                 _merge(self.merged[kernel.symbol], finding)
         for detector in self.detectors:
             detector.keep(run, self.kept[kernel.symbol])
@@ -254,6 +265,27 @@ class _Checker:
         where = f" at {launch.where}" if launch.site else ""
         operation = Operation(f"launch {launch.number} ({kernel.name}{where})", launch.stream, launch.site, reads,
                               writes, atomics, kernel, launch=entry)
+        self.operations[launch.number] = operation
+        self._races(self.order.operation(operation))
+        if sharing and not result.trace.dropped:  # what another process repeating it takes as its own
+            launch.checked = dict(entry=entry, findings=found, reads=reads, writes=writes, atomics=atomics)
+
+    def _reused(self, launch: DeviceLaunch) -> None:
+        """A launch that repeats exactly one another process of the test suite ran: its
+        findings and footprint are that one's; its barriers are not judged here (the other
+        process judged them on it)."""
+        checked, kernel = launch.checked, launch.kernel
+        check = self._check(kernel)
+        entry = dict(checked["entry"], number=launch.number, site=launch.where, reused=launch.reused, seconds=0.0)
+        check.launches.append(entry)
+        self.reused.add(kernel.symbol)
+        if self.progress:
+            self.progress(f"launch {launch.number}: {kernel.name}, as {launch.reused}")
+        for finding in checked["findings"]:
+            _merge(self.merged[kernel.symbol], copy.deepcopy(finding))
+        where = f" at {launch.where}" if launch.site else ""
+        operation = Operation(f"launch {launch.number} ({kernel.name}{where})", launch.stream, launch.site,
+                              checked["reads"], checked["writes"], checked["atomics"], kernel, launch=entry)
         self.operations[launch.number] = operation
         self._races(self.order.operation(operation))
 
@@ -339,11 +371,12 @@ class _Checker:
                 check.verdicts = kept.verdicts
         # A barrier a launch used past the trace limit is not judged redundant, in any kernel
         # reaching it (the instances of a template share it): its uses there are unseen.
-        unseen = {_at(v.place) for symbol in self.truncated for v in self.checks[symbol].verdicts or ()}
+        unseen = {_at(v.place): LIMIT_REASON for symbol in self.truncated for v in self.checks[symbol].verdicts or ()}
+        unseen |= {_at(v.place): REUSED_REASON for symbol in self.reused for v in self.checks[symbol].verdicts or ()}
         for symbol, check in self.checks.items():
             for verdict in check.verdicts or ():
                 if verdict.verdict == "redundant" and _at(verdict.place) in unseen:
-                    verdict.verdict, verdict.reason = "not-covered", LIMIT_REASON
+                    verdict.verdict, verdict.reason = "not-covered", unseen[_at(verdict.place)]
             findings = [f for f in self.merged[symbol].values()
                         if f.type != "redundant-barrier" or (f.file, f.line, f.column) not in unseen]
             check.findings = sorted(findings, key=lambda f: (f.file, f.line, f.column, f.type))
@@ -353,6 +386,7 @@ class _Checker:
 HOST = "(host)"  # the check of races between copies and fills
 LIMIT_NOTE = "launches past the trace limit were checked on their first accesses only (no barrier judged redundant)"
 LIMIT_REASON = "a launch used it past the trace limit"
+REUSED_REASON = "a launch using it repeats one another process ran, which judged it"
 
 
 def _at(place) -> tuple:

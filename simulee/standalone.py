@@ -68,6 +68,9 @@ def main(argv: list[str] | None = None) -> int:
     warp_model = os.environ.get("SIMULEE_WARP_MODEL", "independent")
     checker = _Checker(program, warp_model, (), None)
     device = checker.device = Device(program, sites=_line_table(executable), observer=checker)
+    device.process = f"{Path(executable).name}-{os.getppid()}"
+    if os.environ.get("SIMULEE_REPORT"):  # the test suite's processes share their launches
+        device.shared_launches = Path(os.environ["SIMULEE_REPORT"]) / "launches"
     ending = _Ending(checker, device, executable, start)
     device.on_finish = ending.report
     try:
@@ -102,7 +105,10 @@ class _Ending:
         text = report.text(bugs, False, seconds, False) if bugs.shown(False) else ""
         name = Path(self.executable).name
         repeats = sum(1 for launch in self.device.launches if launch.repeat_of)
-        again = f" ({repeats} repeating an earlier one exactly)" if repeats else ""
+        reused = sum(1 for launch in self.device.launches if launch.reused)
+        again = ", ".join(filter(None, (f"{repeats} repeating an earlier one exactly" if repeats else "",
+                                        f"{reused} repeating one of another process" if reused else "")))
+        again = f" ({again})" if again else ""
         lines = [text.rstrip("\n")] if text else []
         lines.append(f"simulee: {name}: {len(self.device.launches)} launch"
                      f"{'es' if len(self.device.launches) != 1 else ''} checked on the program's own data{again}; "
@@ -124,7 +130,8 @@ class _Ending:
                   "directory": os.getcwd(), "pid": os.getppid(), "seconds": round(seconds, 3),
                   "launches": [{"number": launch.number, "kernel": launch.kernel.name, "site": launch.where,
                                 "grid": list(launch.grid), "block": list(launch.block),
-                                "repeats": launch.repeat_of, "seconds": round(launch.seconds, 4)}
+                                "repeats": launch.repeat_of, "reused": launch.reused,
+                                "seconds": round(launch.seconds, 4)}
                                for launch in self.device.launches],
                   "kernels": sorted({(kernel.name, kernel.file, kernel.line) for kernel in self._kernels()}),
                   "unsupported": list(self.device.unsupported),

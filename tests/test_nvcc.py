@@ -134,3 +134,21 @@ def test_relocatable_device_code_links_across_sources_as_nvcc_dc_and_dlink_do(tm
     assert done.stdout.startswith("apply.o: ") and "apply.cu" in done.stdout
     ran = subprocess.run(["./apply"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert ran.returncode == 0 and ran.stdout == "62 5\n" and "1 launch checked" in ran.stderr
+
+
+def test_a_launch_another_process_of_the_tests_ran_is_reused_with_its_findings(tmp_path):
+    (tmp_path / "twice.cu").write_text(
+        "#include <cstdio>\n__global__ void fill(int *x, int v) { x[blockIdx.x * blockDim.x + threadIdx.x] = v; }\n"
+        "__global__ void shift(int *x) { int i = threadIdx.x; if (i + 1 < 64) x[i + 1] = x[i]; }\n"
+        "int main() {\n  int *d, h[4];\n  cudaMalloc(&d, 256 * sizeof(int));\n  cudaMemset(d, 0, 256 * sizeof(int));\n"
+        "  fill<<<4, 64>>>(d, 7);\n  shift<<<1, 64>>>(d);\n"
+        "  cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);\n  printf(\"%d\\n\", h[3]);\n  return 0;\n}\n")
+    built = subprocess.run([TOOLS["NVCC"], "twice.cu", "-o", "twice"], cwd=tmp_path, capture_output=True, text=True,
+                           timeout=900)
+    assert built.returncode == 0, built.stderr
+    run = simulee("test", "--error-exitcode", "0", "--", "sh", "-c", "./twice && ./twice", cwd=tmp_path)
+    assert run.returncode == 1 and run.stdout.count("error: data race") == 1, run.stderr
+    assert run.stdout.count("7\n") == 2 and "2 launches checked on the program's own data; 1 error" in run.stderr
+    assert "2 launches checked on the program's own data (2 repeating one of another process); 1 error" in run.stderr
+    assert "4 launches checked, all on the programs' own data (2 repeating an earlier one exactly, run once)" \
+        in run.stderr
