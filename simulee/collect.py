@@ -3,7 +3,7 @@ simulee-nvcc built checking its launches, and the reports of its processes merge
 
 Each process of such a program writes <program>-<pid>.json (standalone.py) into the folder
 SIMULEE_REPORT names. `merge` makes one check per kernel of them all (findings said once,
-launches counted over every process), lists the kernels of the programs' own sources no
+launches counted over every process, a barrier needed if some process needed it), lists the kernels of the programs' own sources no
 process launched, and the reports are written as a scan's are (report.html, report.sarif,
 bugs.csv, findings.csv, summary.md).
 
@@ -94,9 +94,10 @@ def merge(folder: Path) -> Merged:
             key = (check["file"], check["kernel"])
             launched.add(key)
             if key not in checks:
-                checks[key] = dict(check, findings=[], launches=[], seconds=0.0, notes=[])
+                checks[key] = dict(check, findings=[], launches=[], seconds=0.0, notes=[], barriers=[])
             into = checks[key]
             into["launches"] += check["launches"]
+            into["barriers"] += check["barriers"]  # judged over every process (redundant.across_kernels)
             into["seconds"] = round(into["seconds"] + check["seconds"], 3)
             into["notes"] += [note for note in check["notes"] if note not in into["notes"]]
             if check["status"] != "ok":

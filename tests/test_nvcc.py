@@ -152,3 +152,20 @@ def test_a_launch_another_process_of_the_tests_ran_is_reused_with_its_findings(t
     assert "2 launches checked on the program's own data (2 repeating one of another process); 1 error" in run.stderr
     assert "4 launches checked, all on the programs' own data (2 repeating an earlier one exactly, run once)" \
         in run.stderr
+
+
+def test_a_barrier_one_process_needs_is_not_redundant_in_the_merged_report(tmp_path):
+    (tmp_path / "rotate.cu").write_text(
+        "#include <cstdlib>\n"
+        "__global__ void rotate(int *x, int by) {\n  __shared__ int s[64];\n  s[threadIdx.x] = threadIdx.x;\n"
+        "  __syncthreads();\n  x[threadIdx.x] = s[(threadIdx.x + by) % 64];\n}\n"
+        "int main(int argc, char **argv) {\n  int *x;\n  cudaMalloc(&x, 64 * sizeof(int));\n"
+        "  rotate<<<1, 64>>>(x, atoi(argv[1]));\n  cudaDeviceSynchronize();\n  return 0;\n}\n")
+    built = subprocess.run([TOOLS["NVCC"], "rotate.cu", "-o", "rotate"], cwd=tmp_path, capture_output=True,
+                           text=True, timeout=900)
+    assert built.returncode == 0, built.stderr
+    alone = simulee("test", "--", "./rotate", "0", cwd=tmp_path)  # each thread reads what it wrote
+    assert alone.returncode == 0 and "redundant barrier" in alone.stdout, alone.stderr
+    both = simulee("test", "--", "sh", "-c", "./rotate 0 && ./rotate 1", cwd=tmp_path)
+    assert both.returncode == 0 and "redundant barrier" in both.stderr  # the first process's own report
+    assert "redundant barrier" not in both.stdout and "0 root causes" in both.stderr
