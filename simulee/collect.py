@@ -3,9 +3,9 @@ simulee-nvcc built checking its launches, and the reports of its processes merge
 
 Each process of such a program writes <program>-<pid>.json (standalone.py) into the folder
 SIMULEE_REPORT names. `merge` makes one check per kernel of them all (findings said once,
-launches counted over every process, a barrier needed if some process needed it), lists the kernels of the programs' own sources no
-process launched, and the reports are written as a scan's are (report.html, report.sarif,
-bugs.csv, findings.csv, summary.md).
+launches counted over every process, a barrier needed if some process needed it), lists
+the kernels of the programs' own sources no process launched, and the reports are written
+as a scan's are (report.html, report.sarif, bugs.csv, findings.csv, summary.txt).
 
 May import: simulee.report, simulee.rootcause, simulee.html_report, simulee.findings.
 """
