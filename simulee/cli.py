@@ -333,7 +333,8 @@ def _test_command(commands) -> None:
         description="Run COMMAND (after --: ctest, make check, any command) with every program simulee-nvcc built "
                     "reporting to one folder, then merge the reports of all its processes into one: each launch "
                     "ran on the program's own data; kernels no test launched are listed. Without a COMMAND, "
-                    "merge the reports already in --reports. Exit status: 1 when errors are found, else the "
+                    "merge the reports already in --reports. With --format json or sarif the command's output goes "
+                    "to stderr, the report alone to stdout. Exit status: 1 when errors are found, else the "
                     "command's own.")
     test.add_argument("--reports", metavar="DIR", type=Path,
                       help="the folder the processes report into (SIMULEE_REPORT; default: a temporary one)")
@@ -344,6 +345,12 @@ def _test_command(commands) -> None:
     test.add_argument("--error-exitcode", metavar="N",
                       help="the exit status of a process that found errors (SIMULEE_EXIT_ON_ERROR; default 1, so "
                            "the test fails); 0 keeps each program's own")
+    test.add_argument("--scan-untested", action="store_true",
+                      help="check the kernels no test launched too, on launches and data Simulee searches (their "
+                           "findings are warnings marked as on invented data)")
+    test.add_argument("--compile-commands", metavar="FILE",
+                      help="the compile_commands.json those checks take -I and -D from (default: ./compile_commands"
+                           ".json when there is one, as CMake writes with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)")
     test.set_defaults(run=run_test, program_args=[], verbose=False)
     merge = commands.add_parser(
         "report", help="merge the reports programs simulee-nvcc built wrote into DIR (SIMULEE_REPORT)",
@@ -353,7 +360,7 @@ def _test_command(commands) -> None:
     merge.add_argument("-o", "--output", metavar="DIR", type=Path,
                        help="write report.html, report.sarif, bugs.csv, findings.csv and summary.txt to DIR")
     merge.add_argument("--format", choices=("text", "json", "sarif"), default="text")
-    merge.set_defaults(run=run_test, program_args=[], verbose=False, error_exitcode=None)
+    merge.set_defaults(run=run_test, program_args=[], verbose=False, error_exitcode=None, scan_untested=False)
 
 
 def run_test(args) -> int:
@@ -362,13 +369,18 @@ def run_test(args) -> int:
     from simulee import collect, rootcause
 
     if args.program_args:
-        status, folder, temporary = collect.run_tests(args.program_args, args.reports, args.error_exitcode)
+        status, folder, temporary = collect.run_tests(args.program_args, args.reports, args.error_exitcode,
+                                                      output_to_stderr=args.format != "text")
     elif args.reports is None:
         raise SimuleeError("give a command after -- (simulee test -- ctest), or --reports DIR to merge")
     else:
         status, folder, temporary = 0, args.reports, False
     try:
         merged = collect.merge(folder)
+        if args.scan_untested and merged.untested:
+            database = args.compile_commands or ("compile_commands.json" if Path("compile_commands.json").is_file()
+                                                 else None)
+            collect.check_untested(merged, database, lambda text: print(f"simulee: {text}", file=sys.stderr))
         bugs = rootcause.bugs(merged.checks)
         if args.output:
             collect.write(merged, bugs, args.output, Path.cwd().name)

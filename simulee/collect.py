@@ -26,6 +26,8 @@ from simulee.errors import SimuleeError
 from simulee.findings import display
 
 DEFAULT_EXIT_ON_ERROR = "1"  # what a process that found errors exits with under `simulee test`
+INVENTED = "on data Simulee invented: no test launches this kernel"
+UNTESTED_SECONDS = 600  # the most one untested kernel's check may take
 
 
 @dataclass
@@ -117,6 +119,35 @@ def merge(folder: Path) -> Merged:
     return merged
 
 
+def check_untested(merged: Merged, compile_commands: str | None, say) -> None:
+    """Check the kernels no test launched (`simulee check FILE -k NAME`: launches and data
+    Simulee searches), their findings warnings marked INVENTED, added to `merged.checks`;
+    each checked then leaves `merged.untested`."""
+    for file, names in list(merged.untested.items()):
+        for name in names:
+            say(f"checking {file}: {name}, which no test launches, on launches and data Simulee searches")
+            command = [sys.executable, "-m", "simulee", "check", file, "-k", name, "--format", "json", "-q"]
+            command += ["--compile-commands", compile_commands] if compile_commands else []
+            try:
+                done = subprocess.run(command, capture_output=True, text=True, timeout=UNTESTED_SECONDS)
+                records, why = json.loads(done.stdout or "{}").get("kernels", []), done.stderr.strip()
+            except subprocess.TimeoutExpired:
+                records, why = [], f"past {UNTESTED_SECONDS} s"
+            except ValueError:
+                records, why = [], "no report"
+            if not records:
+                say(f"{file}: {name}: not checked ({(why.splitlines() or ['no report'])[-1]})")
+                continue
+            for record in records:
+                record["notes"] = [*record.get("notes", []), f"checked {INVENTED}"]
+                record["findings"] = [dict(f, severity="warning", invented=True,
+                                           message=f"{f['message']} ({INVENTED})") for f in record["findings"]]
+                merged.checks.append(record)
+            merged.untested[file] = [left for left in merged.untested[file] if left != name]
+        if not merged.untested[file]:
+            del merged.untested[file]
+
+
 def summary(merged: Merged, bugs) -> str:
     """What the processes did and found, in a few lines."""
     causes = bugs.shown(False)
@@ -157,9 +188,11 @@ def write(merged: Merged, bugs, folder: Path, project: str) -> None:
         partial.replace(folder / name)
 
 
-def run_tests(command: list[str], folder: Path | None, exit_on_error: str | None) -> tuple[int, Path, bool]:
+def run_tests(command: list[str], folder: Path | None, exit_on_error: str | None,
+              output_to_stderr: bool = False) -> tuple[int, Path, bool]:
     """Run `command` with every simulee-nvcc program it starts reporting into `folder` (a new
-    temporary one when None): (its exit status, the folder, whether the folder is temporary)."""
+    temporary one when None): (its exit status, the folder, whether the folder is temporary).
+    `output_to_stderr`: its standard output goes to stderr (stdout is for a JSON report)."""
     temporary = folder is None
     folder = Path(tempfile.mkdtemp(prefix="simulee-test-")) if folder is None else folder
     folder.mkdir(parents=True, exist_ok=True)
@@ -170,7 +203,7 @@ def run_tests(command: list[str], folder: Path | None, exit_on_error: str | None
         del environment["SIMULEE_EXIT_ON_ERROR"]
     started = time.perf_counter()
     try:
-        status = subprocess.run(command, env=environment).returncode
+        status = subprocess.run(command, env=environment, stdout=sys.stderr if output_to_stderr else None).returncode
     except FileNotFoundError:
         raise SimuleeError(f"no such command: {command[0]}") from None
     except PermissionError:

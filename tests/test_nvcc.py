@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import line_of
 from simulee.nvcc import Nvcc, parse
 
 pytestmark = pytest.mark.xdist_group("nvcc")  # one toolkit folder and runtime build for the module
@@ -80,9 +81,14 @@ def test_a_cmake_project_builds_and_ctest_fails_the_racy_test_only(cmake_build):
     assert run.returncode == 1, run.stderr
     assert "1 - shift_racy (Failed)" in run.stdout and "shift_staged" not in run.stdout.split("FAILED")[-1]
     assert "2 processes of 2 programs; 2 launches checked, all on the programs' own data" in run.stderr
-    assert "never launched by the tests: scale" in run.stderr
+    assert "never launched by the tests: rotate_scaled" in run.stderr
     sarif = json.loads((cmake_build / "report" / "report.sarif").read_text())
     assert [result["ruleId"] for result in sarif["runs"][0]["results"]] == ["data-race"]
+    scanned = simulee("test", "--scan-untested", "--format", "json", "--", str(BIN / "ctest"), cwd=cmake_build)
+    assert scanned.returncode == 1 and "never launched" not in scanned.stderr
+    causes = {(c["type"], c["severity"], c["line"]): c for c in json.loads(scanned.stdout)["root_causes"]}
+    invented = causes[("data-race", "warning", line_of(HERE / "cmake" / "shift.cu", "racy (a neighbour's read)") + 2)]
+    assert "on data Simulee invented" in invented["message"] and ("data-race", "error", 9) in causes
 
 
 def test_a_makefile_project_builds_with_nvcc_and_cxx_given_and_make_check_shows_the_race(tmp_path):

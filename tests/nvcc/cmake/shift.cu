@@ -15,9 +15,9 @@ __global__ void shift(int *x, int n) {
 #endif
 }
 
-__global__ void scale(float *x, float by, int n) {  // no test launches it
+__global__ void rotate_scaled(float *x, float by, int n) {  // no test launches it; racy (a neighbour's read)
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) x[i] *= by;
+    if (i < n) x[i] = x[(i + 1) % n] * by;
 }
 
 int main(int argc, char **argv) {
