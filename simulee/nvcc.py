@@ -8,7 +8,8 @@ Simulee's CUDA runtime, which starts Simulee's device on the program's first CUD
 same musl and libc++, so no system compiler is used. For CMake, the three answer as
 NVIDIA's nvcc and clang do, with a CUDA toolkit folder (`toolkit_folder`) whose lib64
 holds the runtime as libcudart_static.a. A library other than the runtime (-lcurand,
--lcublas, ...) links to stubs that say `not supported` at the call.
+-lcublas, ...) links to stubs that say `not supported` at the call. A shared library is
+made a static archive under its name (programs link statically against musl).
 
 May import: simulee.hostbuild, simulee.frontend, simulee.toolkit, simulee.standalone.
 """
@@ -504,9 +505,12 @@ def host_compiler(language: str, arguments: list[str]) -> int:
                *(hostbuild.GCC_C_LENIENCE if language == "c" else [])]
     if compiling:
         return subprocess.run([*command, *arguments]).returncode
+    if "-shared" in arguments:
+        return _shared_as_archive(arguments)
     libraries = [a[2:] for a in arguments if a.startswith("-l") and len(a) > 2]
     kept = [a for a in arguments if not (a.startswith("-l") and a[2:] in RUNTIME_LIBRARIES)]
     with tempfile.TemporaryDirectory(prefix="simulee-link-") as scratch:
+        kept = _archives_as_archives(kept, Path(scratch))
         objects = [Path(a) for a in arguments if a.endswith(".o") and Path(a).is_file()]
         extra = hostbuild._linked_binaries(clang, objects, Path(scratch))
         wanted = any(a.startswith("-lcud") or Path(a).name.startswith("libcud") for a in arguments) or \
@@ -518,6 +522,41 @@ def host_compiler(language: str, arguments: list[str]) -> int:
             sys.stderr.write(error.diagnostics)
             return 1
     return 0
+
+
+def _shared_as_archive(arguments: list[str]) -> int:
+    """A shared library's link, made a static archive under the library's name: programs link
+    statically (musl), and the linker reads a file by its content, not its name."""
+    if "-o" not in arguments or arguments.index("-o") + 1 >= len(arguments):
+        raise SimuleeError("a shared library's link needs -o")
+    output = Path(arguments[arguments.index("-o") + 1])
+    objects = [Path(a) for a in arguments if a.endswith((".o", ".obj", ".lo")) and Path(a).is_file()]
+    archive(objects, output)
+    return 0
+
+
+def _archives_as_archives(arguments: list[str], scratch: Path) -> list[str]:
+    """`arguments` with each shared library that is an archive (_shared_as_archive), named
+    or found by -l, given by a link of an archive's name: the driver would link dynamically
+    on seeing a .so."""
+    folders = [a[2:] for a in arguments if a.startswith("-L") and len(a) > 2]
+    out = []
+    for argument in arguments:
+        path = Path(argument) if argument.endswith(".so") else None
+        if argument.startswith("-l") and len(argument) > 2:
+            path = next((Path(f) / f"lib{argument[2:]}.so" for f in folders if (Path(f) / f"lib{argument[2:]}.so")
+                         .is_file()), None)
+        if path is not None and path.is_file() and _starts_with(path, b"!<arch>\n"):
+            link = scratch / f"{len(out)}-{path.stem}.a"
+            link.symlink_to(path.resolve())
+            argument = str(link)
+        out.append(argument)
+    return out
+
+
+def _starts_with(path: Path, magic: bytes) -> bool:
+    with path.open("rb") as handle:
+        return handle.read(len(magic)) == magic
 
 
 def _has_device_code(path: Path) -> bool:

@@ -175,3 +175,18 @@ def test_a_barrier_one_process_needs_is_not_redundant_in_the_merged_report(tmp_p
     both = simulee("test", "--", "sh", "-c", "./rotate 0 && ./rotate 1", cwd=tmp_path)
     assert both.returncode == 0 and "redundant barrier" in both.stderr  # the first process's own report
     assert "redundant barrier" not in both.stdout and "0 root causes" in both.stderr
+
+
+def test_a_shared_library_of_kernels_links_into_the_program_that_uses_it(tmp_path):
+    (tmp_path / "fill.cu").write_text("__global__ void fill(int *x, int v) { x[threadIdx.x] = v; }\n"
+                                      "void fill_on_device(int *x, int v) { fill<<<1, 32>>>(x, v); }\n")
+    (tmp_path / "main.cu").write_text(
+        "#include <cstdio>\nvoid fill_on_device(int *x, int v);\n"
+        "int main() {\n  int *x;\n  cudaMallocManaged(&x, 32 * sizeof(int));\n  fill_on_device(x, 9);\n"
+        "  cudaDeviceSynchronize();\n  printf(\"%d\\n\", x[31]);\n  return 0;\n}\n")
+    for step in (["-shared", "-Xcompiler", "-fPIC", "fill.cu", "-o", "libfill.so"],
+                 ["main.cu", "-L.", "-lfill", "-o", "main"]):
+        done = subprocess.run([TOOLS["NVCC"], *step], cwd=tmp_path, capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, (step, done.stderr)
+    ran = subprocess.run(["./main"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert ran.returncode == 0 and ran.stdout == "9\n" and "1 launch checked" in ran.stderr
