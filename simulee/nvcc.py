@@ -497,6 +497,7 @@ def host_compiler(language: str, arguments: list[str]) -> int:
     clang = find_clang(None)
     driver = "clang" if language == "c" else "c++"
     root = toolkit_folder()
+    arguments = _expanded(arguments)  # CMake passes objects and libraries in response files
     compiling = any(a in ("-c", "-E", "-S", "-M", "-MM", "-fsyntax-only") for a in arguments)
     if not arguments or arguments in (["--version"], ["-v"], ["-dumpversion"], ["-dumpmachine"]):
         return subprocess.run([*clang.command[:-1], driver, *hostbuild._target(), *arguments]).returncode

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+void fill_identity(int *x, int n);  // identity.cu, a shared library
+
 __global__ void shift(int *x, int n) {
     int i = threadIdx.x;
 #ifdef RACY
@@ -24,7 +26,7 @@ int main(int argc, char **argv) {
     int n = argc > 1 ? atoi(argv[1]) : 64;
     int *x;
     cudaMallocManaged(&x, n * sizeof(int));
-    for (int i = 0; i < n; ++i) x[i] = i;
+    fill_identity(x, n);
     shift<<<1, n>>>(x, n);
     cudaDeviceSynchronize();
     printf("x[%d] = %d\n", n - 1, x[n - 1]);
