@@ -516,8 +516,10 @@ def _bundled_system_folders(resource_dir: str) -> list[str]:
     lib = Path(resource_dir)
     arch = {"amd64": "x86_64", "arm64": "aarch64"}.get(platform.machine().lower(), platform.machine().lower())
     libc = lib / "libc" / "include"
+    family = {"x86_64": "x86", "i386": "x86", "i686": "x86"}.get(arch, arch)  # Linux's own headers (asm/...)
     return [str(folder) for folder in (lib / "libcxx" / "include", lib / "include", libc / f"{arch}-linux-musl",
-                                       libc / "generic-musl", libc / "any-linux-any")]
+                                       libc / "generic-musl", libc / f"{family}-linux-any", libc / "any-linux-any")
+            if folder.is_dir()]
 
 
 @functools.cache

@@ -30,6 +30,8 @@ __SIMULEE_DEVICE clock_t clock(void) { return (clock_t)__nvvm_read_ptx_sreg_cloc
 
 /* new and delete in device code: on the device heap, and placement new (CUB constructs in
    shared memory with it). Each overloads libc++'s host version by target. */
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Winline-new-delete"  /* each TU's own: its device code is a module of its own */
 __device__ inline void *operator new(size_t size) { return malloc(size ? size : 1); }
 __device__ inline void *operator new[](size_t size) { return malloc(size ? size : 1); }
 __device__ inline void operator delete(void *pointer) noexcept { free(pointer); }
@@ -40,6 +42,7 @@ __device__ inline void *operator new(size_t, void *place) noexcept { return plac
 __device__ inline void *operator new[](size_t, void *place) noexcept { return place; }
 __device__ inline void operator delete(void *, void *) noexcept {}
 __device__ inline void operator delete[](void *, void *) noexcept {}
+#pragma clang diagnostic pop
 
 /* Faial's and GPUVerify's precondition spelling. */
 #define __assume(condition) __simulee_assume(condition)
