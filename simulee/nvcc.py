@@ -176,7 +176,6 @@ class Command:
     flags: set[str] = field(default_factory=set)
     inputs: list[tuple[str, str]] = field(default_factory=list)  # (path, language: cuda, c, c++, or linked)
     unknown: list[str] = field(default_factory=list)
-    optimize: bool = False
 
     def value(self, key: str, default: str | None = None) -> str | None:
         return self.values[key][-1] if self.values.get(key) else default
@@ -212,9 +211,7 @@ def parse(arguments: list[str]) -> Command:
         flag = FLAG_NAMES.get(argument)
         if flag is not None:
             command.flags.add(flag)
-        elif re.fullmatch(r"-O\d?|--optimize(=\d)?|-Os|-Ofast", argument):
-            command.optimize = True
-        else:
+        elif not re.fullmatch(r"-O\d?|--optimize(=\d)?|-Os|-Ofast", argument):  # optimizing changes nothing here
             command.unknown.append(argument)
     return command
 
