@@ -576,7 +576,10 @@ def run_prove(args) -> int:
         if error:
             errors.append({"file": display(str(file)), "error": error})
             continue
-        kernels = [program.kernel(name) for name in args.kernel] if args.kernel else own_kernels(program)
+        if args.kernel and path.is_dir():  # the folder's files that have them
+            kernels = [kernel for name in args.kernel for kernel in _named(program, name, file)]
+        else:
+            kernels = [program.kernel(name) for name in args.kernel] if args.kernel else own_kernels(program)
         if not kernels and not path.is_dir():
             raise SimuleeError(f"{file}: no __global__ kernel found")
         for kernel in kernels:
@@ -596,6 +599,8 @@ def run_prove(args) -> int:
             proofs.append(proof)
             if args.format == "text":
                 print(report.text(proof), flush=True)
+    if args.kernel and path.is_dir() and not proofs and not errors:
+        raise SimuleeError(f"{path}: no file has a kernel named {', '.join(args.kernel)} ({len(files)} files)")
     if args.format == "json":
         print(json.dumps({"tool": "simulee", "version": __version__, "kernels": [report.to_json(p) for p in proofs],
                           "errors": errors}, indent=2))

@@ -203,6 +203,13 @@ def test_prove_reads_the_launch_sites_of_the_host_code_it_is_given(run_cli, tmp_
     assert kernel["verdict"] == "proved" and {"n = 1000", "the block given: (64, 1, 1)"} <= set(kernel["assumptions"])
 
 
+def test_a_folder_proves_the_kernel_named_in_the_file_that_has_it(run_cli):
+    status, out, _ = run_cli("prove", TESTS / "prove", "-k", "rows", "--format", "json")
+    assert status == 0 and [k["kernel"] for k in json.loads(out)["kernels"]] == ["rows"]
+    status, _, err = run_cli("prove", TESTS / "prove", "-k", "no_such_kernel")
+    assert status == 2 and "no file has a kernel named no_such_kernel" in err
+
+
 def test_a_simulee_toml_relation_is_an_assumption_of_the_proof(run_cli, tmp_path):
     (tmp_path / "halves.cu").write_text(
         "__global__ void halves(float *x, int offset, int width) {\n"
