@@ -428,6 +428,8 @@ def _line_table(executable: str):
                 return lambda address: None
             dwarf = elf.get_dwarf_info()
             for unit in dwarf.iter_CUs():
+                if _library_unit(unit):  # libc++, musl, Simulee's runtime: no launch or copy is theirs
+                    continue
                 program = dwarf.line_program_for_CU(unit)
                 if program is None:
                     continue
@@ -454,6 +456,30 @@ def _line_table(executable: str):
         return places[index]
 
     return site
+
+
+@functools.cache
+def _library_roots() -> tuple[str, ...]:
+    from simulee.cache import cache_root
+    from simulee.frontend import find_clang
+
+    clang = find_clang(None)
+    roots = [str(hostbuild.RUNTIME_DIR), str(cache_root())] + ([str(Path(clang.resource_dir))] if clang.bundled else [])
+    return tuple(os.path.realpath(root) for root in roots)
+
+
+def _library_unit(unit) -> bool:
+    """Whether a compilation unit of the executable is of a library the build linked in."""
+    try:
+        top = unit.get_top_DIE()
+        name = top.attributes.get("DW_AT_name")
+        directory = top.attributes.get("DW_AT_comp_dir")
+        path = name.value.decode(errors="replace") if name and isinstance(name.value, bytes) else ""
+        if directory and isinstance(directory.value, bytes) and not os.path.isabs(path):
+            path = os.path.join(directory.value.decode(errors="replace"), path)
+    except Exception:  # a unit the reader cannot name: read its lines
+        return False
+    return bool(path) and os.path.realpath(path).startswith(_library_roots())
 
 
 def _file_name(files, directories, number: int, version: int) -> str:
