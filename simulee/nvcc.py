@@ -95,6 +95,8 @@ STUBBED = {"curand": ("curand",), "cublas": ("cublas",), "cublasLt": ("cublasLt"
            "cusparse": ("cusparse",), "cusolver": ("cusolver",), "nvToolsExt": ("nvtx",), "nvrtc": ("nvrtc",),
            "nvjpeg": ("nvjpeg",), "cudnn": ("cudnn",), "nccl": ("nccl",), "nppc": ("npp",), "npps": ("npp",),
            "nppi": ("npp",), "nvjitlink": ("nvJitLink",), "cupti": ("cupti",)}
+# the C and C++ libraries' own files as CMake finds them on the system (glibc's): musl and libc++ are linked instead
+SYSTEM_LIBRARY = re.compile(r"^lib(rt|pthread|dl|m|c|stdc\+\+|gcc_s|gcc|atomic)\.(so(\.[0-9.]+)?|a)$")
 IMPLICIT_LIBRARIES = ("-lcudadevrt", "-lcudart_static", "-lrt", "-lpthread", "-ldl")  # what nvcc's link adds
 NVCC_ID_SOURCE = "CMakeCUDACompilerId.cu"  # CMake's identification: it must see nvcc's macros
 
@@ -506,7 +508,8 @@ def host_compiler(language: str, arguments: list[str]) -> int:
     if "-shared" in arguments:
         return _shared_as_archive(arguments)
     libraries = [a[2:] for a in arguments if a.startswith("-l") and len(a) > 2]
-    kept = [a for a in arguments if not (a.startswith("-l") and a[2:] in RUNTIME_LIBRARIES)]
+    kept = [a for a in arguments if not (a.startswith("-l") and a[2:] in RUNTIME_LIBRARIES) and
+            not SYSTEM_LIBRARY.match(Path(a).name)]
     with tempfile.TemporaryDirectory(prefix="simulee-link-") as scratch:
         kept = _archives_as_archives(kept, Path(scratch))
         objects = [Path(a) for a in arguments if a.endswith(".o") and Path(a).is_file()]
