@@ -35,6 +35,7 @@ BUILTIN_VARIABLES = INCLUDE_DIR / "simulee" / "builtin_vars.h"  # threadIdx, blo
 PRELUDE = INCLUDE_DIR / "simulee_runtime.h"
 # headers a GPU build machine has and the bundled libraries lack (omp.h, glibc's error.h), searched last
 STAND_INS = INCLUDE_DIR / "standins"
+LIBC_OVERRIDES = INCLUDE_DIR / "libc"  # musl's headers as CUDA's expect them (assert.h)
 GPUVERIFY_ANNOTATIONS = INCLUDE_DIR / "gpuverify_annotations.h"
 DEFAULT_ARCH = "sm_70"
 
@@ -512,12 +513,14 @@ def _bundled_library_arguments(clang: Clang) -> list[str]:
 
 
 def _bundled_system_folders(resource_dir: str) -> list[str]:
-    """The system header folders of ziglang's library: libc++, clang's builtin headers, musl."""
+    """The system header folders of ziglang's library (libc++, clang's builtin headers, musl, Linux's),
+    Simulee's own versions of some of musl's (LIBC_OVERRIDES) before musl's."""
     lib = Path(resource_dir)
     arch = {"amd64": "x86_64", "arm64": "aarch64"}.get(platform.machine().lower(), platform.machine().lower())
     libc = lib / "libc" / "include"
     family = {"x86_64": "x86", "i386": "x86", "i686": "x86"}.get(arch, arch)  # Linux's own headers (asm/...)
-    return [str(folder) for folder in (lib / "libcxx" / "include", lib / "include", libc / f"{arch}-linux-musl",
+    return [str(folder) for folder in (lib / "libcxx" / "include", lib / "include", LIBC_OVERRIDES,
+                                       libc / f"{arch}-linux-musl",
                                        libc / "generic-musl", libc / f"{family}-linux-any", libc / "any-linux-any")
             if folder.is_dir()]
 

@@ -193,3 +193,20 @@ def test_a_shared_library_of_kernels_links_into_the_program_that_uses_it(tmp_pat
         assert done.returncode == 0, (step, done.stderr)
     ran = subprocess.run(["./main"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert ran.returncode == 0 and ran.stdout == "9\n" and "1 launch checked" in ran.stderr
+
+
+def test_a_release_build_with_ndebug_compiles_cccl_and_keeps_asserts_off(tmp_path):
+    (tmp_path / "checked.cu").write_text(
+        "#include <cassert>\n#include <cstdio>\n#include <cuda/std/atomic>\n"
+        "__global__ void k(int *x) { assert(x == nullptr); x[threadIdx.x] = threadIdx.x; }\n"
+        "int main() {\n  int *x;\n  cudaMallocManaged(&x, 64);\n  k<<<1, 16>>>(x);\n  cudaDeviceSynchronize();\n"
+        "  assert(x[3] == 4);\n  printf(\"%d\\n\", x[15]);\n  return 0;\n}\n")
+    for defines, status in ((["-DNDEBUG"], 0), ([], None)):  # CMake's Release flags; then asserts on
+        built = subprocess.run([TOOLS["NVCC"], "-O3", *defines, "checked.cu", "-o", "checked"], cwd=tmp_path,
+                               capture_output=True, text=True, timeout=900)
+        assert built.returncode == 0, built.stderr
+        ran = subprocess.run(["./checked"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+        if status == 0:
+            assert ran.returncode == 0 and ran.stdout == "15\n", ran.stderr
+        else:
+            assert ran.returncode != 0 and "assert" in ran.stderr.lower(), ran.stderr
