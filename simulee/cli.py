@@ -339,7 +339,8 @@ def _test_command(commands) -> None:
     test.add_argument("--reports", metavar="DIR", type=Path,
                       help="the folder the processes report into (SIMULEE_REPORT; default: a temporary one)")
     test.add_argument("-o", "--output", metavar="DIR", type=Path,
-                      help="write report.html, report.sarif, bugs.csv, findings.csv and summary.txt to DIR")
+                      help="write report.html, report.sarif, summary.txt, bugs.csv, findings.csv, kernels.csv and "
+                           "barriers.csv to DIR")
     test.add_argument("--format", choices=("text", "json", "sarif"), default="text",
                       help="how the merged findings are printed (default text)")
     test.add_argument("--error-exitcode", metavar="N",
@@ -358,7 +359,8 @@ def _test_command(commands) -> None:
                     "SIMULEE_REPORT=DIR set) into one, as simulee test does. Exit status: 1 when errors are found.")
     merge.add_argument("reports", metavar="DIR", type=Path)
     merge.add_argument("-o", "--output", metavar="DIR", type=Path,
-                       help="write report.html, report.sarif, bugs.csv, findings.csv and summary.txt to DIR")
+                       help="write report.html, report.sarif, summary.txt, bugs.csv, findings.csv, kernels.csv and "
+                           "barriers.csv to DIR")
     merge.add_argument("--format", choices=("text", "json", "sarif"), default="text")
     merge.set_defaults(run=run_test, program_args=[], verbose=False, error_exitcode=None, scan_untested=False)
 

@@ -5,9 +5,11 @@ Each process of such a program writes <program>-<pid>.json (standalone.py) into 
 SIMULEE_REPORT names. `merge` makes one check per kernel of them all (findings said once,
 launches counted over every process, a barrier needed if some process needed it), lists
 the kernels of the programs' own sources no process launched, and the reports are written
-as a scan's are (report.html, report.sarif, bugs.csv, findings.csv, summary.txt).
+as a scan's are (report.html, report.sarif, summary.txt, bugs.csv, findings.csv, kernels.csv,
+barriers.csv).
 
-May import: simulee.report, simulee.rootcause, simulee.html_report, simulee.findings.
+May import: simulee.report, simulee.rootcause, simulee.html_report, simulee.findings, simulee.scan (its
+tables' rows).
 """
 
 from __future__ import annotations
@@ -171,15 +173,21 @@ def summary(merged: Merged, bugs) -> str:
 
 
 def write(merged: Merged, bugs, folder: Path, project: str) -> None:
-    """report.html, report.sarif, bugs.csv, findings.csv and summary.txt into `folder`."""
-    from simulee import html_report, report
+    """report.html, report.sarif, summary.txt and a scan's tables (bugs.csv, findings.csv,
+    kernels.csv, barriers.csv) into `folder`."""
+    from simulee import html_report, report, scan
 
     folder.mkdir(parents=True, exist_ok=True)
+    kernels = [scan._kernel_row({"file": check["file"], "kernel": check["kernel"], "sha256": "", "check": check},
+                                project) for check in bugs.records]
+    barriers = [scan._barrier_row(barrier, project) for check in bugs.records for barrier in check["barriers"]]
     outputs = {
         "report.html": html_report.page(bugs, project, merged.seconds),
         "report.sarif": report.sarif_text(bugs),
         "bugs.csv": report.table_text(report.bug_rows(bugs, project, False), report.CSV_COLUMNS),
         "findings.csv": report.table_text(report.finding_rows(bugs.records, project), report.FINDING_COLUMNS),
+        "kernels.csv": report.table_text(kernels, scan.KERNELS_COLUMNS),
+        "barriers.csv": report.table_text(barriers, scan.BARRIERS_COLUMNS),
         "summary.txt": summary(merged, bugs),
     }
     for name, text in outputs.items():

@@ -83,6 +83,8 @@ def test_a_cmake_project_builds_and_ctest_fails_the_racy_test_only(cmake_build):
     assert "1 - shift_racy (Failed)" in run.stdout and "shift_staged" not in run.stdout.split("FAILED")[-1]
     assert "2 processes of 2 programs; 4 launches checked, all on the programs' own data" in run.stderr
     assert "never launched by the tests: rotate_scaled" in run.stderr
+    kernels = (cmake_build / "report" / "kernels.csv").read_text()
+    assert ",shift," in kernels and ",identity," in kernels and (cmake_build / "report" / "barriers.csv").is_file()
     sarif = json.loads((cmake_build / "report" / "report.sarif").read_text())
     assert [result["ruleId"] for result in sarif["runs"][0]["results"]] == ["data-race"]
     scanned = simulee("test", "--scan-untested", "--format", "json", "--", str(BIN / "ctest"), cwd=cmake_build)
