@@ -17,15 +17,19 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import socket
 import struct
 import sys
+import threading
 import time
 import zlib
 from pathlib import Path
 
 IR_MAGIC = b"SIMULEE-IR\0\0\0\0\0\0"  # 16 bytes, then u64 bytes of zlib-compressed IR text, then the text
 REPORT_VERSION = 1
+PROGRAM = 0  # the process id of the program served
+GRACE_SECONDS = 2.0  # after the program's end, for the device's own report before the watch gives it
 FATBIN_SECTIONS = (".nv_fatbin", "__nv_relfatbin")  # where clang puts a GPU binary it embeds
 
 
@@ -58,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     from simulee.runner import _Checker, _line_table, program_of
 
     fd, executable = (argv if argv is not None else sys.argv[1:])[:2]
+    global PROGRAM
+    PROGRAM = os.getppid()  # the program that started this device (its parent until it dies)
     channel = socket.socket(fileno=int(fd))
     start = time.perf_counter()
     try:
@@ -68,19 +74,20 @@ def main(argv: list[str] | None = None) -> int:
     warp_model = os.environ.get("SIMULEE_WARP_MODEL", "independent")
     checker = _Checker(program, warp_model, (), None)
     device = checker.device = Device(program, sites=_line_table(executable), observer=checker)
-    device.process = f"{Path(executable).name}-{os.getppid()}"
+    device.process = f"{Path(executable).name}-{PROGRAM}"
     if os.environ.get("SIMULEE_REPORT"):  # the test suite's processes share their launches
         device.shared_launches = Path(os.environ["SIMULEE_REPORT"]) / "launches"
     ending = _Ending(checker, device, executable, start)
-    device.on_finish = ending.report
+    device.on_finish = ending.locked(ending.report)
+    checker.launched = ending.locked(checker.launched)
+    threading.Thread(target=ending.watch, args=(channel,), daemon=True).start()
     try:
         path = device.arena_path.encode()
         channel.sendall(struct.pack("<QQ", len(device.arena), len(path)) + path)
         device.serve(channel)
     finally:
+        ending.report_once()
         channel.close()
-        if not ending.reported or len(device.launches) > ending.reported_launches:
-            ending.report()
         device.close()
     return 0
 
@@ -91,6 +98,38 @@ class _Ending:
     def __init__(self, checker, device, executable: str, start: float):
         self.checker, self.device, self.executable, self.start = checker, device, executable, start
         self.reported, self.reported_launches = False, 0
+        self.lock = threading.RLock()  # one launch's checking, or the report, at a time
+
+    def locked(self, function):
+        def call(*arguments):
+            with self.lock:
+                return function(*arguments)
+        return call
+
+    def report_once(self) -> None:
+        """The report, unless it was given since the last launch."""
+        with self.lock:
+            if not self.reported or len(self.device.launches) > self.reported_launches:
+                self.report()
+
+    def watch(self, channel: socket.socket) -> None:
+        """When the program is gone (killed by a time-out while a launch runs, say), report
+        the launches checked so far and end, without waiting for the launch."""
+        poll = select.poll()
+        poll.register(channel.fileno(), select.POLLRDHUP)
+        while True:
+            try:
+                events = poll.poll()
+            except (OSError, ValueError):
+                return
+            if any(event & (select.POLLRDHUP | select.POLLHUP | select.POLLNVAL) for _, event in events):
+                break
+        time.sleep(GRACE_SECONDS)  # a program that ended as programs do: the main thread reports
+        with self.lock:
+            if self.reported and len(self.device.launches) <= self.reported_launches:
+                return
+            self.report()
+        os._exit(0)
 
     def report(self) -> int:
         """Print and save the findings; the number of errors among them."""
@@ -104,35 +143,39 @@ class _Ending:
         seconds = time.perf_counter() - self.start
         text = report.text(bugs, False, seconds, False) if bugs.shown(False) else ""
         name = Path(self.executable).name
-        repeats = sum(1 for launch in self.device.launches if launch.repeat_of)
-        reused = sum(1 for launch in self.device.launches if launch.reused)
+        launches = [launch for launch in self.device.launches if launch.status or launch.repeat_of or launch.reused]
+        cut = [launch for launch in self.device.launches if launch not in launches]  # running when the program ended
+        repeats = sum(1 for launch in launches if launch.repeat_of)
+        reused = sum(1 for launch in launches if launch.reused)
         again = ", ".join(filter(None, (f"{repeats} repeating an earlier one exactly" if repeats else "",
                                         f"{reused} repeating one of another process" if reused else "")))
         again = f" ({again})" if again else ""
         lines = [text.rstrip("\n")] if text else []
-        lines.append(f"simulee: {name}: {len(self.device.launches)} launch"
-                     f"{'es' if len(self.device.launches) != 1 else ''} checked on the program's own data{again}; "
+        lines += [f"simulee: {name}: the program ended during launch {launch.number} ({launch.kernel.name}): not "
+                  "checked" for launch in cut]
+        lines.append(f"simulee: {name}: {len(launches)} launch"
+                     f"{'es' if len(launches) != 1 else ''} checked on the program's own data{again}; "
                      f"{errors} error{'s' if errors != 1 else ''}")
         sys.stderr.write("\n".join(lines) + "\n")
         sys.stderr.flush()
         folder = os.environ.get("SIMULEE_REPORT")
         if folder:
-            self._save(Path(folder), documents, bugs, seconds)
+            self._save(Path(folder), documents, bugs, seconds, launches)
         return errors
 
-    def _save(self, folder: Path, documents: list[dict], bugs, seconds: float) -> None:
+    def _save(self, folder: Path, documents: list[dict], bugs, seconds: float, launches: list) -> None:
         from simulee import report
         from simulee.collect import absolute
 
         folder.mkdir(parents=True, exist_ok=True)
-        stem = folder / f"{Path(self.executable).name}-{os.getppid()}"
+        stem = folder / f"{Path(self.executable).name}-{PROGRAM}"
         record = {"tool": "simulee", "report": REPORT_VERSION, "program": os.path.realpath(self.executable),
-                  "directory": os.getcwd(), "pid": os.getppid(), "seconds": round(seconds, 3),
+                  "directory": os.getcwd(), "pid": PROGRAM, "seconds": round(seconds, 3),
                   "launches": [{"number": launch.number, "kernel": launch.kernel.name, "site": launch.where,
                                 "grid": list(launch.grid), "block": list(launch.block),
                                 "repeats": launch.repeat_of, "reused": launch.reused,
                                 "seconds": round(launch.seconds, 4)}
-                               for launch in self.device.launches],
+                               for launch in launches],
                   "kernels": sorted({(kernel.name, kernel.file, kernel.line) for kernel in self._kernels()}),
                   "unsupported": list(self.device.unsupported),
                   "checks": [absolute(document, os.getcwd()) for document in documents]}

@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -212,3 +213,25 @@ def test_a_release_build_with_ndebug_compiles_cccl_and_keeps_asserts_off(tmp_pat
             assert ran.returncode == 0 and ran.stdout == "15\n", ran.stderr
         else:
             assert ran.returncode != 0 and "assert" in ran.stderr.lower(), ran.stderr
+
+
+def test_a_program_killed_by_a_time_out_still_reports_what_was_checked(tmp_path):
+    (tmp_path / "slow.cu").write_text(
+        "__global__ void shift(int *x) { int i = threadIdx.x; if (i + 1 < 64) x[i + 1] = x[i]; }\n"
+        "__global__ void spin(int *x, long n) { long s = 0; for (long k = 0; k < n; ++k) s += k; x[0] = (int)s; }\n"
+        "int main() {\n  int *d;\n  cudaMalloc(&d, 256 * sizeof(int));\n  shift<<<1, 64>>>(d);\n"
+        "  cudaDeviceSynchronize();\n  spin<<<1, 32>>>(d, 1L << 40);\n  cudaDeviceSynchronize();\n  return 0;\n}\n")
+    built = subprocess.run([TOOLS["NVCC"], "slow.cu", "-o", "slow"], cwd=tmp_path, capture_output=True, text=True,
+                           timeout=900)
+    assert built.returncode == 0, built.stderr
+    reports = tmp_path / "reports"
+    killed = subprocess.run(["timeout", "10", "./slow"], cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                            env=dict(os.environ, SIMULEE_REPORT=str(reports)))
+    assert killed.returncode == 124  # the time-out's
+    for _ in range(120):  # the device reports once it sees the program gone
+        if list(reports.glob("slow-*.json")):
+            break
+        time.sleep(0.5)
+    (record,) = [json.loads(path.read_text()) for path in reports.glob("slow-*.json")]
+    assert [launch["kernel"] for launch in record["launches"]] == ["shift"]
+    assert [f["type"] for check in record["checks"] for f in check["findings"]] == ["data-race"]

@@ -124,6 +124,7 @@ int start_device(const char **path, uint64_t *bytes) {
     pid_t child = fork();
     if (child < 0) lost("start the device");
     if (child == 0) {
+        setsid();  // a session of its own: a signal to the program's group (a test's time-out) leaves it to report
         fcntl(ends[1], F_SETFD, 0);  // the device's end survives the exec
         execve(python, arguments, environment);
         fprintf(stderr, "simulee: cannot start the device (%s: %s)\n", python, strerror(errno));
