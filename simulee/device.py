@@ -151,6 +151,7 @@ class Device:
         self.top = 0
         self.base = 0  # the program's address of the arena
         self.kernels: list[KernelInfo] = []
+        self.missing: list[str] = []  # kernels the program registers whose device code is not in the program
         self.textures_made = 0
         self.repeats: dict[tuple, tuple] = {}  # launch key -> (its launch, the bytes it changed, its output)
         self.program_digest = hashlib.blake2b(repr(sorted(k.symbol for k in self.program.kernels)).encode() +
@@ -315,6 +316,7 @@ class Device:
         try:
             kernel = self.program.kernel(name)
         except (KeyError, LookupError):
+            self.missing.append(name)
             return INVALID_DEVICE_FUNCTION, b""
         self.kernels.append(kernel)
         sizes = [param.size for param in kernel.params]

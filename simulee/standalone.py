@@ -151,6 +151,12 @@ class _Ending:
                                         f"{reused} repeating one of another process" if reused else "")))
         again = f" ({again})" if again else ""
         lines = [text.rstrip("\n")] if text else []
+        if self.device.missing:
+            lines.append(f"simulee: warning: {name}: the device code of {len(self.device.missing)} kernel"
+                         f"{'s' if len(self.device.missing) != 1 else ''} it registers is not in the program "
+                         f"({', '.join(self.device.missing[:3])}{', ...' if len(self.device.missing) > 3 else ''}): "
+                         "its launches fail with cudaErrorInvalidDeviceFunction (an object not built by "
+                         "simulee-nvcc?)")
         lines += [f"simulee: {name}: the program ended during launch {launch.number} ({launch.kernel.name}): not "
                   "checked" for launch in cut]
         lines.append(f"simulee: {name}: {len(launches)} launch"
