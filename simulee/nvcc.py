@@ -263,16 +263,20 @@ class Nvcc:
             return self._preprocess()
         if "dlink" in command.flags:
             return self._device_link()
-        compiling = {"compile", "device_c", "device_w", "device_ir"} & command.flags
-        objects = [self._compile(path, language) for path, language in command.inputs if language != "linked"]
-        if compiling:
+        if {"compile", "device_c", "device_w", "device_ir"} & command.flags:
+            for path, language in command.inputs:
+                if language != "linked":
+                    self._compile(path, language, self._output(Path(path), ".o"))
             return 0
-        objects += [Path(path) for path, language in command.inputs if language == "linked"]
-        output = Path(command.value("output", "a.out"))
-        if "lib" in command.flags:
-            archive(objects, output)
-            return 0
-        return self._link(objects, output)
+        with tempfile.TemporaryDirectory(prefix="simulee-nvcc-") as scratch:  # the objects of what it links
+            objects = [self._compile(path, language, Path(scratch) / f"{number}-{Path(path).stem}.o")
+                       for number, (path, language) in enumerate(command.inputs) if language != "linked"]
+            objects += [Path(path) for path, language in command.inputs if language == "linked"]
+            output = Path(command.value("output", "a.out"))
+            if "lib" in command.flags:
+                archive(objects, output)
+                return 0
+            return self._link(objects, output)
 
     # ------------------------------------------------------------------ compiling
 
@@ -323,19 +327,16 @@ class Nvcc:
         folder = Path(self.command.value("odir", "."))
         return folder / (source.stem + suffix)
 
-    def _compile(self, path: str, language: str) -> Path:
-        """The object of one source (its device IR too, for .ptx/.cubin/.fatbin's request)."""
+    def _compile(self, path: str, language: str, output: Path) -> Path:
+        """`output`, the object of one source (for -ptx, -cubin and -fatbin, its device IR)."""
         from simulee.frontend import compile_cuda
         from simulee.standalone import framed
 
         source = Path(path)
-        linking = not ({"compile", "device_c", "device_w", "device_ir"} & self.command.flags)
         if "device_ir" in self.command.flags:  # the device code as Simulee runs it: LLVM IR text
             output = self._output(source, ".ptx")
             output.write_text(compile_cuda(source.resolve(), self.options(source)))
             return output
-        output = Path(tempfile.mkdtemp(prefix="simulee-nvcc-")) / f"{source.stem}.o" if linking else \
-            self._output(source, ".o")
         options = self.options(source)
         clang = find_clang(None)
         with tempfile.TemporaryDirectory(prefix="simulee-nvcc-") as scratch:
