@@ -30,7 +30,7 @@ from pathlib import Path
 
 from simulee import __version__, hostbuild, toolkit
 from simulee.errors import CompileError, SimuleeError
-from simulee.frontend import CompileOptions, find_clang
+from simulee.frontend import DEFAULT_ARCH, CompileOptions, find_clang
 
 CUDA = (".cu",)
 HOST = {".c": "c", ".cc": "c++", ".cpp": "c++", ".cxx": "c++", ".c++": "c++", ".C": "c++"}
@@ -317,7 +317,7 @@ class Nvcc:
             found = re.search(r"(?:sm|compute)_(\d+)", candidate)
             if found:
                 return f"sm_{found.group(1)}"
-        return toolkit_default_arch()
+        return DEFAULT_ARCH
 
     def _output(self, source: Path, suffix: str) -> Path:
         given = self.command.value("output")
@@ -586,12 +586,6 @@ def nvcc_version() -> tuple[int, int, int]:
         code = int(toolkit.version()) if toolkit.version().isdigit() else 12090
         numbers = [code // 1000, code % 1000 // 10, 0]
     return numbers[0], numbers[1], numbers[2]
-
-
-def toolkit_default_arch() -> str:
-    from simulee.frontend import DEFAULT_ARCH
-
-    return DEFAULT_ARCH
 
 
 def version_text() -> str:
