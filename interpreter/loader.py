@@ -376,8 +376,8 @@ def demangle(symbol: str) -> str:
         return symbol
     import cpp_demangle
 
-    try:
-        return cpp_demangle.demangle(symbol)
+    try:  # clang's relocatable device code renames a static kernel <symbol>__intern__<id>: its name is the symbol's
+        return cpp_demangle.demangle(re.sub(r"__intern__[0-9a-f]+$", "", symbol))
     except Exception:  # the binding raises a bare ValueError/RuntimeError per version
         return symbol
 
