@@ -43,6 +43,7 @@ class Merged:
     checks: list[dict] = field(default_factory=list)
     untested: dict[str, list[str]] = field(default_factory=dict)  # file -> kernels no process launched
     unsupported: list[str] = field(default_factory=list)
+    cut: list[str] = field(default_factory=list)  # launches running when their program ended (killed): not checked
     unreadable: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -93,6 +94,9 @@ def merge(folder: Path) -> Merged:
         merged.unsupported += [name for name in record.get("unsupported", []) if name not in merged.unsupported]
         for name, file, _ in record.get("kernels", []):
             kernels[file].add(name)
+        for name, file in record.get("cut", []):  # launched, but its program ended while it ran
+            launched.add((display(file), name))
+            merged.cut.append(f"{name} ({Path(record['program']).name})")
         for check in record["checks"]:
             check = _shown(absolute(check, record.get("directory", ".")))
             key = (check["file"], check["kernel"])
@@ -165,6 +169,8 @@ def summary(merged: Merged, bugs) -> str:
     for file, names in merged.untested.items():
         lines.append(f"simulee: {file}: never launched by the tests: {', '.join(names)} "
                      f"(`simulee check {file} -k NAME` searches launches for them, on invented data)")
+    if merged.cut:
+        lines.append(f"simulee: launches not checked, running when their program ended: {', '.join(merged.cut)}")
     if merged.unsupported:
         lines.append(f"simulee: not supported, called in vain: {', '.join(sorted(set(merged.unsupported)))}")
     for name in merged.unreadable:

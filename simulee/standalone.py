@@ -139,7 +139,7 @@ class _Ending:
         checks = self.checker.finish()
         documents = [check.to_json() for check in checks]
         bugs = rootcause.bugs(documents)
-        errors = sum(1 for cause in bugs.shown(False) for f in cause["findings"] if f["severity"] == "error")
+        errors = sum(1 for cause in bugs.shown(False) if cause["witness"]["severity"] == "error")  # root causes
         seconds = time.perf_counter() - self.start
         text = report.text(bugs, False, seconds, False) if bugs.shown(False) else ""
         name = Path(self.executable).name
@@ -166,15 +166,15 @@ class _Ending:
         sys.stderr.flush()
         folder = os.environ.get("SIMULEE_REPORT")
         if folder:
-            self._save(Path(folder), documents, bugs, seconds, launches)
+            self._save(Path(folder), documents, bugs, seconds, launches, cut)
         return errors
 
-    def _save(self, folder: Path, documents: list[dict], bugs, seconds: float, launches: list) -> None:
+    def _save(self, folder: Path, documents: list[dict], bugs, seconds: float, launches: list, cut: list) -> None:
         from simulee import report
         from simulee.collect import absolute
 
         folder.mkdir(parents=True, exist_ok=True)
-        stem = folder / f"{Path(self.executable).name}-{PROGRAM}"
+        stem = f"{Path(self.executable).name}-{PROGRAM}"  # a.out-123: a name, not a suffix to replace
         record = {"tool": "simulee", "report": REPORT_VERSION, "program": os.path.realpath(self.executable),
                   "directory": os.getcwd(), "pid": PROGRAM, "seconds": round(seconds, 3),
                   "launches": [{"number": launch.number, "kernel": launch.kernel.name, "site": launch.where,
@@ -183,12 +183,13 @@ class _Ending:
                                 "seconds": round(launch.seconds, 4)}
                                for launch in launches],
                   "kernels": sorted({(kernel.name, kernel.file, kernel.line) for kernel in self._kernels()}),
+                  "cut": [[launch.kernel.name, launch.kernel.file] for launch in cut],  # running when it ended
                   "unsupported": list(self.device.unsupported),
                   "checks": [absolute(document, os.getcwd()) for document in documents]}
         for suffix, text in ((".json", json.dumps(record, indent=1)), (".sarif", report.sarif_text(bugs))):
-            partial = stem.with_suffix(suffix + ".part")
+            partial = folder / f"{stem}{suffix}.part"
             partial.write_text(text)
-            partial.replace(stem.with_suffix(suffix))
+            partial.replace(folder / f"{stem}{suffix}")
 
     def _kernels(self):
         """Every kernel of the program's own sources (not the libraries'): launched or not."""
