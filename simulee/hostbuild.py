@@ -48,24 +48,24 @@ def build(sources: list[Path], options: CompileOptions, folder: Path, say=None) 
     folder.mkdir(parents=True, exist_ok=True)
     stand_in = folder / "gpu-binary.stand-in"
     stand_in.write_bytes(b"\0" * 16)
-    compiled = [_compile(clang, source, options, folder / f"{index}-{source.stem}.o", stand_in)
+    compiled = [compile_object(clang, source, options, folder / f"{index}-{source.stem}.o", stand_in)
                 for index, source in enumerate(sources)]
     objects = [path for path, _ in compiled]
     standing_in = [stood_in(_read_depfile(path.with_suffix(".d"))) for path, _ in compiled]
     degraded = [f"{source}: {'; '.join(filter(None, (without, stand_ins)))}"
                 for source, (_, without), stand_ins in zip(sources, compiled, standing_in) if without or stand_ins]
-    objects += _linked_binaries(clang, objects, folder)
+    objects += linked_binaries(clang, objects, folder)
     executable = folder / "program"
     runtime = runtime_objects(clang, say)
     if say and not (_cache_folder() / "linked-once").exists():
         say("linking: the first link builds musl and libc++ for the program into ziglang's cache (a few minutes)")
-    _run([*clang.command[:-1], "c++", *_target(), "-g", "-o", str(executable), *map(str, objects),
+    run_tool([*clang.command[:-1], "c++", *target(), "-g", "-o", str(executable), *map(str, objects),
           *map(str, runtime)], "link")
     (_cache_folder() / "linked-once").touch()
     return executable, degraded
 
 
-def _compile(clang, source: Path, options: CompileOptions, output: Path, stand_in: Path) -> tuple[Path, str]:
+def compile_object(clang, source: Path, options: CompileOptions, output: Path, stand_in: Path) -> tuple[Path, str]:
     """The object file of `source` and what it was compiled without ('' when nothing)."""
     suffix = source.suffix.lower()
     salvage = _as_nvcc_reads(source, output.with_suffix(".salvage"))
@@ -83,7 +83,7 @@ def _compile(clang, source: Path, options: CompileOptions, output: Path, stand_i
     first = None  # the error the source gave before salvage changed it: the one to report
     while True:  # each retry adds what one kind of error asks, once
         try:
-            _run([*clang.command, *_target(), "-c", "-o", str(output), *arguments[:-1], *salvage.arguments(),
+            run_tool([*clang.command, *target(), "-c", "-o", str(output), *arguments[:-1], *salvage.arguments(),
                   arguments[-1]], str(source))
             return output, salvage.describe(source.parent)
         except CompileError as error:
@@ -139,7 +139,7 @@ def _as_nvcc_reads(source: Path, scratch: Path) -> Salvage:
     return salvage
 
 
-def _linked_binaries(clang, objects: list[Path], folder: Path) -> list[Path]:
+def linked_binaries(clang, objects: list[Path], folder: Path) -> list[Path]:
     """An object defining the registration each relocatable-device-code object calls
     (__cudaRegisterLinkedBinary_<module>, which nvcc's device link generates): it calls the
     module's registration of its kernels and variables."""
@@ -153,7 +153,7 @@ def _linked_binaries(clang, objects: list[Path], folder: Path) -> list[Path]:
         f"void {name}(void (*registration)(void **), void *binary, void *prelinked, void (*dummy)(void *)) {{\n"
         f"  static void *handle;\n  registration(&handle);\n}}\n" for name in names))
     output = folder / "linked-binaries.o"
-    _run([*clang.command, *_target(), "-x", "c", "-c", "-o", str(output), str(source)], "linked binaries")
+    run_tool([*clang.command, *target(), "-x", "c", "-c", "-o", str(output), str(source)], "linked binaries")
     return [output]
 
 
@@ -183,12 +183,12 @@ def _object_arguments(arguments: list[str]) -> list[str]:
     return out
 
 
-def _target() -> list[str]:
+def target() -> list[str]:
     arch = {"amd64": "x86_64", "arm64": "aarch64"}.get(platform.machine().lower(), platform.machine().lower())
     return ["-target", f"{arch}-linux-musl"]
 
 
-def _run(command: list[str], what: str) -> None:
+def run_tool(command: list[str], what: str) -> None:
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=BUILD_TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -225,13 +225,13 @@ def runtime_objects(clang, say=None) -> list[Path]:
         cxx = ["-x", "c++", "-std=c++17", "-O1", "-fno-exceptions", *_bundled_library_arguments(clang), *headers]
         for step, name in enumerate(RUNTIME_SOURCES, 1):
             say(f"building Simulee's CUDA runtime, once for this toolkit and compiler ({step}/{steps}: {name})")
-            _run([*clang.command, *_target(), "-c", "-o", str(scratch / Path(name).with_suffix(".o").name), *cxx,
+            run_tool([*clang.command, *target(), "-c", "-o", str(scratch / Path(name).with_suffix(".o").name), *cxx,
                   str(RUNTIME_DIR / name)], f"simulee's runtime ({name})")
         (scratch / "stubs.c").write_text(_stubs(clang))
         (scratch / "errors.c").write_text(_error_names())
         for step, name in enumerate(("stubs", "errors"), len(RUNTIME_SOURCES) + 1):
             say(f"building Simulee's CUDA runtime ({step}/{steps}: {name}.c)")
-            _run([*clang.command, *_target(), "-x", "c", "-O1", "-c", "-o", str(scratch / f"{name}.o"),
+            run_tool([*clang.command, *target(), "-x", "c", "-O1", "-c", "-o", str(scratch / f"{name}.o"),
                   str(scratch / f"{name}.c")], f"simulee's runtime ({name}.c)")
         try:
             scratch.rename(folder)
@@ -267,7 +267,7 @@ def _stubs(clang) -> str:
 
 
 def _preprocessed(clang, text: str) -> str:
-    command = [*clang.command, *_target(), "-x", "c++", "-E", *_bundled_library_arguments(clang),
+    command = [*clang.command, *target(), "-x", "c++", "-E", *_bundled_library_arguments(clang),
                *[arg for folder in toolkit.include_dirs() for arg in ("-isystem", folder)], "-"]
     done = subprocess.run(command, input=text, capture_output=True, text=True, timeout=BUILD_TIMEOUT)
     if done.returncode != 0:

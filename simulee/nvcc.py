@@ -348,7 +348,7 @@ class Nvcc:
                 binary.write_bytes(b"\0" * 16)
             as_source = source if language == "cuda" or HOST.get(source.suffix) == language else \
                 _renamed(source, Path(scratch), language)
-            object_path, _ = hostbuild._compile(clang, as_source.resolve(), options, output.resolve(), binary)
+            object_path, _ = hostbuild.compile_object(clang, as_source.resolve(), options, output.resolve(), binary)
         if "deps_compile" in self.command.flags:
             self._write_depfile(object_path.with_suffix(".d"), source, output)
         return output
@@ -382,7 +382,7 @@ class Nvcc:
             mode = ["-M"] if "deps" in self.command.flags else ["-E"]
             if "deps" in self.command.flags and self.command.value("deptarget"):
                 mode += ["-MT", self.command.value("deptarget")]
-            done = subprocess.run([*clang.command, *hostbuild._target(), *mode, *arguments], capture_output=True,
+            done = subprocess.run([*clang.command, *hostbuild.target(), *mode, *arguments], capture_output=True,
                                   text=True, timeout=hostbuild.BUILD_TIMEOUT)
             if done.returncode != 0:
                 raise CompileError(f"{path}: preprocessing failed", done.stderr)
@@ -404,10 +404,10 @@ class Nvcc:
         output = Path(self.command.value("output", "a_dlink.o"))
         clang = find_clang(None)
         with tempfile.TemporaryDirectory(prefix="simulee-nvcc-") as scratch:
-            made = hostbuild._linked_binaries(clang, objects, Path(scratch))
+            made = hostbuild.linked_binaries(clang, objects, Path(scratch))
             if not made:
                 (Path(scratch) / "empty.c").write_text("typedef int simulee_device_link;\n")
-                hostbuild._run([*clang.command, *hostbuild._target(), "-x", "c", "-c", "-o", str(output),
+                hostbuild.run_tool([*clang.command, *hostbuild.target(), "-x", "c", "-c", "-o", str(output),
                                 str(Path(scratch) / "empty.c")], "device link")
             else:
                 shutil.copyfile(made[0], output)
@@ -457,7 +457,7 @@ def linker(command: list[str], scratch: Path, libraries: list[str]) -> None:
     """Run link `command`; when it fails only on functions of stubbed toolkit libraries it
     names, link them to stubs and run it again."""
     try:
-        hostbuild._run(command, "link")
+        hostbuild.run_tool(command, "link")
         return
     except CompileError as error:
         missing = sorted(set(re.findall(r"undefined symbol: (\w+)", error.diagnostics)))
@@ -469,10 +469,10 @@ def linker(command: list[str], scratch: Path, libraries: list[str]) -> None:
     source.write_text("void __simulee_unsupported_library(const char *name);\n" +
                       "".join(_stub(name) for name in missing))
     stubs = scratch / "library-stubs.o"
-    hostbuild._run([*clang.command, *hostbuild._target(), "-x", "c", "-c", "-o", str(stubs), str(source)],
+    hostbuild.run_tool([*clang.command, *hostbuild.target(), "-x", "c", "-c", "-o", str(stubs), str(source)],
                    "library stubs")
     at = command.index("-o") + 2
-    hostbuild._run([*command[:at], str(stubs), *command[at:]], "link")
+    hostbuild.run_tool([*command[:at], str(stubs), *command[at:]], "link")
 
 
 def _stub(name: str) -> str:
@@ -488,7 +488,7 @@ def archive(objects: list[Path], output: Path) -> None:
     clang = find_clang(None)
     if output.exists():
         output.unlink()
-    hostbuild._run([*clang.command[:-1], "ar", "rcs", str(output), *map(str, objects)], "archive")
+    hostbuild.run_tool([*clang.command[:-1], "ar", "rcs", str(output), *map(str, objects)], "archive")
 
 
 def host_compiler(language: str, arguments: list[str]) -> int:
@@ -500,9 +500,9 @@ def host_compiler(language: str, arguments: list[str]) -> int:
     arguments = _expanded(arguments)  # CMake passes objects and libraries in response files
     compiling = any(a in ("-c", "-E", "-S", "-M", "-MM", "-fsyntax-only") for a in arguments)
     if not arguments or arguments in (["--version"], ["-v"], ["-dumpversion"], ["-dumpmachine"]):
-        return subprocess.run([*clang.command[:-1], driver, *hostbuild._target(), *arguments]).returncode
+        return subprocess.run([*clang.command[:-1], driver, *hostbuild.target(), *arguments]).returncode
     headers = ["-isystem", str(root / "include"), "-idirafter", str(hostbuild.STAND_INS)]
-    command = [*clang.command[:-1], driver, *hostbuild._target(), *headers, "-fwrapv",
+    command = [*clang.command[:-1], driver, *hostbuild.target(), *headers, "-fwrapv",
                *(hostbuild.GCC_C_LENIENCE if language == "c" else [])]
     if compiling:
         return subprocess.run([*command, *arguments]).returncode
@@ -514,7 +514,7 @@ def host_compiler(language: str, arguments: list[str]) -> int:
     with tempfile.TemporaryDirectory(prefix="simulee-link-") as scratch:
         kept = _archives_as_archives(kept, Path(scratch))
         objects = [Path(a) for a in arguments if a.endswith(".o") and Path(a).is_file()]
-        extra = hostbuild._linked_binaries(clang, objects, Path(scratch))
+        extra = hostbuild.linked_binaries(clang, objects, Path(scratch))
         wanted = any(a.startswith("-lcud") or Path(a).name.startswith("libcud") for a in arguments) or \
             any(_has_device_code(o) for o in objects)
         runtime = [f"-L{root / 'lib64'}", "-lcudart_static"] if wanted else [f"-L{root / 'lib64'}"]
@@ -647,15 +647,15 @@ def _assemble(root: Path, package: Path) -> None:
     locator = root / "lib64" / "simulee-locator.c"
     locator.write_text(f"const char simulee_python[] = {_c_string(sys.executable)};\n"
                        f"const char simulee_pythonpath[] = {_c_string(str(package.parent))};\n")
-    hostbuild._run([*clang.command, *hostbuild._target(), "-x", "c", "-c", "-o", str(locator.with_suffix(".o")),
+    hostbuild.run_tool([*clang.command, *hostbuild.target(), "-x", "c", "-c", "-o", str(locator.with_suffix(".o")),
                     str(locator)], "the runtime's locator")
     # one object, so that a link takes all of the runtime or none (its stubs are weak: an archive of
     # them apart could satisfy a call the runtime implements in a member not yet taken)
     whole = root / "lib64" / "simulee-runtime.o"
-    hostbuild._run([*clang.command, *hostbuild._target(), "-r", "-nostdlib", "-o", str(whole), *map(str, runtime),
+    hostbuild.run_tool([*clang.command, *hostbuild.target(), "-r", "-nostdlib", "-o", str(whole), *map(str, runtime),
                     str(locator.with_suffix(".o"))], "the runtime's object")
     for name in ("libcudart_static.a", "libcudart.a", "libcuda.a", "stubs/libcuda.a"):
-        hostbuild._run([*clang.command[:-1], "ar", "rcs", str(root / "lib64" / name), str(whole)],
+        hostbuild.run_tool([*clang.command[:-1], "ar", "rcs", str(root / "lib64" / name), str(whole)],
                        "the runtime's archive")
     for name in ("cudadevrt", "culibos", *STUBBED):
         (root / "lib64" / f"lib{name}.a").write_bytes(b"!<arch>\n")
