@@ -348,22 +348,25 @@ class Nvcc:
                 binary.write_bytes(b"\0" * 16)
             as_source = source if language == "cuda" or HOST.get(source.suffix) == language else \
                 _renamed(source, Path(scratch), language)
-            object_path, _ = hostbuild.compile_object(clang, as_source.resolve(), options, output.resolve(), binary)
-        if "deps_compile" in self.command.flags:
-            self._write_depfile(object_path.with_suffix(".d"), source, output)
+            # made in the scratch folder, with what the compiler leaves beside it (its .d, salvage's copies)
+            made, _ = hostbuild.compile_object(clang, as_source.resolve(), options, Path(scratch) / "object.o",
+                                               binary)
+            if "deps_compile" in self.command.flags:
+                self._write_depfile(made.with_suffix(".d"), source, output, scratch)
+            shutil.move(made, output)
         return output
 
-    def _write_depfile(self, made: Path, source: Path, output: Path) -> None:
-        """The -MD dependency file nvcc would write (its name: -MF's, else the object's .d)."""
-        target = self.command.value("deptarget", str(output))
-        path = Path(self.command.value("depfile", str(output.with_suffix(".d"))))
+    def _write_depfile(self, made: Path, source: Path, output: Path, scratch: str) -> None:
+        """The -MD dependency file nvcc would write (its name: -MF's, else the object's .d),
+        from the compiler's `made`, without the files of the `scratch` folder."""
         from simulee.frontend import _read_depfile
 
-        deps = [dep for dep in _read_depfile(made) if not dep.startswith(tempfile.gettempdir())]
+        target = self.command.value("deptarget", str(output))
+        path = Path(self.command.value("depfile", str(output.with_suffix(".d"))))
+        scratch = os.path.realpath(scratch)
+        deps = [dep for dep in _read_depfile(made) if not os.path.realpath(dep).startswith(scratch)]
         deps = [str(source), *[d for d in deps if os.path.realpath(d) != os.path.realpath(source)]]
         path.write_text(f"{target}: " + " \\\n ".join(dep.replace(" ", "\\ ") for dep in deps) + "\n")
-        if made != path and made.exists():
-            made.unlink()
 
     def _preprocess(self) -> int:
         """-E (the host side, preprocessed) and -M (its dependencies), to -o or stdout."""

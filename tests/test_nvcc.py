@@ -136,14 +136,18 @@ def test_relocatable_device_code_links_across_sources_as_nvcc_dc_and_dlink_do(tm
         "  if (threadIdx.x < 2) counter = threadIdx.x;\n}\n"
         "int main() {\n  int *x, c;\n  cudaMallocManaged(&x, 32 * sizeof(int));\n  apply<<<1, 32>>>(x);\n"
         "  cudaMemcpyFromSymbol(&c, counter, sizeof c);\n  printf(\"%d %d\\n\", x[31], c);\n  return 0;\n}\n")
-    (tmp_path / "twice.cu").write_text("__device__ int twice(int v) { return 2 * v; }\n")
-    steps = [["-dc", "apply.cu", "-o", "apply.o"], ["-dc", "twice.cu", "-o", "twice.o"],
+    (tmp_path / "twice.h").write_text("#define FACTOR 2\n")
+    (tmp_path / "twice.cu").write_text("#include \"twice.h\"\n__device__ int twice(int v) { return FACTOR * v; }\n")
+    steps = [["-dc", "apply.cu", "-o", "apply.o"], ["-dc", "twice.cu", "-o", "twice.o", "-MD", "-MF", "twice.o.d"],
              ["-dlink", "apply.o", "twice.o", "-o", "link.o"], ["apply.o", "twice.o", "link.o", "-o", "apply"],
              ["-M", "apply.cu", "-MT", "apply.o"]]
     for step in steps:
         done = subprocess.run([TOOLS["NVCC"], *step], cwd=tmp_path, capture_output=True, text=True, timeout=900)
         assert done.returncode == 0, (step, done.stderr)
     assert done.stdout.startswith("apply.o: ") and "apply.cu" in done.stdout
+    depfile = (tmp_path / "twice.o.d").read_text()  # its own header, though the project lies under /tmp
+    assert depfile.startswith("twice.o: twice.cu") and str(tmp_path / "twice.h") in depfile
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix in (".d", ".salvage")) == ["twice.o.d"]
     ran = subprocess.run(["./apply"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert ran.returncode == 0 and ran.stdout.startswith("62 ") and "1 launch checked" in ran.stderr
     assert "apply.cu:6:" in ran.stderr and "data race" in ran.stderr  # the kernel named as written, not renamed
