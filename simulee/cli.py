@@ -437,12 +437,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     program_args = []
-    if "exec" in argv and "--" in argv[argv.index("exec"):]:  # what follows is the program's
-        split = argv.index("--", argv.index("exec"))
-        argv, program_args = argv[:split], argv[split + 1:]
-    if "test" in argv and "--" in argv[argv.index("test"):] and not program_args:  # the test command
-        split = argv.index("--", argv.index("test"))
-        argv, program_args = argv[:split], argv[split + 1:]
+    for command in ("exec", "test"):  # what follows -- is the program's arguments, or the test command
+        if command in argv and "--" in argv[argv.index(command):]:
+            split = argv.index("--", argv.index(command))
+            argv, program_args = argv[:split], argv[split + 1:]
+            break
     args = parser.parse_args(argv)
     if args.command in ("exec", "test"):
         args.program_args = program_args

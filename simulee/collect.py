@@ -50,22 +50,16 @@ class Merged:
 
 def absolute(document, directory: str):
     """`document` (a check's JSON) with every relative "file" made absolute from `directory`."""
-    if isinstance(document, dict):
-        return {key: (os.path.normpath(os.path.join(directory, value)) if key == "file" and isinstance(value, str)
-                      and value and not os.path.isabs(value) else absolute(value, directory))
-                for key, value in document.items()}
-    if isinstance(document, list):
-        return [absolute(value, directory) for value in document]
-    return document
+    return _files(document, lambda file: os.path.normpath(os.path.join(directory, file)) if file else file)
 
 
-def _shown(document):
-    """`document` with every "file" as `display` shows it (relative to here when under it)."""
+def _files(document, change):
+    """`document` with every "file" string `change`d."""
     if isinstance(document, dict):
-        return {key: (display(value) if key == "file" and isinstance(value, str) else _shown(value))
+        return {key: (change(value) if key == "file" and isinstance(value, str) else _files(value, change))
                 for key, value in document.items()}
     if isinstance(document, list):
-        return [_shown(value) for value in document]
+        return [_files(value, change) for value in document]
     return document
 
 
@@ -98,7 +92,7 @@ def merge(folder: Path) -> Merged:
             launched.add((display(file), name))
             merged.cut.append(f"{name} ({Path(record['program']).name})")
         for check in record["checks"]:
-            check = _shown(absolute(check, record.get("directory", ".")))
+            check = _files(check, display)  # saved with absolute paths (standalone.py): shown as from here
             key = (check["file"], check["kernel"])
             launched.add(key)
             if key not in checks:

@@ -139,6 +139,7 @@ class Device:
     textures: dict[int, Texture] = field(default_factory=dict)  # texture objects, by handle
     on_finish: object = None  # () -> the number of errors found, when the program asks FINISH at its exit
     # a folder other processes of the program's test suite share: launches repeating one of theirs reuse it
+    # (the program then is runner.program_of's, with its IR's digest)
     shared_launches: object = None
 
     def __post_init__(self):
@@ -154,8 +155,6 @@ class Device:
         self.missing: list[str] = []  # kernels the program registers whose device code is not in the program
         self.textures_made = 0
         self.repeats: dict[tuple, tuple] = {}  # launch key -> (its launch, the bytes it changed, its output)
-        self.program_digest = hashlib.blake2b(repr(sorted(k.symbol for k in self.program.kernels)).encode() +
-                                              getattr(self.program, "digest", b""), digest_size=16).hexdigest()
         self.process = str(os.getpid())
         self._repeat_bytes = 0
         placement = Placement(self.program, None, Launch((1, 1, 1), (1, 1, 1), device=self), self.memory)
@@ -362,7 +361,7 @@ class Device:
             return self._repeat(record, repeated)
         stored = self._stored(key, kernel)
         if stored is not None:
-            return self._reuse(record, stored, key, before)
+            return self._reuse(record, stored, key)
         arguments, at = {}, header
         for param in kernel.params:
             arguments[param.name] = _argument(param, payload[at : at + param.size])
@@ -470,7 +469,8 @@ class Device:
     def _stored_path(self, key: tuple, kernel: KernelInfo):
         if self.shared_launches is None:
             return None
-        digest = hashlib.blake2b(repr((self.program_digest, kernel.symbol, key[1:5])).encode() + key[5],
+        # the program's own IR (runner.program_of's digest), the kernel, dimensions, arguments and memory
+        digest = hashlib.blake2b(self.program.digest + repr((kernel.symbol, key[1:5])).encode() + key[5],
                                  digest_size=20).hexdigest()
         return self.shared_launches / f"{digest}.pickle"
 
@@ -506,7 +506,7 @@ class Device:
         """How another process names `record`: this process's launch number."""
         return f"launch {record.number} of process {self.process}"
 
-    def _reuse(self, record: DeviceLaunch, stored: dict, key: tuple, before: dict) -> tuple[int, bytes]:
+    def _reuse(self, record: DeviceLaunch, stored: dict, key: tuple) -> tuple[int, bytes]:
         for number, data in stored["changed"].items():
             self.memory.regions[number].data[: len(data)] = data
         record.status, record.message, record.error = stored["status"], stored["message"], stored["error"]

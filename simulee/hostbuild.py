@@ -60,7 +60,7 @@ def build(sources: list[Path], options: CompileOptions, folder: Path, say=None) 
     if say and not (_cache_folder() / "linked-once").exists():
         say("linking: the first link builds musl and libc++ for the program into ziglang's cache (a few minutes)")
     run_tool([*clang.command[:-1], "c++", *target(), "-g", "-o", str(executable), *map(str, objects),
-          *map(str, runtime)], "link")
+              *map(str, runtime)], "link")
     (_cache_folder() / "linked-once").touch()
     return executable, degraded
 
@@ -84,7 +84,7 @@ def compile_object(clang, source: Path, options: CompileOptions, output: Path, s
     while True:  # each retry adds what one kind of error asks, once
         try:
             run_tool([*clang.command, *target(), "-c", "-o", str(output), *arguments[:-1], *salvage.arguments(),
-                  arguments[-1]], str(source))
+                      arguments[-1]], str(source))
             return output, salvage.describe(source.parent)
         except CompileError as error:
             first = first or error
@@ -208,12 +208,7 @@ def run_tool(command: list[str], what: str) -> None:
 def runtime_objects(clang, say=None) -> list[Path]:
     """Simulee's CUDA runtime as object files, built on first use into the cache folder
     (`say(text)` hears of each step then)."""
-    key = hashlib.sha256()
-    for name in (*RUNTIME_SOURCES, "protocol.h", "runtime.h"):
-        key.update((RUNTIME_DIR / name).read_bytes())
-    key.update(clang.version.encode())
-    key.update(toolkit.version().encode())
-    folder = _cache_folder() / f"runtime-{key.hexdigest()[:16]}"
+    folder = _cache_folder() / f"runtime-{runtime_key(clang)}"
     names = [*(Path(name).with_suffix(".o").name for name in RUNTIME_SOURCES), "stubs.o", "errors.o"]
     if all((folder / name).is_file() for name in names):
         return [folder / name for name in names]
@@ -225,14 +220,14 @@ def runtime_objects(clang, say=None) -> list[Path]:
         cxx = ["-x", "c++", "-std=c++17", "-O1", "-fno-exceptions", *_bundled_library_arguments(clang), *headers]
         for step, name in enumerate(RUNTIME_SOURCES, 1):
             say(f"building Simulee's CUDA runtime, once for this toolkit and compiler ({step}/{steps}: {name})")
-            run_tool([*clang.command, *target(), "-c", "-o", str(scratch / Path(name).with_suffix(".o").name), *cxx,
-                  str(RUNTIME_DIR / name)], f"simulee's runtime ({name})")
+            run_tool([*clang.command, *target(), "-c", "-o", str(scratch / Path(name).with_suffix(".o").name),
+                      *cxx, str(RUNTIME_DIR / name)], f"simulee's runtime ({name})")
         (scratch / "stubs.c").write_text(_stubs(clang))
         (scratch / "errors.c").write_text(_error_names())
         for step, name in enumerate(("stubs", "errors"), len(RUNTIME_SOURCES) + 1):
             say(f"building Simulee's CUDA runtime ({step}/{steps}: {name}.c)")
             run_tool([*clang.command, *target(), "-x", "c", "-O1", "-c", "-o", str(scratch / f"{name}.o"),
-                  str(scratch / f"{name}.c")], f"simulee's runtime ({name}.c)")
+                      str(scratch / f"{name}.c")], f"simulee's runtime ({name}.c)")
         try:
             scratch.rename(folder)
         except OSError:  # another process built it first
@@ -241,6 +236,16 @@ def runtime_objects(clang, say=None) -> list[Path]:
         if scratch.exists():
             shutil.rmtree(scratch, ignore_errors=True)
     return [folder / name for name in names]
+
+
+def runtime_key(clang) -> str:
+    """What the built runtime depends on: its sources, the compiler and the toolkit."""
+    key = hashlib.sha256()
+    for name in (*RUNTIME_SOURCES, "protocol.h", "runtime.h"):
+        key.update((RUNTIME_DIR / name).read_bytes())
+    key.update(clang.version.encode())
+    key.update(toolkit.version().encode())
+    return key.hexdigest()[:16]
 
 
 def _interleave(flag: str, folders) -> list[str]:

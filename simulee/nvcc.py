@@ -32,9 +32,7 @@ from simulee import __version__, hostbuild, toolkit
 from simulee.errors import CompileError, SimuleeError
 from simulee.frontend import DEFAULT_ARCH, CompileOptions, find_clang
 
-CUDA = (".cu",)
 HOST = {".c": "c", ".cc": "c++", ".cpp": "c++", ".cxx": "c++", ".c++": "c++", ".C": "c++"}
-LINKED = (".o", ".obj", ".a", ".lo", ".so")
 # nvcc's options with a value, by every name it accepts -> what the value is
 VALUED = {
     "output": ("-o", "--output-file"), "include": ("-I", "--include-path"), "isystem": ("-isystem", "--system-include"),
@@ -45,7 +43,7 @@ VALUED = {
     "xcompiler": ("-Xcompiler", "--compiler-options"), "xlinker": ("-Xlinker", "--linker-options"),
     "depfile": ("-MF", "--dependency-output"), "deptarget": ("-MT", "--dependency-target-name"),
     "rdc": ("-rdc", "--relocatable-device-code"), "odir": ("-odir", "--output-directory"),
-    "optionsfile": ("-optf", "--options-file"), "ccbin": ("-ccbin", "--compiler-bindir"),
+    "ccbin": ("-ccbin", "--compiler-bindir"),  # (-optf, --options-file: read in place, _expanded)
     "ignored": ("-Xptxas", "--ptxas-options", "-Xnvlink", "--nvlink-options", "-Xarchive", "--archive-options",
                 "-Xcudafe", "-Xfatbin", "--fatbin-options", "-maxrregcount", "--maxrregcount", "-keep-dir",
                 "--keep-dir", "-t", "--threads", "-m", "--machine", "-ftz", "--ftz", "-prec-div", "--prec-div",
@@ -80,9 +78,9 @@ FLAGS = {
                 "-Wno-deprecated-declarations", "-Wreorder", "-Wdefault-stream-launch", "-Wext-lambda-captures-this",
                 "-Wmissing-launch-bounds", "--dryrun", "-dryrun", "-extra-device-vectorization",
                 "--extra-device-vectorization", "-nohdinitlist", "--no-host-device-initializer-list",
-                "-no-host-device-move-forward", "-expt-relaxed-constexpr", "--display-error-number", "-err-no",
+                "-no-host-device-move-forward", "--display-error-number", "-err-no",
                 "--no-display-error-number", "-no-compress", "--no-compress", "-Wno-unknown-pragmas",
-                "--keep-device-functions", "-keep-device-functions", "-std=c++11", "-qpp-config"),
+                "--keep-device-functions", "-keep-device-functions", "-qpp-config"),
 }
 FLAG_NAMES = {name: key for key, names in FLAGS.items() for name in names}
 # what -Xcompiler may give clang: preprocessor, warning and code-model flags (the rest is the host compiler's own)
@@ -222,7 +220,7 @@ def _language(path: str, given: str | None) -> str:
     if given:
         return given
     suffix = Path(path).suffix
-    if suffix.lower() in CUDA:
+    if suffix.lower() in hostbuild.CUDA_SUFFIXES:
         return "cuda"
     if suffix in HOST or suffix.lower() in HOST:
         return HOST.get(suffix, HOST.get(suffix.lower()))
@@ -411,7 +409,7 @@ class Nvcc:
             if not made:
                 (Path(scratch) / "empty.c").write_text("typedef int simulee_device_link;\n")
                 hostbuild.run_tool([*clang.command, *hostbuild.target(), "-x", "c", "-c", "-o", str(output),
-                                str(Path(scratch) / "empty.c")], "device link")
+                                    str(Path(scratch) / "empty.c")], "device link")
             else:
                 shutil.copyfile(made[0], output)
         return 0
@@ -473,7 +471,7 @@ def linker(command: list[str], scratch: Path, libraries: list[str]) -> None:
                       "".join(_stub(name) for name in missing))
     stubs = scratch / "library-stubs.o"
     hostbuild.run_tool([*clang.command, *hostbuild.target(), "-x", "c", "-c", "-o", str(stubs), str(source)],
-                   "library stubs")
+                       "library stubs")
     at = command.index("-o") + 2
     hostbuild.run_tool([*command[:at], str(stubs), *command[at:]], "link")
 
@@ -603,11 +601,11 @@ def toolkit_folder() -> Path:
     """A CUDA toolkit folder as CMake and Makefiles expect one (bin/nvcc, include/,
     nvvm/libdevice/, lib64/), made once per Simulee, Python and toolkit: its libraries are
     Simulee's runtime (libcudart_static.a, libcudart.a, libcuda.a) and empty archives for
-    the others (their functions link to stubs, `link`)."""
+    the others (their functions link to stubs, `linker`)."""
     from simulee.cache import cache_root
 
     package = Path(__file__).resolve().parent
-    key = hashlib.sha256(f"{__version__}|{sys.executable}|{package}|{toolkit.version()}|{_runtime_key()}".encode())
+    key = hashlib.sha256(f"{__version__}|{sys.executable}|{package}|{hostbuild.runtime_key(find_clang(None))}".encode())
     root = cache_root() / f"toolkit-{key.hexdigest()[:16]}"
     if (root / "version.json").is_file():
         return root
@@ -621,13 +619,6 @@ def toolkit_folder() -> Path:
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return root
-
-
-def _runtime_key() -> str:
-    digest = hashlib.sha256()
-    for name in (*hostbuild.RUNTIME_SOURCES, "protocol.h", "runtime.h"):
-        digest.update((hostbuild.RUNTIME_DIR / name).read_bytes())
-    return digest.hexdigest()[:16]
 
 
 def _assemble(root: Path, package: Path) -> None:
@@ -651,15 +642,15 @@ def _assemble(root: Path, package: Path) -> None:
     locator.write_text(f"const char simulee_python[] = {_c_string(sys.executable)};\n"
                        f"const char simulee_pythonpath[] = {_c_string(str(package.parent))};\n")
     hostbuild.run_tool([*clang.command, *hostbuild.target(), "-x", "c", "-c", "-o", str(locator.with_suffix(".o")),
-                    str(locator)], "the runtime's locator")
+                        str(locator)], "the runtime's locator")
     # one object, so that a link takes all of the runtime or none (its stubs are weak: an archive of
     # them apart could satisfy a call the runtime implements in a member not yet taken)
     whole = root / "lib64" / "simulee-runtime.o"
-    hostbuild.run_tool([*clang.command, *hostbuild.target(), "-r", "-nostdlib", "-o", str(whole), *map(str, runtime),
-                    str(locator.with_suffix(".o"))], "the runtime's object")
+    hostbuild.run_tool([*clang.command, *hostbuild.target(), "-r", "-nostdlib", "-o", str(whole),
+                        *map(str, runtime), str(locator.with_suffix(".o"))], "the runtime's object")
     for name in ("libcudart_static.a", "libcudart.a", "libcuda.a", "stubs/libcuda.a"):
         hostbuild.run_tool([*clang.command[:-1], "ar", "rcs", str(root / "lib64" / name), str(whole)],
-                       "the runtime's archive")
+                           "the runtime's archive")
     for name in ("cudadevrt", "culibos", *STUBBED):
         (root / "lib64" / f"lib{name}.a").write_bytes(b"!<arch>\n")
         (root / "lib64" / f"lib{name}_static.a").write_bytes(b"!<arch>\n")

@@ -262,11 +262,7 @@ class _Checker:
             detector.keep(run, self.kept[kernel.symbol])
         self.kept[kernel.symbol].launches.append(launch_of(result))
         reads, writes, atomics = footprint(result.trace, GLOBAL)
-        where = f" at {launch.where}" if launch.site else ""
-        operation = Operation(f"launch {launch.number} ({kernel.name}{where})", launch.stream, launch.site, reads,
-                              writes, atomics, kernel, launch=entry)
-        self.operations[launch.number] = operation
-        self._races(self.order.operation(operation))
+        self.operations[launch.number] = self._ordered(launch, reads, writes, atomics, entry)
         if sharing and not result.trace.dropped:  # what another process repeating it takes as its own
             launch.checked = dict(entry=entry, findings=found, reads=reads, writes=writes, atomics=atomics)
 
@@ -283,11 +279,8 @@ class _Checker:
             self.progress(f"launch {launch.number}: {kernel.name}, as {launch.reused}")
         for finding in checked["findings"]:
             _merge(self.merged[kernel.symbol], copy.deepcopy(finding))
-        where = f" at {launch.where}" if launch.site else ""
-        operation = Operation(f"launch {launch.number} ({kernel.name}{where})", launch.stream, launch.site,
-                              checked["reads"], checked["writes"], checked["atomics"], kernel, launch=entry)
-        self.operations[launch.number] = operation
-        self._races(self.order.operation(operation))
+        self.operations[launch.number] = self._ordered(launch, checked["reads"], checked["writes"],
+                                                       checked["atomics"], entry)
 
     def _repeated(self, launch: DeviceLaunch) -> None:
         """A launch that repeats an earlier one exactly: its findings are that one's; only
@@ -300,10 +293,16 @@ class _Checker:
         if self.progress:
             self.progress(f"launch {launch.number}: {launch.kernel.name}, as launch {launch.repeat_of}")
         if first is not None:
-            where = f" at {launch.where}" if launch.site else ""
-            operation = Operation(f"launch {launch.number} ({launch.kernel.name}{where})", launch.stream, launch.site,
-                                  first.reads, first.writes, first.atomics, launch.kernel, launch=first.launch)
-            self._races(self.order.operation(operation))
+            self._ordered(launch, first.reads, first.writes, first.atomics, first.launch)
+
+    def _ordered(self, launch: DeviceLaunch, reads, writes, atomics, entry: dict) -> Operation:
+        """The launch as an operation of its stream (what it read, wrote and updated
+        atomically), its races with the operations of other streams reported."""
+        where = f" at {launch.where}" if launch.site else ""
+        operation = Operation(f"launch {launch.number} ({launch.kernel.name}{where})", launch.stream, launch.site,
+                              reads, writes, atomics, launch.kernel, launch=entry)
+        self._races(self.order.operation(operation))
+        return operation
 
     def transferred(self, destination: int, source: int, count: int, stream: int, blocking: bool, site) -> None:
         spans = [(self.device.span(address, count) if address else None) for address in (destination, source)]

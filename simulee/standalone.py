@@ -106,11 +106,13 @@ class _Ending:
                 return function(*arguments)
         return call
 
-    def report_once(self) -> None:
-        """The report, unless it was given since the last launch."""
+    def report_once(self) -> bool:
+        """The report, unless it was given since the last launch; whether it was given now."""
         with self.lock:
-            if not self.reported or len(self.device.launches) > self.reported_launches:
-                self.report()
+            if self.reported and len(self.device.launches) <= self.reported_launches:
+                return False
+            self.report()
+            return True
 
     def watch(self, channel: socket.socket) -> None:
         """When the program is gone (killed by a time-out while a launch runs, say), report
@@ -125,11 +127,8 @@ class _Ending:
             if any(event & (select.POLLRDHUP | select.POLLHUP | select.POLLNVAL) for _, event in events):
                 break
         time.sleep(GRACE_SECONDS)  # a program that ended as programs do: the main thread reports
-        with self.lock:
-            if self.reported and len(self.device.launches) <= self.reported_launches:
-                return
-            self.report()
-        os._exit(0)
+        if self.report_once():  # the main thread is still in a launch: end without it
+            os._exit(0)
 
     def report(self) -> int:
         """Print and save the findings; the number of errors among them."""

@@ -77,7 +77,6 @@ extern char **environ;
 }
 
 char started_arena[4096];  // the arena's path, from a device the program started itself
-int ask(uint32_t op);
 
 /* At the program's exit: the device reports what it found; the exit status becomes
    SIMULEE_EXIT_ON_ERROR's when it found errors and that is set. */
@@ -86,10 +85,7 @@ void finish() {
     ask(SIMULEE_FINISH);
     uint32_t errors = answer.size >= sizeof(uint32_t) ? answered<uint32_t>(0) : 0;
     const char *status = getenv("SIMULEE_EXIT_ON_ERROR");
-    if (errors && status && *status) {
-        fflush(nullptr);
-        _exit(atoi(status));
-    }
+    if (errors && status && *status) _exit(atoi(status));
 }
 
 /* Start the device of a program running on its own (built by simulee-nvcc): Simulee's Python
