@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test browser clean
+.PHONY: run test docs browser clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,5 +31,9 @@ browser:
 test: $(VENV)/.installed-test browser
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
 
+# The documentation site (docs/, mkdocs.yml) into site/: open site/index.html
+docs: $(VENV)/.installed-test
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict
+
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build site *.egg-info

@@ -33,7 +33,7 @@ def suite_defines(path: Path) -> tuple[str, ...]:
 
 def list_one(task) -> tuple[str, str, int, str, float]:
     """(file, status, kernels, error, seconds) of one scan task."""
-    from simulee.tasks import list_kernels
+    from simulee.scanner.tasks import list_kernels
 
     start = time.perf_counter()
     record = list_kernels(task)
@@ -41,8 +41,8 @@ def list_one(task) -> tuple[str, str, int, str, float]:
 
 
 def tasks_of(repository: Path, annotations: bool, defines: tuple[str, ...] = ()):
-    from simulee.frontend import CompileOptions
-    from simulee.scan import ScanOptions, file_tasks
+    from simulee.frontend.compiler import CompileOptions
+    from simulee.scanner.repository import ScanOptions, file_tasks
 
     options = ScanOptions(repository, Path("/nonexistent"), repository.name,
                           CompileOptions(gpuverify_annotations=annotations, defines=defines, timeout=120))
@@ -53,7 +53,7 @@ def tasks_of(repository: Path, annotations: bool, defines: tuple[str, ...] = ())
 
 def main(argv: list[str] | None = None) -> int:
     from simulee.errors import SimuleeError
-    from simulee.scan import failure_cause
+    from simulee.scanner.repository import failure_cause
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("repositories", type=Path, nargs="+", metavar="REPO")

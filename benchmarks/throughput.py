@@ -140,7 +140,7 @@ def measure(workload: Workload, threads: int) -> dict:
     from interpreter.launch import Launch
     from interpreter.loader import load_module
     from interpreter.simt import execute
-    from simulee.frontend import load_ir
+    from simulee.frontend.compiler import load_ir
 
     shape = workload.shape(threads)
     program = load_module(load_ir(workload.source))
@@ -216,7 +216,7 @@ def scheduler_steps() -> list[dict]:
     from interpreter.launch import Launch
     from interpreter.loader import load_module
     from interpreter.simt import execute
-    from simulee.frontend import load_ir
+    from simulee.frontend.compiler import load_ir
 
     program = load_module(load_ir(ROOT / "benchmarks" / "workloads" / "steps.cu"))
     rows = []

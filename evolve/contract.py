@@ -13,7 +13,7 @@ Likewise for the scalar arguments the search chooses: an index that is the same 
 thread and depends only on such arguments (`d_count[2 * octave + 1]` into a 17-element
 array; evolve.taint.address_sources) going out of bounds says the arguments are outside
 what the kernel was written for: such launches are outside the contract, not bugs in the
-kernel. (What buffers hold is judged by simulee.check: a fault at an address computed from
+kernel. (What buffers hold is judged by simulee.checker.kernel: a fault at an address computed from
 content Simulee made up is the made-up content's, not the kernel's.)"""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A launch site as the search uses it: where the host code launches a kernel, each
 dimension, the dynamic shared memory and each argument as an expression over the host
-values the code does not fix (its *inputs*), and how to evaluate them. simulee.sites reads
+values the code does not fix (its *inputs*), and how to evaluate them. simulee.checker.sites reads
 sites from host code.
 
 An expression is a JSON-ready nested list: ["const", v], ["input", i], or

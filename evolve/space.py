@@ -197,7 +197,7 @@ class SearchSpace:
         return cls(kernel, base, tuple(genes), relevant, 0, dictionary, tuple(plans), fill=_fixed_fill(base, fixed))
 
     def stating(self, stated) -> "SearchSpace":
-        """This space within what the user states (simulee.config.KernelContract): its
+        """This space within what the user states (simulee.checker.config.KernelContract): its
         `ranges` and `choices` narrow the genes of those arguments (or make genes of them:
         a struct's member, kept otherwise, is searched within a range), arguments a relation
         fixes (`derivations`) are computed (`derive`) instead of searched, every launch

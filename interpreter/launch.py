@@ -49,7 +49,7 @@ class Launch:
     growth_limit: int = DEFAULT_GROWTH_LIMIT  # bytes a paged buffer may grow to; beyond is out of bounds
     sample: tuple[int, ...] | None = None  # run only these linear block indices (all for grid.sync kernels)
     origin: str = ""  # where the launch comes from, for reports: given, site FILE:LINE, synthetic
-    # a whole program's device (simulee.device.Device): the launch runs on its memory, where the globals stay
+    # a whole program's device (simulee.exec.device.Device): the launch runs on its memory, where the globals stay
     # placed; pointer arguments are addresses in it
     device: object = None
     # scalars (struct members dotted) of a launch site Simulee chose, each with the site's inputs it is computed

@@ -14,14 +14,14 @@ import os
 import re
 import sys
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from interpreter.limits import DEFAULT_HEAP_BYTES, DEFAULT_STEP_LIMIT, FILLS, MAX_SHARED_BYTES
 from simulee import __version__
 from simulee.errors import CompileError, SimuleeError
-from simulee.findings import display
-from simulee.frontend import DEFAULT_ARCH, load_program, own_kernels, user_location, uses_annotations
+from simulee.model.findings import display
+from simulee.frontend.compiler import DEFAULT_ARCH, load_program, own_kernels, user_location, uses_annotations
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 BUILTIN_NAMES = {"tid": "threadIdx", "ctaid": "blockIdx", "ntid": "blockDim", "nctaid": "gridDim"}
@@ -34,11 +34,18 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_ERROR, f"simulee: error: {message} (see {self.prog} --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+class RaisingParser(_Parser):
+    """argparse for the Python API: a usage error is a SimuleeError."""
+
+    def error(self, message: str):
+        raise SimuleeError(message)
+
+
+def build_parser(parser_class: type = _Parser) -> argparse.ArgumentParser:
     """The command line: shared option groups, and one function per subcommand."""
-    parser = _Parser(prog="simulee", description="Find CUDA synchronization bugs without a GPU.")
+    parser = parser_class(prog="simulee", description="Find CUDA synchronization bugs without a GPU.")
     parser.add_argument("--version", action="version", version=f"simulee {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=parser_class)
     compiling, execution, search, scanning = (_compile_options(), _execution_options(), _search_options(),
                                               _scan_options())
     _kernels_command(commands, compiling)
@@ -240,7 +247,8 @@ def _check_command(commands, compile_options, launch_options, execution_options,
                     "blocks, every integer argument the number of threads along x, every float 1.0, pointers to "
                     "buffers of zeros that grow on demand. Exit status 0: no errors; 1: errors found; 2: usage, "
                     "compile or analysis error.")
-    check.add_argument("path", metavar="FILE|DIR", nargs="?")
+    check.add_argument("paths", metavar="FILE|DIR", nargs="*",
+                       help="what to check (several: each checked, one report; pre-commit passes the changed files)")
     check.add_argument("--replay", metavar="DIR/NNNN", type=Path,
                        help="check one launch simulee exec --save-launches saved, on the memory it had (no FILE)")
     check.add_argument("--launch", action="append", default=[], metavar="GRID/BLOCK[/NAME=VALUE...]",
@@ -368,7 +376,8 @@ def _test_command(commands) -> None:
 def run_test(args) -> int:
     import shutil
 
-    from simulee import collect, rootcause
+    from simulee.exec import collect
+    from simulee.report import rootcause
 
     if args.program_args:
         status, folder, temporary = collect.run_tests(args.program_args, args.reports, args.error_exitcode,
@@ -470,7 +479,7 @@ def _fail(message: str) -> int:
 
 
 def compile_options(args):
-    from simulee.frontend import CompileOptions
+    from simulee.frontend.compiler import CompileOptions
 
     for define in args.defines:
         if not define or define.startswith("=") or " " in define.partition("=")[0]:
@@ -544,7 +553,7 @@ def source_files(path: Path, options):
     a scan of it compiles (discover.repository: its .cu sources and kernel headers, each
     once, with the repository's include folders added to `options`); an error when there
     is no such file or no .cu file under it."""
-    from simulee.discover import repository
+    from simulee.scanner.discover import repository
 
     if not path.exists():
         raise SimuleeError(f"no such file or folder: {path}")
@@ -560,11 +569,35 @@ def source_files(path: Path, options):
 
 
 def run_prove(args) -> int:
-    from simulee.config import config_for
-    from simulee.launchspec import parse_block, parse_dims
-    from simulee.prove import report
-    from simulee.prove.solve import Fixed, prove_kernel
-    from simulee.verdicts import confirm
+    from simulee.prover import report
+
+    proofs, errors = prove_sources(args, (lambda proof: print(report.text(proof), flush=True))
+                                   if args.format == "text" else None)
+    if args.format == "json":
+        print(json.dumps({"tool": "simulee", "version": __version__, "kernels": [report.to_json(p) for p in proofs],
+                          "errors": errors}, indent=2))
+    elif args.format == "sarif":
+        print(json.dumps(report.to_sarif(proofs), indent=2))
+        for error in errors:
+            print(f"simulee: error: {error['error']}", file=sys.stderr)
+    else:
+        assumptions = list(dict.fromkeys(a for proof in proofs for a in proof.assumptions))
+        if assumptions:
+            print("assumed: " + "; ".join(assumptions))
+        for error in errors:
+            print(f"simulee: error: {error['error']}", file=sys.stderr)
+    if any(report.confirmed(proof) for proof in proofs):
+        return EXIT_FINDINGS
+    return EXIT_ERROR if errors else EXIT_OK
+
+
+def prove_sources(args, proved=None) -> tuple[list, list[dict]]:
+    """The proofs (prove.solve.Proof, races confirmed or not by a run) of args.path's
+    kernels, each passed to `proved` as it is made, and the files that did not compile."""
+    from simulee.checker.config import config_for
+    from simulee.checker.launchspec import parse_block, parse_dims
+    from simulee.prover.solve import Fixed, prove_kernel
+    from simulee.prover.verdicts import confirm
 
     given = Fixed(parse_dims(args.grid, "grid") if args.grid else None,
                   parse_block(args.block, "block") if args.block else None, _integer_args(args.arg))
@@ -598,26 +631,11 @@ def run_prove(args) -> int:
                                  warp_model=args.warp_model)
             confirm(program, kernel, proof, args.warp_model, deadline)
             proofs.append(proof)
-            if args.format == "text":
-                print(report.text(proof), flush=True)
+            if proved is not None:
+                proved(proof)
     if args.kernel and path.is_dir() and not proofs and not errors:
         raise SimuleeError(f"{path}: no file has a kernel named {', '.join(args.kernel)} ({len(files)} files)")
-    if args.format == "json":
-        print(json.dumps({"tool": "simulee", "version": __version__, "kernels": [report.to_json(p) for p in proofs],
-                          "errors": errors}, indent=2))
-    elif args.format == "sarif":
-        print(json.dumps(report.to_sarif(proofs), indent=2))
-        for error in errors:
-            print(f"simulee: error: {error['error']}", file=sys.stderr)
-    else:
-        assumptions = list(dict.fromkeys(a for proof in proofs for a in proof.assumptions))
-        if assumptions:
-            print("assumed: " + "; ".join(assumptions))
-        for error in errors:
-            print(f"simulee: error: {error['error']}", file=sys.stderr)
-    if any(report.confirmed(proof) for proof in proofs):
-        return EXIT_FINDINGS
-    return EXIT_ERROR if errors else EXIT_OK
+    return proofs, errors
 
 
 def _integer_args(texts: list[str]) -> dict:
@@ -638,15 +656,7 @@ def _integer_args(texts: list[str]) -> dict:
 
 def run_kernels(args) -> int:
     path = Path(args.path)
-    files, options = source_files(path, compile_options(args))
-    listing, errors = [], []
-    for file, program, error in each_program(path, files, options, args.verbose):
-        if error:
-            errors.append({"file": display(str(file)), "error": error})
-            continue
-        if not program.kernels and not path.is_dir():
-            raise SimuleeError(f"{file}: no __global__ kernel found")
-        listing += [(file, kernel) for kernel in program.kernels]
+    listing, errors, files = list_kernels(args)
     if args.format == "json":
         document = {
             "tool": "simulee",
@@ -664,6 +674,22 @@ def run_kernels(args) -> int:
             print(f"{len(listing)} kernels in {len(files) - len(errors)} files"
                   + (f"; {len(errors)} files failed" if errors else ""), file=sys.stderr)
     return EXIT_ERROR if errors else EXIT_OK
+
+
+def list_kernels(args) -> tuple[list, list[dict], list[Path]]:
+    """(file, KernelInfo) of every kernel of args.path, the files that did not compile
+    ({file, error}) and the files compiled."""
+    path = Path(args.path)
+    files, options = source_files(path, compile_options(args))
+    listing, errors = [], []
+    for file, program, error in each_program(path, files, options, args.verbose):
+        if error:
+            errors.append({"file": display(str(file)), "error": error})
+            continue
+        if not program.kernels and not path.is_dir():
+            raise SimuleeError(f"{file}: no __global__ kernel found")
+        listing += [(file, kernel) for kernel in program.kernels]
+    return listing, errors, files
 
 
 def _kernel_line(file: Path, kernel) -> str:
@@ -759,7 +785,7 @@ def _finding_types(text: str) -> frozenset[str]:
 
 def compared_with(args):
     """The baseline --baseline names (baseline.Baseline), or None; --new-only needs one."""
-    from simulee.baseline import load
+    from simulee.report.baseline import load
 
     if args.new_only and args.baseline is None:
         raise SimuleeError("--new-only needs --baseline REPORT: new since what?")
@@ -778,7 +804,7 @@ def fails(findings, fail_on: frozenset[str] | None) -> bool:
 
 
 def _heap_bytes(text: str) -> int:
-    from simulee.launchspec import available_memory
+    from simulee.checker.launchspec import available_memory
 
     value = _bytes(text)
     if not 0 < value <= available_memory():
@@ -816,20 +842,16 @@ def select_kernel(program, name: str | None, path: Path):
 def run_run(args) -> int:
     import numpy as np
 
-    from interpreter.simt import execute
+    from simulee.model.findings import ERROR
+    from simulee.report import formats
 
-    path = Path(args.path)
-    program = load_degraded(path, compile_options(args))
-    kernel = select_kernel(program, args.kernel, path)
-    (launch,) = launches_for(program, kernel, args, require_scalars=True, trace=bool(args.trace))
-    launch.trace_limit = RUN_TRACE_LIMIT
-    with _Progress(args.quiet, "running", "block") as bar:
-        result = execute(program, kernel, launch, bar.blocks)
+    kernel, result = run_kernel(args)
     if args.printf:
         for _, _, text in result.events.printf:
             sys.stdout.write(text)
         sys.stdout.flush()
-    findings = report_events(result)
+    findings = launch_findings(result)
+    sys.stderr.write(formats.findings_text(findings))
     print(f"simulee: {kernel.name}: {result.threads:,} threads, {result.thread_instructions:,} thread-instructions, "
           f"{result.events.fault_count():,} faults, {result.seconds:.2f} s")
     if args.output:
@@ -842,7 +864,20 @@ def run_run(args) -> int:
                   f"({result.trace.dropped:,} more were not kept)", file=sys.stderr)
     if result.status in ("unsupported", "out-of-memory"):
         raise SimuleeError(result.message)
-    return EXIT_FINDINGS if findings else EXIT_OK
+    return EXIT_FINDINGS if any(finding.severity == ERROR for finding in findings) else EXIT_OK
+
+
+def run_kernel(args):
+    """(kernel, interpreter.launch.Result) of the one launch `run` makes of args.path's kernel."""
+    from interpreter.simt import execute
+
+    path = Path(args.path)
+    program = load_degraded(path, compile_options(args))
+    kernel = select_kernel(program, args.kernel, path)
+    (launch,) = launches_for(program, kernel, args, require_scalars=True, trace=bool(args.trace))
+    launch.trace_limit = RUN_TRACE_LIMIT
+    with _Progress(args.quiet, "running", "block") as bar:
+        return kernel, execute(program, kernel, launch, bar.blocks)
 
 
 RUN_TRACE_LIMIT = 1 << 25  # accesses `run --trace` keeps (about 2 GB)
@@ -861,31 +896,27 @@ def save_trace(trace, path: str) -> None:
                  op_opcode=np.array([op.opcode for op in trace.ops]))
 
 
-def report_events(result) -> int:
-    """Print what went wrong in a launch (faults, failed asserts, barrier divergence, a
-    loop that did not end), compiler-style; returns how many errors."""
-    from simulee import report
+def launch_findings(result) -> list:
+    """What went wrong in a launch (faults, failed asserts, barrier divergence, a loop that
+    did not end): the findings of the detectors that need no trace."""
     from simulee.detect import enabled
     from simulee.detect.base import LaunchRun
     from simulee.detect.faults import invalid_launch
-    from simulee.findings import ERROR
 
     run = LaunchRun(None, None, result)  # no trace: only the detectors of events
-    findings = [f for detector in enabled() if not detector.needs_trace for f in detector.launch(run)]
-    findings += invalid_launch(result)
-    sys.stderr.write(report.findings_text(findings))
-    return sum(1 for finding in findings if finding.severity == ERROR)
+    return [f for detector in enabled() if not detector.needs_trace for f in detector.launch(run)] + \
+        invalid_launch(result)
 
 
 # ---------------------------------------------------------------------------- check
 
 
 def given_on_command_line(kernel, args, require_scalars: bool = False, contract=None):
-    """What the options give (simulee.check.Given): --grid/--block/--arg/--buffer/--alias/
+    """What the options give (simulee.checker.kernel.Given): --grid/--block/--arg/--buffer/--alias/
     --fill and the --launch options, over what `contract` (a simulee.toml's) gives. With
     `require_scalars`, every scalar must then have a value."""
-    from simulee.check import Given
-    from simulee.launchspec import launch_arguments, parse_block, parse_dims, require_values
+    from simulee.checker.kernel import Given
+    from simulee.checker.launchspec import launch_arguments, parse_block, parse_dims, require_values
 
     grid = args.grid and parse_dims(args.grid, "grid")
     block = args.block and parse_block(args.block, "block")
@@ -933,9 +964,10 @@ def launches_for(program, kernel, args, require_scalars: bool = False, trace: bo
 
 
 def run_check(args) -> int:
+    args.path = args.paths[0] if len(args.paths) == 1 else None
     if args.replay is not None:
         return run_replay(args)
-    if args.path is None:
+    if not args.paths:
         raise SimuleeError("check needs a FILE or DIR (or --replay DIR/NNNN)")
     return _run_check(args)
 
@@ -944,28 +976,28 @@ def report_text(form: str, bugs, project: str, seconds: float, verbose: bool, ba
                 unreadable: list | None = None, new_only: bool = False, verdicts: bool = False) -> str:
     """The report of `bugs` (rootcause.bugs) as --format `form` asks (in text, with
     `verdicts`, a line per kernel saying what was decided of it)."""
-    from simulee import report
+    from simulee.report import formats
 
     unreadable = unreadable or []
     if form == "text":
-        return report.text(bugs, barriers, seconds, verbose, len(unreadable), new_only, verdicts)
+        return formats.text(bugs, barriers, seconds, verbose, len(unreadable), new_only, verdicts)
     if form == "json":
-        return report.json_text(bugs, unreadable)
+        return formats.json_text(bugs, unreadable)
     if form == "csv":
-        return report.csv_text(bugs, project, new_only)
-    return report.sarif_text(bugs, unreadable)
+        return formats.csv_text(bugs, project, new_only)
+    return formats.sarif_text(bugs, unreadable)
 
 
 def run_replay(args) -> int:
     """check --replay: one saved launch of a whole program, on the memory it had."""
     import time
 
-    from simulee import rootcause
-    from simulee.check import check_kernel
-    from simulee.replay import load
-    from simulee.runner import device_program
+    from simulee.report import rootcause
+    from simulee.checker.kernel import check_kernel
+    from simulee.exec.replay import load
+    from simulee.exec.runner import device_program
 
-    if args.path is not None:
+    if args.paths:
         raise SimuleeError("--replay checks a saved launch: give no FILE")
     start = time.perf_counter()
     saved = load(args.replay)
@@ -985,14 +1017,54 @@ def run_replay(args) -> int:
 
 
 def _run_check(args) -> int:
-    import time
+    from simulee.report import rootcause
 
-    from simulee import rootcause
-    from simulee.config import config_for
+    baseline = compared_with(args)  # a wrong baseline stops the check before it starts
+    checked = check_sources(args) if args.path else _check_each(args)
+    bugs = rootcause.bugs([check.to_json() for check in checked.checks], baseline=baseline)
+    write_output(report_text(args.format, bugs, checked.project, checked.seconds, args.verbose, args.barriers,
+                             checked.unreadable, args.new_only, verdicts=True), args.output)
+    if args.format != "text":  # the text report says it among the findings; the others only hold it
+        for check in checked.checks:
+            if check.status != "ok":
+                print(f"simulee: error: {display(check.file)}:{check.line}: {check.kernel}: {check.error}",
+                      file=sys.stderr)
+    if fails(found(bugs, args.new_only), args.fail_on):
+        return EXIT_FINDINGS
+    failed = sum(1 for check in checked.checks if check.status != "ok")
+    return EXIT_ERROR if failed or checked.unreadable else EXIT_OK
+
+
+def _check_each(args) -> Checked:
+    """Several paths checked one after the other, as one check (named for their common folder)."""
+    parts = [check_sources(replace_namespace(args, path=path)) for path in args.paths]
+    common = Path(os.path.commonpath([os.path.abspath(path) for path in args.paths]))
+    return Checked([check for part in parts for check in part.checks],
+                   [entry for part in parts for entry in part.unreadable],
+                   (common if common.is_dir() else common.parent).name, sum(part.seconds for part in parts))
+
+
+def replace_namespace(args, **changes) -> argparse.Namespace:
+    return argparse.Namespace(**{**vars(args), **changes})
+
+
+@dataclass
+class Checked:
+    """What `check` did: a KernelCheck per kernel, the files that did not compile
+    ({file, error}), the project's name and the seconds it took."""
+
+    checks: list
+    unreadable: list[dict]
+    project: str
+    seconds: float
+
+
+def check_sources(args) -> Checked:
+    """Check the kernels of args.path (a file, or a folder's files) as `check` does."""
+    from simulee.checker.config import config_for
 
     start = time.perf_counter()
     path = Path(args.path)
-    baseline = compared_with(args)
     files, options = source_files(path, compile_options(args))
     checks, unreadable = [], []
     sites, written = _launch_sites(args, files, options)
@@ -1024,20 +1096,8 @@ def _run_check(args) -> int:
                 bar.update(1)
     if args.kernel and path.is_dir() and not checks and not unreadable:
         raise SimuleeError(f"{path}: no file has a kernel '{args.kernel}' ({len(files)} files)")
-    failed = sum(1 for check in checks if check.status != "ok")
-    seconds = time.perf_counter() - start
-    bugs = rootcause.bugs([check.to_json() for check in checks], baseline=baseline)
     project = (path if path.is_dir() else path.parent).resolve().name
-    write_output(report_text(args.format, bugs, project, seconds, args.verbose, args.barriers, unreadable,
-                             args.new_only, verdicts=True), args.output)
-    if args.format != "text":  # the text report says it among the findings; the others only hold it
-        for check in checks:
-            if check.status != "ok":
-                print(f"simulee: error: {display(check.file)}:{check.line}: {check.kernel}: {check.error}",
-                      file=sys.stderr)
-    if fails(found(bugs, args.new_only), args.fail_on):
-        return EXIT_FINDINGS
-    return EXIT_ERROR if failed or unreadable else EXIT_OK
+    return Checked(checks, unreadable, project, time.perf_counter() - start)
 
 
 def _launch_sites(args, files: list[Path], options) -> tuple[dict, dict[Path, dict]]:
@@ -1046,8 +1106,8 @@ def _launch_sites(args, files: list[Path], options) -> tuple[dict, dict[Path, di
     of the kernel they launch (sites.launching) and kernel symbol, and the device
     variables each file's host code writes (none when launches are given or
     --no-launch-sites); a file whose host code does not compile is said once."""
-    from simulee.discover import host_sources, mentioning
-    from simulee.sites import host_calls, host_code, identifier, launching, through_callers
+    from simulee.scanner.discover import host_sources, mentioning
+    from simulee.checker.sites import host_calls, host_code, identifier, launching, through_callers
 
     if not args.launch_sites or getattr(args, "launch", None) or getattr(args, "no_search", False) or args.grid \
             or args.block:
@@ -1094,8 +1154,8 @@ def _check_one(program, kernel, args, progress=None, sites: tuple = (), config=N
     states of it and the options do not override.
     An internal error is recorded against the kernel (so that one kernel cannot stop a
     folder's check) unless SIMULEE_DEBUG asks for the traceback."""
-    from simulee.check import KernelCheck
-    from simulee.verdicts import check_given
+    from simulee.checker.kernel import KernelCheck
+    from simulee.prover.verdicts import check_given
 
     try:
         contract = config.for_kernel(kernel.file or args.path, kernel) if config else None
@@ -1115,7 +1175,7 @@ def _check_one(program, kernel, args, progress=None, sites: tuple = (), config=N
 def settings_of(args, **overrides):
     """The check.Settings the search and execution options give (a scan's and a check's
     alike), with `overrides`."""
-    from simulee.check import Settings
+    from simulee.checker.kernel import Settings
 
     settings = Settings(args.population, args.generations, args.launches, args.max_blocks, args.seed,
                         args.warp_model, args.step_limit, args.shared_bytes,
@@ -1123,7 +1183,7 @@ def settings_of(args, **overrides):
                         args.launch_sites, "", args.detect, not getattr(args, "no_search", False),
                         target=args.target, prove=not getattr(args, "no_prove", False))
     if getattr(args, "seed_launches", None) is not None:
-        from simulee.replay import seeds
+        from simulee.exec.replay import seeds
 
         settings = replace(settings, seed_launches=seeds(args.seed_launches))
     return replace(settings, **overrides)
@@ -1143,7 +1203,7 @@ class _Progress:
     def __init__(self, quiet: bool, what: str, unit: str, total: int = 0):
         from tqdm import tqdm
 
-        from simulee.report import WITHOUT_TIME_LEFT
+        from simulee.report.formats import WITHOUT_TIME_LEFT
 
         self.final = False
         self.bar = tqdm(total=total, desc=what, unit=unit, leave=False, disable=quiet or not sys.stderr.isatty(),
@@ -1188,7 +1248,7 @@ class _Progress:
 
 
 def run_scan(args) -> int:
-    ledger = _scan(args)
+    ledger = scan_repository(args)
     bugs = ledger.bugs()
     sys.stdout.write(ledger.summary(bugs))
     print(f"simulee: reports in {display(str(ledger.folder))}/ (summary.md, report.html, report.sarif, bugs.csv, "
@@ -1199,7 +1259,7 @@ def run_scan(args) -> int:
 def _scan_status(ledger) -> int:
     """EXIT_ERROR, with a one-line reason, when no file compiled or no kernel was checked."""
     files, checks = list(ledger.files.values()), ledger.checks()
-    from simulee.scan import compiled as listed
+    from simulee.scanner.repository import compiled as listed
 
     compiled = sum(1 for record in files if listed(record))
     checked = sum(1 for check in checks if check["status"] == "ok")
@@ -1212,10 +1272,10 @@ def _scan_status(ledger) -> int:
 
 
 def run_audit(args) -> int:
-    from simulee.scan import VERDICTS
-    from simulee.scan import compiled as listed
+    from simulee.scanner.repository import VERDICTS
+    from simulee.scanner.repository import compiled as listed
 
-    ledger = _scan(args)
+    ledger = scan_repository(args)
     rows = _audit_rows(ledger.bugs().records)
     header = ("barrier", "kernels", "verdict", "passes", "removing it")
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(4)]
@@ -1237,7 +1297,7 @@ def _audit_rows(records: list[dict]) -> list[tuple[str, ...]]:
     """One row per barrier (a barrier several kernels reach, in a device function or a
     template, is one): where, the kernels, the verdict over them all, block passes, and
     the race removing it would cause."""
-    from simulee.scan import verdict
+    from simulee.scanner.repository import verdict
 
     barriers: dict[tuple, dict] = {}
     for check in records:
@@ -1252,11 +1312,11 @@ def _audit_rows(records: list[dict]) -> list[tuple[str, ...]]:
             for (file, line, column), seen in barriers.items()]
 
 
-def _scan(args):
+def scan_repository(args):
     """Run the scan the options describe and return its ledger."""
-    from simulee.config import config_for
-    from simulee.scan import ScanOptions, default_output, scan
-    from simulee.workers import Limits
+    from simulee.checker.config import config_for
+    from simulee.scanner.repository import ScanOptions, default_output, scan
+    from simulee.scanner.workers import Limits
 
     path = Path(args.path)
     if not path.exists():
@@ -1285,8 +1345,8 @@ def _scan(args):
 
 def run_trace(args) -> int:
     from interpreter.simt import execute
-    from simulee.check import detection_launch
-    from simulee.model import build_model
+    from simulee.checker.kernel import detection_launch
+    from simulee.model.access import build_model
 
     path = Path(args.path)
     program = load_degraded(path, compile_options(args))
@@ -1320,8 +1380,8 @@ def run_trace(args) -> int:
 
 
 def run_exec(args) -> int:
-    from simulee import rootcause
-    from simulee.runner import run_program
+    from simulee.report import rootcause
+    from simulee.exec.runner import run_program
 
     sources = [Path(source) for source in args.sources]
     def say(text: str) -> None:
@@ -1358,7 +1418,7 @@ def run_exec(args) -> int:
 
 
 def run_compile(args) -> int:
-    from simulee.frontend import load_ir
+    from simulee.frontend.compiler import load_ir
 
     write_output(load_ir(Path(args.path), compile_options(args)), args.output)
     return EXIT_OK

@@ -93,7 +93,7 @@ def kernel_files() -> list[Path]:
 def program(path: Path, gpuverify_annotations: bool = False):
     """A compiled and loaded test file (cached for the session)."""
     from interpreter.loader import load_module
-    from simulee.frontend import CompileOptions, load_ir
+    from simulee.frontend.compiler import CompileOptions, load_ir
 
     options = CompileOptions(gpuverify_annotations=gpuverify_annotations)
     return load_module(load_ir(path, options), str(path))
@@ -132,3 +132,46 @@ def run_cli(capsys):
         return status, captured.out, captured.err
 
     return run
+
+
+# ---------------------------------------------------------------------------- a clean checkout
+# The last check of a run (in the controller, after every worker): the suite must leave no
+# file in the checkout that git does not ignore. Files changed or added before the run
+# (a developer's work in progress) are not the suite's.
+
+
+def _checkout_state() -> set[str] | None:
+    """`git status` of the checkout, one entry per changed or untracked file (None when
+    this is no git checkout)."""
+    import subprocess
+
+    try:
+        done = subprocess.run(["git", "status", "--porcelain=v1", "-z", "--untracked-files=all"], cwd=ROOT,
+                              capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return set(filter(None, done.stdout.split("\0"))) if done.returncode == 0 else None
+
+
+def left_behind(before: set[str], after: set[str]) -> list[str]:
+    """The files the run added to the checkout or changed there."""
+    return sorted(entry[3:] for entry in after - before)
+
+
+def pytest_sessionstart(session):
+    if not hasattr(session.config, "workerinput"):
+        session.config.stash[_BEFORE] = _checkout_state()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    before = session.config.stash.get(_BEFORE, None)
+    after = _checkout_state() if before is not None else None
+    left = left_behind(before, after) if after is not None else []
+    if left:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        reporter.write_line(f"FAILED: the tests left {len(left)} file(s) in the checkout that git does not ignore: "
+                            + ", ".join(left[:10]), red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+_BEFORE = pytest.StashKey[set]()

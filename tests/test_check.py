@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from conftest import KERNELS, line_of, lines_of, program
-from simulee.check import check_kernel, default_launch
+from simulee.checker.kernel import check_kernel, default_launch
 from interpreter.launch import Alias
 
 INDEPENDENT, LOCKSTEP = "independent", "lockstep"
@@ -413,7 +413,7 @@ def test_members_given_are_kept_and_the_rest_default():
 
 def explored(file: str, kernel: str):
     """The check `simulee check` makes with no launch given: the search from the default launch."""
-    from simulee.check import Settings, explore
+    from simulee.checker.kernel import Settings, explore
 
     loaded = program(KERNELS / file)
     info = loaded.kernel(kernel)
@@ -424,7 +424,7 @@ def test_a_kernel_no_launch_of_which_ran_to_its_end_is_not_checked_and_says_why(
     from dataclasses import replace
 
     from interpreter.simt import execute
-    from simulee.check import NOT_CHECKED
+    from simulee.checker.kernel import NOT_CHECKED
 
     loaded = program(KERNELS / "reduction.cu")
     info = loaded.kernel("reduce_sum")
@@ -528,7 +528,7 @@ def test_a_fault_at_an_address_made_up_content_gives_is_a_note_not_a_finding():
     file = "buffer_contents.cu"
     zeros = check(file, "scatter", ((1, 1, 1), (64, 1, 1), {}))  # zeros: every thread writes out[0]
     assert [f.type for f in zeros.findings] == ["data-race"]
-    from simulee.check import check_kernel, default_launch
+    from simulee.checker.kernel import check_kernel, default_launch
 
     loaded = program(KERNELS / file)
     info = loaded.kernel("scatter")
@@ -575,7 +575,7 @@ def test_a_race_only_an_in_place_call_makes_is_a_warning_that_says_so():
 
 
 def test_a_race_made_up_contents_show_without_an_in_place_call_is_told_by_the_contents():
-    from simulee.check import Given, Settings, check_given
+    from simulee.checker.kernel import Given, Settings, check_given
 
     file = "buffer_contents.cu"
     loaded = program(KERNELS / file)

@@ -128,7 +128,7 @@ def test_a_mistake_in_the_toml_is_one_line_and_status_2(run_cli, tmp_path, text,
 
 
 def test_the_nearest_toml_applies_but_not_one_beyond_the_repository(tmp_path):
-    from simulee.config import find_config
+    from simulee.checker.config import find_config
 
     (tmp_path / "simulee.toml").write_text("")
     nested = tmp_path / "repo" / "src"

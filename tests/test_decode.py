@@ -26,7 +26,7 @@ def test_struct_layouts_match_llvm(path):
     loaded = program(path)
     text = path.read_text() if path.suffix == ".ll" else None
     if text is None:
-        from simulee.frontend import load_ir
+        from simulee.frontend.compiler import load_ir
 
         text = load_ir(path)
     module = llvm.parse_assembly(text, llvm.create_context())  # a context of its own: struct names stay unique
@@ -279,7 +279,7 @@ def test_locations_follow_inlining_to_the_kernel():
     function = loaded.function(loaded.kernels[0].symbol)
     (atomic,) = [op for op in function.ops if op.opcode == "atomicrmw"]
     chain = atomic.location.chain()
-    assert chain[0].file.endswith("simulee/include/simulee/atomics.h")
+    assert chain[0].file.endswith("simulee/frontend/include/simulee/atomics.h")
     assert chain[-1] == atomic.location.outermost()
     source = KERNELS / "qualifiers.cu"
     assert chain[-1].file == str(source) and chain[-1].line == line_of(source, "atomicAdd(&device_counter")

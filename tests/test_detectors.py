@@ -12,8 +12,10 @@ import pytest
 
 from conftest import KERNELS, program
 from interpreter import trace
-from simulee import detect, report, rootcause
-from simulee.check import check_kernel, default_launch
+from simulee import detect
+from simulee.report import formats as report
+from simulee.report import rootcause
+from simulee.checker.kernel import check_kernel, default_launch
 from test_check import line_of
 
 BANKS = "bank_conflicts.cu"

@@ -10,9 +10,9 @@ import pytest
 from conftest import KERNELS, program
 from interpreter.launch import Launch
 from interpreter.simt import execute
-from simulee import ptx
-from simulee.check import check_kernel, default_launch
-from simulee.frontend import load_ir
+from simulee.frontend import ptx
+from simulee.checker.kernel import check_kernel, default_launch
+from simulee.frontend.compiler import load_ir
 
 RNG = np.random.default_rng(7)
 N = 64

@@ -17,7 +17,7 @@ from interpreter.contents import Fill
 from interpreter.memory import GLOBAL, LOCAL, SHARED
 from interpreter.simt import execute
 from interpreter.trace import TraceRecorder
-from simulee.check import default_launch
+from simulee.checker.kernel import default_launch
 
 
 def trace_of(*accesses):

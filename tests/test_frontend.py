@@ -96,7 +96,7 @@ def test_syntax_error_shows_clangs_diagnostic(run_cli, monkeypatch):
                    "(and 1 more error)\n")
     # the full diagnostics stay available to callers
     from simulee.errors import CompileError
-    from simulee.frontend import load_ir
+    from simulee.frontend.compiler import load_ir
 
     with pytest.raises(CompileError) as raised:
         load_ir(ERRORS / "syntax_error.cu")
@@ -195,8 +195,8 @@ def test_cuh_files_compile_directly(run_cli, tmp_path):
 
 
 def test_cache_reuses_rebuilds_and_distrusts(tmp_path, monkeypatch):
-    from simulee import frontend
-    from simulee.cache import IRCache
+    from simulee.frontend import compiler as frontend
+    from simulee.frontend.cache import IRCache
 
     source = tmp_path / "k.cu"
     header = tmp_path / "k.cuh"
@@ -233,8 +233,8 @@ def test_cache_reuses_rebuilds_and_distrusts(tmp_path, monkeypatch):
 
 
 def test_unwritable_cache_is_not_an_error(tmp_path):
-    from simulee import frontend
-    from simulee.cache import IRCache
+    from simulee.frontend import compiler as frontend
+    from simulee.frontend.cache import IRCache
 
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
@@ -243,7 +243,7 @@ def test_unwritable_cache_is_not_an_error(tmp_path):
 
 
 def test_ziglang_clang_is_used_with_bundled_libraries():
-    from simulee.frontend import CompileOptions, clang_arguments, find_clang
+    from simulee.frontend.compiler import CompileOptions, clang_arguments, find_clang
 
     clang = find_clang()
     assert clang.bundled and clang.command[-1] == "clang" and clang.version.startswith("ziglang ")

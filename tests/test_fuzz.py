@@ -159,7 +159,7 @@ def test_check_answers_any_launch_and_options(case, search):
 
 
 def _reference_ir() -> str:
-    from simulee.frontend import load_ir
+    from simulee.frontend.compiler import load_ir
 
     return load_ir(KERNELS / "saxpy.cu")
 

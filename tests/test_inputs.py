@@ -244,7 +244,7 @@ def test_ctrl_c_stops_a_scan_with_status_130_and_readable_reports(tmp_path):
 def test_a_hung_pool_task_is_recorded_as_a_timeout():
     """The worker pool's own timeout, behind the kernel's time limit: a task that never
     returns is stopped and recorded."""
-    from simulee.workers import Limits, Pool
+    from simulee.scanner.workers import Limits, Pool
 
     with Pool(1, Limits(seconds=1.0, memory=0)) as pool:
         record = pool.submit(_hang, _Task()).result(timeout=60)

@@ -9,7 +9,7 @@ from conftest import KERNELS, at, line_of, position_of, program, written
 from interpreter.launch import Launch
 from interpreter.simt import execute
 from interpreter.trace import READ, WRITE
-from simulee.frontend import user_location
+from simulee.frontend.compiler import user_location
 
 RNG = np.random.default_rng(2024)
 

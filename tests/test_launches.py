@@ -142,7 +142,7 @@ def test_a_given_grid_beyond_the_search_budget_searches_the_rest(run_cli):
 def _space(fixed: frozenset, max_blocks: int):
     from evolve.space import SearchSpace
     from evolve.taint import relevant_parameters
-    from simulee.check import default_launch
+    from simulee.checker.kernel import default_launch
 
     loaded = program(MANY)
     kernel = loaded.kernel("scatter")
@@ -277,7 +277,7 @@ def test_a_launch_that_breaks_a_requirement_stops_there():
 
 
 def test_a_check_stops_a_launch_once_its_trace_is_full(run_cli):
-    from simulee import check as checking
+    from simulee.checker import kernel as checking
 
     loaded = program(SAXPY)
     launch = checking.default_launch(loaded.kernels[0], {"n": 1 << 20, "a": 1.0}, (4096, 1, 1), (256, 1, 1))
@@ -302,7 +302,7 @@ def test_a_launch_whose_blocks_each_fill_much_of_the_trace_is_checked_on_fewer_o
     from dataclasses import replace
 
     from interpreter.simt import execute
-    from simulee import check as checking
+    from simulee.checker import kernel as checking
 
     loaded = program(LOOPS)
     kernel = next(k for k in loaded.kernels if k.name == "sum_table")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import line_of
-from simulee.nvcc import Nvcc, parse
+from simulee.exec.nvcc import Nvcc, parse
 
 pytestmark = pytest.mark.xdist_group("nvcc")  # one toolkit folder and runtime build for the module
 

@@ -1,5 +1,5 @@
 """Happens-before through memory: fences, atomics, volatile flags and their scopes
-(simulee.detect.ordering), each correct kernel against its broken twins."""
+(simulee.model.ordering), each correct kernel against its broken twins."""
 
 from __future__ import annotations
 

@@ -12,10 +12,10 @@ import sys
 import pytest
 
 from conftest import TESTS, line_of
-from simulee.check import check_kernel, default_launch
-from simulee.frontend import load_program
-from simulee.prove.solve import Fixed, prove_kernel
-from simulee.verdicts import confirm
+from simulee.checker.kernel import check_kernel, default_launch
+from simulee.frontend.compiler import load_program
+from simulee.prover.solve import Fixed, prove_kernel
+from simulee.prover.verdicts import confirm
 
 pytestmark = pytest.mark.xdist_group("prove")  # one worker computes the module's fixtures
 
@@ -170,7 +170,7 @@ def test_sarif_holds_each_race_at_its_line_and_every_verdict(run_cli):
 
 
 def test_a_proof_stops_when_its_effort_is_spent_and_says_so(program):
-    from simulee.prove.solve import Effort
+    from simulee.prover.solve import Effort
 
     tree_sum = program.kernel("tree_sum")
     starved = prove_kernel(program, tree_sum, effort=Effort(20_000, 30_000))

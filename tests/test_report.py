@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from conftest import KERNELS, at, line_of, position_of
-from simulee.report import CSV_COLUMNS
+from simulee.report.formats import CSV_COLUMNS
 
 RACES = KERNELS / "global_races.cu"
 HELPER = KERNELS / "merged_findings.cu"

@@ -202,7 +202,7 @@ def test_a_bad_baseline_is_one_line_and_exit_2(run_cli, args, message):
 
 
 def test_a_race_is_one_root_cause_whichever_of_its_lines_is_reported_first(tmp_path):
-    from simulee.rootcause import fingerprint
+    from simulee.report.rootcause import fingerprint
 
     (tmp_path / "pair.cu").write_text("__device__ void f(int *s) {\n  s[0] = 1;\n  int x = s[0];\n}\n")
     write = {"access": "write", "file": "pair.cu", "line": 2, "function": "f"}
@@ -215,7 +215,7 @@ def test_a_race_is_one_root_cause_whichever_of_its_lines_is_reported_first(tmp_p
 
 
 def test_the_faults_of_one_access_are_one_root_cause(tmp_path):
-    from simulee.rootcause import bugs, fingerprint
+    from simulee.report.rootcause import bugs, fingerprint
 
     (tmp_path / "index.cu").write_text("__global__ void k(int *p) {\n  p[threadIdx.x * 3] = 1;\n}\n")
     place = {"access": "write", "file": "index.cu", "line": 2, "column": 25, "function": "k", "block": None,

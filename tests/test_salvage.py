@@ -15,10 +15,10 @@ import pytest
 
 from conftest import TESTS, at, line_of
 from simulee.errors import CompileError
-from simulee.frontend import CompileOptions, degradation, load_ir, load_program
-from simulee.salvage import host_functions
-from simulee.scan import ScanOptions, failure_cause, file_tasks
-from simulee.tasks import list_kernels
+from simulee.frontend.compiler import CompileOptions, degradation, load_ir, load_program
+from simulee.frontend.salvage import host_functions
+from simulee.scanner.repository import ScanOptions, failure_cause, file_tasks
+from simulee.scanner.tasks import list_kernels
 
 pytestmark = pytest.mark.xdist_group("salvage")  # one worker computes the module's fixtures
 
@@ -219,8 +219,8 @@ def test_host_functions_are_found_at_namespace_and_class_level_and_device_code_i
 
 
 def test_a_void_host_function_left_out_does_nothing_and_its_callers_launches_stay(tmp_path):
-    from simulee.frontend import CompileOptions
-    from simulee.sites import host_code
+    from simulee.frontend.compiler import CompileOptions
+    from simulee.checker.sites import host_code
 
     assert [(f.name, f.returns) for f in host_functions("void v() { }\nint i() { return 1; }\nstruct S { S() { }\n"
                                                         "  ~S() { } };\n")] == \
@@ -245,7 +245,7 @@ def test_device_functions_defined_in_another_source_are_linked():
 
     from interpreter.launch import Launch
     from interpreter.simt import execute
-    from simulee.tasks import _program
+    from simulee.scanner.tasks import _program
 
     scan = ScanOptions(REPO, Path("/nonexistent"), "buildrepo", CompileOptions(timeout=300))
     task = next(task for task in file_tasks(scan) if task.file == "gpu/rdc_kernel.cu")

@@ -273,7 +273,7 @@ def test_bad_scan_options_are_one_line_errors(run_cli, args, message):
 
 
 def test_discovery_skips_build_and_vendored_folders_and_follows_globs():
-    from simulee.discover import sources
+    from simulee.scanner.discover import sources
 
     every = {p.relative_to(REPO).as_posix() for p in sources(REPO)}
     assert "src/broken.cu" in every and not any(p.startswith(("build/", "third_party/")) for p in every)
@@ -284,7 +284,7 @@ def test_discovery_skips_build_and_vendored_folders_and_follows_globs():
 
 
 def test_include_paths_are_the_folders_sources_include_from(tmp_path):
-    from simulee.discover import include_dirs
+    from simulee.scanner.discover import include_dirs
 
     (tmp_path / "third" / "lib" / "nested").mkdir(parents=True)
     (tmp_path / "third" / "lib" / "nested" / "util.cuh").write_text('#include "nested/more.cuh"\n')
@@ -327,7 +327,7 @@ def sleep(job: Job) -> dict:
 
 
 def test_a_worker_that_dies_times_out_or_runs_out_of_memory_ends_in_a_record():
-    from simulee.workers import Limits, Pool
+    from simulee.scanner.workers import Limits, Pool
 
     with Pool(2, Limits(seconds=2, memory=1 << 30)) as pool:
         futures = [pool.submit(die, Job()), pool.submit(hog, Job(2 << 30)), pool.submit(sleep, Job(60)),
@@ -389,10 +389,10 @@ def test_check_and_scan_of_a_folder_compile_the_same_files(run_cli, tmp_path):
 def test_a_kernel_out_of_memory_is_checked_again_keeping_less_of_each_trace(monkeypatch):
     """A scan worker whose check runs out of memory (its address space is capped) checks the
     kernel again keeping an eighth of each launch's trace, instead of losing it."""
-    from simulee import verdicts as checking
-    from simulee.check import TRACE_LIMIT, Settings
-    from simulee.frontend import CompileOptions
-    from simulee.tasks import FileTask, KernelTask, check_kernel
+    from simulee.prover import verdicts as checking
+    from simulee.checker.kernel import TRACE_LIMIT, Settings
+    from simulee.frontend.compiler import CompileOptions
+    from simulee.scanner.tasks import FileTask, KernelTask, check_kernel
 
     real, limits = checking.check_given, []
 
@@ -455,7 +455,7 @@ def test_a_race_in_a_shared_function_or_template_is_one_root_cause_that_survives
 
 
 def test_code_copied_into_two_kernels_is_two_root_causes(tmp_path):
-    from simulee.rootcause import fingerprint
+    from simulee.report.rootcause import fingerprint
 
     def race(line: int) -> dict:
         return {"type": "data-race", "file": "copied.cu", "first": {"file": "copied.cu", "line": line},
@@ -475,7 +475,7 @@ STRIDES = "template <int N> __global__ void stride(int *out) { out[(threadIdx.x 
 def test_a_template_with_many_instances_is_checked_on_a_bounded_representative_set(tmp_path):
     """Twelve instances: eight checked (the one the host launches among them, the rest
     spread over the others), four represented; --all-instances --resume checks those."""
-    from simulee.scan import TEMPLATE_INSTANCES
+    from simulee.scanner.repository import TEMPLATE_INSTANCES
 
     source = tmp_path / "repo" / "strides.cu"
     source.parent.mkdir()
@@ -501,7 +501,7 @@ def test_a_template_with_many_instances_is_checked_on_a_bounded_representative_s
 
 def test_a_repository_header_named_like_a_system_header_does_not_stand_in_for_it_elsewhere(tmp_path):
     """compat/unistd.h is a Windows build's stand-in: only the file beside it gets it."""
-    from simulee.discover import include_dirs
+    from simulee.scanner.discover import include_dirs
 
     (tmp_path / "compat").mkdir()
     (tmp_path / "src").mkdir()
@@ -536,7 +536,7 @@ def test_the_instances_checked_of_a_template_cover_every_value_of_every_paramete
     """60 instances of type x operator x flag x size: eight checked cover the three types,
     both operators, both flags and the five sizes, where instances in name order would
     differ in the last one only."""
-    from simulee.scan import representatives, template_arguments
+    from simulee.scanner.repository import representatives, template_arguments
 
     names = [f"reduce<{t}, {op}, {flag}, (unsigned int){n}>" for t in ("float", "double", "int")
              for op in ("Sum", "Max") for flag in ("true", "false") for n in (32, 64, 128, 256, 512)]

@@ -143,7 +143,7 @@ def _cmdline(pid: str) -> bytes:
 
 
 def test_a_second_scan_into_the_same_folder_is_refused(tmp_path):
-    from simulee.scan import _lock
+    from simulee.scanner.repository import _lock
 
     repo = tmp_path / "repo"
     repo.mkdir()
@@ -212,7 +212,7 @@ def _text(path: Path) -> str:
 
 
 def test_csv_cells_a_spreadsheet_would_run_are_escaped(tmp_path):
-    from simulee.report import table_text
+    from simulee.report.formats import table_text
 
     text = table_text([{"a": "=HYPERLINK(1)", "b": "+1", "c": "-x", "d": "@sum", "e": -3, "f": "plain"}],
                       ("a", "b", "c", "d", "e", "f"))
@@ -241,7 +241,7 @@ def test_scan_exits_2_when_nothing_could_be_checked(tmp_path):
 
 
 def test_the_default_output_is_named_after_the_folders_path(monkeypatch):
-    from simulee.scan import default_output
+    from simulee.scanner.repository import default_output
 
     monkeypatch.chdir(ROOT)
     assert default_output(Path("tests/kernels")) == Path("results/tests-kernels")
@@ -255,7 +255,7 @@ def test_the_default_output_is_named_after_the_folders_path(monkeypatch):
 def test_a_worker_stopped_by_its_pool_stops_its_compiler_first(tmp_path):
     """A task past the pool's timeout: the worker is stopped, and takes the compiler it
     was running, and that compiler's children, with it."""
-    from simulee.workers import Limits, Pool
+    from simulee.scanner.workers import Limits, Pool
 
     clang = tmp_path / "slow-clang"
     clang.write_text(FAKE_CLANG)
@@ -278,7 +278,7 @@ class _Compile:
 
 
 def _compile_forever(task: _Compile) -> dict:
-    from simulee.frontend import run_compiler
+    from simulee.frontend.compiler import run_compiler
 
     run_compiler([task.clang, "-c", "k.cu"], None)
     return {"status": "finished"}

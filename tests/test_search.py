@@ -12,7 +12,7 @@ from evolve.search import search
 from evolve.space import SearchSpace
 from evolve.space import alias_pairs
 from evolve.taint import pointer_accesses, relevant_parameters
-from simulee.check import Settings, check_kernel, default_launch, explore
+from simulee.checker.kernel import Settings, check_kernel, default_launch, explore
 
 SEEDS = (1, 2, 3)
 TARGETS = "search_targets.cu"

@@ -1,4 +1,4 @@
-"""Launch sites: what the host code's launches say (simulee.sites), how the search keeps
+"""Launch sites: what the host code's launches say (simulee.checker.sites), how the search keeps
 to them (evolve.space.SearchSpace.of_sites), and what `check` and `scan` report with and
 without them. The kernels are in tests/sites."""
 
@@ -14,8 +14,8 @@ import pytest
 
 from conftest import TESTS, program
 from evolve.launchsite import Site, evaluate, input_bounds, inputs_of
-from simulee.frontend import CompileOptions
-from simulee.sites import host_code, kernel_of_stub
+from simulee.frontend.compiler import CompileOptions
+from simulee.checker.sites import host_code, kernel_of_stub
 
 SITES = TESTS / "sites"
 
@@ -165,7 +165,7 @@ def test_wrapper_dim3_parameters_struct_members_and_a_cooperative_launch():
     fill = next(s for s in sites_of("wrapped.cu") if s.kernel == "_Z4fillPf3Dimi")
     assert all(e[0] == "input" for e in fill.grid + fill.block)  # x, y and z of each dim3 are open
     from evolve.launchsite import kernel_arguments
-    from simulee.frontend import load_program
+    from simulee.frontend.compiler import load_program
 
     program = load_program(SITES / "wrapped.cu")
     members = kernel_arguments(program.kernel("fill").params, fill)
@@ -284,7 +284,7 @@ def test_a_row_copied_between_csr_tables_is_a_warning_naming_every_table_it_read
 def test_a_launcher_called_from_a_cpp_file_is_checked_under_its_callers_launches():
     """colsum is right only on 1-D grids of 1-D blocks; its launcher takes grid and block
     from callers/main.cpp (256 threads a block) or colsum_2d.cpp (a 128x2 block)."""
-    from simulee.sites import calls_in, host_calls, through_callers
+    from simulee.checker.sites import calls_in, host_calls, through_callers
 
     launcher = sites_of("callers/colsum.cu")
     assert [site.open_functions() for site in launcher] == [{"_Z13launch_colsum4dim3S_PfPKfii"}]
@@ -352,7 +352,7 @@ def test_device_variables_the_host_code_writes_hold_made_up_content():
     host writes what its caller passes, but the counts only decide how often each block
     runs the loop, all its threads alike: the race is the program's whenever a block runs it
     twice, an error."""
-    from simulee.sites import host_code
+    from simulee.checker.sites import host_code
 
     sites, written, _, problem = host_code(SITES / "symbols.cu", CompileOptions())
     assert problem == "" and {"counters", "max_points"} <= set(written) and len(sites) == 5
@@ -368,7 +368,7 @@ def test_device_variables_the_host_code_writes_hold_made_up_content():
 
 
 def test_a_table_the_host_fills_with_what_it_states_holds_that_and_one_it_copies_from_elsewhere_is_made_up():
-    from simulee.sites import host_code
+    from simulee.checker.sites import host_code
 
     _, written, _, _ = host_code(SITES / "symbols.cu", CompileOptions())
     assert written["stated_offsets"] == [[0, "00000000100000002000000030000000"]]  # {0, 16, 32, 48}
@@ -403,7 +403,7 @@ def test_an_argument_the_grid_is_computed_from_keeps_the_sites_value():
     from dataclasses import replace
 
     from evolve.space import SearchSpace
-    from simulee.check import default_launch
+    from simulee.checker.kernel import default_launch
 
     (site,) = [s for s in sites_of("members.cu") if s.kernel == "_Z8sum_tapsPfii"]
     taps = site.args[1]
@@ -424,7 +424,7 @@ def test_a_divisor_the_host_computes_is_never_searched_as_zero_but_a_zero_it_pas
     """kaldi's MulRowsGroupMat passes group_size = cols / src_cols: searched sizes that make
     it 0 (src_cols > cols) are no launch the host makes; a literal 0 is still a bug."""
     from evolve.space import InvalidGenome, SearchSpace
-    from simulee.check import default_launch
+    from simulee.checker.kernel import default_launch
 
     (site,) = [s for s in sites_of("group_size.cu") if "group_of" in s.kernel]
     kernel = program(SITES / "group_size.cu").kernel("group_of")

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from conftest import TESTS, line_of
-from simulee.check import DECIDED
+from simulee.checker.kernel import DECIDED
 
 pytestmark = pytest.mark.xdist_group("verdicts")  # one worker computes the module's fixtures
 

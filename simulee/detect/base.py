@@ -16,8 +16,8 @@ from functools import cached_property
 
 from interpreter.launch import Result
 from interpreter.loader import KernelInfo
-from simulee.findings import Finding
-from simulee.model import MemoryAccessModel, build_model
+from simulee.model.findings import Finding
+from simulee.model.access import MemoryAccessModel, build_model
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import numpy as np
 
 from interpreter.launch import Result
 from simulee.detect.base import Detector, LaunchRun, Rule
-from simulee.findings import ERROR, Finding, launch_of, place, where
+from simulee.model.findings import ERROR, Finding, launch_of, place, where
 
 
 class Divergence(Detector):

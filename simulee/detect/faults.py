@@ -10,8 +10,8 @@ from interpreter import trace
 from interpreter.launch import Result
 from interpreter.memory import split
 from simulee.detect.base import Detector, LaunchRun, Rule
-from simulee.findings import ERROR, WARNING, Finding, launch_of, place
-from simulee.frontend import user_location
+from simulee.model.findings import ERROR, WARNING, Finding, launch_of, place
+from simulee.frontend.compiler import user_location
 
 STOPS = ("step-limit", "time-limit", "infinite-loop", "deadlock")
 

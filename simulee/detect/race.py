@@ -2,7 +2,7 @@
 
 Two accesses conflict when they touch a common byte of one memory unit, come from different
 threads, at least one writes, and not both are atomic (or volatile accesses of a flag a
-release and an acquire synchronize through: simulee.detect.ordering). A conflict is a race
+release and an acquire synchronize through: simulee.model.ordering). A conflict is a race
 when nothing orders the two accesses:
   inter-block  different blocks, same grid epoch (global memory): never ordered;
   inter-warp   same block and barrier epoch, different warps: never ordered;
@@ -27,10 +27,10 @@ import numpy as np
 
 from interpreter.memory import GLOBAL, SHARED
 from simulee.detect.base import Detector, LaunchRun, Rule
-from simulee.detect.ordering import MAX_EVENTS
+from simulee.model.ordering import MAX_EVENTS
 from interpreter.vocabulary import BLOCK_SCOPE, SCOPE_BITS
-from simulee.findings import ERROR, WARNING, Finding, launch_of, place, where
-from simulee.model import KIND_NAMES, READ, MemoryAccessModel
+from simulee.model.findings import ERROR, WARNING, Finding, launch_of, place, where
+from simulee.model.access import KIND_NAMES, READ, MemoryAccessModel
 
 INTER_BLOCK, INTER_WARP, INTRA_WARP = 0, 1, 2
 SCOPE_NAMES = ("inter-block", "inter-warp", "intra-warp")

@@ -28,7 +28,7 @@ from interpreter.vocabulary import barrier_kind
 from simulee.detect.base import Detector, KernelRuns, Rule
 from simulee.detect.divergence import divergent_barriers
 from simulee.detect.race import Pairs, racing_pairs, summarize
-from simulee.findings import WARNING, Finding, Place, display, place, place_at
+from simulee.model.findings import WARNING, Finding, Place, display, place, place_at
 
 REDUNDANT_BARRIER = "redundant-barrier"
 NOT_EXERCISED = "in a loop that ran at most one iteration in every launch: the next iteration's accesses never met it"

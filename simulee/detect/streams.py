@@ -26,7 +26,7 @@ import numpy as np
 
 from interpreter.trace import ATOMIC, READ, WRITE
 from simulee.detect.base import Detector, Rule
-from simulee.findings import ERROR
+from simulee.model.findings import ERROR
 
 Intervals = dict[int, tuple[np.ndarray, np.ndarray]]  # region -> (sorted starts, ends), disjoint
 

@@ -17,8 +17,8 @@ import numpy as np
 from interpreter.memory import SHARED
 from interpreter.trace import READ, WRITE
 from simulee.detect.base import Detector, LaunchRun, Rule
-from simulee.findings import WARNING, Finding, by_source_location, launch_of, place
-from simulee.model import KIND_NAMES, MemoryAccessModel
+from simulee.model.findings import WARNING, Finding, by_source_location, launch_of, place
+from simulee.model.access import KIND_NAMES, MemoryAccessModel
 
 UNINITIALIZED = "uninitialized-shared-read"
 NEVER = np.iinfo(np.int64).max

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from interpreter.loader import KernelInfo
 from simulee.detect.base import Detector, KernelRuns, Rule
-from simulee.findings import WARNING, Finding, Place
+from simulee.model.findings import WARNING, Finding, Place
 
 VACUOUS = "vacuous-check"
 

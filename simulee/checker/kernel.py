@@ -1,0 +1,901 @@
+"""Check one kernel on one or more launches: run each, build its memory-access model, let
+every detector look at it, merge what they find across launches, and judge every barrier
+over all the launches together."""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, field, replace
+
+from evolve.contract import MEMORY_FAULTS, Contract
+from evolve.search import DETECTION_THREADS
+from evolve.space import STRIDE_NAME
+from interpreter.limits import DEFAULT_HEAP_BYTES
+from interpreter.launch import Alias, Launch, Result
+from interpreter.loader import KernelInfo, Program
+from interpreter.memory import POINTER_SLOTS
+from interpreter.simt import execute
+from interpreter.types import ArrayType, FloatType, IntType
+from interpreter.trace import BUFFER_LIMIT
+from interpreter.vocabulary import index_register
+from simulee.detect import enabled
+from simulee.detect.base import KernelRuns, LaunchRun
+from simulee.detect.faults import invalid_launch
+from simulee.detect.race import RACES, WARP_SYNCHRONOUS
+from simulee.detect.redundant import REDUNDANT_BARRIER, BarrierVerdict
+from simulee.detect.vacuous import VACUOUS
+from simulee.model.findings import ERROR, WARNING, Finding, display, launch_of
+from simulee.frontend.compiler import BUILTIN_VARIABLES, library_file, user_location
+
+DEFAULT_THREADS_PER_BLOCK = 64
+DEFAULT_BLOCKS_PER_AXIS = 2
+FULL_CHECK_THREADS = DETECTION_THREADS  # larger launches are checked on sampled runs of blocks
+SAMPLED_RUNS = 4  # runs of consecutive blocks a sampled launch checks: its start, its end and between
+INDEPENDENT_SCHEDULING = 70  # sm_70 (Volta): lanes of a warp may run apart
+TRACE_LIMIT = 1 << 22  # accesses a checked launch keeps in its trace (each costs about 300 bytes to check)
+
+
+@dataclass
+class KernelCheck:
+    """What checking one kernel found. `status` is ok, not-checked (no launch ran to its
+    end: `error` says why), unsupported (the interpreter met something it cannot
+    execute: `error` names it) or error."""
+
+    kernel: str
+    symbol: str
+    file: str
+    line: int
+    status: str = "ok"
+    error: str = ""
+    launches: list[dict] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    verdicts: list[BarrierVerdict] = field(default_factory=list)
+    assumptions: list[dict] = field(default_factory=list)  # the launch contract inferred: bound, file, line
+    search: dict | None = None  # what the input search did (search_summary)
+    notes: list[str] = field(default_factory=list)  # what was not checked as asked, and why
+    seconds: float = 0.0
+    suppressed: list[tuple[Finding, str]] = field(default_factory=list)  # findings a suppression hides, and why
+    proof: dict | None = None  # what the prover decided (simulee.prover.verdicts), if it ran
+
+    def suppress(self, reason_of) -> None:
+        """Move the findings an annotation in the source (simulee.checker.annotations) or
+        `reason_of(finding)` gives a reason for (else None) to `suppressed`."""
+        from simulee.checker import annotations
+
+        kept = []
+        for finding in self.findings:
+            in_source = annotations.reason(finding, self.file, self.line)
+            if in_source is not None:
+                finding.details["suppression"] = "inSource"
+            reason = in_source if in_source is not None else reason_of(finding)
+            if reason is None:
+                kept.append(finding)
+            else:
+                self.suppressed.append((finding, reason))
+        self.findings = kept
+
+    def errors(self) -> int:
+        return sum(1 for f in self.findings if f.severity == ERROR)
+
+    def to_json(self) -> dict:
+        record = {"kernel": self.kernel, "file": display(self.file), "line": self.line, "status": self.status,
+                "error": self.error or None, "launches": self.launches,
+                "findings": [f.to_json() for f in self.findings],
+                "barriers": [v.to_json() for v in self.verdicts], "assumptions": self.assumptions,
+                "notes": self.notes, "seconds": round(self.seconds, 3),
+                **({"search": self.search} if self.search is not None else {}),
+                **({"proof": self.proof} if self.proof is not None else {}),
+                **({"suppressed": [dict(finding.to_json(), reason=reason) for finding, reason in self.suppressed]}
+                   if self.suppressed else {})}
+        record["verdict"], record["verdict_reason"] = kernel_verdict(record)
+        return record
+
+
+DECIDED = (*RACES, "barrier-divergence")  # the finding types a proof rules out
+
+
+def kernel_verdict(check: dict) -> tuple[str, str]:
+    """(proved | race | possible-race | not-proved, why) of a check's record (to_json):
+    a race a run shows as an error; proved by the prover (simulee.prover.verdicts) with no race
+    shown; a possible race (the solver's that no run showed, or a run's resting on a guess
+    of Simulee's); else not proved, with the prover's reason."""
+    races = [f for f in check["findings"] if f["type"] in DECIDED]
+    proof = check.get("proof") or {}
+    launches = sum(1 for launch in check["launches"] if launch.get("status") != "invalid")
+    runs = f"{launches} launch{'es' if launches != 1 else ''}"
+    if any(f["severity"] == ERROR for f in races):
+        solver = any(race["shown"] for race in proof.get("races", ()))
+        return "race", "a run shows it" + (" on a launch the solver found" if solver else "")
+    if proof.get("verdict") == "proved" and not races:
+        return "proved", "race-free and barrier-divergence-free for every launch"
+    if races:
+        return "possible-race", "a run shows one on a launch resting on a guess of Simulee's (its warning says which)"
+    if proof.get("verdict") == "race":
+        race = proof["races"][0]
+        lines = " and ".join(map(str, race["lines"])) or "?"
+        return "possible-race", (f"the solver finds a {race['type']} at line {lines} ({race['launch']}) that no run of "
+                                 f"{runs} showed")
+    prover = "was not run" if proof.get("verdict") in (None, "off") else "could not decide"
+    reason = f" ({proof['reason']})" if proof.get("reason") else ""
+    return "not-proved", f"no race found on {runs}; the prover {prover}{reason}"
+
+
+def indices_read(program: Program, kernel: KernelInfo) -> tuple[str, ...]:
+    """The index registers (tid.x, ctaid.y, ...) the kernel's own code reads. Reads inside
+    Simulee's headers (cuRAND, cooperative groups linearizing the thread index) do not
+    say how the kernel is meant to be launched."""
+    variables = str(BUILTIN_VARIABLES)
+    read = set()
+    for function in program.reachable_functions(kernel.symbol):
+        for op in function.ops:
+            register = op.opcode == "call" and index_register(op.extra.get("callee") or "")
+            if not register:
+                continue
+            # where threadIdx (a variable of builtin_vars.h) was read: the user's code or a header
+            reader = next((place for place in op.location.chain() if place.file != variables), None) \
+                if op.location else None
+            if reader is None or not library_file(reader.file):
+                read.add(register)
+    return tuple(b for b in kernel.builtins if b in read)
+
+
+def default_launch(kernel: KernelInfo, args: dict | None = None, grid=None, block=None, reads=None,
+                   **options) -> Launch:
+    """A launch with defaults for whatever is not given. Grid: two blocks along each axis
+    the kernel reads blockIdx or gridDim of (one block if it reads neither: more would only
+    repeat it). Block: 64 threads (two warps) shaped by the thread-index axes it reads
+    (64x1x1, 16x4x1 or 16x4x2). Every integer scalar is the number of threads along x (a
+    size n covers every thread of a 1-D launch; a width, height or depth spans the x
+    extent; at most the largest value of its type), twice that for a row stride, pitch or
+    leading dimension (named so: rows padded apart, as allocations make them), every enum
+    its first enumerator, every float 1.0, and so is every member of a struct passed by
+    value. Pointers get buffers that grow on demand and read as zeros.
+    `args` overrides any of these. `reads` (default: every index register the kernel
+    reads) are the index registers that shape the launch."""
+    reads = set(kernel.builtins if reads is None else reads)
+    if block is None:
+        if "tid.z" in reads:
+            block = (16, 4, 2)
+        elif "tid.y" in reads:
+            block = (16, 4, 1)
+        else:
+            block = (DEFAULT_THREADS_PER_BLOCK, 1, 1)
+    if grid is None:
+        grid = tuple(DEFAULT_BLOCKS_PER_AXIS if {f"ctaid.{axis}", f"nctaid.{axis}"} & reads else 1 for axis in "xyz")
+    values: dict[str, object] = {}
+    for scalar in kernel.scalars():
+        if (args or {}).get(scalar.name.partition(".")[0]) is not None:
+            continue  # a member of a struct given whole
+        if scalar.choices:  # an enum: its first enumerator
+            values[scalar.name] = scalar.choices[0]
+        elif scalar.kind == "integer":
+            size = grid[0] * block[0] * (2 if STRIDE_NAME.search(scalar.name.rpartition(".")[2]) else 1)
+            values[scalar.name] = min(size, integer_maximum(scalar))
+        else:
+            values[scalar.name] = 1.0
+    values.update(args or {})
+    return Launch(tuple(grid), tuple(block), values, **options)
+
+
+@dataclass
+class Given:
+    """What a check is given about a kernel's launches, on the command line or in a
+    simulee.toml: grid and block (None: not given), argument values (numbers, NumPy
+    buffers, Alias), what buffers hold, and exact launches ((grid, block, args) each)."""
+
+    grid: tuple | None = None
+    block: tuple | None = None
+    args: dict = field(default_factory=dict)
+    fill: str | None = None
+    launches: tuple = ()
+    origin: str = "given"  # what findings on these launches say they come from
+
+    def over(self, other: "Given") -> "Given":
+        """These values, and `other`'s where these give none (the command line over a
+        simulee.toml)."""
+        launches = self.launches or tuple((grid, block, {k: v for k, v in args.items() if k not in self.args})
+                                          for grid, block, args in other.launches)
+        gives_launch = lambda given: bool(given.grid or given.block or given.launches)
+        origin = other.origin if gives_launch(other) and not gives_launch(self) else self.origin
+        return Given(self.grid or other.grid, self.block or other.block, {**other.args, **self.args},
+                     self.fill or other.fill, launches, origin)
+
+    def fixed(self) -> set[str]:
+        """What the search must keep: "grid", "block", "fill" and argument names."""
+        return {name for name in ("grid", "block", "fill") if getattr(self, name)} | set(self.args)
+
+    def launches_of(self, kernel: KernelInfo, reads=None, **options) -> list[Launch]:
+        """The exact launches given; else one launch with the grid and block given (and
+        the rest default), or the default launch with the arguments given."""
+        options = dict(options, fill=self.fill or "zeros")
+        if self.launches:
+            return [default_launch(kernel, {**self.args, **args}, grid, block, reads, origin=self.origin, **options)
+                    for grid, block, args in self.launches]
+        if self.grid or self.block:
+            return [default_launch(kernel, self.args, self.grid, self.block, reads, origin=self.origin, **options)]
+        return [default_launch(kernel, self.args, reads=reads, **options)]
+
+
+def integer_maximum(param) -> int:
+    """The largest value of an integer parameter's C type (1 for bool)."""
+    bits = param.bits or 32
+    if bits == 1 or param.c_type == "bool":
+        return 1
+    return (1 << (bits - 1)) - 1 if param.signed is not False else (1 << bits) - 1
+
+
+def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], warp_model: str = "independent",
+                 contract: Contract | None = None, fitness: list | None = None,
+                 deadline: float = float("inf"), progress=None, detect: tuple[str, ...] = ()) -> KernelCheck:
+    """Run every launch and report everything found. A launch that breaks an assumption the
+    kernel states (__assume, __requires) reports only that: the kernel promises nothing
+    there. A launch outside the kernel's contract is skipped as invalid: with a `contract`
+    inferred by the search, one whose own faults past a fixed-size array bound its block
+    (evolve.contract) or that takes a uniform index past one through searched arguments. A
+    fault at an address computed from buffer content Simulee made up is that content's, not the kernel's: a note, not a
+    finding. A finding that only launches resting on Simulee's guesses show (an alias the
+    search tried, addresses that meet through made-up content and not on buffers of
+    distinct, of sorted values or of the identity) is a warning that says so (`conditional`).
+    `fitness` gives each launch's search fitness. Launches of more than
+    FULL_CHECK_THREADS threads run on sampled blocks; none runs past `deadline`
+    (time.perf_counter()); `progress(text)` follows the waves of each launch. Every default
+    detector looks at each launch, and those `detect` names too (detect.enabled)."""
+    from evolve.contract import content_buffers
+    from evolve.taint import address_sources
+
+    start = time.perf_counter()
+    check = KernelCheck(kernel.name, kernel.symbol, kernel.file, kernel.line)
+    rules = contract or Contract(sources=address_sources(program, kernel), buffers=content_buffers(kernel))
+    detectors = enabled(detect)
+    kept = KernelRuns(program, kernel, warp_model)
+    merged: dict[tuple, Finding] = {}
+    trusted: set[tuple] = set()  # findings some launch shows without resting on a guess
+    doubts: dict[tuple, str] = {}  # the others: what guess the first launch showing them rests on
+    aliased: set[tuple] = set()  # findings whose witness is a launch the search made in place (y==x)
+    blocks: list[tuple] = []  # the block of every launch kept
+    ran = 0
+    for number, launch in enumerate(launches):
+        if time.perf_counter() >= deadline:
+            check.notes.append(f"{len(launches) - number} of {len(launches)} launches not checked: out of time")
+            kept.out_of_time = True
+            break
+        launch, note = detection_launch(launch, deadline)
+        if note:
+            _note_once(check.notes, note)  # the same launch on other content says the same
+        result = execute(program, kernel, launch, progress and (
+            lambda done, total, n=number: progress(f"launch {n + 1}/{len(launches)}: {done:,}/{total:,} blocks")))
+        fewer = _fitting(result)
+        while fewer is not None and time.perf_counter() < deadline:  # fewer blocks whose trace fits: checked whole
+            again = execute(program, kernel, fewer)
+            if again.status != "trace-limit":
+                _note_once(check.notes, f"launch {_launch_text(launch)} made more accesses than a check keeps: "
+                           f"checked on {len(fewer.sample):,} of its {launch.blocks:,} blocks (linear block "
+                           f"indices {_runs(fewer.sample)})")
+                result = again
+                break
+            fewer = _fitting(again)
+        score = fitness[number] if fitness else None
+        ran_as = launch_of(result)
+        entry = dict(ran_as, fitness=score.to_json() if score else None, status=result.status,
+                     seconds=round(result.seconds, 4))
+        check.launches.append(entry)
+        if any(fault.kind == BUFFER_LIMIT for fault in result.events.faults):
+            _note_once(check.notes, _past_limit_note(result))
+        if result.status == "trace-limit":
+            _note_once(check.notes, f"launch {_launch_text(launch)} was stopped at {result.launch.trace_limit:,} "
+                       "accesses, the most a check keeps: what it did after is not checked")
+        if result.status == "out-of-memory" and (ran or number + 1 < len(launches)):
+            check.notes.append(f"launch {_launch_text(launch)} not checked: {result.message}")  # the others still are
+            continue
+        if result.status in ("unsupported", "out-of-memory"):
+            check.status, check.error = result.status, result.message
+            break
+        ran += 1
+        outside = contract.learn(result) if contract is not None else False  # by its own faults
+        if outside or rules.breaks(result):
+            entry["status"] = "invalid"
+            continue
+        broken = invalid_launch(result)
+        if broken:  # outside the kernel's preconditions: nothing it does there is a bug
+            for finding in broken:
+                _merge(merged, finding)
+            continue
+        # each launch is looked at as soon as it ran, then released: only one trace is held at a time
+        run = LaunchRun(program, kernel, result, warp_model)
+        found = [finding for detector in detectors for finding in detector.launch(run)]
+        again = _again(run, found, detectors, deadline)
+        flat = _Flat(run, detectors, deadline)
+        for finding in found:
+            made_up = [] if finding.key() in again else invented(finding, result)
+            if made_up and finding.type in MEMORY_FAULTS:  # the made-up content's fault, not the kernel's
+                _note_once(check.notes, _made_up_fault_note(finding, made_up))
+                continue
+            key, alias = finding.key(), searched_alias(result.launch)
+            unaliased = key in aliased and not alias  # shown without the in-place call it was first shown by
+            shown = _merge(merged, finding, unaliased)
+            if shown:
+                (aliased.add if alias else aliased.discard)(key)
+            guesses = _guesses(finding, result.launch, rules, program, kernel)
+            scalars = len(set(guesses) - DIMENSIONS)
+            # with one scalar, the grid counts only when one block along it does not show the finding, unless
+            # callers Simulee could not read choose the launch: then any grid of theirs may be the cause
+            if (scalars > 1 or scalars == 1 and not result.launch.unread) and \
+                    not _needs_grid(run, finding, guesses, detectors, deadline, 2 if scalars > 1 else 1):
+                guesses = _guesses(finding, result.launch, rules, program, kernel, grid=False)  # the scalars
+            doubt = _doubt(finding, result.launch, made_up, guesses, flat.needs(finding))
+            if not doubt:
+                trusted.add(key)
+            elif key not in doubts or (unaliased and shown):
+                doubts[key] = doubt
+        for detector in detectors:
+            detector.keep(run, kept)
+        kept.launches.append(ran_as)
+        blocks.append(result.launch.block)
+        del run, result
+    for key, finding in merged.items():
+        if key in doubts and key not in trusted:
+            conditional(finding, doubts[key])
+    kept.status, kept.notes = check.status, check.notes
+    for detector in detectors:
+        kept.found = len(merged)
+        for finding in detector.kernel(kept):
+            _merge(merged, finding)
+    check.verdicts = kept.verdicts
+    check.assumptions = [_assumption(bound) for bound in rules.bounds.values()  # none a checked launch refutes
+                         if all(bound.extent(block) <= bound.limit for block in blocks)]
+    outside = [_outside_note(outside) for outside in rules.outside]
+    check.notes += outside
+    if check.status == "ok" and not any(entry["status"] not in UNFINISHED for entry in check.launches):
+        bounds = [f"it assumes {_assumption(bound)['bound']} (line {_assumption(bound)['line']} indexes past a "
+                  "fixed-size array beyond it)" for bound in rules.bounds.values()]
+        check.status, check.error = NOT_CHECKED, _not_checked(check, kept.out_of_time, outside + bounds)
+    check.findings = sorted(merged.values(), key=lambda f: (f.file, f.line, f.column, f.type, f.message))
+    check.seconds = time.perf_counter() - start
+    return check
+
+
+NOT_CHECKED = "not-checked"  # the status of a kernel no launch of which ran to its end
+UNFINISHED = ("invalid", "trace-limit")  # launches that do not check a kernel: outside its contract, cut short
+
+
+def _not_checked(check: KernelCheck, out_of_time: bool, outside: list[str]) -> str:
+    """Why no launch of a check ran to its end: none could be made, each was `outside`
+    what the kernel is written for (the first reason said), or stopped at the trace limit."""
+    statuses = {entry["status"] for entry in check.launches}
+    if not statuses and out_of_time:
+        return "not checked: time ran out before a launch was checked (--max-seconds, or a scan's --kernel-timeout)"
+    if not statuses:
+        why = "no launch could be made" + (f": {check.notes[0]}" if check.notes else "")
+    elif statuses == {"trace-limit"}:
+        why = "every launch was stopped once its trace was full, the most a check keeps (what came after is " \
+              "unchecked; fewer blocks or smaller arguments fit)"
+    else:
+        why = "every launch was outside what the kernel is written for" + \
+            (" or stopped at the trace limit" if "trace-limit" in statuses else "") + \
+            (f": {outside[0]}" if outside else "")
+    return f"not checked: {why}"
+
+
+def _guesses(finding: Finding, launch: Launch, rules: Contract, program: Program, kernel: KernelInfo,
+             grid: bool = True) -> list[str]:
+    """The scalars and dimensions of a launch site whose values Simulee chose
+    (launch.guessed) that `finding` depends on, when two of them are computed from
+    different values of the host code (or one is not passed by the site at all), so that
+    how they relate is a guess: a size and an area the host derives from other fields, a
+    grid from one host value and a count from another. What it depends on: the scalars and
+    (with `grid`) the grid's size along the axes its addresses range over by the block
+    index, for a race or a fault; the scalars any branch depends on, for a failed
+    assertion. None when all come from one value (a struct passed whole, a size and the
+    grid computed from it), or are dimensions only. (With several scalars, the grid counts
+    only when the finding needs more than two blocks along it: _needs_grid.)"""
+    if not launch.guessed:
+        return []
+    if finding.type == "assertion":
+        from evolve.taint import relevant_parameters
+
+        used = {name for name, uses in relevant_parameters(program, kernel).items() if "branch" in uses}
+    elif finding.type in RACES or finding.type in MEMORY_FAULTS:
+        sources = [rules.sources[op] for op in finding.ops if op in rules.sources]
+        used = set().union(*(source.scalars | source.contents | source.dims for source in sources))
+    else:
+        return []
+    involved = [(name, inputs) for name, inputs in launch.guessed if grid and name in used & GRID or
+                name not in DIMENSIONS and name.partition(".")[0] in used]
+    if all(name in DIMENSIONS for name, _ in involved):  # a grid alone: any is a launch the code allows
+        return []
+    related = all(a & b for (_, a), (_, b) in itertools.combinations(involved, 2))
+    return [] if related else [name for name, _ in involved]
+
+
+DIMENSIONS = {f"{what}.{axis}" for what in ("gridDim", "blockDim") for axis in "xyz"}
+GRID = {f"gridDim.{axis}" for axis in "xyz"}
+
+
+def _needs_grid(run: LaunchRun, finding: Finding, guesses: list[str], detectors, deadline: float,
+                blocks: int) -> bool:
+    """Whether `finding` needs the grid Simulee chose (along the guessed axes among
+    `guesses`) to be that large: the same launch with `blocks` blocks along them does not
+    show it. With several scalars, two (the planes of consecutive blocks overlap when
+    area < dim * dim whatever the grid; a batch's rows meet another channel's only when
+    there are more of them than a plane holds); with one, one (a race between the blocks
+    of another axis holds whatever the grid along these is)."""
+    axes = [axis for axis, dims in enumerate("xyz") if f"gridDim.{dims}" in guesses]
+    launch = run.result.launch
+    if not axes or all(launch.grid[axis] <= blocks for axis in axes) or time.perf_counter() >= deadline:
+        return bool(axes) and any(launch.grid[axis] > 1 for axis in axes)
+    grid = tuple(min(size, blocks) if axis in axes else size for axis, size in enumerate(launch.grid))
+    shown = _shown(run, replace(launch, grid=grid), detectors, {finding.type}, deadline)
+    return shown is None or finding.key() not in shown  # a launch that cannot run shows nothing
+
+
+def _shown(run: LaunchRun, launch: Launch, detectors, types: set[str], deadline: float) -> set[tuple] | None:
+    """The keys of the findings of `types` that `launch`, a variant of the run's on
+    another grid, shows, run as a check runs it (detection_launch: a large grid on a
+    sample of its blocks); None when it cannot run or has no time left."""
+    if time.perf_counter() >= deadline:
+        return None
+    other = execute(run.program, run.kernel, detection_launch(replace(launch, sample=None), deadline)[0])
+    if other.status in ("unsupported", "out-of-memory", "time-limit"):
+        return None
+    again = replace(run, result=other)
+    return {finding.key() for detector in detectors if any(rule.id in types for rule in detector.rules)
+            for finding in detector.launch(again)}
+
+
+class _Flat:
+    """Of a launch whose grid is taken along y or z from callers Simulee could not read
+    (Launch.unread, a wrapper's `dim3 Gr` passed on as it is), which findings need those
+    axes: the same launch with one block along them does not show them. Several blocks
+    along x are what any launch of a kernel has; rows of blocks are the host's choice,
+    which code Simulee could not read makes (kaldi's LSTM kernels race between rows of
+    blocks, which its host never launches). A block's second axis is left as it is: 2-D
+    blocks are common, and kaldi's reductions race in the 2-D blocks their hosts launch."""
+
+    def __init__(self, run: LaunchRun, detectors, deadline: float):
+        launch = run.result.launch
+        self.run, self.detectors, self.deadline = run, detectors, deadline
+        self.axes = {name: files for name, files in launch.unread if name in ("gridDim.y", "gridDim.z")
+                     and _guessed_value(launch, name) > 1}
+        self.shown: set[tuple] | None = None
+
+    def needs(self, finding: Finding) -> dict[str, tuple[str, ...]]:
+        """The unread axes `finding` needs (with their callers' files); {} when none."""
+        if not self.axes:
+            return {}
+        if self.shown is None:
+            launch = self.run.result.launch
+            grid = tuple(1 if f"gridDim.{axis}" in self.axes else size for axis, size in zip("xyz", launch.grid))
+            types = {rule.id for detector in self.detectors for rule in detector.rules}
+            self.shown = _shown(self.run, replace(launch, grid=grid), self.detectors, types, self.deadline) or set()
+        return {} if finding.key() in self.shown else self.axes
+
+
+def invented(finding: Finding, result: Result) -> list[str]:
+    """What Simulee invented for the launch (Result.labels) that `finding` depends on: the
+    content of buffers, tables of pointers and device variables its addresses, branches or
+    loop bounds were computed from (interpreter.taint). Empty when it holds whatever they
+    hold."""
+    labels = result.labels
+    return [labels[bit] for bit in range(len(labels)) if finding.taint >> bit & 1]
+
+
+def _doubt(finding: Finding, launch: Launch, made_up: list[str], guesses: list[str] = (),
+           hidden: dict[str, tuple[str, ...]] | None = None) -> str:
+    """What guess of Simulee's the launch showing `finding` rests on for it ('' when none):
+    two pointers made one buffer by the search; a grid along y or z that callers Simulee
+    could not read pass (`hidden`, _Flat); values Simulee chose for scalars a launch site
+    computes from what it cannot see (`guesses`, _guesses: a size and the area the host
+    derives from it are related in ways no search knows); or memory content Simulee made
+    up (`made_up`, invented): the program's own data has invariants Simulee does not see
+    (an index array that is a permutation, offsets that are a scan, counts never 0)."""
+    if searched_alias(launch):
+        pairs = ", ".join(f"{name}=={value.target}" for name, value in launch.args.items() if isinstance(value, Alias))
+        return (f"only when {pairs}: an in-place call, which no launch site or user makes; mark the pointers "
+                "__restrict__ if the kernel never gets one")
+    if hidden:
+        shown = ", ".join(f"{name}={_guessed_value(launch, name)}" for name in hidden)
+        files = sorted({file for found in hidden.values() for file in found})
+        return (f"only for a launch shape Simulee chose ({shown}): the host code that launches the kernel "
+                f"({', '.join(files[:3])}{', ...' if len(files) > 3 else ''}) could not be read; make it compile "
+                "(-I its include folders) or state the launch in simulee.toml")
+    if guesses:
+        shown = ", ".join(f"{name}={_guessed_value(launch, name)}" for name in guesses[:6]) + \
+            (", ..." if len(guesses) > 6 else "")
+        return (f"only for values Simulee chose ({shown}): the host code computes them from what Simulee cannot "
+                "see; if they never occur together, state the values in simulee.toml")
+    returned = [label for label in made_up if label.startswith("what ") and label.endswith(" returns")]
+    if returned and len(returned) == len(made_up):  # calls of functions declared and never defined
+        names = ", ".join(label.removeprefix("what ").removesuffix(" returns") for label in returned[:6])
+        return (f"only for some values of {', '.join(returned[:6])}: the program declares {names} and never "
+                "defines it, and Simulee made up what it returns; compile the file that defines it with this one")
+    if made_up:
+        what = ", ".join(made_up[:6]) + (", ..." if len(made_up) > 6 else "")
+        one = len(made_up) == 1
+        return (f"only for some contents of {what}: Simulee made up what {'it holds' if one else 'they hold'} "
+                f"({CONTENTS.get(launch.fill, launch.fill)}); state {'it' if one else 'them'} in simulee.toml, "
+                "or run the program with simulee exec")
+    return ""
+
+
+def _guessed_value(launch: Launch, name: str):
+    """The value a launch gives a guessed scalar or dimension (gridDim.x, blockDim.y)."""
+    what, _, axis = name.partition(".")
+    if what in ("gridDim", "blockDim") and axis in ("x", "y", "z"):
+        return (launch.grid if what == "gridDim" else launch.block)["xyz".index(axis)]
+    return launch.args.get(name, "?")
+
+
+CONTENTS = {"zeros": "zeros", "small": "small random integers", "wide": "random values of the whole range",
+            "distinct": "distinct values", "sorted": "sorted values", "identity": "each element its index"}
+
+
+def _again(run: LaunchRun, found: list[Finding], detectors, deadline: float) -> set[tuple]:
+    """The keys of the findings among `found` that depend on what Simulee invented but show
+    the same instance (the same threads at the same places) again on other contents: then
+    they hold whatever it is, as `out[atomicAdd(count, t)] = t` makes threads 0 and 1 meet
+    whatever `count` holds. The other contents are two that make no two threads meet by
+    chance (_other_contents): a content that makes many meet (small values, zeros) would
+    show again many instances that need it. Only buffers and device variables of numbers
+    get them: a permutation of structs or pointers means nothing (a struct's identity fill
+    repeats what its members' meanings forbid)."""
+    arrays = {param.name for param in run.kernel.params if param.kind == "pointer" and param.pointee_kind in ELEMENTS}
+    arrays |= {name for name in run.program.host_written if _of_numbers(run.program.global_variable(name).type)}
+    pending = {finding.key() for finding in found
+               if finding.taint and finding.pairs and set(invented(finding, run.result)) <= arrays}
+    launch = run.result.launch
+    for fill, seed in _other_contents(launch) if pending else ():
+        if not pending or time.perf_counter() >= deadline:
+            return set()
+        other = execute(run.program, run.kernel, replace(launch, fill=fill, seed=seed))
+        if other.status in ("unsupported", "out-of-memory"):
+            return set()
+        again = replace(run, result=other)
+        pending &= {key for detector in detectors
+                    for key in detector.again(again, [f for f in found if f.key() in pending
+                                                      and any(rule.id == f.type for rule in detector.rules)])}
+    return pending
+
+
+ELEMENTS = ("integer", "float", "enum", "bool")  # what a buffer the other contents are meant for holds: numbers
+
+
+def _of_numbers(ty) -> bool:
+    """Whether a device variable of type `ty` holds numbers only (a number, or an array of them)."""
+    while isinstance(ty, ArrayType):
+        ty = ty.element
+    return isinstance(ty, (IntType, FloatType))
+
+
+def _other_contents(launch: Launch) -> list[tuple[str, int]]:
+    """(fill, seed) of two contents other than `launch`'s that put no two threads on one
+    index by chance: a permutation (distinct values) and the identity, or two permutations."""
+    other_seed = launch.seed + 7919
+    if launch.fill == "identity":
+        return [("distinct", other_seed), ("distinct", other_seed + 7919)]
+    if launch.fill == "distinct":
+        return [("distinct", other_seed), ("identity", launch.seed)]
+    return [("distinct", launch.seed), ("identity", launch.seed)]
+
+
+def _made_up_fault_note(finding: Finding, made_up: list[str]) -> str:
+    what = {"null-pointer": "null", "bad-address": "no address of any buffer"}.get(finding.type,
+                                                                                  finding.type.replace("-", " "))
+    contents = [label for label in made_up if not label.startswith("what ")]
+    sources = [f"what {', '.join(contents)} hold{'s' if len(contents) == 1 else ''}"] if contents else []
+    sources += [label for label in made_up if label.startswith("what ")]  # what a function never defined returns
+    return (f"at line {finding.line} an address computed from {' and '.join(sources)} "
+            f"(content Simulee made up) is {what}: not reported, since a kernel trusts the indices and pointers its "
+            "data holds")
+
+
+def _past_limit_note(result: Result) -> str:
+    """What a launch that reached past the bytes a buffer of no given size may grow to
+    left unchecked."""
+    ops = result.trace.ops
+    lines = sorted({location.line for fault in result.events.faults if fault.kind == BUFFER_LIMIT
+                    for location in [user_location(ops[fault.op].location) if 0 <= fault.op < len(ops) else None]
+                    if location})
+    where = f" (line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))})" if lines else ""
+    return (f"launch {_launch_text(result.launch)} reaches past what Simulee gives a buffer of no given size "
+            f"({result.launch.growth_limit >> 20:,} MiB, {POINTER_SLOTS:,} pointers in a table of them){where}: "
+            "those accesses are not checked; state the arguments it is used with (--arg, simulee.toml)")
+
+
+def _note_once(notes: list[str], note: str) -> None:
+    if note not in notes:
+        notes.append(note)
+
+
+def conditional(finding: Finding, why: str) -> None:
+    """Make `finding` a warning that rests on a guess, and say which."""
+    if finding.severity == ERROR:
+        finding.severity = WARNING
+    finding.message += f" ({why})"
+    finding.details["conditional"] = why
+
+
+def detection_launch(launch: Launch, deadline: float = float("inf")) -> tuple[Launch, str]:
+    """`launch` as a check runs it (tracking what Simulee invented, interpreter.taint), and
+    a note when that is not all of it: at most FULL_CHECK_THREADS threads (else
+    SAMPLED_RUNS runs of consecutive blocks from its start to its end), stopped once its
+    trace holds TRACE_LIMIT accesses, no time past `deadline`, keeping no copy of its
+    buffers (detectors read the trace)."""
+    options = dict(trace_limit=min(launch.trace_limit, TRACE_LIMIT), stop_when_traced=True, keep_buffers=False,
+                   taint=True)
+    if deadline < float("inf"):
+        options["time_limit"] = min(launch.time_limit, max(deadline - time.perf_counter(), 0.0))
+    if launch.threads <= FULL_CHECK_THREADS or launch.sample is not None:
+        return replace(launch, **options), ""
+    per_run = max(1, FULL_CHECK_THREADS // launch.threads_per_block // SAMPLED_RUNS)
+    firsts = sorted({min(launch.blocks - per_run, (launch.blocks - per_run) * k // (SAMPLED_RUNS - 1))
+                     for k in range(SAMPLED_RUNS)})
+    sample = tuple(block for first in firsts for block in range(first, first + per_run))
+    runs = ", ".join(f"{first:,}-{first + per_run - 1:,}" for first in firsts)
+    note = (f"launch {_launch_text(launch)} has {launch.threads:,} threads, too many to check in full: checked "
+            f"{len(sample):,} of its {launch.blocks:,} blocks (linear block indices {runs})")
+    return replace(launch, sample=sample, **options), note
+
+
+def _fitting(result: Result) -> Launch | None:
+    """A launch stopped once its trace was full, on fewer blocks, up to SAMPLED_RUNS runs of
+    them from its start to its end, whose trace fits by what a block of its finished waves
+    recorded (by what its started blocks recorded if none finished: then a lower bound, so
+    the launch it gives may be stopped again); None when that is not fewer blocks than it
+    ran or one block alone fills the trace."""
+    launch = result.launch
+    if result.status != "trace-limit" or result.blocks_run == 0:
+        return None
+    per_block = result.traced_per_block or len(result.trace) / result.blocks_run
+    fit = int(launch.trace_limit // max(per_block, 1.0)) // 2
+    blocks = sorted(set(launch.sample)) if launch.sample is not None else list(range(launch.blocks))
+    if fit < 2 or fit >= len(blocks):
+        return None
+    runs = min(SAMPLED_RUNS, fit)
+    per_run = fit // runs
+    starts = sorted({(len(blocks) - per_run) * k // max(runs - 1, 1) for k in range(runs)})
+    return replace(launch, sample=tuple(blocks[i] for start in starts for i in range(start, start + per_run)))
+
+
+def _runs(sample: tuple[int, ...]) -> str:
+    """Runs of consecutive block indices, as 0-3, 60-63."""
+    runs, first = [], None
+    for index, block in enumerate(sample):
+        if first is None:
+            first = block
+        if index + 1 == len(sample) or sample[index + 1] != block + 1:
+            runs.append(f"{first:,}-{block:,}" if block != first else f"{block:,}")
+            first = None
+    return ", ".join(runs)
+
+
+def _launch_text(launch: Launch) -> str:
+    return f"grid ({','.join(map(str, launch.grid))}) block ({','.join(map(str, launch.block))})"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How a kernel is checked, alike by `simulee check` and by a scan's workers: the input
+    search (evolve.search), the options of every launch, the warp model and detectors."""
+
+    population: int = 10
+    generations: int = 10
+    launches: int = 3  # the best distinct launches checked in full
+    max_blocks: int = 32
+    seed: int = 0
+    warp_model: str = "independent"
+    step_limit: int | None = None  # None: as the kernel's loops need (interpreter.loops)
+    shared_bytes: int = 48 * 1024
+    max_seconds: float = float("inf")  # for a kernel's search and checks together
+    heap_bytes: int = DEFAULT_HEAP_BYTES
+    launch_sites: bool = True  # check kernels under the launches the host code makes
+    config: str = ""  # the simulee.toml that states contracts and suppressions (absolute path), if any
+    detect: tuple[str, ...] = ()  # detectors run beside the default ones
+    search: bool = True  # False: check the launch given, nothing else (--no-search)
+    trace_limit: int = TRACE_LIMIT  # accesses a checked launch keeps in its trace
+    target: int = 0  # the sm_XX the code must be right on (0: every GPU current toolkits support, sm_70 and up)
+    seed_launches: dict = field(default_factory=dict)  # kernel symbol -> launches a program made (replay.seeds)
+    prove: bool = True  # decide race freedom for every launch first (simulee.prover.verdicts; off: --no-prove)
+
+    def launch_options(self) -> dict:
+        """The Launch fields these settings give every launch."""
+        return dict(shared_bytes=self.shared_bytes, step_limit=self.step_limit, seed=self.seed,
+                    heap_bytes=self.heap_bytes, trace_limit=self.trace_limit)
+
+
+def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str], options: Settings,
+            progress=None, reads: tuple[str, ...] | None = None, sites: tuple = (), stated=None,
+            searching: bool = True) -> KernelCheck:
+    """Search launches of `kernel` around `base` (changing what `fixed` does not name:
+    "grid", "block", parameter names), then check the best ones the search found and
+    `base` itself in full. Without anything to search, check `base` alone. With launch
+    `sites` (evolve.launchsite) of the kernel, and neither grid nor block fixed, the
+    search varies only what the sites leave open, and each site's own launch (its inputs
+    at their defaults) is checked first, instead of `base`. `reads` are the index
+    registers the kernel's own code reads (default: indices_read). With `stated` (what a
+    simulee.toml states, SearchSpace.stating), every launch keeps it: `base` too, or it
+    is not checked. Without `searching` (a kernel proved race-free for launches on distinct
+    buffers), the sites' launches or `base` are checked alone, unless a site passes one
+    buffer as two pointers, or they find a barrier redundant (which the launches the
+    search finds may need) or access nothing (a vacuous check). The check's seconds count
+    the search too; both together stop at options.max_seconds. `progress(text)` is told
+    what is being done."""
+    from evolve.constants import compared_constants
+    from evolve.search import search
+    from evolve.space import FILL, SEARCHED_FILLS, InvalidGenome, SearchSpace, alias_pairs
+    from evolve.taint import pointer_accesses, relevant_parameters, row_span, stride_parameters
+
+    start = time.perf_counter()
+    deadline = start + options.max_seconds
+    warp_model, detect = options.warp_model, options.detect
+    reads = indices_read(program, kernel) if reads is None else reads
+    relevant, constants = relevant_parameters(program, kernel), compared_constants(program, kernel)
+    if sites and not {"grid", "block"} & fixed:
+        space = SearchSpace.of_sites(kernel, base, relevant, fixed, list(sites), reads, constants)
+    else:
+        space = SearchSpace.of(kernel, base, relevant, fixed, options.max_blocks, reads, constants,
+                               alias_pairs(kernel, pointer_accesses(program, kernel)))
+    strides = stride_parameters(program, kernel)
+    space = replace(space, strides=frozenset(strides), row_span=row_span(program, kernel, strides))
+    host_written = "fill" not in fixed and program.reads_host_written(kernel.symbol)
+    if host_written and FILL not in space.genes:
+        space = replace(space, genes=(*space.genes, FILL))  # what the host wrote to device variables is made up
+    base = space.padded(base)
+    if stated is not None:
+        space = space.stating(stated)
+        base = _within(space, base)
+    at_sites = []
+    for number, plan in enumerate(space.plans):
+        try:
+            at_sites.append(space.launch(space.initial(number), origin=f"site {plan.site.label}",
+                                         seed=options.seed))  # on seeded content, as searched launches
+        except InvalidGenome:
+            continue  # its inputs' defaults make no launch: the search finds some that do
+    if host_written:  # counts and limits the host wrote: each kind of content Simulee makes up
+        at_sites = [replace(launch, fill=fill) for launch in at_sites for fill in SEARCHED_FILLS]
+    searching = searching or any(isinstance(value, Alias) for launch in at_sites for value in launch.args.values())
+    if not space.genes or not searching:
+        check = check_kernel(program, kernel, at_sites if space.plans else [b for b in [base] if b], warp_model,
+                             deadline=deadline, progress=progress, detect=detect)
+        # what a proved kernel's few launches judge from too little (a barrier none needed, nothing accessed) is
+        # judged, as any kernel's, over the search's
+        if not space.genes or not any(finding.type in (REDUNDANT_BARRIER, VACUOUS) for finding in check.findings):
+            return check
+    found = search(program, space, options.population, options.generations, options.launches, options.seed,
+                   progress, deadline, tuple(options.seed_launches.get(kernel.symbol, ())))
+    searched = [replace(c.launch, origin=c.launch.origin if c.launch.origin and not _aliased(c.launch, fixed)
+                        else "search") for c in found.best]  # an in-place call the search tried: its own
+    fitness = [candidate.fitness for candidate in found.best]
+    if host_written:  # and each launch found under every other kind of content too
+        kinds = {_identity(launch) for launch in searched}
+        for launch in list(searched):
+            for fill in SEARCHED_FILLS:
+                if _identity(replace(launch, fill=fill)) not in kinds:
+                    kinds.add(_identity(replace(launch, fill=fill)))
+                    searched.append(replace(launch, fill=fill))
+                    fitness.append(None)
+    for launch in list(searched):  # each aliased launch beside its twin on separate buffers
+        twin = replace(launch, args={n: v for n, v in launch.args.items() if not isinstance(v, Alias)})
+        if searched_alias(launch) and _identity(twin) not in map(_identity, searched):
+            searched.append(twin)
+            fitness.append(None)
+    # with launch sites every launch checked is one of theirs: the default launch may contradict them
+    launches, fitness = (at_sites + searched, [None] * len(at_sites) + fitness) if space.plans or base is None \
+        else (searched + [base], fitness + [None])
+    check = check_kernel(program, kernel, launches, warp_model, found.contract, fitness, deadline, progress, detect)
+    check.search = search_summary(space, found, options)
+    check.seconds = time.perf_counter() - start
+    return check
+
+
+def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Settings, contract=None,
+                sites: tuple = (), progress=None, search: bool = True) -> KernelCheck:
+    """Check a kernel as `simulee check` and a scan's workers do: on the exact launches
+    `given` (or, with settings.search off, the one launch it describes), else by the input
+    search around what it gives and within what `contract` (simulee.checker.config.KernelContract,
+    less what `given` gives) states, under the launch `sites` unless a grid or block is
+    given. `progress(text)` is told what is being done. With settings.target a GPU before
+    sm_70, whose warps run in lockstep, a warp-synchronous race is a warning. Without
+    `search` (a kernel proved race-free), the launches the sites make, or the default one,
+    are checked alone (explore)."""
+    check = _checked_given(program, kernel, given, settings, contract, sites, progress, search)
+    if 0 < settings.target < INDEPENDENT_SCHEDULING:
+        for finding in check.findings:
+            if finding.type == WARP_SYNCHRONOUS:
+                finding.severity = WARNING
+    return check
+
+
+def _checked_given(program: Program, kernel: KernelInfo, given: Given, settings: Settings, contract,
+                   sites: tuple, progress, search: bool) -> KernelCheck:
+    reads = indices_read(program, kernel)
+    deadline = time.perf_counter() + settings.max_seconds
+    options = settings.launch_options()
+    if given.fill == "wide":
+        from evolve.constants import compared_constants
+
+        options["dictionary"] = compared_constants(program, kernel)
+    launches = given.launches_of(kernel, reads, **options)
+    if given.launches or not settings.search:
+        if contract:
+            launches = [contract.with_buffers(launch, kernel.params) for launch in launches]
+        return check_kernel(program, kernel, launches, settings.warp_model, deadline=deadline, progress=progress,
+                            detect=settings.detect)
+    fixed = given.fixed() | ({b.name for b in contract.buffers} if contract else set())
+    return explore(program, kernel, launches[0], fixed, settings, progress, reads, sites, stated=contract or None,
+                   searching=search)
+
+
+def _within(space, base: Launch) -> Launch | None:
+    """`base` with the buffers the user states; None when it breaks what the user states."""
+    from evolve.space import InvalidGenome
+
+    try:
+        return space.within_statement(base)
+    except InvalidGenome:
+        return None
+
+
+def search_summary(space, found, options: Settings) -> dict:
+    """The search as JSON: its settings, the parameters it varied (and where they flow),
+    those it kept fixed, and each generation's best."""
+    searched = {gene.name for gene in space.genes}
+    return {"seed": options.seed, "population": options.population, "generations": len(found.history),
+            "evaluations": found.evaluations, "stopped": found.stopped, "seconds": round(found.seconds, 3),
+            "genes": [gene.name for gene in space.genes],
+            "relevant": dict(space.relevant),
+            "fixed": {p.name: space.base.args[p.name] for p in space.kernel.scalars()
+                      if p.name in space.base.args and p.name not in searched},
+            "history": found.history}
+
+
+def _assumption(bound) -> dict:
+    location = user_location(bound.location)
+    return {"bound": bound.text(), "file": display(location.file) if location else None,
+            "line": location.line if location else None}
+
+
+def searched_alias(launch: Launch) -> bool:
+    """Whether a launch makes two pointer parameters one buffer because the search tried
+    it, not because a launch site or the user says so."""
+    return launch.origin == "search" and any(isinstance(v, Alias) for v in launch.args.values())
+
+
+def _aliased(launch: Launch, fixed: set[str]) -> bool:
+    """Whether a launch makes two pointer parameters one buffer that `fixed` leaves open."""
+    return any(isinstance(value, Alias) and name not in fixed for name, value in launch.args.items())
+
+
+def _identity(launch: Launch) -> tuple:
+    return launch.grid, launch.block, launch.fill, tuple(sorted((name, repr(v)) for name, v in launch.args.items()))
+
+
+def _outside_note(outside) -> str:
+    location = user_location(outside.location)
+    where = f"at line {location.line}" if location else "somewhere"
+    return f"{where} {outside.why}: the kernel is not written for that, and such launches were not checked"
+
+
+def _merge(found: dict[tuple, Finding], finding: Finding, rather: bool = False) -> bool:
+    """The same finding from another launch adds its instances. The first witness stays,
+    unless the new one shows it worse (a data race where the first showed a
+    warp-synchronous one, or not benign where the first was), or as bad and `rather` (on
+    a launch with fewer guesses): then the new launch (its witness, type, severity and
+    message) shows it. Whether the new one shows it."""
+    key = finding.key()
+    existing = found.get(key)
+    if existing is None:
+        found[key] = finding
+        return True
+    finding.instances += existing.instances
+    finding.addresses = max(existing.addresses, finding.addresses)
+    if _gravity(finding) < _gravity(existing) or (_gravity(finding) == _gravity(existing) and not rather):
+        existing.instances, existing.addresses = finding.instances, finding.addresses
+        return False
+    found[key] = finding
+    return True
+
+
+def _gravity(finding: Finding) -> tuple[bool, bool]:
+    """How bad a finding shows its bug: a race in lockstep warps too, then not benign."""
+    return finding.type != WARP_SYNCHRONOUS, finding.benign is False

@@ -1,0 +1,599 @@
+"""Launch sites: where the host code launches each kernel, and with what.
+
+The host side of a source is compiled with LLVM's -O1 pipeline (frontend.optimize_host),
+which folds `dim3` constructors and small functions, and keeps every device stub as a
+call. A launch is a `__cudaPushCallConfiguration(grid, block, shared, stream)` followed by
+a call of the kernel's stub with its arguments, or a `cudaLaunchKernel` /
+`cudaLaunchCooperativeKernel` of the stub with an array of argument addresses.
+
+Each dimension, the dynamic shared memory size and each argument becomes an expression
+(evolve.launchsite) over the values the host code does not fix (its *inputs*: a host
+function's parameter, a value read from memory or returned by a call). Constants stay
+constants; `(n + 255) / 256` stays that expression over the same input `n` that is passed
+as the kernel's argument; a pitch from `cudaMallocPitch` is the width it was asked for
+rounded up; what `cudaDeviceGetAttribute` answers is a V100's (DEVICE_ATTRIBUTES: a warp of
+32); two pointer arguments that are the same buffer are the same input. The search
+then varies only the inputs, so every launch it tries is one the host code could make."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from evolve.launchsite import CASTS, FLOAT_OPS, Call, Input, Site, Unknown, evaluate, inputs_of
+from interpreter import irparse as ir
+from interpreter.debuginfo import DebugInfo
+from interpreter.decode import constant_bytes
+from interpreter.types import FloatType, IntType, PointerType
+from interpreter.vocabulary import INT_BINARY
+from simulee.errors import SimuleeError
+
+LAUNCHERS = ("cudaLaunchKernel", "cudaLaunchCooperativeKernel")
+# what cudaDeviceGetAttribute answers for the GPU compiled for (a V100, sm_70): warp size, block and
+# grid limits, shared memory per block, multiprocessors
+DEVICE_ATTRIBUTES = {1: 1024, 2: 1024, 3: 1024, 4: 64, 5: 2**31 - 1, 6: 65535, 7: 65535, 8: 49152, 10: 32, 16: 80}
+_STUB = re.compile(r"(\d+)__device_stub__")
+_MINMAX = re.compile(r"llvm\.([su](?:min|max))\.i\d+$")
+_BIT_COUNTS = re.compile(r"llvm\.(ctpop|ctlz|cttz|abs)\.i\d+$")  # isPow2(n) is ctpop(n) < 2 at -O1
+# ceil((double) n / 512) and the other roundings of a float
+_ROUNDING = re.compile(r"llvm\.(ceil|floor|trunc|round|rint|nearbyint|fabs|sqrt)\.f(?:32|64)$")
+
+
+def kernel_of_stub(stub: str) -> str:
+    """The kernel symbol a device stub launches: `_Z18__device_stub__addPfi` -> `_Z3addPfi`."""
+    if stub.startswith("__device_stub__"):
+        return stub[len("__device_stub__"):]
+    return _STUB.sub(lambda m: str(int(m.group(1)) - len("__device_stub__")), stub, count=1)
+
+
+# ---------------------------------------------------------------------------- reading sites
+
+
+def read_host(host_ir: str) -> tuple[list[Site], dict[str, list | None], set[str]]:
+    """The launches in host IR, the same launch once; the device variables it writes
+    (SYMBOL_WRITERS), by name (as the host's shadow variables are named): what it writes
+    there when every write copies what the host code states (constants, an array
+    initializer: [offset, hex bytes] each), else None (what it writes is Simulee's to
+    invent); and the symbols of the kernels its program defines (their stubs are defined)."""
+    module = ir.parse_module(host_ir)
+    found: dict[str, Site] = {}
+    written: dict[str, list | None] = {}
+    for reader in _readers(module):
+        for site in reader.sites():
+            found.setdefault(site.shape(), site)
+        for name, write in reader.symbol_writes():
+            known = written.setdefault(name, [])
+            written[name] = None if write is None or known is None else known + [write]
+    defined = {kernel_of_stub(name) for name, function in module.functions.items()
+               if "__device_stub__" in name and not function.is_declaration}
+    return list(found.values()), written, defined
+
+
+# what hands the host a device variable to write: a copy to it, or its address (for cudaMemcpy, cudaMemset)
+SYMBOL_WRITERS = ("cudaMemcpyToSymbol", "cudaMemcpyToSymbolAsync", "cudaGetSymbolAddress")
+
+
+def calls_in(host_ir: str, callees: set[str]) -> list[Call]:
+    """Every call in host IR of a function among `callees` (symbols), the same call once."""
+    if not any(callee in host_ir for callee in callees):
+        return []
+    found: dict[str, Call] = {}
+    for reader in _readers(ir.parse_module(host_ir)):
+        for call in reader.calls(callees):
+            found.setdefault(repr(call), call)
+    return list(found.values())
+
+
+def _readers(module: ir.Module):
+    debug = DebugInfo(module.metadata)
+    for function in module.functions.values():
+        if not function.is_declaration and "__device_stub__" not in function.name:
+            yield _Reader(module, function, debug)
+
+
+def through_callers(sites: list[Site], calls: list[Call], unread: dict[str, tuple[str, ...]] | None = None,
+                    depth: int = 3) -> list[Site]:
+    """`sites` as the repository's calls make them: a launch that reads parameters of the
+    host function it lies in (a wrapper `launch(dim3 grid, dim3 block, ...)`) becomes one
+    launch per call of that function, its parameters what the call passes; up to `depth`
+    callers out. A launch whose function nobody calls stays as it is, its parameters
+    marked with the files in `unread` (function -> files whose host code names it but
+    could not be read) that may call it."""
+    by_callee: dict[str, list[Call]] = {}
+    for call in calls:
+        by_callee.setdefault(call.callee, []).append(call)
+    result = []
+    for site in sites:
+        pending = [site]
+        for _ in range(depth):
+            reached = []
+            for open_site in pending:
+                callers = [c for function in sorted(open_site.open_functions()) for c in by_callee.get(function, ())]
+                reached += [through(open_site, call) for call in callers] or [open_site]
+            if reached == pending:
+                break
+            pending = reached
+        found = {s.key(): s.unread_by(unread) if unread else s for s in pending}
+        result += found.values()
+    return result
+
+
+def through(site: Site, call: Call) -> Site:
+    """`site` as `call` makes it: the parameters of the called function replaced by what
+    the call passes (a packed dim3's x and y by its halves), the call's inputs and
+    conditions added."""
+    inputs = list(call.inputs)
+    replaced: dict[int, list] = {}
+    halves: dict[tuple, list] = {}  # (input of the call, part) -> a 32-bit input: a dim3 passed on as it came
+
+    def half(passed: list, part: str) -> list:
+        if passed[0] != "input":
+            return _halves(passed)[part == "y"]
+        outer = inputs[passed[1]]
+        if (passed[1], part) not in halves:
+            halves[passed[1], part] = ["input", len(inputs)]
+            parameter = outer.parameter and (*outer.parameter[:2], part)
+            inputs.append(Input("integer", 32, f"{part} of {outer.what}", parameter))
+        return halves[passed[1], part]
+
+    for index, value in enumerate(site.inputs):
+        function, position, part = value.parameter if value.parameter else ("", -1, "")
+        if function == call.callee and 0 <= position < len(call.args):
+            passed = call.args[position]
+            replaced[index] = half(passed, part) if part else passed
+        else:
+            replaced[index] = ["input", len(inputs)]
+            inputs.append(value)
+
+    def substitute(expression):
+        if not isinstance(expression, list):
+            return expression
+        if expression[0] == "input":
+            return replaced[expression[1]]
+        if expression[0] == "const":
+            return expression
+        return _folded(expression[:2] + [substitute(e) for e in expression[2:]])
+
+    return Site(site.kernel, site.file, site.line, tuple(substitute(e) for e in site.grid),
+                tuple(substitute(e) for e in site.block), substitute(site.shared),
+                None if site.args is None else tuple(substitute(e) for e in site.args), tuple(inputs),
+                site.cooperative, tuple(call.conditions) + tuple(substitute(c) for c in site.conditions),
+                (call.label, *site.callers))
+
+
+class _Reader:
+    """The launches of one host function, their expressions built over its values."""
+
+    def __init__(self, module: ir.Module, function: ir.Function, debug: DebugInfo):
+        self.module, self.function, self.debug = module, function, debug
+        self.defined = {i.result: i for block in function.blocks for i in block.instructions if i.result}
+        self.incoming: dict[str, list[tuple[str, tuple]]] = {}  # block -> (predecessor, the edge's condition)
+        for block in function.blocks:
+            last = block.instructions[-1] if block.instructions else None
+            if last is not None and last.opcode == "br" and len(last.extra["targets"]) == 2:
+                for target, taken in zip(last.extra["targets"], (True, False)):
+                    self.incoming.setdefault(_label(target), []).append((block.name, ("br", last.operands[0], taken)))
+            elif last is not None and last.opcode == "br":
+                self.incoming.setdefault(_label(last.extra["targets"][0]), []).append((block.name, ("always",)))
+            elif last is not None and last.opcode == "switch":
+                values = tuple(value for value, _ in last.extra["cases"])
+                for value, target in last.extra["cases"]:
+                    self.incoming.setdefault(_label(target), []).append((block.name, ("case", last.operands[0], value)))
+                self.incoming.setdefault(_label(last.extra["default"]), []).append(
+                    (block.name, ("default", last.operands[0], values)))
+        self.stores: dict[str, list] = {}  # local pointer -> the values stored to it
+        self.written: set[str] = set()  # local pointers passed to a call (which may write them)
+        self.pitches: dict[str, object] = {}  # pitch output pointer -> the width asked for (bytes)
+        self.attributes: dict[str, int] = {}  # cudaDeviceGetAttribute output pointer -> the value it gets
+        for block in function.blocks:
+            for instruction in block.instructions:
+                if instruction.opcode == "store":
+                    value, pointer = instruction.operands[:2]
+                    if isinstance(pointer, ir.Local):
+                        self.stores.setdefault(pointer.name, []).append(value)
+                elif instruction.opcode == "call":
+                    arguments = instruction.operands
+                    if not (instruction.extra.get("callee") or "").startswith("llvm."):
+                        self.written.update(a.name for a in arguments if isinstance(a, ir.Local))
+                    if instruction.extra.get("callee") == "cudaMallocPitch" and \
+                            len(arguments) >= 3 and isinstance(arguments[1], ir.Local):
+                        self.pitches[arguments[1].name] = arguments[2]
+                    if instruction.extra.get("callee") == "cudaDeviceGetAttribute" and len(arguments) >= 2 and \
+                            isinstance(arguments[0], ir.Local) and isinstance(arguments[1], ir.ConstInt) and \
+                            arguments[1].value in DEVICE_ATTRIBUTES:
+                        self.attributes[arguments[0].name] = DEVICE_ATTRIBUTES[arguments[1].value]
+
+    def symbol_writes(self):
+        """(device variable, [offset, hex bytes] or None) of each of the function's writes of
+        one: None unless a cudaMemcpyToSymbol copies bytes its code states."""
+        for block in self.function.blocks:
+            for instruction in block.instructions:
+                callee = instruction.extra.get("callee")
+                if instruction.opcode != "call" or callee not in SYMBOL_WRITERS:
+                    continue
+                symbol = next((o for o in instruction.operands if isinstance(o, ir.Global)), None)
+                if symbol is None:
+                    continue
+                args = instruction.operands
+                count, offset = (args[i] if len(args) > i else ir.ConstInt(None, 0) for i in (2, 3))
+                copied = callee != "cudaGetSymbolAddress" and isinstance(count, ir.ConstInt) and \
+                    isinstance(offset, ir.ConstInt) and self.bytes_at(args[1], count.value)
+                yield symbol.name, [offset.value, copied.hex()] if copied else None
+
+    def bytes_at(self, pointer, count: int) -> bytes | None:
+        """The `count` bytes host memory at `pointer` holds as the code states them: a
+        constant's initializer, or a local every byte of which one store of a constant or
+        one copy of a constant's initializer wrote (and no call may change); else None."""
+        layout = self.module.datalayout
+        if isinstance(pointer, ir.Global):
+            variable = self.module.globals.get(pointer.name)
+            if variable is None or not variable.constant or variable.initializer is None:
+                return None
+            data = constant_bytes(variable.initializer, variable.type, layout)
+            return data[:count] if data is not None and len(data) >= count else None
+        if not isinstance(pointer, ir.Local):
+            return None
+        base, start = self.offset_of(pointer.name)
+        if start is None or count <= 0 or count > 1 << 20:
+            return None
+        image, written = bytearray(start + count), [0] * (start + count)
+        for block in self.function.blocks:
+            for instruction in block.instructions:
+                piece = self.written_bytes(instruction, base, layout)
+                if piece is None:
+                    return None
+                for at, data in piece:
+                    for i, byte in enumerate(data):
+                        if at + i < len(image):
+                            image[at + i] = byte
+                            written[at + i] += 1
+        return bytes(image[start:]) if all(n == 1 for n in written[start:]) else None
+
+    def written_bytes(self, instruction: ir.Instruction, base: str, layout) -> list | None:
+        """[(offset, bytes)] the instruction writes into the local `base` (None: what it
+        writes there is not stated; a call of anything but a copy to a symbol that is
+        passed it)."""
+        operands = instruction.operands
+        if instruction.opcode == "store" and isinstance(operands[1], ir.Local):
+            at_base, at = self.offset_of(operands[1].name)
+            if at_base != base:
+                return []
+            data = constant_bytes(operands[0], operands[0].type, layout) if at is not None and isinstance(
+                operands[0], (ir.ConstInt, ir.ConstFloat, ir.ConstAggregate, ir.ConstSpecial)) else None
+            return [(at, data)] if data is not None else None
+        if instruction.opcode != "call":
+            return []
+        callee = instruction.extra.get("callee") or ""
+        targets = [self.offset_of(o.name) for o in operands if isinstance(o, ir.Local)]
+        if all(target != base for target, _ in targets):
+            return []
+        if callee in SYMBOL_WRITERS or callee.startswith(("llvm.lifetime", "llvm.dbg")):
+            return []  # reads it
+        if callee.startswith("llvm.memcpy") and isinstance(operands[0], ir.Local) and \
+                self.offset_of(operands[0].name)[0] == base and isinstance(operands[2], ir.ConstInt):
+            data = self.bytes_at(operands[1], operands[2].value)
+            at = self.offset_of(operands[0].name)[1]
+            return [(at, data)] if data is not None and at is not None else None
+        return None
+
+    def sites(self) -> list[Site]:
+        sites, configuration = [], None
+        for block in self.function.blocks:
+            self.block = block.name
+            for instruction in block.instructions:
+                callee, arguments = instruction.extra.get("callee"), instruction.operands
+                if instruction.opcode != "call" or not callee:
+                    continue
+                if callee == "__cudaPushCallConfiguration" and len(arguments) >= 4:
+                    configuration = arguments
+                elif "__device_stub__" in callee and configuration is not None:
+                    # the last configuration pushed: -O1 hoists one pushed by both arms of an if/else
+                    sites.append(self.site(instruction, callee, configuration, list(arguments), False))
+                elif callee in LAUNCHERS and len(arguments) >= 7 and isinstance(arguments[0], ir.Global) and \
+                        "__device_stub__" in arguments[0].name:
+                    stub = self.module.functions.get(arguments[0].name)
+                    passed = self.array_arguments(arguments[5], len(stub.params) if stub else 0)
+                    sites.append(self.site(instruction, arguments[0].name, (*arguments[1:5], arguments[6]), passed,
+                                           callee == "cudaLaunchCooperativeKernel"))
+        return sites
+
+    def calls(self, callees: set[str]) -> list[Call]:
+        found = []
+        for block in self.function.blocks:
+            self.block = block.name
+            for instruction in block.instructions:
+                if instruction.opcode == "call" and instruction.extra.get("callee") in callees:
+                    expressions = _Expressions(self)
+                    args = tuple(expressions.of(a) for a in instruction.operands)
+                    conditions = tuple(expressions.condition(edge) for edge in self.path(self.block))
+                    location = _user_place(self.debug.location(instruction.dbg))
+                    found.append(Call(instruction.extra["callee"], location.file if location else "",
+                                      location.line if location else 0, args, tuple(expressions.inputs),
+                                      tuple(c for c in conditions if c is not None)))
+        return found
+
+    def site(self, call: ir.Instruction, stub: str, configuration, arguments: list | None, cooperative: bool) -> Site:
+        expressions = _Expressions(self)
+        grid = expressions.dims(configuration[0], configuration[1])
+        block = expressions.dims(configuration[2], configuration[3])
+        shared = expressions.of(configuration[4]) if len(configuration) > 4 else ["const", 0]
+        args = None if arguments is None else tuple(expressions.of(a) for a in arguments)
+        conditions = tuple(expressions.condition(edge) for edge in self.path(self.block))
+        location = _user_place(self.debug.location(call.dbg))
+        return Site(kernel_of_stub(stub), location.file if location else "", location.line if location else 0,
+                    grid, block, shared, args, tuple(expressions.inputs), cooperative,
+                    tuple(c for c in conditions if c is not None))
+
+    def path(self, block: str) -> list[tuple]:
+        """The conditions of the branches every path to `block` takes: up its chain of
+        blocks with a single predecessor (a merge ends it: what holds above it need not
+        hold on each way in)."""
+        edges, seen = [], {block}
+        while len(self.incoming.get(block, [])) == 1:
+            block, edge = self.incoming[block][0]
+            if block in seen:
+                break
+            seen.add(block)
+            edges.append(edge)
+        return edges
+
+    def array_arguments(self, array, count: int) -> list | None:
+        """The values whose addresses `cudaLaunchKernel`'s argument array holds, loaded
+        (None unless every slot's address was stored once)."""
+        if not isinstance(array, ir.Local) or count == 0:
+            return None
+        slots: dict[int, object] = {}
+        for pointer, values in self.stores.items():
+            base, offset = self.offset_of(pointer)
+            if base == array.name and offset is not None and len(values) == 1:
+                slots[offset // 8] = values[0]
+        if sorted(slots) != list(range(count)):
+            return None
+        return [("load-of", slots[index]) for index in range(count)]
+
+    def offset_of(self, name: str) -> tuple[str, int | None]:
+        """A local pointer as (base, constant byte offset) through getelementptr i8."""
+        instruction = self.defined.get(name)
+        if instruction is not None and instruction.opcode == "getelementptr" and len(instruction.operands) == 2 and \
+                isinstance(instruction.operands[0], ir.Local) and isinstance(instruction.operands[1], ir.ConstInt) and \
+                getattr(instruction.extra.get("source_type"), "bits", None) == 8:
+            return instruction.operands[0].name, instruction.operands[1].value
+        return name, 0
+
+
+class _Expressions:
+    """Expressions of one site; equal host values become the same input."""
+
+    def __init__(self, reader: _Reader):
+        self.reader = reader
+        self.inputs: list[Input] = []
+        self.keys: dict = {}
+        self.halves: dict[int, tuple[list, list]] = {}  # a packed dim3 input -> its x and y inputs
+
+    def dims(self, xy, z) -> tuple:
+        """x and y packed in an i64 (low and high half), z an i32. A dim3 the host code
+        does not fix (a parameter dim3 grid) is two inputs, x and y."""
+        packed = self.of(xy)
+        if packed[0] == "input":
+            what, parameter = self.inputs[packed[1]].what, self.inputs[packed[1]].parameter
+            halves = tuple(self.input((part, what), IntType(32), f"{part} of {what}",
+                                      parameter and (*parameter[:2], part)) for part in ("x", "y"))
+            self.halves[packed[1]] = halves
+            return (*halves, self.of(z))
+        return (*_halves(packed), self.of(z))
+
+    def condition(self, edge: tuple) -> list | None:
+        """The condition a branch edge takes, as an expression that is 1 when it holds
+        (several, for a switch's default: all of its cases fail); None when it reads
+        anything the launch itself does not (a call's result, memory): it says nothing
+        about the launch."""
+        known = len(self.inputs)
+        kind = edge[0]
+        if kind == "always":
+            return None
+        value = _through_halves(self.of(edge[1]), self.halves)
+        bits = _bits(edge[1].type)
+        if kind == "br":
+            result = value if edge[2] else ["xor", 1, value, ["const", 1]]
+        elif kind == "case":
+            result = ["icmp", bits, "eq", value, ["const", edge[2]]]
+        else:  # a switch's default: none of its cases
+            result = _all([["icmp", bits, "ne", value, ["const", v]] for v in edge[2]]) if edge[2] else ["const", 1]
+        read = inputs_of(result)
+        if not read or max(read) >= known:
+            del self.inputs[known:]
+            self.keys = {key: index for key, index in self.keys.items() if index < known}
+            return None
+        return _folded(result)
+
+    def of(self, value, depth: int = 0) -> list:
+        """The expression of a host value, constants folded."""
+        return _folded(self.unfolded(value, depth))
+
+    def unfolded(self, value, depth: int) -> list:
+        if isinstance(value, tuple) and value[0] == "load-of":  # a cudaLaunchKernel argument slot
+            return self.loaded(value[1], None, depth)
+        if isinstance(value, ir.ConstInt):
+            return ["const", value.value]
+        if isinstance(value, ir.ConstFloat):
+            return ["const", value.value]
+        if isinstance(value, ir.ConstSpecial) and value.kind in ("null", "zeroinitializer"):
+            return ["const", 0]
+        if depth > 64 or not isinstance(value, ir.Local):
+            return self.input(("value", repr(value)), value.type, "a constant expression")
+        instruction = self.reader.defined.get(value.name)
+        if instruction is None:
+            function = self.reader.function
+            position = next((i for i, p in enumerate(function.params) if p.name == value.name), -1)
+            return self.input(("param", value.name), value.type, f"parameter %{value.name} of {function.name}",
+                              (function.name, position, "") if position >= 0 else ())
+        return self.instruction(instruction, depth + 1)
+
+    def instruction(self, instruction: ir.Instruction, depth: int) -> list:
+        opcode, operands, result = instruction.opcode, instruction.operands, instruction.type
+        bits = _bits(result)
+        if opcode in INT_BINARY or opcode in FLOAT_OPS:
+            return [opcode, bits, self.of(operands[0], depth), self.of(operands[1], depth)]
+        if opcode in CASTS:
+            return [opcode, bits, _bits(operands[0].type), self.of(operands[0], depth)]
+        if opcode == "icmp":
+            return ["icmp", _bits(operands[0].type), instruction.extra.get("predicate"), self.of(operands[0], depth),
+                    self.of(operands[1], depth)]
+        if opcode == "select":
+            return ["select", bits, *(self.of(o, depth) for o in operands[:3])]
+        if opcode == "load" and isinstance(operands[0], ir.Local):
+            return self.loaded(operands[0], result, depth)
+        minmax = opcode == "call" and _MINMAX.match(instruction.extra.get("callee") or "")
+        if minmax:
+            return [minmax.group(1), bits, self.of(operands[0], depth),
+                    self.of(operands[1], depth)]
+        counted = opcode == "call" and (_BIT_COUNTS.match(instruction.extra.get("callee") or "") or
+                                        _ROUNDING.match(instruction.extra.get("callee") or ""))
+        if counted:
+            return [counted.group(1), bits, self.of(operands[0], depth)]
+        return self.input(("value", instruction.result), result, f"{opcode} %{instruction.result}")
+
+    def loaded(self, pointer, type_, depth: int) -> list:
+        """A value read from memory: the one value ever stored there (a local written
+        once), a cudaMallocPitch pitch, or an input named by the address."""
+        reader = self.reader
+        if isinstance(pointer, ir.Local):
+            stores = reader.stores.get(pointer.name, [])
+            if pointer.name in reader.pitches:
+                return ["pitch", 64, self.of(reader.pitches[pointer.name], depth)]
+            if pointer.name in reader.attributes:
+                return ["const", reader.attributes[pointer.name]]
+            if len(stores) == 1 and pointer.name not in reader.written:
+                return self.of(stores[0], depth)
+            return self.input(("memory", pointer.name), type_ or pointer.type, f"memory at %{pointer.name}")
+        return self.input(("memory", repr(pointer)), type_ or pointer.type, "memory")
+
+    def input(self, key, type_, what: str, parameter: tuple = ()) -> list:
+        if key not in self.keys:
+            kind = "float" if isinstance(type_, FloatType) else "pointer" if isinstance(type_, PointerType) or \
+                type_ is None else "integer"
+            self.keys[key] = len(self.inputs)
+            self.inputs.append(Input(kind, _bits(type_), what, parameter))
+        return ["input", self.keys[key]]
+
+
+def _label(target: str) -> str:
+    return target.lstrip("%")
+
+
+def _all(conditions: list[list]) -> list:
+    """The conjunction of 1-bit conditions."""
+    result = conditions[0]
+    for condition in conditions[1:]:
+        result = ["and", 1, result, condition]
+    return result
+
+
+def _through_halves(expression: list, halves: dict[int, tuple[list, list]]) -> list:
+    """`expression` with the low and high halves of a packed dim3 input (`trunc` of it, of
+    it shifted right by 32) read as its x and y inputs."""
+    if expression[0] == "trunc" and expression[1] == 32:
+        inner = expression[3]
+        if inner[0] == "input" and inner[1] in halves:
+            return halves[inner[1]][0]
+        if inner[0] == "lshr" and inner[3] == ["const", 32] and inner[2][0] == "input" and inner[2][1] in halves:
+            return halves[inner[2][1]][1]
+    if expression[0] in ("const", "input"):
+        return expression
+    return expression[:2] + [_through_halves(e, halves) if isinstance(e, list) else e for e in expression[2:]]
+
+
+def _halves(packed: list) -> tuple[list, list]:
+    """The low and high 32 bits of an i64 that packs x and y, read off `zext(x) | y << 32`
+    (as -O1 builds a dim3's first half) where possible."""
+    low, high = ["trunc", 32, 64, packed], ["trunc", 32, 64, ["lshr", 64, packed, ["const", 32]]]
+    if packed[0] == "or":
+        parts = packed[2:4]
+        lows = [p for p in parts if p[0] == "zext" and p[2] <= 32 or p[0] == "const" and p[1] < 1 << 32]
+        highs = [p for p in parts
+                 if p[0] == "shl" and p[3] == ["const", 32] or p[0] == "const" and p[1] % (1 << 32) == 0]
+        if len(lows) == 1 and len(highs) == 1 and lows[0] is not highs[0]:
+            low = ["trunc", 32, 64, lows[0]]
+            high = ["trunc", 32, 64, highs[0][2] if highs[0][0] == "shl" else ["const", highs[0][1] >> 32]]
+    return _folded(low), _folded(high)
+
+
+def _folded(expression: list) -> list:
+    """An expression of constants as its value."""
+    if expression[0] not in ("const", "input") and not inputs_of(expression):
+        try:
+            return ["const", evaluate(expression, [])]
+        except Unknown:
+            pass
+    return expression
+
+
+def _bits(type_) -> int:
+    if isinstance(type_, IntType):
+        return type_.bits
+    if isinstance(type_, FloatType):
+        return type_.bits
+    return 64
+
+
+def _user_place(location):
+    from simulee.frontend.compiler import user_location
+
+    return user_location(location)
+
+
+# ---------------------------------------------------------------------------- compiling
+
+
+def host_calls(path: Path, options, callees: set[str]) -> tuple[list[Call], str]:
+    """The calls of `callees` (symbols) in a source's host code (.cu or C++, compiled as
+    CUDA's host side), and '' or why some may be missing: its first compile error, or the
+    host functions whose bodies were left out to compile it (salvage)."""
+    from simulee.frontend.compiler import degradation
+
+    def read(host_ir: str) -> tuple[list[Call], str]:
+        left_out = [part for part in degradation(host_ir).split("; ") if part.startswith("host code left out")]
+        return calls_in(host_ir, callees), "; ".join(left_out)
+
+    (calls, left_out), problem = _reading_host(path, options, read, ([], ""))
+    return calls, problem or left_out
+
+
+def identifier(symbol: str) -> str:
+    """The name a function's symbol is called by in source: `_ZN2ns6launchEPfi` -> launch."""
+    from interpreter.loader import _strip_templates, demangle, qualified_name
+
+    return _strip_templates(qualified_name(demangle(symbol))).rpartition("::")[2]
+
+
+def host_code(path: Path, options) -> tuple[list[Site], dict[str, list | None], set[str], str]:
+    """What a CUDA source's host code says: its launch sites, the device variables it
+    writes, the kernels it defines (read_host), and '' or why there are none (the
+    compiler's first error)."""
+    if Path(path).suffix.lower() not in (".cu",):
+        return [], {}, set(), ""
+    (sites, written, defined), problem = _reading_host(path, options, read_host, ([], {}, set()))
+    return sites, written, defined, problem
+
+
+def launching(sites: dict[str, list], file: str, defining: set[str]) -> list:
+    """Of the launch sites of a kernel of `file`, by the program (source file) whose host
+    code holds them, those that launch it: a program that defines a kernel of the same
+    symbol itself launches its own (two programs of a repository with a kernel of one
+    name), unless no other program launches it."""
+    own = [site for program, found in sites.items() if program == file or program not in defining
+           for site in found]
+    return own or [site for found in sites.values() for site in found]
+
+
+def _reading_host(path: Path, options, read, nothing):
+    """(read(the source's host IR), '') or, when its host side does not compile or parse,
+    (`nothing`, why: the compiler's first error)."""
+    from simulee.frontend.compiler import compile_cuda
+
+    try:
+        return read(compile_cuda(Path(path), options, host=True)), ""
+    except SimuleeError as error:
+        return nothing, f"host code not compiled: {str(error).splitlines()[0]}"
+    except (ir.IRSyntaxError, ValueError, KeyError, IndexError) as error:
+        return nothing, f"host code not read: {type(error).__name__}: {error}"

@@ -1,0 +1,117 @@
+"""NVIDIA's device code made interpretable: the steps between clang's IR and inlining.
+
+- inline PTX (half precision, cooperative groups, CUB, user `asm`) is lifted to IR (ptx.py);
+- cooperative groups' grid barrier, which NVIDIA builds from an atomic counter in a driver
+  workspace that blocks spin on, becomes the interpreter's grid barrier (all blocks in one
+  wave, and an epoch boundary the race detector orders by, not a spin to follow);
+- libdevice, CUDA's math library in bitcode, is linked for the `__nv_*` functions the
+  interpreter does not implement natively (interpreter/mathlib.py computes the others with
+  NumPy, vectorized)."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from simulee.frontend import passes, ptx, toolkit
+
+# cooperative groups' grid barrier: arrive (returns a token) and wait
+_GRID_ARRIVE = re.compile(r"^define [^@\n]*@(_ZN18cooperative_groups\w*sync_grids_arrive\w*)\(", re.M)
+_GRID_WAIT = re.compile(r"^define [^@\n]*@(_ZN18cooperative_groups\w*sync_grids_wait\w*)\(", re.M)
+
+
+def adapt(ir: str) -> str:
+    """`ir` with inline PTX lifted, grid barriers the interpreter's and libdevice linked."""
+    ir = ptx.lift_inline_asm(ir)
+    ir = _replace_bodies(ir, _GRID_ARRIVE, "call void @__simulee_grid_sync()\n  ret i32 0")
+    ir = _replace_bodies(ir, _GRID_WAIT, "ret void")
+    if "@__simulee_grid_sync(" in ir and not re.search(r"^declare [^\n]*@__simulee_grid_sync\(", ir, re.M):
+        ir += "\ndeclare void @__simulee_grid_sync()\n"
+    return link_libdevice(ir)
+
+
+def link_libdevice(ir: str) -> str:
+    """`ir` with libdevice's definitions of the `__nv_*` functions it declares that the
+    interpreter does not implement (and of everything those use)."""
+    from interpreter.intrinsics import OUT_PARAMETER_MATH
+    from interpreter.mathlib import find
+
+    declared = re.findall(r"^declare [^@\n]*@(__nv_\w+)\(", ir, re.M)
+    wanted = [name for name in declared if find(name) is None and name not in OUT_PARAMETER_MATH]
+    library = _libdevice()
+    wanted = [name for name in wanted if name in library.definitions]
+    if not wanted:
+        return ir
+    functions, globals_, intrinsics = library.closure(wanted)
+    present = set(re.findall(r"^(?:declare|define)[^@\n]*@([-\w.$]+)\(", ir, re.M))
+    ir = re.sub(r"^declare [^@\n]*@(%s)\(.*\n" % "|".join(map(re.escape, functions)), "", ir, flags=re.M)
+    added = [library.globals[name] for name in globals_]
+    added += [library.definitions[name] for name in functions]
+    added += [library.declarations[name] for name in intrinsics if name not in present]
+    return ir + "\n" + "\n".join(added) + "\n"
+
+
+class _Library:
+    """libdevice's text split into its functions, declarations and globals."""
+
+    # what __nvvm_reflect answers for libdevice's questions: no flush to zero, IEEE sqrt
+    REFLECT = {"__CUDA_FTZ": 0, "__CUDA_PREC_SQRT": 1, "__CUDA_ARCH": 700}
+
+    def __init__(self, text: str):
+        strings = {name: value for name, value in
+                   re.findall(r'^@([\w.$]+) = [^\n]*c"(\w+)\\00"', text, re.M)}
+        text = re.sub(r"call i32 @__nvvm_reflect\(ptr @([\w.$]+)\)(?: #\d+)?",
+                      lambda m: f"add i32 0, {self.REFLECT.get(strings.get(m.group(1)), 0)}", text)
+        self.globals = {name: self._renamed(line, name) for name, line in
+                        ((m.group(1), m.group(0)) for m in re.finditer(r"^@([\w.$]+) = .*$", text, re.M))}
+        self.definitions, self.declarations = {}, {}
+        for match in re.finditer(r"^define [^@\n]*@([\w.$]+)\(.*?\n}\n", text, re.M | re.S):
+            body = re.sub(r"\) #\d+", ")", match.group(0))
+            body = re.sub(r"^define (?:linkonce_odr |weak |internal )?", "define internal ", body)
+            self.definitions[match.group(1)] = body
+        for match in re.finditer(r"^declare [^@\n]*@([\w.$]+)\(.*$", text, re.M):
+            self.declarations[match.group(1)] = re.sub(r"\) #\d+", ")", match.group(0))
+        for name, body in list(self.definitions.items()):
+            self.definitions[name] = self._renamed(body, *self.globals)
+
+    @staticmethod
+    def _renamed(text: str, *names: str) -> str:
+        """`text` with the globals `names` prefixed, so they cannot clash with the user's."""
+        for name in names:
+            text = re.sub(r"@%s\b(?![\w.$])" % re.escape(name), f"@__libdevice_{name}", text)
+        return text
+
+    def closure(self, names: list[str]):
+        """(functions, globals, intrinsic declarations) `names` need, transitively."""
+        functions, globals_, intrinsics, stack = [], [], [], list(names)
+        while stack:
+            name = stack.pop()
+            if name in functions:
+                continue
+            functions.append(name)
+            for used in re.findall(r"@([\w.$]+)", self.definitions[name]):
+                if used in self.definitions:
+                    stack.append(used)
+                elif used.startswith("__libdevice_") and used[12:] in self.globals and used[12:] not in globals_:
+                    globals_.append(used[12:])
+                elif used in self.declarations and used not in intrinsics:
+                    intrinsics.append(used)
+        return functions, globals_, intrinsics
+
+
+@functools.cache
+def _libdevice() -> _Library:
+    return _Library(str(passes.binding().parse_bitcode(toolkit.libdevice().read_bytes())))
+
+
+def _replace_bodies(ir: str, pattern: re.Pattern, body: str) -> str:
+    """`ir` with the body of every function defined on a line `pattern` matches replaced."""
+    position = 0
+    while match := pattern.search(ir, position):
+        open_brace = ir.index("{\n", match.end())
+        close = ir.index("\n}\n", open_brace)
+        # without its subprogram, the inliner gives the new body the call site's location
+        header = re.sub(r" !dbg !\d+", "", ir[match.start():open_brace])
+        ir = ir[:match.start()] + header + "{\n  " + body + ir[close:]
+        position = match.start() + len(header) + len(body)
+    return ir

@@ -1,0 +1,11 @@
+"""What a launch did, in the terms detectors judge it by: the memory-access model (every
+access to global and shared memory, grouped by memory unit and ordered by barrier epoch),
+the happens-before order that fences, atomics and volatile accesses add to it, and the
+findings detectors make of it (a finding, its program points, the launch that shows it).
+
+- access: the memory-access model built from a trace
+- ordering: what fences, atomics and volatile flags order
+- findings: Finding, Place and how paths and launches are shown
+
+May import: simulee.errors, simulee.frontend, interpreter.
+"""

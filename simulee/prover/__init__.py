@@ -1,0 +1,17 @@
+"""The static half: decide race freedom of a kernel for every launch.
+
+`model` turns a kernel's decoded IR (interpreter.decode, the tables the interpreter runs)
+into symbolic accesses of one thread: for each barrier interval, every load, store and
+atomic as (base object, byte offset as a bit-vector expression, size, kind, path
+condition) over symbolic thread and block indices, launch dimensions and scalar
+parameters; what it cannot express is a fresh unconstrained value. `solve` asks z3, for
+two arbitrary threads, whether two accesses can conflict or the threads can disagree on a
+barrier.
+
+`verdicts` joins the prover to the checker: it runs the prover before every check, and the
+races the solver finds in the interpreter, to tell a confirmed race from a possible one.
+The interpreter never imports this package.
+
+May import: simulee.errors, simulee.checker, simulee.report, simulee.detect, simulee.model, simulee.frontend,
+interpreter, evolve.
+"""

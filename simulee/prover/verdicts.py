@@ -1,0 +1,190 @@
+"""The halves together: what is decided of a kernel, for every launch or on the launches run.
+
+`check_given` is how `simulee check` and a scan's workers check a kernel. `simulee.prover`
+first decides race freedom for every launch within what is given (grid, block, integer
+arguments, the launch sites, a simulee.toml's ranges and choices); then the check runs: a
+kernel proved race-free still runs for faults on its default and launch-site launches, but
+its race search is skipped; a race the solver finds seeds the search with the solver's
+launch (the search runs it, and finds the race there or not). Each check then says which
+holds (simulee.checker.kernel.kernel_verdict):
+
+- `proved`: race-free and barrier-divergence-free for every launch within the assumptions
+  the proof lists;
+- `race`: a run showed it (an error finding), found by the search or on the solver's launch;
+- `possible-race`: the solver finds one that no run showed (its model rests on a value the
+  model leaves unconstrained, or on a launch no site makes), or a run showed one only on a
+  launch resting on a guess of Simulee's (a warning);
+- `not-proved`: no race found on the launches run, and the prover could not decide (why).
+
+`confirm` runs a proof's races in the interpreter, for `simulee prove`.
+"""
+
+from __future__ import annotations
+
+import struct
+import time
+from dataclasses import replace
+
+from interpreter.launch import Alias
+from interpreter.loader import KernelInfo, Program
+from simulee.checker.kernel import DECIDED, Given, KernelCheck, Settings, check_kernel, default_launch
+from simulee.checker.kernel import check_given as run_checks
+from simulee.detect.race import RACES
+from simulee.model.findings import Finding
+from simulee.prover.solve import Candidate, Effort, Fixed, Proof, describe, prove_kernel
+
+# what a check's proof may ask of the solver: z3's resource units, the same on any machine under any load, so that a
+# kernel's verdict, and whether its search runs, do not depend on the load (seconds bound only what the units do not:
+# SLACK times their nominal time). A first proof gets little (most proofs of simple kernels take less); one that runs
+# out of it gets again, after the check, the units of a fifth of the check's time, so that proving costs a check
+# about a fifth more
+QUESTION_EFFORT = 2_000_000
+FIRST_EFFORT = 2_500_000
+UNITS_PER_SECOND = 4_000_000  # z3's units a second on these questions, on this project's machine
+SLACK = 5
+SHARE = 0.2
+RUNNABLE_BLOCKS = 4096  # a witness launch with more blocks is not run (possible, too large to run)
+MAX_RUNS = 4  # witness launches `confirm` runs per kernel: the first that shows its race confirms the kernel's
+RACES_SEEDED = 1  # races a check's proof looks for: more seeds stop the search before it varies what they fix
+
+
+def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Settings, contract=None,
+                sites: tuple = (), progress=None) -> KernelCheck:
+    """Prove, then check `kernel` as simulee.checker.kernel.check_given does (the race search
+    skipped when proved, seeded with the solver's launches when it finds races), and
+    record the proof and the verdict in the check; a proof that ran out of its first
+    effort is taken up again after the check, with a fifth of the check's time.
+    settings.prove off: the check alone."""
+    start = time.perf_counter()
+    proof, why_not = None, "--no-prove" if not settings.prove else _not_provable(given)
+    if not why_not:
+        fixed = _fixed(given, sites, settings, contract)
+        if progress:
+            progress("proving")
+        proof = _prove(program, kernel, fixed, FIRST_EFFORT, settings)
+        settings = replace(settings, max_seconds=max(settings.max_seconds - proof.seconds, 0.0))
+    proved = proof is not None and proof.verdict == "proved"
+    if proof is not None and proof.verdict == "race":
+        witnesses = tuple(witness(kernel, candidate, settings) for candidate in proof.candidates
+                          if candidate.kind == "data-race")
+        seeds = dict(settings.seed_launches)
+        seeds[kernel.symbol] = (*witnesses, *seeds.get(kernel.symbol, ()))
+        settings = replace(settings, seed_launches=seeds)
+    check = run_checks(program, kernel, given, settings, contract, sites, progress, search=not proved)
+    more = int(SHARE * check.seconds * UNITS_PER_SECOND)
+    if proof is not None and proof.spent and more > FIRST_EFFORT:
+        if progress:
+            progress("proving")
+        proof = _prove(program, kernel, fixed, more, settings)
+    check.proof = _proof_json(proof, check.findings) if proof is not None else {"verdict": "off", "reason": why_not}
+    check.seconds = time.perf_counter() - start
+    return check
+
+
+def _prove(program: Program, kernel: KernelInfo, fixed: Fixed, units: int, settings: Settings) -> Proof:
+    """A quick proof (solve.prove_kernel) of at most `units` of z3's effort (and SLACK times
+    their nominal seconds, and a fifth of the check's limit), stopped at RACES_SEEDED
+    races: their launches (threads of different warps where they can be) seed the search."""
+    seconds = min(SLACK * units / UNITS_PER_SECOND, settings.max_seconds / 5)
+    return prove_kernel(program, kernel, int(seconds * 1000), fixed, time.perf_counter() + seconds,
+                        Effort(min(QUESTION_EFFORT, units), units), races=RACES_SEEDED, quick=True,
+                        warp_model=settings.warp_model)
+
+
+def _not_provable(given: Given) -> str:
+    """Why a proof would not cover what is given ('' when it would)."""
+    if any(isinstance(value, Alias) for value in given.args.values()):
+        return "two pointer arguments are given as one buffer, and the proof assumes distinct buffers"
+    return ""
+
+
+def _fixed(given: Given, sites: tuple, settings: Settings, contract) -> Fixed:
+    """What a proof may take as fixed of `given`: its grid and block unless several
+    exact launches are given, and its integer arguments; the launch `sites`, as the
+    check takes them (unless a grid, a block or exact launches are given); the ranges,
+    choices of values and relations `contract` (a simulee.toml's) states."""
+    numbers = {name: value for name, value in given.args.items() if isinstance(value, int)
+               and not isinstance(value, bool)}
+    ranges, choices = (dict(contract.ranges), dict(contract.choices)) if contract else ({}, {})
+    relations = tuple(contract.relations) if contract else ()
+    if given.launches:
+        return Fixed(args=numbers, ranges=ranges, choices=choices, relations=relations)
+    launched = tuple(sites) if settings.launch_sites and not (given.grid or given.block) else ()
+    return Fixed(given.grid, given.block, numbers, launched, ranges, choices, relations)
+
+
+def witness(kernel: KernelInfo, candidate: Candidate, settings: Settings):
+    """The launch the solver found for `candidate` (its dimensions and integer arguments;
+    buffers as a default launch makes them)."""
+    return default_launch(kernel, arguments(kernel, candidate), grid=candidate.grid, block=candidate.block,
+                          origin="solver", **settings.launch_options())
+
+
+def _proof_json(proof: Proof, findings: list[Finding]) -> dict:
+    """The proof as a check records it: its verdict, reason, assumptions and seconds, and
+    each race the solver found with whether a run of the check showed it."""
+    shown = {_lines(finding) for finding in findings if finding.type in DECIDED}
+    races = [dict(type=c.kind, lines=[line for line in c.lines() if line], launch=describe(c),
+                  args={proof.params[k] if k < len(proof.params) else str(k): v for k, v in sorted(c.args.items())},
+                  shown=frozenset(filter(None, c.lines())) in shown)
+             for c in proof.candidates]
+    return {"verdict": proof.verdict, "reason": proof.reason, "assumptions": proof.assumptions,
+            "seconds": round(proof.seconds, 3), "races": races}
+
+
+def _lines(finding: Finding) -> frozenset:
+    return frozenset(filter(None, (finding.first.line if finding.first else finding.line,
+                                   finding.second.line if finding.second else None)))
+
+
+def confirm(program: Program, info: KernelInfo, proof: Proof, warp_model: str = "independent",
+            deadline: float = float("inf")) -> None:
+    """Run candidates of `proof` until one shows its race (at most MAX_RUNS, none started
+    past `deadline`, a time.perf_counter()) and mark them (Candidate.confirmed, .why);
+    those not run stay unconfirmed, saying so."""
+    runs = 0
+    for candidate in proof.candidates:
+        if runs >= MAX_RUNS or any(c.confirmed for c in proof.candidates):
+            candidate.confirmed, candidate.why = False, "not run: another race of the kernel was run"
+            continue
+        if time.perf_counter() >= deadline:
+            candidate.confirmed, candidate.why = False, "not run: the kernel's time ran out"
+            continue
+        runs += 1
+        blocks = candidate.grid[0] * candidate.grid[1] * candidate.grid[2]
+        if blocks > RUNNABLE_BLOCKS:
+            candidate.confirmed, candidate.why = False, f"its launch of {blocks:,} blocks is too large to run"
+            continue
+        launch = default_launch(info, arguments(info, candidate), grid=candidate.grid, block=candidate.block)
+        check = check_kernel(program, info, [launch], warp_model=warp_model, deadline=deadline)
+        wanted = frozenset(filter(None, candidate.lines()))
+        kinds = RACES if candidate.kind == "data-race" else (candidate.kind,)  # a warp-synchronous race too
+        shown = [f for f in check.findings if f.type in kinds and
+                 (candidate.kind != "data-race" or _lines(f) == wanted or {f.first.line} == wanted)]
+        candidate.confirmed = bool(shown)
+        if shown:
+            candidate.why = ""
+        elif any(entry["status"] == "time-limit" for entry in check.launches) or not check.launches:
+            candidate.why = "the interpreter's run of the solver's launch ran out of the kernel's time"
+        else:
+            candidate.why = "the interpreter's run of the solver's launch does not show it: the model rests on a " \
+                "value it leaves unconstrained (read from memory, a float, a call's result)"
+
+
+def arguments(info: KernelInfo, candidate: Candidate) -> dict:
+    """The kernel's scalar arguments as the solver chose them (integers as their type
+    reads the bits, floats from their bits); pointers are left to the launch."""
+    values = {}
+    for index, param in enumerate(info.params):
+        bits = candidate.args.get(index)
+        if bits is None or param.kind not in ("integer", "float"):
+            continue
+        width = param.bits or 32
+        if param.kind == "float":
+            values[param.name] = struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0] if width == 32 \
+                else struct.unpack("<d", struct.pack("<Q", bits))[0]
+        elif param.signed and bits >= 1 << (width - 1):
+            values[param.name] = bits - (1 << width)
+        else:
+            values[param.name] = bits
+    return values
