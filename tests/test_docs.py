@@ -1,6 +1,7 @@
 """The README and the docs cannot drift from the tool: every example that shows what a
 command prints (a ```console block: `$ command` lines, each followed by its output) is run,
-and its output compared with the one shown; the MkDocs site builds with no warning.
+and its output compared with the one shown; a ```pycon block (a Python session) runs as a
+doctest; the MkDocs site builds with no warning.
 
 In an example's output, a line `...` stands for any number of lines, and seconds
 (`2.7 s`, `(0.66 s)`) may differ, and what a command says only the first time on a machine
@@ -10,6 +11,7 @@ checkout; `$ cd DIR` changes the folder for the block's next commands."""
 
 from __future__ import annotations
 
+import doctest
 import os
 import re
 import shutil
@@ -26,13 +28,14 @@ SECONDS = re.compile(r"\d+(?:\.\d+)? ?s\b")
 # what a command says once per machine (the first build of the runtime, the first link)
 FIRST_TIME = re.compile(r"^simulee: (building Simulee's CUDA runtime|linking: the first link)")
 BLOCK = re.compile(r"^```console\n(.*?)^```", re.M | re.S)
+SESSION = re.compile(r"^```pycon\n(.*?)^```", re.M | re.S)  # a Python session: run as a doctest
 
 
-def examples() -> list:
+def examples(pattern: re.Pattern = BLOCK) -> list:
     found = []
     for page in PAGES:
         text = page.read_text()
-        for match in BLOCK.finditer(text):
+        for match in pattern.finditer(text):
             line = text[:match.start()].count("\n") + 1
             found.append(pytest.param(match.group(1), id=f"{page.relative_to(ROOT)}:{line}"))
     return found
@@ -80,14 +83,21 @@ def test_the_matcher():
     assert not matches(["a"], ["a", "b"])
 
 
+def scratch_copy(folder: Path) -> None:
+    """What the examples read (tests/, benchmarks/kernels/) copied to `folder`, and results/."""
+    for part in ("tests", "benchmarks/kernels"):
+        shutil.copytree(ROOT / part, folder / part, ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / "results").mkdir()
+
+
 @pytest.mark.xdist_group("docs")
 @pytest.mark.parametrize("block", examples())
 def test_example_prints_what_it_shows(block, tmp_path):
-    for folder in ("tests", "benchmarks/kernels"):
-        shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    (tmp_path / "results").mkdir()
+    scratch_copy(tmp_path)
     environment = dict(os.environ, PYTHONUNBUFFERED="1", COLUMNS="200",
                        PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    for name in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS"):  # a reader's shell, not `make test`'s
+        environment.pop(name, None)
     folder = tmp_path
     steps = commands(block)
     assert steps, "a console block without a command"
@@ -101,6 +111,17 @@ def test_example_prints_what_it_shows(block, tmp_path):
         printed = [line for line in done.stdout.splitlines() if not FIRST_TIME.match(line)]
         assert matches(shown, printed), f"$ {command}\n--- shown\n" + "\n".join(shown) + \
             "\n--- printed\n" + "\n".join(printed)
+
+
+@pytest.mark.xdist_group("docs")
+@pytest.mark.parametrize("session", examples(SESSION))
+def test_python_session_prints_what_it_shows(session, tmp_path, monkeypatch, capsys):
+    scratch_copy(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    test = doctest.DocTestParser().get_doctest(session, {}, "session", None, 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    runner.run(test, out=sys.stderr.write)
+    assert runner.failures == 0 and runner.tries > 0, capsys.readouterr().err
 
 
 def test_the_site_builds_with_no_warning(tmp_path):

@@ -46,6 +46,7 @@ def test_pre_commit_hook_fails_on_the_race_and_passes_the_fix(hook, tmp_path):
     git(project, env, "init", "-q")
     (project / ".pre-commit-config.yaml").write_text(yaml.safe_dump({"repos": [{"repo": "local", "hooks": [local]}]}))
     (project / "src" / "shift.cu").write_text(RACY)
+    (project / "src" / "staged.cu").write_text(FIXED.replace("shift", "staged"))  # two files: one check
     (project / "README.md").write_text("not CUDA: the hook leaves it alone\n")
     git(project, env, "add", ".")
     run = lambda: subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files"], cwd=project,  # noqa: E731
@@ -53,6 +54,7 @@ def test_pre_commit_hook_fails_on_the_race_and_passes_the_fix(hook, tmp_path):
     failed = run()
     assert failed.returncode == 1, failed.stdout + failed.stderr
     assert "src/shift.cu:3:" in failed.stdout and "data race" in failed.stdout, failed.stdout
+    assert "checked 2 kernels in 2 files: 1 error" in failed.stdout
     (project / "src" / "shift.cu").write_text(FIXED)
     git(project, env, "add", ".")
     passed = run()
