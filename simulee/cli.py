@@ -57,6 +57,7 @@ def build_parser(parser_class: type = _Parser) -> argparse.ArgumentParser:
     _compile_command(commands, compiling)
     _exec_command(commands, compiling)
     _prove_command(commands, compiling)
+    _equiv_command(commands, compiling, execution)
     _test_command(commands)
     return parser
 
@@ -442,6 +443,40 @@ def _prove_command(commands, compile_options) -> None:
     prove.set_defaults(run=run_prove)
 
 
+def _equiv_command(commands, compile_options, execution_options) -> None:
+    equiv = commands.add_parser(
+        "equiv", parents=[compile_options, execution_options],
+        help="do two versions of a kernel compute the same? (same launch, same inputs, outputs compared)",
+        description="Run two versions of a kernel (a naive one and its optimization) on the same launches and "
+                    "byte-identical input buffers, compare every buffer either writes, and search launches and "
+                    "arguments for one that tells them apart. A launch on which either version races or faults "
+                    "proves nothing and is reported so. Exit status: 0 equivalent on the launches compared, 1 "
+                    "differ, 2 error.")
+    equiv.add_argument("old", metavar="OLD[:KERNEL]", help="the original: a file, and the kernel when it has several")
+    equiv.add_argument("new", metavar="NEW[:KERNEL]", help="the new version (may be the same file, another kernel)")
+    equiv.add_argument("--map", action="append", default=[], metavar="OLD=NEW",
+                       help="parameter OLD of the original is NEW of the new version (default: by position)")
+    equiv.add_argument("--grid", metavar="G", help="compare on this grid only: 64, 64,2 or 8x8x1")
+    equiv.add_argument("--block", metavar="B", help="compare on this block only: 256, 16,16 or 8x8x4")
+    equiv.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
+                       help="a scalar argument by the original's parameter name (repeatable); what is not given "
+                            "is searched")
+    equiv.add_argument("--fill", choices=FILLS, metavar="MODE",
+                       help="what input buffers hold (default: small, and others as the search tries them)")
+    equiv.add_argument("--rtol", type=float, default=0.0, metavar="R",
+                       help="floats within R relative (and --atol absolute) are equal: versions that reassociate "
+                            "sums (default: bit-exact)")
+    equiv.add_argument("--atol", type=float, default=0.0, metavar="A", help="absolute tolerance for floats")
+    equiv.add_argument("--no-search", action="store_true", help="compare on the given (or default) launch only")
+    equiv.add_argument("--population", type=_positive, default=8, metavar="N", help="the search's population")
+    equiv.add_argument("--generations", type=_positive, default=6, metavar="N", help="the search's generations")
+    equiv.add_argument("--warp-model", choices=("independent", "lockstep"), default="independent",
+                       help="independent (Volta and later, default) or lockstep (pre-Volta) warps")
+    equiv.add_argument("--format", choices=("text", "json"), default="text")
+    equiv.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    equiv.set_defaults(run=run_equiv)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -636,6 +671,120 @@ def prove_sources(args, proved=None) -> tuple[list, list[dict]]:
     if args.kernel and path.is_dir() and not proofs and not errors:
         raise SimuleeError(f"{path}: no file has a kernel named {', '.join(args.kernel)} ({len(files)} files)")
     return proofs, errors
+
+
+def run_equiv(args) -> int:
+    from simulee.checker.equivalence import equivalence
+
+    pair, launches, space = equiv_setup(args)
+    with _Progress(args.quiet, "comparing", "launch") as bar:
+        verdict = equivalence(pair, launches, args.rtol, args.atol, args.warp_model, space, args.population,
+                              args.generations, args.seed, time.perf_counter() + (args.max_seconds or 600),
+                              bar.status)
+    if args.format == "json":
+        print(json.dumps(equiv_json(pair, verdict), indent=2))
+    else:
+        sys.stdout.write(equiv_text(pair, verdict))
+    return {"differ": EXIT_FINDINGS, "equivalent": EXIT_OK}.get(verdict.verdict, EXIT_ERROR)
+
+
+def equiv_setup(args):
+    """The pair of kernels, the launches given (or the default one) and, unless the launch
+    is all given or --no-search, the old kernel's search space."""
+    from evolve.constants import compared_constants
+    from evolve.space import SearchSpace
+    from evolve.taint import relevant_parameters
+    from simulee.checker.equivalence import Pair
+    from simulee.checker.kernel import default_launch, indices_read
+    from simulee.checker.launchspec import launch_arguments, parse_block, parse_dims, parse_assignment
+
+    options = compile_options(args)
+    (old_program, old), (new_program, new) = (_version(text, options) for text in (args.old, args.new))
+    mapping = dict(parse_assignment(text, "--map") for text in args.map)
+    pair = Pair.of(old_program, old, new_program, new, mapping)
+    grid = parse_dims(args.grid, "grid") if args.grid else None
+    block = parse_block(args.block, "block") if args.block else None
+    given = launch_arguments(old, args.arg, [], args.seed, require_scalars=False)
+    reads = indices_read(old_program, old)
+    base = default_launch(old, given, grid, block, reads, fill=args.fill or "small", seed=args.seed,
+                          shared_bytes=args.shared_bytes, step_limit=args.step_limit, heap_bytes=args.heap_bytes)
+    fixed = set(given) | ({"grid"} if grid else set()) | ({"block"} if block else set()) | \
+        ({"fill"} if args.fill else set())
+    space = None
+    if not args.no_search:
+        space = SearchSpace.of(old, base, relevant_parameters(old_program, old), fixed, 32, reads,
+                               compared_constants(old_program, old))
+        space = space if space.genes else None
+    return pair, [base], space
+
+
+def _version(text: str, options):
+    """(program, kernel) of FILE[:KERNEL]."""
+    path, _, name = text.rpartition(":") if ":" in text and not Path(text).exists() else (text, "", "")
+    path = Path(path)
+    program = load_degraded(path, options)
+    return program, select_kernel(program, name or None, path)
+
+
+def equiv_json(pair, verdict) -> dict:
+    difference = verdict.difference
+    return {"tool": "simulee", "version": __version__, "verdict": verdict.verdict,
+            "old": {"kernel": pair.old.name, "file": display(pair.old.file), "line": pair.old.line},
+            "new": {"kernel": pair.new.name, "file": display(pair.new.file), "line": pair.new.line},
+            "parameters": pair.names,
+            "launches": verdict.compared,
+            "inconclusive": [{"launch": _launch_json(c.launch), "reason": c.problem}
+                             for c in verdict.comparisons if c.problem],
+            "difference": dict(difference.difference.to_json() if difference.difference else
+                               {"behaviour": difference.behaviour}, launch=_launch_json(difference.launch))
+            if difference else None,
+            "seconds": round(verdict.seconds, 3)}
+
+
+def _launch_json(launch) -> dict:
+    args = {k: (v.item() if hasattr(v, "item") else v) for k, v in launch.args.items()
+            if not hasattr(v, "shape") or getattr(v, "shape", ()) == ()}
+    return {"grid": list(launch.grid), "block": list(launch.block), "args": args, "fill": launch.fill,
+            "seed": launch.seed}
+
+
+def equiv_text(pair, verdict) -> str:
+    from simulee.report.formats import launch_text
+
+    old, new = f"{pair.old.name} ({display(pair.old.file)}:{pair.old.line})", \
+        f"{pair.new.name} ({display(pair.new.file)}:{pair.new.line})"
+    compared = verdict.compared
+    lines = []
+    for comparison in verdict.comparisons:
+        if comparison.problem:
+            lines.append(f"simulee: note: not compared on {launch_text(_launch_json(comparison.launch))}: "
+                         f"{comparison.problem}")
+    found = verdict.difference
+    if found and found.behaviour:
+        lines.append(f"simulee: {old} and {new} differ on {launch_text(_launch_json(found.launch))}: "
+                     f"{found.behaviour}")
+    elif found:
+        d = found.difference
+        lines += [f"simulee: {old} and {new} differ on {launch_text(_launch_json(found.launch))}",
+                  f"    {d.buffer}[{d.index}]: {_plain_value(d.old_value)} (old) vs {_plain_value(d.new_value)} "
+                  f"(new); {d.count} of {d.elements} elements differ"
+                  + (f", and {d.buffers - 1} more buffer{'s' if d.buffers > 2 else ''}" if d.buffers > 1 else ""),
+                  f"    old: last written by {d.writers[0]}" if not d.writers[0].startswith("not") else
+                  f"    old: {d.writers[0]}",
+                  f"    new: last written by {d.writers[1]}" if not d.writers[1].startswith("not") else
+                  f"    new: {d.writers[1]}"]
+    elif verdict.verdict == "equivalent":
+        lines.append(f"simulee: {old} and {new}: equivalent on {compared} launch{'es' if compared != 1 else ''} "
+                     f"({verdict.seconds:.2f} s)")
+    else:
+        lines.append(f"simulee: {old} and {new}: not compared: on every launch tried both versions race, fault or "
+                     "do not finish")
+    return "\n".join(lines) + "\n"
+
+
+def _plain_value(value) -> str:
+    value = value.item() if hasattr(value, "item") else value
+    return repr(value) if isinstance(value, float) else str(value)
 
 
 def _integer_args(texts: list[str]) -> dict:

@@ -7,6 +7,7 @@ detector judge each, and merging what they find into one verdict per kernel.
 - sites: the host code's launch sites (dims and argument relations) as seeds for the search
 - config: simulee.toml, the contracts a user states
 - annotations: GPUVerify's annotations (__requires, __assume) as launch constraints
+- equivalence: two versions of a kernel on the same launches and inputs (`simulee equiv`)
 
 May import: simulee.errors, simulee.detect, simulee.model, simulee.frontend, interpreter, evolve.
 """

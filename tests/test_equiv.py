@@ -1,0 +1,98 @@
+"""simulee equiv: two versions of a kernel on the same launches and inputs. Each pair in
+both directions: the optimization that computes the same is equivalent, the broken one
+differs (with the launch, the element and who wrote it)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import TESTS, line_of
+
+EQUIV = TESTS / "equiv"
+TRANSPOSE, REDUCE, PADDING, MATMUL = (EQUIV / name for name in ("transpose.cu", "reduce.cu", "padding.cu",
+                                                                 "matmul.cu"))
+
+
+def equiv(run_cli, old, new, *options):
+    status, out, err = run_cli("equiv", old, new, "--format", "json", "-q", *options)
+    assert status in (0, 1), err
+    return status, json.loads(out)
+
+
+def test_a_tiled_transpose_is_equivalent_to_the_naive_one(run_cli):
+    status, report = equiv(run_cli, f"{TRANSPOSE}:transpose_naive", f"{TRANSPOSE}:transpose_tiled", "--block", "16,16")
+    assert status == 0 and report["verdict"] == "equivalent" and report["launches"] > 10
+    assert report["difference"] is None and report["inconclusive"] == []
+
+
+def test_a_tile_off_by_one_at_its_edge_differs_there(run_cli):
+    status, report = equiv(run_cli, f"{TRANSPOSE}:transpose_naive", f"{TRANSPOSE}:transpose_tiled_edge",
+                           "--block", "16,16")
+    assert status == 1 and report["verdict"] == "differ"
+    difference = report["difference"]
+    assert difference["buffer"] == "out" and difference["differing"] > 0
+    naive_store = line_of(TRANSPOSE, "out[x * height + y] = in[y * width + x]")
+    assert difference["old_writer"].endswith(f"transpose.cu:{naive_store}")
+    assert difference["new_writer"] == "not written (its initial value)"
+    # the element is one a thread at the tile's last column would have written
+    height = difference["launch"]["args"]["height"]
+    assert (difference["index"] % height) % 16 == 15
+
+
+@pytest.mark.parametrize("version", ["reduce_sequential", "reduce_add_on_load", "reduce_warp_synced",
+                                     "reduce_shuffle"])
+def test_each_reduction_optimization_computes_what_the_first_did(run_cli, version):
+    status, report = equiv(run_cli, f"{REDUCE}:reduce_interleaved", f"{REDUCE}:{version}", "--block", "128")
+    assert status == 0 and report["verdict"] == "equivalent", report
+
+
+def test_the_unsynchronized_last_warp_is_not_equivalent_it_races(run_cli):
+    status, report = equiv(run_cli, f"{REDUCE}:reduce_interleaved", f"{REDUCE}:reduce_warp_unsynced",
+                           "--block", "128")
+    assert status == 1 and report["verdict"] == "differ"
+    assert report["difference"]["behaviour"].startswith("reduce_warp_unsynced (new) races: warp-synchronous race")
+
+
+def test_a_padding_change_differs_only_where_n_is_not_a_multiple_of_32_and_the_search_finds_it(run_cli):
+    status, report = equiv(run_cli, f"{PADDING}:scale", f"{PADDING}:scale_padded", "--no-search")
+    assert status == 0 and report["verdict"] == "equivalent" and report["launches"] == 1  # n = the thread count
+    status, report = equiv(run_cli, f"{PADDING}:scale", f"{PADDING}:scale_padded")
+    assert status == 1 and report["difference"]["buffer"] == "out"
+    assert report["difference"]["launch"]["args"]["n"] % 32 != 0
+    assert report["difference"]["old_writer"] == "not written (its initial value)"
+
+
+def test_a_tiled_matmul_sums_in_another_order_equal_within_a_tolerance(run_cli):
+    options = ("--block", "8,8", "--fill", "distinct", "--generations", "2")
+    status, report = equiv(run_cli, f"{MATMUL}:matmul_naive", f"{MATMUL}:matmul_tiled", *options)
+    assert status == 1 and report["difference"]["buffer"] == "c"  # bit for bit, rounding differs
+    status, report = equiv(run_cli, f"{MATMUL}:matmul_naive", f"{MATMUL}:matmul_tiled", *options, "--rtol", "1e-5")
+    assert status == 0 and report["verdict"] == "equivalent"
+
+
+def test_parameters_in_another_order_are_matched_by_map(run_cli):
+    status, report = equiv(run_cli, f"{PADDING}:scale", f"{PADDING}:scale_reordered", "--map", "n=n",
+                           "--map", "in=in", "--map", "out=out")
+    assert status == 0 and report["parameters"] == {"in": "in", "out": "out", "n": "n"}
+    status, out, err = run_cli("equiv", f"{PADDING}:scale", f"{PADDING}:scale_reordered", "-q")
+    assert status == 2 and "differ in kind (use --map OLD=NEW)" in err and len(err.splitlines()) == 1
+
+
+def test_what_is_not_a_version_is_a_one_line_error(run_cli):
+    status, _, err = run_cli("equiv", f"{PADDING}:scale", f"{PADDING}:scale_offset", "-q")
+    assert status == 2 and "takes 3 parameters and scale_offset 4" in err and len(err.splitlines()) == 1
+    status, _, err = run_cli("equiv", f"{PADDING}:scale", f"{PADDING}:scale_padded", "--map", "m=n", "-q")
+    assert status == 2 and "scale has no parameter 'm'" in err
+    status, _, err = run_cli("equiv", f"{PADDING}:scale", f"{PADDING}:missing", "-q")
+    assert status == 2 and "missing" in err
+
+
+def test_the_text_report_names_the_launch_the_element_and_its_writers(run_cli):
+    status, out, _ = run_cli("equiv", f"{PADDING}:scale", f"{PADDING}:scale_padded", "-q")
+    lines = out.splitlines()
+    assert status == 1 and "scale (" in lines[0] and ") differ on grid (" in lines[0]
+    assert lines[1].lstrip().startswith("out[") and "(old) vs" in lines[1] and "elements differ" in lines[1]
+    assert lines[2].strip() == "old: not written (its initial value)"
+    assert lines[3].strip().startswith("new: last written by thread (")
