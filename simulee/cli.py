@@ -58,6 +58,7 @@ def build_parser(parser_class: type = _Parser) -> argparse.ArgumentParser:
     _exec_command(commands, compiling)
     _prove_command(commands, compiling)
     _equiv_command(commands, compiling, execution)
+    _fix_command(commands, compiling)
     _test_command(commands)
     return parser
 
@@ -477,6 +478,26 @@ def _equiv_command(commands, compile_options, execution_options) -> None:
     equiv.set_defaults(run=run_equiv)
 
 
+def _fix_command(commands, compile_options) -> None:
+    fix = commands.add_parser(
+        "fix", parents=[compile_options],
+        help="a patch that removes redundant barriers and adds the barriers races lack, each one checked",
+        description="Write a unified diff (git apply) that deletes every redundant barrier whose removal was checked "
+                    "and inserts __syncthreads() (__syncwarp() within a warp) between the two accesses of a race "
+                    "within a block. Every edit is proven before it is offered: the edited source is compiled and "
+                    "checked again (the finding gone, no new error) and compared with the original (simulee equiv) "
+                    "on the launches where the original does not race. What cannot be fixed so is listed with why. "
+                    "Exit status: 0 nothing left unfixed, 1 something is, 2 error.")
+    fix.add_argument("path", metavar="FILE")
+    fix.add_argument("-k", "--kernel", metavar="NAME", help="fix this kernel only")
+    fix.add_argument("-o", "--output", metavar="PATCH", help="write the patch here instead of stdout")
+    fix.add_argument("--apply", action="store_true", help="edit FILE in place (the fixed source checked clean)")
+    fix.add_argument("--warp-model", choices=("independent", "lockstep"), default="independent",
+                     help="independent (Volta and later, default) or lockstep (pre-Volta) warps")
+    fix.add_argument("--seed", type=_size, default=0, help="seed of the launches searched, 0 or more")
+    fix.set_defaults(run=run_fix)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -691,11 +712,7 @@ def run_equiv(args) -> int:
 def equiv_setup(args):
     """The pair of kernels, the launches given (or the default one) and, unless the launch
     is all given or --no-search, the old kernel's search space."""
-    from evolve.constants import compared_constants
-    from evolve.space import SearchSpace
-    from evolve.taint import relevant_parameters
     from simulee.checker.equivalence import Pair
-    from simulee.checker.kernel import default_launch, indices_read
     from simulee.checker.launchspec import launch_arguments, parse_block, parse_dims, parse_assignment
 
     options = compile_options(args)
@@ -705,17 +722,10 @@ def equiv_setup(args):
     grid = parse_dims(args.grid, "grid") if args.grid else None
     block = parse_block(args.block, "block") if args.block else None
     given = launch_arguments(old, args.arg, [], args.seed, require_scalars=False)
-    reads = indices_read(old_program, old)
-    base = default_launch(old, given, grid, block, reads, fill=args.fill or "small", seed=args.seed,
-                          shared_bytes=args.shared_bytes, step_limit=args.step_limit, heap_bytes=args.heap_bytes)
-    fixed = set(given) | ({"grid"} if grid else set()) | ({"block"} if block else set()) | \
-        ({"fill"} if args.fill else set())
-    space = None
-    if not args.no_search:
-        space = SearchSpace.of(old, base, relevant_parameters(old_program, old), fixed, 32, reads,
-                               compared_constants(old_program, old))
-        space = space if space.genes else None
-    return pair, [base], space
+    base, space = _equivalence_space(old_program, old, args.seed, given, grid, block, args.fill,
+                                     shared_bytes=args.shared_bytes, step_limit=args.step_limit,
+                                     heap_bytes=args.heap_bytes)
+    return pair, [base], None if args.no_search else space
 
 
 def _version(text: str, options):
@@ -785,6 +795,92 @@ def equiv_text(pair, verdict) -> str:
 def _plain_value(value) -> str:
     value = value.item() if hasattr(value, "item") else value
     return repr(value) if isinstance(value, float) else str(value)
+
+
+def run_fix(args) -> int:
+    from simulee.checker.repair import forget_scratch, patch, repair
+
+    path = Path(args.path)
+    if not path.is_file():
+        raise SimuleeError(f"no such file: {path}")
+    options = replace(compile_options(args), include_dirs=(*compile_options(args).include_dirs,
+                                                            str(path.resolve().parent)))
+    try:
+        outcome = repair(path, args.kernel, lambda source: _fix_check(source, args, options),
+                         lambda old, new: _fix_compare(old, new, args, options))
+    finally:
+        forget_scratch()
+    for line in outcome.fixed:
+        print(f"simulee: fixed {line}", file=sys.stderr)
+    for line in outcome.left:
+        print(f"simulee: not fixed: {line}", file=sys.stderr)
+    if outcome.text is not None:
+        if args.apply:
+            path.write_text(outcome.text)
+            print(f"simulee: {display(str(path))} edited ({len(outcome.fixed)} fixes)", file=sys.stderr)
+        else:
+            write_output(patch(path, display(str(path)), outcome.text), args.output)
+    elif not outcome.left:
+        print(f"simulee: {display(str(path))}: nothing to fix", file=sys.stderr)
+    return EXIT_FINDINGS if outcome.left else EXIT_OK
+
+
+def _fix_check(source: Path, args, options) -> list[dict]:
+    """The kernel records `check` gives `source` (fix's own options)."""
+    from simulee.checker.kernel import Given, check_given
+
+    program = load_program(source, options)
+    kernels = [select_kernel(program, args.kernel, source)] if args.kernel else own_kernels(program)
+    settings = settings_of(build_parser(RaisingParser).parse_args(
+        ["check", str(source), "--seed", str(args.seed), "--warp-model", args.warp_model]))
+    records = []
+    for kernel in kernels:
+        check = check_given(program, kernel, Given(None, None, {}, None, ()), settings)
+        record = check.to_json()
+        record["file"] = display(str(Path(args.path))) if record["file"] == display(str(source)) else record["file"]
+        for finding in record["findings"]:
+            for part in (finding, finding.get("first") or {}, finding.get("second") or {}):
+                if part.get("file") == display(str(source)):
+                    part["file"] = display(str(Path(args.path)))
+        records.append(record)
+    return records
+
+
+def _fix_compare(old: Path, new: Path, args, options) -> str:
+    """'' when the edited source's kernels compute what the original's do wherever the
+    original does not race (launches searched as equiv searches them), else how not."""
+    from simulee.checker.equivalence import Pair, equivalence
+
+    old_program, new_program = load_program(old, options), load_program(new, options)
+    kernels = [select_kernel(old_program, args.kernel, old)] if args.kernel else own_kernels(old_program)
+    for kernel in kernels:
+        pair = Pair.of(old_program, kernel, new_program, new_program.kernel(kernel.symbol))
+        base, space = _equivalence_space(old_program, kernel, args.seed)
+        verdict = equivalence(pair, [base], warp_model=args.warp_model, search_space=space, seed=args.seed,
+                              deadline=time.perf_counter() + 60, old_may_fail=True)
+        if verdict.verdict == "differ":
+            found = verdict.difference
+            return found.behaviour or f"{found.difference.buffer}[{found.difference.index}] differs"
+    return ""
+
+
+def _equivalence_space(program, kernel, seed: int, given: dict | None = None, grid=None, block=None,
+                       fill: str | None = None, **options):
+    """The default launch (what is given kept) and the search space around it, as equiv
+    and fix search launches (None when nothing is left to search)."""
+    from evolve.constants import compared_constants
+    from evolve.space import SearchSpace
+    from evolve.taint import relevant_parameters
+    from simulee.checker.kernel import default_launch, indices_read
+
+    given = given or {}
+    reads = indices_read(program, kernel)
+    base = default_launch(kernel, given, grid, block, reads, fill=fill or "small", seed=seed, **options)
+    fixed = set(given) | ({"grid"} if grid else set()) | ({"block"} if block else set()) | \
+        ({"fill"} if fill else set())
+    space = SearchSpace.of(kernel, base, relevant_parameters(program, kernel), fixed, 32, reads,
+                           compared_constants(program, kernel))
+    return base, space if space.genes else None
 
 
 def _integer_args(texts: list[str]) -> dict:
@@ -1457,7 +1553,8 @@ def _audit_rows(records: list[dict]) -> list[tuple[str, ...]]:
             seen["passes"] += barrier["passes"]
     return [(f"{file}:{line}:{column}", ", ".join(seen["kernels"][:3]) + (
              f" and {len(seen['kernels']) - 3} more" if len(seen["kernels"]) > 3 else ""), verdict(seen),
-             str(seen["passes"]), (seen["race"] or {}).get("message", "") if seen["verdict"] == "needed" else "")
+             str(seen["passes"]), ((seen["race"] or {}).get("message", "") or seen.get("reason") or "")
+             if seen["verdict"] == "needed" else "")
             for (file, line, column), seen in barriers.items()]
 
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from conftest import TESTS, line_of
+from conftest import TESTS, line_of, lines_of
 
 EQUIV = TESTS / "equiv"
 TRANSPOSE, REDUCE, PADDING, MATMUL = (EQUIV / name for name in ("transpose.cu", "reduce.cu", "padding.cu",
@@ -96,3 +96,78 @@ def test_the_text_report_names_the_launch_the_element_and_its_writers(run_cli):
     assert lines[1].lstrip().startswith("out[") and "(old) vs" in lines[1] and "elements differ" in lines[1]
     assert lines[2].strip() == "old: not written (its initial value)"
     assert lines[3].strip().startswith("new: last written by thread (")
+
+
+BARRIERS = EQUIV / "barriers.cu"
+
+
+def test_a_barrier_whose_removal_changes_an_output_is_not_redundant(run_cli):
+    status, out, err = run_cli("check", BARRIERS, "-k", "count_then_publish", "--format", "json", "-q")
+    (kernel,) = json.loads(out)["kernels"]
+    assert not [f for f in kernel["findings"] if f["type"] == "redundant-barrier"]
+    second = lines_of(BARRIERS, "__syncthreads();")[1]  # count_then_publish's second
+    (barrier,) = [b for b in kernel["barriers"] if b["line"] == second]
+    assert barrier["verdict"] == "needed" and barrier["race"] is None
+    assert barrier["reason"].startswith("without it, out[0] is ") and "instead of" in barrier["reason"]
+
+
+def test_a_redundant_barrier_says_its_removal_was_checked(run_cli):
+    status, out, err = run_cli("check", BARRIERS, "-k", "scale_twice", "--format", "json", "-q")
+    (kernel,) = json.loads(out)["kernels"]
+    (finding,) = [f for f in kernel["findings"] if f["type"] == "redundant-barrier"]
+    assert "; removal checked: same outputs on " in finding["message"]
+    (barrier,) = kernel["barriers"]
+    assert barrier["verdict"] == "redundant" and barrier["removal_checked"] >= 1
+
+
+FIXES = EQUIV / "fixes.cu"
+
+
+def fix(tmp_path, source, *options):
+    """simulee fix on a copy of `source` in a git repository: (status, patch, stderr, the copy)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    copy = tmp_path / source.name
+    copy.write_text(source.read_text())
+    done = subprocess.run([str(Path(sys.executable).parent / "simulee"), "fix", copy.name, *options], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600)
+    return done.returncode, done.stdout, done.stderr, copy
+
+
+def test_fix_inserts_the_missing_barrier_and_the_patch_applies_with_git(tmp_path, run_cli):
+    import subprocess
+
+    status, patch, err, copy = fix(tmp_path, FIXES, "-k", "shift_left")
+    assert status == 0, err
+    fill = line_of(FIXES, "tile[threadIdx.x] = i < n ? in[i] : 0;", "shift_left")
+    assert f"fixed fixes.cu:{fill}: inserted __syncthreads(); before line {fill + 1}" in err
+    assert "+  __syncthreads();" in patch and patch.startswith("--- a/fixes.cu\n+++ b/fixes.cu\n")
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / "fix.patch").write_text(patch)
+    subprocess.run(["git", "apply", "fix.patch"], cwd=tmp_path, check=True)
+    status, out, _ = run_cli("check", copy, "-k", "shift_left", "--format", "json", "-q")
+    assert status == 0 and json.loads(out)["kernels"][0]["findings"] == []
+
+
+def test_fix_never_puts_a_barrier_in_a_branch_some_threads_skip(tmp_path):
+    status, patch, err, copy = fix(tmp_path, FIXES, "-k", "shift_half")
+    assert status == 1 and patch == ""
+    assert "not fixed: fixes.cu:" in err and "no edit removes it without changing what the kernel computes or " \
+        "adding a finding" in err
+
+
+def test_fix_removes_a_checked_redundant_barrier_and_keeps_the_needed_one(tmp_path):
+    status, patch, err, copy = fix(tmp_path, BARRIERS, "--apply")
+    assert status == 0 and patch == ""
+    text = copy.read_text()
+    assert text.count("__syncthreads();") == 2  # count_then_publish keeps both of its barriers
+    assert "removed a redundant barrier (its removal checked)" in err and "barriers.cu edited (1 fixes)" in err
+
+
+def test_fix_lists_what_a_barrier_cannot_fix(tmp_path):
+    status, patch, err, copy = fix(tmp_path, REDUCE, "-k", "reduce_warp_unsynced")
+    assert status == 1
+    assert "+    __syncwarp();" in patch  # between the steps of the warp's tail
+    assert "both accesses are in one statement: a barrier cannot go between them (split the statement)" in err

@@ -8,6 +8,7 @@ detector judge each, and merging what they find into one verdict per kernel.
 - config: simulee.toml, the contracts a user states
 - annotations: GPUVerify's annotations (__requires, __assume) as launch constraints
 - equivalence: two versions of a kernel on the same launches and inputs (`simulee equiv`)
+- repair: edits that fix races and remove redundant barriers, each proven (`simulee fix`)
 
 May import: simulee.errors, simulee.detect, simulee.model, simulee.frontend, interpreter, evolve.
 """

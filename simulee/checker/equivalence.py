@@ -146,9 +146,10 @@ class Verdict:
 
 
 def compare(pair: Pair, launch: Launch, rtol: float = 0.0, atol: float = 0.0, warp_model: str = "independent",
-            races: bool = True) -> Comparison:
+            races: bool = True, old_may_fail: bool = False) -> Comparison:
     """Run both versions on `launch` (the old kernel's names; its pointers' buffers are made
-    here) and compare every buffer."""
+    here) and compare every buffer. With `old_may_fail` (a fix judged against the racy
+    original), a launch the old version races or faults on is not compared."""
     sizes = _sizes(pair, launch)
     buffers = {name: _initial(_param(pair.old, name), launch, index, sizes[name])
                for index, name in enumerate(p.name for p in pair.old.params) if name in sizes}
@@ -162,7 +163,7 @@ def compare(pair: Pair, launch: Launch, rtol: float = 0.0, atol: float = 0.0, wa
     conflict = _conflict(old.result)
     said = [f"{kernel.name} ({side}) {version.problem}" for side, kernel, version
             in (("old", pair.old, old), ("new", pair.new, new)) if version.problem]
-    if len(said) == 2 or old.stopped or new.stopped:  # a run stopped short, or neither means anything
+    if len(said) == 2 or old.stopped or new.stopped or (old_may_fail and old.problem):  # proves nothing
         return Comparison(launch, problem="; ".join(said), conflict=conflict)
     if said:  # one version races or faults where the other does not: they do not compute the same
         return Comparison(launch, behaviour=said[0], differing_bytes=1, conflict=conflict)
@@ -282,7 +283,7 @@ def _plain(value):
 
 def equivalence(pair: Pair, launches: list[Launch], rtol: float = 0.0, atol: float = 0.0,
                 warp_model: str = "independent", search_space=None, population: int = 8, generations: int = 6,
-                seed: int = 0, deadline: float = float("inf"), progress=None) -> Verdict:
+                seed: int = 0, deadline: float = float("inf"), progress=None, old_may_fail: bool = False) -> Verdict:
     """Compare the versions on `launches`; then, with a `search_space` (evolve.space.SearchSpace
     of the old kernel), search for a launch that tells them apart. `differ` as soon as one
     does; else `equivalent` over the launches compared (none racing or faulting)."""
@@ -297,7 +298,7 @@ def equivalence(pair: Pair, launches: list[Launch], rtol: float = 0.0, atol: flo
         seen.add(key)
         if progress:
             progress(f"launch {len(seen)}")
-        comparison = compare(pair, launch, rtol, atol, warp_model)
+        comparison = compare(pair, launch, rtol, atol, warp_model, old_may_fail=old_may_fail)
         verdict.comparisons.append(comparison)
         return comparison
 
@@ -325,3 +326,53 @@ def equivalence(pair: Pair, launches: list[Launch], rtol: float = 0.0, atol: flo
 
 def _key(launch: Launch) -> tuple:
     return (launch.grid, launch.block, tuple(sorted((k, str(v)) for k, v in launch.args.items())), launch.fill)
+
+
+# ---------------------------------------------------------------------------- a barrier removed
+
+REMOVAL_LAUNCHES = 4  # launches a redundant barrier's removal is compared on, at most
+REMOVAL_THREADS = 1 << 16  # larger launches are not among them (each runs four times)
+
+
+def without_barrier(program: Program, site: tuple[str, int]) -> Program:
+    """`program` with the barrier call at `site` (function, instruction index) taken out,
+    as if its source line were deleted: every path through it goes on without waiting."""
+    import copy
+
+    name, index = site
+    function = program.function(name)
+    ops = list(function.ops)
+    ops[index] = replace(ops[index], args=(), arg_types=(), extra={**ops[index].extra, "callee": "llvm.donothing"})
+    changed = copy.copy(program)
+    changed._functions = {**program._functions, name: replace(function, ops=ops, analyses={})}
+    changed.executions = {}
+    return changed
+
+
+@dataclass
+class Removal:
+    """A redundant barrier's removal compared with the kernel as written: on `launches`
+    launches the outputs were the same, or `difference` says how one differs."""
+
+    launches: int
+    difference: str = ""
+
+
+def removal(program: Program, kernel: KernelInfo, site: tuple[str, int], launches: list[Launch],
+            warp_model: str = "independent", deadline: float = float("inf")) -> Removal:
+    """Run the kernel without the barrier at `site` beside the kernel as written on the
+    (small enough) `launches`, and compare every output."""
+    pair = Pair(program, kernel, without_barrier(program, site), kernel, {p.name: p.name for p in kernel.params})
+    compared = 0
+    for launch in [launch for launch in launches if launch.threads <= REMOVAL_THREADS][:REMOVAL_LAUNCHES]:
+        if time.perf_counter() >= deadline:
+            break
+        comparison = compare(pair, replace(launch, work_limit=EQUIVALENCE_WORK_LIMIT), warp_model=warp_model)
+        if comparison.behaviour:
+            return Removal(compared, comparison.behaviour.replace(f"{kernel.name} (new)", "without it, the kernel"))
+        if comparison.difference is not None:
+            d = comparison.difference
+            return Removal(compared, f"without it, {d.buffer}[{d.index}] is {_plain(d.new_value)} instead of "
+                                     f"{_plain(d.old_value)} ({d.count} element{'s' if d.count != 1 else ''} differ)")
+        compared += 0 if comparison.problem else 1
+    return Removal(compared)

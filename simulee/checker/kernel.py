@@ -23,7 +23,7 @@ from simulee.detect import enabled
 from simulee.detect.base import KernelRuns, LaunchRun
 from simulee.detect.faults import invalid_launch
 from simulee.detect.race import RACES, WARP_SYNCHRONOUS
-from simulee.detect.redundant import REDUNDANT_BARRIER, BarrierVerdict
+from simulee.detect.redundant import REDUNDANT_BARRIER, BarrierVerdict, redundant_message
 from simulee.detect.vacuous import VACUOUS
 from simulee.model.findings import ERROR, WARNING, Finding, display, launch_of
 from simulee.frontend.compiler import BUILTIN_VARIABLES, library_file, user_location
@@ -254,6 +254,7 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
     doubts: dict[tuple, str] = {}  # the others: what guess the first launch showing them rests on
     aliased: set[tuple] = set()  # findings whose witness is a launch the search made in place (y==x)
     blocks: list[tuple] = []  # the block of every launch kept
+    judged: list[Launch] = []  # the launches kept, for the removal of a redundant barrier
     ran = 0
     for number, launch in enumerate(launches):
         if time.perf_counter() >= deadline:
@@ -331,6 +332,7 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
         for detector in detectors:
             detector.keep(run, kept)
         kept.launches.append(ran_as)
+        judged.append(result.launch)
         blocks.append(result.launch.block)
         del run, result
     for key, finding in merged.items():
@@ -341,6 +343,7 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
         kept.found = len(merged)
         for finding in detector.kernel(kept):
             _merge(merged, finding)
+    _removals(program, kernel, merged, kept.verdicts, judged, warp_model, deadline)
     check.verdicts = kept.verdicts
     check.assumptions = [_assumption(bound) for bound in rules.bounds.values()  # none a checked launch refutes
                          if all(bound.extent(block) <= bound.limit for block in blocks)]
@@ -353,6 +356,28 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
     check.findings = sorted(merged.values(), key=lambda f: (f.file, f.line, f.column, f.type, f.message))
     check.seconds = time.perf_counter() - start
     return check
+
+
+def _removals(program: Program, kernel: KernelInfo, merged: dict, verdicts: list, launches: list[Launch],
+              warp_model: str, deadline: float) -> None:
+    """Check every redundant barrier by removing it: run the kernel without it beside the
+    kernel as written on the launches judged. Same outputs: the finding says on how many;
+    an output that changes: the barrier is needed after all (no finding; its verdict says
+    what changes)."""
+    from simulee.checker.equivalence import removal
+
+    for key, finding in list(merged.items()):
+        if finding.type != REDUNDANT_BARRIER or not finding.ops:
+            continue
+        checked = removal(program, kernel, finding.ops[0], launches, warp_model, deadline)
+        verdict = next((v for v in verdicts if v.site == finding.ops[0]), None)
+        if checked.difference:
+            del merged[key]
+            if verdict is not None:
+                verdict.verdict, verdict.reason = "needed", checked.difference
+        elif checked.launches and verdict is not None:
+            verdict.removal = checked.launches
+            finding.message = redundant_message(verdict.passes, verdict.launches, [kernel.name], checked.launches)
 
 
 NOT_CHECKED = "not-checked"  # the status of a kernel no launch of which ran to its end

@@ -44,14 +44,17 @@ class BarrierVerdict:
     passes: int  # times a block passed it, over all launches
     divergent: bool  # some launch saw it reached by part of a block only
     race: Finding | None = None  # for needed: the race its removal would cause
-    reason: str = ""  # for not-covered: why the launches say nothing about it
+    reason: str = ""  # for not-covered: why the launches say nothing about it; for needed without a race, why
     launches: int = 0  # launches it was judged over
+    site: tuple = ()  # (function, instruction index) of the barrier call
+    removal: int = 0  # launches on which the kernel without it gave the same outputs (checker.equivalence)
 
     def to_json(self) -> dict:
         return {"kernel": self.kernel, "file": display(self.place.file), "line": self.place.line,
                 "column": self.place.column, "verdict": self.verdict, "passes": self.passes,
                 "divergent": self.divergent, "race": self.race.to_json() if self.race else None,
-                "reason": self.reason or None, "launches": self.launches}
+                "reason": self.reason or None, "launches": self.launches,
+                **({"removal_checked": self.removal} if self.removal else {})}
 
 
 def barrier_sites(program, kernel_symbol: str) -> list[tuple[str, int]]:
@@ -134,7 +137,7 @@ class BarrierJudge:
                 verdict = "redundant"
             verdicts.append(BarrierVerdict(self.kernel.name, evidence.location or _static_place(self.program, site),
                                            verdict, evidence.passes, evidence.divergent, evidence.race, reason,
-                                           self.launches))
+                                           self.launches, tuple(site)))
         return verdicts
 
 
@@ -159,18 +162,20 @@ class RedundantBarriers(Detector):
 
 def redundant_findings(verdicts: list[BarrierVerdict], launch: dict | None) -> list[Finding]:
     return [Finding(REDUNDANT_BARRIER, WARNING, v.kernel, redundant_message(v.passes, v.launches, [v.kernel]),
-                    v.place, launch=launch, instances=v.passes)
+                    v.place, launch=launch, instances=v.passes, ops=(v.site,) if v.site else ())
             for v in verdicts if v.verdict == "redundant"]
 
 
-def redundant_message(passes: int, launches: int, kernels: list[str]) -> str:
+def redundant_message(passes: int, launches: int, kernels: list[str], removal: int = 0) -> str:
     """What a redundant barrier was judged over: block passes, launches, and the kernels
-    (or template instances) when more than one reaches it."""
+    (or template instances) when more than one reaches it; and on how many launches the
+    kernel without it computed the same outputs (`removal`)."""
     over = f"{passes} block pass{'es' if passes != 1 else ''} in {launches} launch{'es' if launches != 1 else ''}"
     if len(kernels) > 1:
         names = ", ".join(kernels[:3]) + (f" and {len(kernels) - 3} more" if len(kernels) > 3 else "")
         over += f" of {len(kernels)} kernels: {names}"
-    return f"redundant barrier: removing it creates no data race (checked over {over})"
+    checked = f"; removal checked: same outputs on {removal} launch{'es' if removal != 1 else ''}" if removal else ""
+    return f"redundant barrier: removing it creates no data race (checked over {over}){checked}"
 
 
 JOINT_ORDER = ("needed", "redundant", "not-covered")  # the first some kernel gives is the barrier's verdict
@@ -209,7 +214,7 @@ def across_kernels(records: list[dict]) -> list[dict]:
                     continue
                 if seen is not None:
                     finding = {**finding, "message": redundant_message(seen["passes"], seen["launches"],
-                                                                       seen["kernels"])}
+                                                                       seen["kernels"], seen["removal"])}
             findings.append(finding)
         settled.append({**record, "barriers": barriers, "findings": findings})
     return settled
@@ -228,6 +233,7 @@ def _one_per_place(barriers: list[dict]) -> list[dict]:
         seen["verdict"] = _first_verdict({seen["verdict"], barrier["verdict"]})
         seen["passes"] += barrier["passes"]
         seen["launches"] = max(seen.get("launches", 0), barrier.get("launches", 0))
+        seen["removal_checked"] = max(seen.get("removal_checked", 0), barrier.get("removal_checked", 0))
         seen["divergent"] |= barrier["divergent"]
         seen["race"] = seen["race"] or barrier["race"]
         seen["reason"] = seen["reason"] if seen["verdict"] == "not-covered" and seen["reason"] else barrier["reason"]
@@ -236,13 +242,15 @@ def _one_per_place(barriers: list[dict]) -> list[dict]:
 
 def _joined(seen: dict | None, barrier: dict, kernel: str) -> dict:
     """What the kernels so far (`seen`) and one more kernel's verdict say of one barrier."""
-    seen = seen or {"verdicts": set(), "passes": 0, "launches": 0, "divergent": False, "race": None, "kernels": []}
+    seen = seen or {"verdicts": set(), "passes": 0, "launches": 0, "divergent": False, "race": None, "kernels": [],
+                    "removal": 0}
     seen["verdicts"].add(barrier["verdict"])
     seen["verdict"] = _first_verdict(seen["verdicts"])
     seen["divergent"] |= barrier["divergent"]
     if barrier["verdict"] != "not-covered":
         seen["passes"] += barrier["passes"]
         seen["launches"] += barrier.get("launches", 0)
+        seen["removal"] += barrier.get("removal_checked", 0)
         if kernel not in seen["kernels"]:
             seen["kernels"].append(kernel)
     seen["race"] = seen["race"] or barrier["race"]

@@ -1,0 +1,203 @@
+"""Fixes for what a check found, each proven before it is offered (`simulee fix`).
+
+Two kinds of edit to the source:
+- a redundant barrier whose removal was checked (the kernel without it computed the same
+  outputs) is deleted;
+- a data race between threads of one block whose two accesses lie on different lines of
+  one function gets a barrier (`__syncthreads()`, or `__syncwarp()` between lanes of one
+  warp) on a line between them, the line just before the later access first, then further
+  up.
+
+An edit is kept only when the edited source, compiled and checked again, no longer shows
+what it fixes and shows no error the original did not (a barrier some threads skip would
+be barrier divergence), and computes what the original did on every launch tried where
+the original did not race (checker.equivalence). Everything else is left, with why.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from simulee.errors import SimuleeError
+
+RACES = ("data-race", "warp-synchronous-race")
+MAX_FIXES = 8  # edits applied one after the other, each checked on the source the last one left
+
+
+@dataclass
+class Edit:
+    """Insert `text` as a line before line `line`, or (text None) delete the barrier
+    statement at `line`:`column`."""
+
+    line: int
+    text: str | None = None
+    column: int = 0
+    why: str = ""
+
+    def apply(self, lines: list[str]) -> list[str]:
+        lines = list(lines)
+        if self.text is not None:
+            indent = re.match(r"\s*", lines[self.line - 1] if self.line <= len(lines) else "").group(0)
+            return lines[:self.line - 1] + [indent + self.text] + lines[self.line - 1:]
+        source = lines[self.line - 1]
+        start = self.column - 1
+        match = re.compile(r"__syncthreads\s*\(\s*\)\s*;|__syncwarp\s*\([^;]*\)\s*;").match(source, start)
+        if match is None:
+            raise ValueError("no barrier statement there")
+        rest = source[:start] + source[match.end():]
+        return lines[:self.line - 1] + ([] if not rest.strip() else [rest.rstrip()]) + lines[self.line:]
+
+    def shift(self, line: int) -> int:
+        """Where line `line` of the source before this edit is after it."""
+        if self.text is not None:
+            return line + 1 if line >= self.line else line
+        return line
+
+
+@dataclass
+class Outcome:
+    """The fixed source (None when nothing could be fixed), the edits made, and what was
+    left unfixed with why."""
+
+    text: str | None
+    fixed: list[str] = field(default_factory=list)
+    left: list[str] = field(default_factory=list)
+
+
+def repair(path: Path, kernel: str | None, check, compare) -> Outcome:
+    """Fix what `check(path) -> list of kernel records (KernelCheck.to_json)` finds in
+    the kernels of `path` (or kernel `kernel`), each edit proven by `check` on the edited
+    source and by `compare(original, edited) -> str` ('' when they compute the same where
+    the original does not race, else the difference)."""
+    original = path.read_text()
+    lines = original.splitlines()
+    outcome = Outcome(None)
+    tried: set[tuple] = set()
+    for _ in range(MAX_FIXES):
+        records = check(path if lines == original.splitlines() else _written(path, lines))
+        todo = [(record, finding) for record in records for finding in record["findings"]
+                if (kernel is None or record["kernel"] == kernel) and _fixable(finding)
+                and _key(finding) not in tried]
+        if not todo:
+            break
+        record, finding = todo[0]
+        tried.add(_key(finding))
+        done = None
+        for edit in candidates(finding, lines):
+            edited = edit.apply(lines)
+            problem = _validated(path, lines, edited, edit, finding, records, check, compare)
+            if not problem:
+                done = edit
+                break
+        if done is None:
+            outcome.left.append(f"{_where(finding)}: {finding['type']} in {record['kernel']}: no edit removes it "
+                                f"without changing what the kernel computes or adding a finding")
+            continue
+        lines = done.apply(lines)
+        outcome.fixed.append(f"{_where(finding)}: {done.why}")
+    for record in check(path if lines == original.splitlines() else _written(path, lines)):
+        for finding in record["findings"]:
+            if (kernel is None or record["kernel"] == kernel) and finding["severity"] == "error" and \
+                    finding["type"] in RACES and not _fixable(finding):
+                outcome.left.append(f"{_where(finding)}: {finding['type']} in {record['kernel']}: "
+                                    f"{_unfixable(finding)}")
+    if lines != original.splitlines():
+        outcome.text = "\n".join(lines) + ("\n" if original.endswith("\n") else "")
+    return outcome
+
+
+def candidates(finding: dict, lines: list[str]) -> list[Edit]:
+    """The edits that may fix `finding`, the likeliest first."""
+    if finding["type"] == "redundant-barrier":
+        return [Edit(finding["line"], None, finding["column"], "removed a redundant barrier (its removal checked)")]
+    first, second = finding["first"], finding["second"]
+    barrier = "__syncwarp();" if finding["scope"] == "intra-warp" or finding["type"] == "warp-synchronous-race" \
+        else "__syncthreads();"
+    low, high = sorted((first["line"], second["line"]))
+    return [Edit(line, barrier, why=f"inserted {barrier} before line {line} (a {finding['type']} between lines "
+                                   f"{low} and {high})")
+            for line in range(high, low, -1) if lines[line - 2].rstrip().endswith((";", "}", "{"))]
+
+
+def _fixable(finding: dict) -> bool:
+    """A redundant barrier whose removal was checked, or a race within a block between two
+    lines of one function."""
+    if finding["type"] == "redundant-barrier":
+        return "removal checked" in finding["message"]
+    if finding["type"] not in RACES or finding["severity"] != "error" or finding["scope"] == "inter-block":
+        return False
+    first, second = finding.get("first") or {}, finding.get("second") or {}
+    return bool(first and second) and first["file"] == second["file"] and \
+        first.get("function") == second.get("function") and first["line"] != second["line"]
+
+
+def _unfixable(finding: dict) -> str:
+    if finding["scope"] == "inter-block":
+        return "threads of different blocks: no barrier orders them (a second kernel launch, or atomics, would)"
+    first, second = finding.get("first") or {}, finding.get("second") or {}
+    if first.get("line") == second.get("line"):
+        return "both accesses are in one statement: a barrier cannot go between them (split the statement)"
+    return "the accesses are in different functions: a barrier between them is not a local edit"
+
+
+def _validated(path: Path, before: list[str], after: list[str], edit: Edit, finding: dict, records: list[dict],
+               check, compare) -> str:
+    """'' when the edited source no longer shows `finding`, shows no error the source
+    before it did not, and computes the same; else why not."""
+    edited = _written(path, after)
+    try:
+        again = check(edited)
+    except SimuleeError as error:
+        return f"does not compile: {error}"
+    before_errors = {_moved(_key(f), edit) for r in records for f in r["findings"] if f["severity"] == "error"}
+    for record in again:
+        for other in record["findings"]:
+            key = _key(other)
+            if key == _moved(_key(finding), edit) and finding["type"] != "redundant-barrier":
+                return "still there"
+            if other["severity"] == "error" and key not in before_errors:
+                return f"adds {other['type']} at line {other['line']}"
+    return compare(path if before == path.read_text().splitlines() else _written(path, before), edited)
+
+
+def _key(finding: dict) -> tuple:
+    second = finding.get("second") or {}
+    return (finding["type"], finding["kernel"], finding["line"], second.get("line"))
+
+
+def _moved(key: tuple, edit: Edit) -> tuple:
+    kind, kernel, line, other = key
+    return (kind, kernel, edit.shift(line), edit.shift(other) if other is not None else None)
+
+
+def _where(finding: dict) -> str:
+    return f"{finding['file']}:{finding['line']}"
+
+
+_SCRATCH: list[Path] = []
+
+
+def _written(path: Path, lines: list[str]) -> Path:
+    """`lines` as a file of `path`'s name in a scratch folder (its includes resolve through
+    -I of path's folder, which the caller's check passes)."""
+    folder = Path(tempfile.mkdtemp(prefix="simulee-fix-"))
+    _SCRATCH.append(folder)
+    target = folder / path.name
+    target.write_text("\n".join(lines) + "\n")
+    return target
+
+
+def forget_scratch() -> None:
+    while _SCRATCH:
+        shutil.rmtree(_SCRATCH.pop(), ignore_errors=True)
+
+
+def patch(path: Path, shown: str, text: str) -> str:
+    """A unified diff (git apply-able) from `path`'s text to `text`, named `shown`."""
+    return "".join(difflib.unified_diff(path.read_text().splitlines(keepends=True), text.splitlines(keepends=True),
+                                        f"a/{shown}", f"b/{shown}"))
