@@ -495,6 +495,10 @@ def _fix_command(commands, compile_options) -> None:
     fix.add_argument("--warp-model", choices=("independent", "lockstep"), default="independent",
                      help="independent (Volta and later, default) or lockstep (pre-Volta) warps")
     fix.add_argument("--seed", type=_size, default=0, help="seed of the launches searched, 0 or more")
+    fix.add_argument("--grid", metavar="G", help="check and compare on this grid: 64, 64,2 or 8x8x1")
+    fix.add_argument("--block", metavar="B", help="check and compare on this block: 256, 16,16 or 8x8x4")
+    fix.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
+                     help="a scalar argument (repeatable); what is not given is searched")
     fix.set_defaults(run=run_fix)
 
 
@@ -829,13 +833,17 @@ def _fix_check(source: Path, args, options) -> list[dict]:
     """The kernel records `check` gives `source` (fix's own options)."""
     from simulee.checker.kernel import Given, check_given
 
+    from simulee.checker.launchspec import launch_arguments
+
     program = load_program(source, options)
     kernels = [select_kernel(program, args.kernel, source)] if args.kernel else own_kernels(program)
     settings = settings_of(build_parser(RaisingParser).parse_args(
         ["check", str(source), "--seed", str(args.seed), "--warp-model", args.warp_model]))
+    grid, block = _fix_dims(args)
     records = []
     for kernel in kernels:
-        check = check_given(program, kernel, Given(None, None, {}, None, ()), settings)
+        given = Given(grid, block, launch_arguments(kernel, args.arg, [], args.seed, require_scalars=False))
+        check = check_given(program, kernel, given, settings)
         record = check.to_json()
         record["file"] = display(str(Path(args.path))) if record["file"] == display(str(source)) else record["file"]
         for finding in record["findings"]:
@@ -850,18 +858,28 @@ def _fix_compare(old: Path, new: Path, args, options) -> str:
     """'' when the edited source's kernels compute what the original's do wherever the
     original does not race (launches searched as equiv searches them), else how not."""
     from simulee.checker.equivalence import Pair, equivalence
+    from simulee.checker.launchspec import launch_arguments
 
     old_program, new_program = load_program(old, options), load_program(new, options)
     kernels = [select_kernel(old_program, args.kernel, old)] if args.kernel else own_kernels(old_program)
+    grid, block = _fix_dims(args)
     for kernel in kernels:
         pair = Pair.of(old_program, kernel, new_program, new_program.kernel(kernel.symbol))
-        base, space = _equivalence_space(old_program, kernel, args.seed)
+        given = launch_arguments(kernel, args.arg, [], args.seed, require_scalars=False)
+        base, space = _equivalence_space(old_program, kernel, args.seed, given, grid, block)
         verdict = equivalence(pair, [base], warp_model=args.warp_model, search_space=space, seed=args.seed,
                               deadline=time.perf_counter() + 60, old_may_fail=True)
         if verdict.verdict == "differ":
             found = verdict.difference
             return found.behaviour or f"{found.difference.buffer}[{found.difference.index}] differs"
     return ""
+
+
+def _fix_dims(args) -> tuple:
+    from simulee.checker.launchspec import parse_block, parse_dims
+
+    return (parse_dims(args.grid, "grid") if args.grid else None, parse_block(args.block, "block") if args.block
+            else None)
 
 
 def _equivalence_space(program, kernel, seed: int, given: dict | None = None, grid=None, block=None,

@@ -171,3 +171,17 @@ def test_fix_lists_what_a_barrier_cannot_fix(tmp_path):
     assert status == 1
     assert "+    __syncwarp();" in patch  # between the steps of the warp's tail
     assert "both accesses are in one statement: a barrier cannot go between them (split the statement)" in err
+
+
+def test_a_patch_of_a_file_without_a_last_newline_applies(tmp_path):
+    import subprocess
+
+    source = tmp_path / "src" / "fixes.cu"
+    source.parent.mkdir()
+    source.write_text(FIXES.read_text().rstrip("\n").split("\n__global__ void shift_half")[0].rstrip("\n"))
+    status, patch, err, copy = fix(tmp_path, source, "--block", "64", "--grid", "1")
+    assert status == 0 and patch.endswith("\\ No newline at end of file\n"), err
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / "fix.patch").write_text(patch)
+    subprocess.run(["git", "apply", "fix.patch"], cwd=tmp_path, check=True)
+    assert "__syncthreads();" in copy.read_text() and not copy.read_text().endswith("\n")

@@ -199,5 +199,7 @@ def forget_scratch() -> None:
 
 def patch(path: Path, shown: str, text: str) -> str:
     """A unified diff (git apply-able) from `path`'s text to `text`, named `shown`."""
-    return "".join(difflib.unified_diff(path.read_text().splitlines(keepends=True), text.splitlines(keepends=True),
-                                        f"a/{shown}", f"b/{shown}"))
+    lines = difflib.unified_diff(path.read_text().splitlines(keepends=True), text.splitlines(keepends=True),
+                                 f"a/{shown}", f"b/{shown}")
+    # a last line without its newline is marked so, as git apply expects
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
