@@ -103,7 +103,7 @@ def repair(path: Path, kernel: str | None, check, compare) -> Outcome:
     for record in check(path if lines == original.splitlines() else _written(path, lines)):
         for finding in record["findings"]:
             if (kernel is None or record["kernel"] == kernel) and finding["severity"] == "error" and \
-                    finding["type"] in RACES and not _fixable(finding):
+                    not _fixable(finding):
                 outcome.left.append(f"{_where(finding)}: {finding['type']} in {record['kernel']}: "
                                     f"{_unfixable(finding)}")
     if lines != original.splitlines():
@@ -137,6 +137,8 @@ def _fixable(finding: dict) -> bool:
 
 
 def _unfixable(finding: dict) -> str:
+    if finding["type"] not in RACES:
+        return "fix repairs races within a block and redundant barriers, not this"
     if finding["scope"] == "inter-block":
         return "threads of different blocks: no barrier orders them (a second kernel launch, or atomics, would)"
     first, second = finding.get("first") or {}, finding.get("second") or {}
