@@ -185,3 +185,11 @@ def test_a_patch_of_a_file_without_a_last_newline_applies(tmp_path):
     (tmp_path / "fix.patch").write_text(patch)
     subprocess.run(["git", "apply", "fix.patch"], cwd=tmp_path, check=True)
     assert "__syncthreads();" in copy.read_text() and not copy.read_text().endswith("\n")
+
+
+def test_fix_puts_the_barrier_where_every_thread_passes_not_inside_a_guard(tmp_path):
+    status, patch, err, copy = fix(tmp_path, FIXES, "-k", "transpose_unsynced", "--block", "16,16")
+    assert status == 0, err
+    guard = line_of(FIXES, "if (x < height && y < width) {", "transpose_unsynced")
+    assert f"inserted __syncthreads(); before line {guard}" in err
+    assert "+  __syncthreads();\n   if (x < height && y < width) {" in patch

@@ -26,6 +26,7 @@ from pathlib import Path
 from simulee.errors import SimuleeError
 
 RACES = ("data-race", "warp-synchronous-race")
+ARRIVALS = ("barrier-divergence", "warp-mask")  # a barrier some threads or lanes do not arrive at, any severity
 MAX_FIXES = 8  # edits applied one after the other, each checked on the source the last one left
 
 
@@ -42,8 +43,7 @@ class Edit:
     def apply(self, lines: list[str]) -> list[str]:
         lines = list(lines)
         if self.text is not None:
-            indent = re.match(r"\s*", lines[self.line - 1] if self.line <= len(lines) else "").group(0)
-            return lines[:self.line - 1] + [indent + self.text] + lines[self.line - 1:]
+            return lines[:self.line - 1] + [_indent(lines, self.line) + self.text] + lines[self.line - 1:]
         source = lines[self.line - 1]
         start = self.column - 1
         match = re.compile(r"__syncthreads\s*\(\s*\)\s*;|__syncwarp\s*\([^;]*\)\s*;").match(source, start)
@@ -57,6 +57,15 @@ class Edit:
         if self.text is not None:
             return line + 1 if line >= self.line else line
         return line
+
+
+def _indent(lines: list[str], line: int) -> str:
+    """The indentation of the statement at or after line `line` (of the one before it when
+    a closing brace or the end comes first)."""
+    after = next((text for text in lines[line - 1:] if text.strip()), "}")
+    if after.strip().startswith("}"):
+        after = next((text for text in reversed(lines[:line - 1]) if text.strip()), "")
+    return re.match(r"\s*", after).group(0)
 
 
 @dataclass
@@ -95,8 +104,8 @@ def repair(path: Path, kernel: str | None, check, compare) -> Outcome:
                 done = edit
                 break
         if done is None:
-            outcome.left.append(f"{_where(finding)}: {finding['type']} in {record['kernel']}: no edit removes it "
-                                f"without changing what the kernel computes or adding a finding")
+            outcome.left.append(f"{_where(finding)}: {finding['type']} in {record['kernel']}{_between(finding)}: no "
+                                "edit removes it without changing what the kernel computes or adding a finding")
             continue
         lines = done.apply(lines)
         outcome.fixed.append(f"{_where(finding)}: {done.why}")
@@ -112,7 +121,10 @@ def repair(path: Path, kernel: str | None, check, compare) -> Outcome:
 
 
 def candidates(finding: dict, lines: list[str]) -> list[Edit]:
-    """The edits that may fix `finding`, the likeliest first."""
+    """The edits that may fix `finding`, the likeliest first. A __syncthreads() never goes
+    in a branch (a block-uniform one would do, but which are is not known here); a
+    __syncwarp() may (a warp-uniform branch is common: `if (t < 32)`), and the check of the
+    edit rejects one whose lanes do not all arrive."""
     if finding["type"] == "redundant-barrier":
         return [Edit(finding["line"], None, finding["column"], "removed a redundant barrier (its removal checked)")]
     first, second = finding["first"], finding["second"]
@@ -121,7 +133,42 @@ def candidates(finding: dict, lines: list[str]) -> list[Edit]:
     low, high = sorted((first["line"], second["line"]))
     return [Edit(line, barrier, why=f"inserted {barrier} before line {line} (a {finding['type']} between lines "
                                    f"{low} and {high})")
-            for line in range(high, low, -1) if lines[line - 2].rstrip().endswith((";", "}", "{"))]
+            for line in range(high, low, -1)
+            if _code(lines[line - 2]).rstrip().endswith((";", "}", "{"))
+            and (barrier == "__syncwarp();" or _outside_branches(lines, line))]
+
+
+BRANCH = re.compile(r"\b(if|else|switch|case|default)\b|\?")
+LOOP = re.compile(r"\b(for|while|do)\b")
+
+
+def _outside_branches(lines: list[str], line: int) -> bool:
+    """Whether a statement put before line `line` is inside a function but in no branch
+    (if, else, switch): one every thread of the block reaches, unless it returned. Braces
+    are matched over the text before it; a loop's body is no branch (its trip count may be
+    uniform; the check of the edit tells)."""
+    stack: list[str] = []
+    head = ""  # the text since the last statement, brace or label: what a brace opens
+    for text in lines[:line - 1]:
+        for part in re.split(r"([{};])", _code(text)):
+            if part == "{":
+                stack.append("branch" if BRANCH.search(head) else "loop" if LOOP.search(head) else "block")
+                head = ""
+            elif part == "}":
+                if stack:
+                    stack.pop()
+                head = ""
+            elif part == ";":
+                head = ""
+            else:
+                head += " " + part
+    return bool(stack) and "branch" not in stack and not BRANCH.search(head)
+
+
+def _code(text: str) -> str:
+    """A source line without its // comment and the contents of its string and character literals."""
+    text = re.sub(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'', '""', text)
+    return re.sub(r"//.*|/\*.*?\*/", "", text)
 
 
 def _fixable(finding: dict) -> bool:
@@ -156,13 +203,14 @@ def _validated(path: Path, before: list[str], after: list[str], edit: Edit, find
         again = check(edited)
     except SimuleeError as error:
         return f"does not compile: {error}"
-    before_errors = {_moved(_key(f), edit) for r in records for f in r["findings"] if f["severity"] == "error"}
+    before_errors = {_moved(_key(f), edit) for r in records for f in r["findings"]
+                     if f["severity"] == "error" or f["type"] in ARRIVALS}
     for record in again:
         for other in record["findings"]:
             key = _key(other)
             if key == _moved(_key(finding), edit) and finding["type"] != "redundant-barrier":
                 return "still there"
-            if other["severity"] == "error" and key not in before_errors:
+            if (other["severity"] == "error" or other["type"] in ARRIVALS) and key not in before_errors:
                 return f"adds {other['type']} at line {other['line']}"
     return compare(path if before == path.read_text().splitlines() else _written(path, before), edited)
 
@@ -175,6 +223,11 @@ def _key(finding: dict) -> tuple:
 def _moved(key: tuple, edit: Edit) -> tuple:
     kind, kernel, line, other = key
     return (kind, kernel, edit.shift(line), edit.shift(other) if other is not None else None)
+
+
+def _between(finding: dict) -> str:
+    second = finding.get("second") or {}
+    return f" (with line {second['line']})" if second.get("line") and second["line"] != finding["line"] else ""
 
 
 def _where(finding: dict) -> str:

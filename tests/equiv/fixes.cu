@@ -18,3 +18,19 @@ __global__ void shift_half(const int *in, int *out, int n) {
     if (i < n) out[i] = next;
   }
 }
+
+// the cuda-samples' transpose with its barrier left out: the barrier goes between the two
+// guarded blocks, where every thread passes, not inside the second guard
+__global__ void transpose_unsynced(const float *in, float *out, int width, int height) {
+  __shared__ float tile[16][17];
+  int x = blockIdx.x * 16 + threadIdx.x, y = blockIdx.y * 16 + threadIdx.y;
+  if (x < width && y < height) {
+    tile[threadIdx.y][threadIdx.x] = in[y * width + x];
+  }
+  x = blockIdx.y * 16 + threadIdx.x;
+  y = blockIdx.x * 16 + threadIdx.y;
+  if (x < height && y < width) {
+    int index = y * height + x;
+    out[index] = tile[threadIdx.x][threadIdx.y];
+  }
+}
