@@ -819,7 +819,12 @@ def run_fix(args) -> int:
     for line in outcome.left:
         print(f"simulee: not fixed: {line}", file=sys.stderr)
     if outcome.text is not None:
-        if args.apply:
+        if args.apply and outcome.left:  # only a source that checks clean replaces the file
+            print(f"simulee: {display(str(path))} not edited: {len(outcome.left)} finding"
+                  f"{'s' if len(outcome.left) != 1 else ''} left (the patch of the fixes made is below)",
+                  file=sys.stderr)
+            write_output(patch(path, display(str(path)), outcome.text), args.output)
+        elif args.apply:
             path.write_text(outcome.text)
             print(f"simulee: {display(str(path))} edited ({len(outcome.fixed)} fixes)", file=sys.stderr)
         else:

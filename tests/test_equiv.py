@@ -193,3 +193,9 @@ def test_fix_puts_the_barrier_where_every_thread_passes_not_inside_a_guard(tmp_p
     guard = line_of(FIXES, "if (x < height && y < width) {", "transpose_unsynced")
     assert f"inserted __syncthreads(); before line {guard}" in err
     assert "+  __syncthreads();\n   if (x < height && y < width) {" in patch
+
+
+def test_apply_leaves_a_file_alone_while_something_is_left(tmp_path):
+    status, patch, err, copy = fix(tmp_path, REDUCE, "-k", "reduce_warp_unsynced", "--apply")
+    assert status == 1 and copy.read_text() == REDUCE.read_text()
+    assert "reduce.cu not edited: " in err and "+    __syncwarp();" in patch
