@@ -807,8 +807,8 @@ def run_fix(args) -> int:
     path = Path(args.path)
     if not path.is_file():
         raise SimuleeError(f"no such file: {path}")
-    options = replace(compile_options(args), include_dirs=(*compile_options(args).include_dirs,
-                                                            str(path.resolve().parent)))
+    options = compile_options(args)
+    options = replace(options, include_dirs=(*options.include_dirs, str(path.resolve().parent)))
     try:
         outcome = repair(path, args.kernel, lambda source: _fix_check(source, args, options),
                          lambda old, new: _fix_compare(old, new, args, options))

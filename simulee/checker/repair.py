@@ -85,10 +85,10 @@ def repair(path: Path, kernel: str | None, check, compare) -> Outcome:
     the original does not race, else the difference)."""
     original = path.read_text()
     lines = original.splitlines()
+    current, records = path, check(path)  # the source as the edits so far left it, and what its check found
     outcome = Outcome(None)
     tried: set[tuple] = set()
     for _ in range(MAX_FIXES):
-        records = check(path if lines == original.splitlines() else _written(path, lines))
         todo = [(record, finding) for record in records for finding in record["findings"]
                 if (kernel is None or record["kernel"] == kernel) and _fixable(finding)
                 and _key(finding) not in tried]
@@ -96,20 +96,18 @@ def repair(path: Path, kernel: str | None, check, compare) -> Outcome:
             break
         record, finding = todo[0]
         tried.add(_key(finding))
-        done = None
         for edit in candidates(finding, lines):
-            edited = edit.apply(lines)
-            problem = _validated(path, lines, edited, edit, finding, records, check, compare)
+            after = edit.apply(lines)
+            edited = _written(path, after)
+            problem, again = _validated(current, edited, edit, finding, records, check, compare)
             if not problem:
-                done = edit
+                lines, current, records = after, edited, again
+                outcome.fixed.append(f"{_where(finding)}: {edit.why}")
                 break
-        if done is None:
+        else:
             outcome.left.append(f"{_where(finding)}: {finding['type']} in {record['kernel']}{_between(finding)}: no "
                                 "edit removes it without changing what the kernel computes or adding a finding")
-            continue
-        lines = done.apply(lines)
-        outcome.fixed.append(f"{_where(finding)}: {done.why}")
-    for record in check(path if lines == original.splitlines() else _written(path, lines)):
+    for record in records:
         for finding in record["findings"]:
             if (kernel is None or record["kernel"] == kernel) and finding["severity"] == "error" and \
                     not _fixable(finding):
@@ -194,25 +192,25 @@ def _unfixable(finding: dict) -> str:
     return "the accesses are in different functions: a barrier between them is not a local edit"
 
 
-def _validated(path: Path, before: list[str], after: list[str], edit: Edit, finding: dict, records: list[dict],
-               check, compare) -> str:
-    """'' when the edited source no longer shows `finding`, shows no error the source
-    before it did not, and computes the same; else why not."""
-    edited = _written(path, after)
+def _validated(before: Path, edited: Path, edit: Edit, finding: dict, records: list[dict], check,
+               compare) -> tuple[str, list[dict]]:
+    """('', the edited source's check) when it no longer shows `finding`, shows no error the
+    source `before` it did not (`records`, its check), and computes the same; else (why not,
+    [])."""
     try:
         again = check(edited)
     except SimuleeError as error:
-        return f"does not compile: {error}"
+        return f"does not compile: {error}", []
     before_errors = {_moved(_key(f), edit) for r in records for f in r["findings"]
                      if f["severity"] == "error" or f["type"] in ARRIVALS}
     for record in again:
         for other in record["findings"]:
             key = _key(other)
             if key == _moved(_key(finding), edit) and finding["type"] != "redundant-barrier":
-                return "still there"
+                return "still there", []
             if (other["severity"] == "error" or other["type"] in ARRIVALS) and key not in before_errors:
-                return f"adds {other['type']} at line {other['line']}"
-    return compare(path if before == path.read_text().splitlines() else _written(path, before), edited)
+                return f"adds {other['type']} at line {other['line']}", []
+    return compare(before, edited), again
 
 
 def _key(finding: dict) -> tuple:
