@@ -62,8 +62,7 @@ class Pair:
             raise SimuleeError(f"{old.name} takes {len(old_names)} parameters and {new.name} {len(new_names)}: "
                                "versions of a kernel take the same arguments")
         rest = [name for name in new_names if name not in mapping.values()]
-        names = {name: mapping.get(name) or rest.pop(0) for name in old_names if name not in mapping} | mapping
-        names = {name: names[name] for name in old_names}
+        names = {name: mapping[name] if name in mapping else rest.pop(0) for name in old_names}
         for old_name, new_name in names.items():
             a, b = _param(old, old_name), _param(new, new_name)
             if a.kind != b.kind or (a.kind in ("integer", "float") and a.bits != b.bits):
@@ -72,8 +71,12 @@ class Pair:
         return cls(old_program, old, new_program, new, names)
 
     def new_args(self, args: dict) -> dict:
-        return {self.names.get(name.partition(".")[0], name.partition(".")[0]) + name[len(name.partition(".")[0]):]:
-                value for name, value in args.items()}
+        """`args` by the new kernel's names (a struct member "dim.rows" under its parameter's)."""
+        renamed = {}
+        for name, value in args.items():
+            head, dot, member = name.partition(".")
+            renamed[self.names.get(head, head) + dot + member] = value
+        return renamed
 
 
 @dataclass
@@ -108,19 +111,15 @@ class Difference:
 @dataclass
 class Comparison:
     """One launch run by both versions: `difference` (None when every output is equal),
-    `behaviour` when one version races, faults or stops and the other does not (they
-    differ), or `problem` when both do (the launch proves nothing)."""
+    `behaviour` when one version races or faults and the other does not (they differ), or
+    `problem` when both do or either stopped at a limit (the launch proves nothing)."""
 
     launch: Launch
     difference: Difference | None = None
     problem: str = ""
-    behaviour: str = ""  # one version races, faults or stops where the other does not
+    behaviour: str = ""  # one version races or faults where the other does not
     differing_bytes: int = 0
     conflict: float = 1.0  # the old run's conflict density (evolve.fitness F: lower is denser)
-
-    @property
-    def equal(self) -> bool:
-        return self.difference is None and not self.problem and not self.behaviour
 
     @property
     def differs(self) -> bool:
