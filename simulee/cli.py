@@ -469,6 +469,8 @@ def _equiv_command(commands, compile_options, execution_options) -> None:
                             "sums (default: bit-exact)")
     equiv.add_argument("--atol", type=float, default=0.0, metavar="A", help="absolute tolerance for floats")
     equiv.add_argument("--no-search", action="store_true", help="compare on the given (or default) launch only")
+    equiv.add_argument("--no-prove", action="store_true",
+                       help="do not try to prove the versions equal for every launch (the launches given fixed)")
     equiv.add_argument("--population", type=_positive, default=8, metavar="N", help="the search's population")
     equiv.add_argument("--generations", type=_positive, default=6, metavar="N", help="the search's generations")
     equiv.add_argument("--warp-model", choices=("independent", "lockstep"), default="independent",
@@ -701,21 +703,48 @@ def prove_sources(args, proved=None) -> tuple[list, list[dict]]:
 def run_equiv(args) -> int:
     from simulee.checker.equivalence import equivalence
 
-    pair, launches, space = equiv_setup(args)
+    pair, launches, space, fixed = equiv_setup(args)
+    deadline = time.perf_counter() + (args.max_seconds or 600)
     with _Progress(args.quiet, "comparing", "launch") as bar:
         verdict = equivalence(pair, launches, args.rtol, args.atol, args.warp_model, space, args.population,
-                              args.generations, args.seed, time.perf_counter() + (args.max_seconds or 600),
-                              bar.status)
+                              args.generations, args.seed, deadline, bar.status)
+        if verdict.verdict == "equivalent" and not args.no_prove:
+            bar.status("proving")
+            equiv_proof(pair, verdict, fixed, args, deadline)
     if args.format == "json":
         print(json.dumps(equiv_json(pair, verdict), indent=2))
     else:
         sys.stdout.write(equiv_text(pair, verdict))
-    return {"differ": EXIT_FINDINGS, "equivalent": EXIT_OK}.get(verdict.verdict, EXIT_ERROR)
+    return {"differ": EXIT_FINDINGS, "equivalent": EXIT_OK, "proved-equivalent": EXIT_OK}.get(verdict.verdict,
+                                                                                              EXIT_ERROR)
+
+
+def equiv_proof(pair, verdict, fixed, args, deadline: float) -> None:
+    """Prove the versions equal for every launch (what is given fixed): verdict
+    proved-equivalent; or differ, when the interpreter shows the solver's difference."""
+    from simulee.prover.equivalence import prove_equivalent, replay
+
+    proof = verdict.proof = prove_equivalent(pair, fixed, deadline)
+    if proof.verdict == "proved":
+        verdict.verdict = "proved-equivalent"
+    elif proof.verdict == "differ":
+        shown = replay(pair, proof, args.rtol, args.atol, args.warp_model, args.seed)
+        if shown is not None:
+            verdict.comparisons.append(shown)
+            verdict.verdict = "differ"
+        else:
+            proof.verdict, proof.reason = "unknown", (
+                f"the solver's difference ({proof.buffer} byte {proof.offset} on grid {proof.grid}, block "
+                f"{proof.block}{', ' if proof.args else ''}"
+                f"{', '.join(f'{k}={v}' for k, v in proof.args.items())}) did not show in the interpreter")
 
 
 def equiv_setup(args):
-    """The pair of kernels, the launches given (or the default one) and, unless the launch
-    is all given or --no-search, the old kernel's search space."""
+    """The pair of kernels, the launches given (or the default one), unless the launch is
+    all given or --no-search the old kernel's search space, and what a proof takes as
+    fixed (prover.solve.Fixed)."""
+    from simulee.prover.solve import Fixed
+
     from simulee.checker.equivalence import Pair
     from simulee.checker.launchspec import launch_arguments, parse_block, parse_dims, parse_assignment
 
@@ -729,7 +758,8 @@ def equiv_setup(args):
     base, space = _equivalence_space(old_program, old, args.seed, given, grid, block, args.fill,
                                      shared_bytes=args.shared_bytes, step_limit=args.step_limit,
                                      heap_bytes=args.heap_bytes)
-    return pair, [base], None if args.no_search else space
+    fixed = Fixed(grid, block, {k: v for k, v in given.items() if isinstance(v, int)})
+    return pair, [base], None if args.no_search else space, fixed
 
 
 def _version(text: str, options):
@@ -752,7 +782,17 @@ def equiv_json(pair, verdict) -> dict:
             "difference": dict(difference.difference.to_json() if difference.difference else
                                {"behaviour": difference.behaviour}, launch=_launch_json(difference.launch))
             if difference else None,
+            "proof": _equiv_proof_json(verdict.proof),
             "seconds": round(verdict.seconds, 3)}
+
+
+def _equiv_proof_json(proof) -> dict | None:
+    if proof is None:
+        return None
+    found = {"buffer": proof.buffer, "byte": proof.offset, "grid": list(proof.grid), "block": list(proof.block),
+             "args": proof.args} if proof.verdict == "differ" else None
+    return {"verdict": proof.verdict, "reason": proof.reason, "difference": found, "assumptions": proof.assumptions,
+            "seconds": round(proof.seconds, 3)}
 
 
 def _launch_json(launch) -> dict:
@@ -774,6 +814,8 @@ def equiv_text(pair, verdict) -> str:
             lines.append(f"simulee: note: not compared on {launch_text(_launch_json(comparison.launch))}: "
                          f"{comparison.problem}")
     found = verdict.difference
+    if found and verdict.proof is not None and verdict.proof.verdict == "differ":
+        lines.append("simulee: note: the prover found this launch; none the search tried showed a difference")
     if found and found.behaviour:
         lines.append(f"simulee: {old} and {new} differ on {launch_text(_launch_json(found.launch))}: "
                      f"{found.behaviour}")
@@ -787,9 +829,15 @@ def equiv_text(pair, verdict) -> str:
                   f"    old: {d.writers[0]}",
                   f"    new: last written by {d.writers[1]}" if not d.writers[1].startswith("not") else
                   f"    new: {d.writers[1]}"]
+    elif verdict.verdict == "proved-equivalent":
+        lines += [f"simulee: {old} and {new}: proved equivalent for every launch (and equal on {compared} "
+                  f"launch{'es' if compared != 1 else ''}; {verdict.seconds + verdict.proof.seconds:.2f} s)",
+                  "    assumed: " + "; ".join(verdict.proof.assumptions)]
     elif verdict.verdict == "equivalent":
         lines.append(f"simulee: {old} and {new}: equivalent on {compared} launch{'es' if compared != 1 else ''} "
                      f"({verdict.seconds:.2f} s)")
+        if verdict.proof is not None:
+            lines.append(f"    not proved for every launch: {verdict.proof.reason}")
     else:
         lines.append(f"simulee: {old} and {new}: not compared: on every launch tried both versions race, fault or "
                      "do not finish")

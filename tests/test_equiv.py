@@ -22,7 +22,8 @@ def equiv(run_cli, old, new, *options):
 
 
 def test_a_tiled_transpose_is_equivalent_to_the_naive_one(run_cli):
-    status, report = equiv(run_cli, f"{TRANSPOSE}:transpose_naive", f"{TRANSPOSE}:transpose_tiled", "--block", "16,16")
+    status, report = equiv(run_cli, f"{TRANSPOSE}:transpose_naive", f"{TRANSPOSE}:transpose_tiled", "--block", "16,16",
+                           "--no-prove")
     assert status == 0 and report["verdict"] == "equivalent" and report["launches"] > 10
     assert report["difference"] is None and report["inconclusive"] == []
 
@@ -56,9 +57,10 @@ def test_the_unsynchronized_last_warp_is_not_equivalent_it_races(run_cli):
 
 
 def test_a_padding_change_differs_only_where_n_is_not_a_multiple_of_32_and_the_search_finds_it(run_cli):
-    status, report = equiv(run_cli, f"{PADDING}:scale", f"{PADDING}:scale_padded", "--no-search")
+    status, report = equiv(run_cli, f"{PADDING}:scale", f"{PADDING}:scale_padded", "--no-search", "--no-prove")
     assert status == 0 and report["verdict"] == "equivalent" and report["launches"] == 1  # n = the thread count
-    status, report = equiv(run_cli, f"{PADDING}:scale", f"{PADDING}:scale_padded")
+    assert report["proof"] is None
+    status, report = equiv(run_cli, f"{PADDING}:scale", f"{PADDING}:scale_padded", "--no-prove")
     assert status == 1 and report["difference"]["buffer"] == "out"
     assert report["difference"]["launch"]["args"]["n"] % 32 != 0
     assert report["difference"]["old_writer"] == "not written (its initial value)"
@@ -116,8 +118,9 @@ def test_a_redundant_barrier_says_its_removal_was_checked(run_cli):
     (kernel,) = json.loads(out)["kernels"]
     (finding,) = [f for f in kernel["findings"] if f["type"] == "redundant-barrier"]
     assert "; removal checked: same outputs on " in finding["message"]
+    assert finding["message"].endswith(" and proved for every launch")  # loop-free: the prover decides it
     (barrier,) = kernel["barriers"]
-    assert barrier["verdict"] == "redundant" and barrier["removal_checked"] >= 1
+    assert barrier["verdict"] == "redundant" and barrier["removal_checked"] >= 1 and barrier["removal_proved"]
 
 
 FIXES = EQUIV / "fixes.cu"
@@ -199,3 +202,84 @@ def test_apply_leaves_a_file_alone_while_something_is_left(tmp_path):
     status, patch, err, copy = fix(tmp_path, REDUCE, "-k", "reduce_warp_unsynced", "--apply")
     assert status == 1 and copy.read_text() == REDUCE.read_text()
     assert "reduce.cu not edited: " in err and "+    __syncwarp();" in patch
+
+
+# ---------------------------------------------------------------------------- proved for every launch
+PROOFS = EQUIV / "proofs.cu"
+
+
+def proof_of(run_cli, old, new, *options):
+    status, report = equiv(run_cli, old, new, "--no-search", *options)
+    return status, report, report["proof"]
+
+
+def test_a_tiled_transpose_is_proved_equal_to_the_naive_one_for_every_grid(run_cli):
+    status, report, proof = proof_of(run_cli, f"{TRANSPOSE}:transpose_naive", f"{TRANSPOSE}:transpose_tiled",
+                                     "--block", "16,16", "--arg", "width=40", "--arg", "height=24")
+    assert status == 0 and report["verdict"] == "proved-equivalent", proof
+    assert proof["verdict"] == "proved" and "both versions are race-free (proved for every launch)" in \
+        proof["assumptions"] and "the block given: (16, 16, 1)" in proof["assumptions"]
+
+
+def test_parameters_in_another_order_are_proved_equal(run_cli):
+    status, report, proof = proof_of(run_cli, f"{PADDING}:scale", f"{PADDING}:scale_reordered", "--map", "in=in",
+                                     "--map", "out=out", "--map", "n=n")
+    assert status == 0 and report["verdict"] == "proved-equivalent", proof
+
+
+def test_the_prover_finds_the_launch_the_given_one_misses_and_the_interpreter_shows_it(run_cli):
+    status, report, proof = proof_of(run_cli, f"{PADDING}:scale", f"{PADDING}:scale_padded")
+    assert status == 1 and report["verdict"] == "differ" and proof["verdict"] == "differ"
+    difference = report["difference"]
+    n = difference["launch"]["args"]["n"]
+    assert n % 32 != 0 and difference["index"] >= n and difference["old_writer"].startswith("not written")
+
+
+@pytest.mark.parametrize("new", ["stage_twice", "stage_reversed"])
+def test_the_last_store_is_what_a_version_leaves_through_shared_memory_too(run_cli, new):
+    status, report, proof = proof_of(run_cli, f"{PROOFS}:stage_once", f"{PROOFS}:{new}", "--block", "256")
+    assert status == 0 and report["verdict"] == "proved-equivalent", proof
+
+
+@pytest.mark.parametrize("new", ["stage_swapped", "stage_neighbour"])
+def test_a_version_that_leaves_other_values_is_never_proved(run_cli, new):
+    status, report, proof = proof_of(run_cli, f"{PROOFS}:stage_once", f"{PROOFS}:{new}", "--block", "256")
+    assert status == 1 and report["verdict"] == "differ" and report["difference"]["buffer"] == "out"
+
+
+def test_floating_point_sums_are_proved_equal_when_only_operands_commute(run_cli):
+    status, report, proof = proof_of(run_cli, f"{PROOFS}:sum_right", f"{PROOFS}:sum_swapped")
+    assert status == 0 and report["verdict"] == "proved-equivalent", proof
+    status, report, proof = proof_of(run_cli, f"{PROOFS}:sum_left", f"{PROOFS}:sum_right")
+    assert report["verdict"] == "equivalent" and proof["verdict"] == "unknown"  # reassociated: never proved
+    assert "did not show in the interpreter" in proof["reason"]
+
+
+def test_a_racy_version_is_never_proved_and_a_loop_is_not_modeled():
+    from simulee import api  # noqa: F401  (the package's lazy API loads the programs as the CLI does)
+    from simulee.checker.equivalence import Pair
+    from simulee.cli import _version, build_parser, compile_options
+    from simulee.prover.equivalence import prove_equivalent
+    from simulee.prover.solve import Fixed
+
+    options = compile_options(build_parser().parse_args(["equiv", "a", "b"]))
+
+    def pair(old, new):
+        (a, old_kernel), (b, new_kernel) = _version(old, options), _version(new, options)
+        return Pair.of(a, old_kernel, b, new_kernel)
+
+    racy = prove_equivalent(pair(f"{PROOFS}:stage_once", f"{PROOFS}:stage_racy"), Fixed(block=(256, 1, 1)))
+    assert racy.verdict == "unknown" and racy.reason.startswith("the new kernel is not proved race-free (race")
+    looping = prove_equivalent(pair(f"{REDUCE}:reduce_interleaved", f"{REDUCE}:reduce_sequential"),
+                               Fixed(block=(128, 1, 1)))
+    assert looping.verdict == "unknown" and "has a loop (line 12)" in looping.reason
+
+
+def test_the_text_report_says_proved_and_what_it_assumed(run_cli):
+    status, out, err = run_cli("equiv", f"{PADDING}:scale", f"{PADDING}:scale_reordered", "--map", "in=in", "--map",
+                               "out=out", "--map", "n=n", "--no-search", "-q")
+    assert status == 0, err
+    first, assumed = out.splitlines()[:2]
+    assert first.startswith("simulee: scale (") and "proved equivalent for every launch (and equal on 1 launch;" \
+        in first
+    assert assumed.startswith("    assumed: CUDA's launch limits") and "distinct pointer parameters" in assumed

@@ -128,12 +128,14 @@ class Comparison:
 
 @dataclass
 class Verdict:
-    """differ (a launch shows it), equivalent (on the launches compared, at least one), or
-    not-compared (every launch made both versions race, fault or stop)."""
+    """differ (a launch shows it), equivalent (on the launches compared, at least one),
+    proved-equivalent (and for every launch: `proof`), or not-compared (every launch made
+    both versions race, fault or stop)."""
 
     verdict: str
     comparisons: list[Comparison] = field(default_factory=list)
     seconds: float = 0.0
+    proof: object = None  # prover.equivalence.EquivalenceProof, when one was tried
 
     @property
     def difference(self) -> Comparison | None:

@@ -48,13 +48,15 @@ class BarrierVerdict:
     launches: int = 0  # launches it was judged over
     site: tuple = ()  # (function, instruction index) of the barrier call
     removal: int = 0  # launches on which the kernel without it gave the same outputs (checker.equivalence)
+    removal_proved: bool = False  # and for every launch (prover.equivalence)
 
     def to_json(self) -> dict:
         return {"kernel": self.kernel, "file": display(self.place.file), "line": self.place.line,
                 "column": self.place.column, "verdict": self.verdict, "passes": self.passes,
                 "divergent": self.divergent, "race": self.race.to_json() if self.race else None,
                 "reason": self.reason or None, "launches": self.launches,
-                **({"removal_checked": self.removal} if self.removal else {})}
+                **({"removal_checked": self.removal} if self.removal else {}),
+                **({"removal_proved": True} if self.removal_proved else {})}
 
 
 def barrier_sites(program, kernel_symbol: str) -> list[tuple[str, int]]:
@@ -166,15 +168,17 @@ def redundant_findings(verdicts: list[BarrierVerdict], launch: dict | None) -> l
             for v in verdicts if v.verdict == "redundant"]
 
 
-def redundant_message(passes: int, launches: int, kernels: list[str], removal: int = 0) -> str:
+def redundant_message(passes: int, launches: int, kernels: list[str], removal: int = 0, proved: bool = False) -> str:
     """What a redundant barrier was judged over: block passes, launches, and the kernels
     (or template instances) when more than one reaches it; and on how many launches the
-    kernel without it computed the same outputs (`removal`)."""
+    kernel without it computed the same outputs (`removal`), and whether for every launch
+    (`proved`)."""
     over = f"{passes} block pass{'es' if passes != 1 else ''} in {launches} launch{'es' if launches != 1 else ''}"
     if len(kernels) > 1:
         names = ", ".join(kernels[:3]) + (f" and {len(kernels) - 3} more" if len(kernels) > 3 else "")
         over += f" of {len(kernels)} kernels: {names}"
     checked = f"; removal checked: same outputs on {removal} launch{'es' if removal != 1 else ''}" if removal else ""
+    checked += " and proved for every launch" if removal and proved else ""
     return f"redundant barrier: removing it creates no data race (checked over {over}){checked}"
 
 
@@ -214,7 +218,8 @@ def across_kernels(records: list[dict]) -> list[dict]:
                     continue
                 if seen is not None:
                     finding = {**finding, "message": redundant_message(seen["passes"], seen["launches"],
-                                                                       seen["kernels"], seen["removal"])}
+                                                                       seen["kernels"], seen["removal"],
+                                                                       seen["proved"])}
             findings.append(finding)
         settled.append({**record, "barriers": barriers, "findings": findings})
     return settled
@@ -243,7 +248,7 @@ def _one_per_place(barriers: list[dict]) -> list[dict]:
 def _joined(seen: dict | None, barrier: dict, kernel: str) -> dict:
     """What the kernels so far (`seen`) and one more kernel's verdict say of one barrier."""
     seen = seen or {"verdicts": set(), "passes": 0, "launches": 0, "divergent": False, "race": None, "kernels": [],
-                    "removal": 0}
+                    "removal": 0, "proved": True}
     seen["verdicts"].add(barrier["verdict"])
     seen["verdict"] = _first_verdict(seen["verdicts"])
     seen["divergent"] |= barrier["divergent"]
@@ -251,6 +256,7 @@ def _joined(seen: dict | None, barrier: dict, kernel: str) -> dict:
         seen["passes"] += barrier["passes"]
         seen["launches"] += barrier.get("launches", 0)
         seen["removal"] += barrier.get("removal_checked", 0)
+        seen["proved"] &= barrier.get("removal_proved", False)  # by every kernel that reaches it
         if kernel not in seen["kernels"]:
             seen["kernels"].append(kernel)
     seen["race"] = seen["race"] or barrier["race"]

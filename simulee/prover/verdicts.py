@@ -30,6 +30,7 @@ from interpreter.loader import KernelInfo, Program
 from simulee.checker.kernel import DECIDED, Given, KernelCheck, Settings, check_kernel, default_launch
 from simulee.checker.kernel import check_given as run_checks
 from simulee.detect.race import RACES
+from simulee.detect.redundant import REDUNDANT_BARRIER, redundant_message
 from simulee.model.findings import Finding
 from simulee.prover.solve import Candidate, Effort, Fixed, Proof, describe, prove_kernel
 
@@ -71,6 +72,8 @@ def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Se
         seeds[kernel.symbol] = (*witnesses, *seeds.get(kernel.symbol, ()))
         settings = replace(settings, seed_launches=seeds)
     check = run_checks(program, kernel, given, settings, contract, sites, progress, search=not proved)
+    if proved:
+        _prove_removals(program, kernel, check, fixed, time.perf_counter() + settings.max_seconds * SHARE)
     more = int(SHARE * check.seconds * UNITS_PER_SECOND)
     if proof is not None and proof.spent and more > FIRST_EFFORT:
         if progress:
@@ -79,6 +82,30 @@ def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Se
     check.proof = _proof_json(proof, check.findings) if proof is not None else {"verdict": "off", "reason": why_not}
     check.seconds = time.perf_counter() - start
     return check
+
+
+def _prove_removals(program: Program, kernel: KernelInfo, check: KernelCheck, fixed: Fixed, deadline: float) -> None:
+    """Prove each redundant barrier whose removal was checked removable for every launch
+    (prover.equivalence: the kernel without it leaves the same outputs); a removal the
+    solver finds a difference of, shown in the interpreter, makes the barrier needed."""
+    from simulee.checker.equivalence import Pair, without_barrier
+    from simulee.prover.equivalence import prove_equivalent, replay
+
+    for verdict in check.verdicts:
+        finding = next((f for f in check.findings if f.type == REDUNDANT_BARRIER and f.ops and
+                        f.ops[0] == verdict.site), None)
+        if verdict.verdict != "redundant" or not verdict.removal or finding is None:
+            continue
+        pair = Pair(program, kernel, without_barrier(program, verdict.site), kernel, {p.name: p.name
+                                                                                  for p in kernel.params})
+        proof = prove_equivalent(pair, fixed, deadline)
+        shown = replay(pair, proof) if proof.verdict == "differ" else None
+        if proof.verdict == "proved":
+            verdict.removal_proved = True
+            finding.message = redundant_message(verdict.passes, verdict.launches, [kernel.name], verdict.removal, True)
+        elif shown is not None:
+            check.findings.remove(finding)
+            verdict.verdict, verdict.reason = "needed", "without it, the prover found a launch that changes an output"
 
 
 def _prove(program: Program, kernel: KernelInfo, fixed: Fixed, units: int, settings: Settings) -> Proof:

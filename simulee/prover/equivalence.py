@@ -1,0 +1,725 @@
+"""Two versions of a kernel equal for every launch: PUG_para's parameterized check on the
+prover's model.
+
+Both kernels are first proved race-free (solve.prove_kernel): their outputs are then
+determined, and every byte a kernel leaves in a buffer is the one its last writer put
+there. One thread of each version is walked from the entry to the end (model.Walker
+through its barriers; loop-free kernels) keeping what the race proof drops: the value
+every store writes, as a bit-vector over the thread's indices, the launch, the scalar
+arguments and what it loaded. A load is a placeholder resolved when a thread is
+instantiated: from memory the version does not write before it, what the memory held
+(a z3 array per pointer parameter, shared by the versions; any value in shared memory);
+else the last write before it that covers it (by the thread itself earlier in its barrier
+interval, or by a thread of its block in an earlier one). Floating-point operations are
+uninterpreted functions of their operands' bits (addition and multiplication commute;
+nothing else is assumed of them).
+
+A writer is a chosen thread: either it does the write, or no thread does (a quantified
+fact over the indices alone, solved by z3's UFBV engine). Where one store writes what a
+load reads, a question of its own first asks whether every reader's bytes are written
+(then the writer is simply the one that wrote them); where each version stores to a
+buffer once, whether one writes a byte the other does not, then whether the bytes both
+write differ. Any launch, arguments and inputs the solver finds is a `differ` candidate
+for the interpreter to replay (`replay`); none is `proved`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import struct
+import time
+from dataclasses import dataclass, field, replace
+
+import z3
+
+from interpreter import irparse as ir
+from interpreter.types import FloatType, PointerType
+from interpreter.vocabulary import barrier_kind
+from simulee.prover.model import AXES, Kernel, Launch, Pointer, Thread, Walker, _UNSET, _width
+from simulee.prover.solve import ASSUMPTIONS, Fixed, _fresh_context, _small, prove_kernel, unread_axes
+
+QUERY_MILLISECONDS = 30000  # per output buffer: past it, not proved
+MAX_INSTANCES = 400  # threads the encoding may instantiate (each read of written memory chooses its writers)
+SAME_FLOATS = "a floating-point operation gives the same result on the same operands"
+RACE_FREE = "both versions are race-free (proved for every launch)"
+NO_OVERFLOW = ("no signed integer operation marked nsw overflows (nor nuw wraps) in either version: a launch where "
+               "one does is undefined behaviour")
+_FLOAT_BINARY = ("fadd", "fsub", "fmul", "fdiv", "frem")
+_FLOAT_CASTS = ("fptosi", "fptoui", "sitofp", "uitofp", "fptrunc", "fpext")
+
+
+class NotModeled(Exception):
+    """What the equivalence model cannot express of a kernel."""
+
+
+@dataclass
+class EquivalenceProof:
+    """proved (no launch, arguments or inputs tell the versions apart), differ (the solver's
+    launch and arguments, to replay), or unknown (reason)."""
+
+    verdict: str
+    reason: str = ""
+    assumptions: list[str] = field(default_factory=list)
+    grid: tuple = ()
+    block: tuple = ()
+    args: dict = field(default_factory=dict)  # old parameter name -> integer (scalars)
+    buffer: str = ""  # the old kernel's name of the output buffer that differs
+    offset: int = 0  # its differing byte
+    seconds: float = 0.0
+
+
+@dataclass
+class _Read:
+    pc: int
+    base: tuple
+    space: str
+    offset: z3.BitVecRef
+    size: int
+    condition: z3.BoolRef
+
+
+@dataclass
+class _Write:
+    pc: int
+    base: tuple
+    space: str
+    offset: z3.BitVecRef
+    size: int
+    value: z3.BitVecRef
+    condition: z3.BoolRef
+
+
+class ValueWalker(Walker):
+    """A walk of one thread through the whole kernel that keeps what it stores and names
+    what it loads (`reads`: placeholder name -> _Read); `problems` says what of the kernel
+    it cannot model."""
+
+    def __init__(self, kernel: Kernel, launch: Launch, thread: Thread, tag: str):
+        super().__init__(kernel, launch, thread, None, through_barriers=True)
+        self.tag = tag
+        self.reads: dict[str, _Read] = {}
+        self.writes: list[_Write] = []
+        self.problems: list[str] = []
+        self.promises: list = []  # what no-wrap flags promise, where the op runs (the race walk's path conditions)
+
+    def execute(self, state, pc: int, op):
+        self.sides = []
+        outcome = super().execute(state, pc, op)
+        sides = self.sides
+        if sides and state.condition[-len(sides):] == tuple(sides):
+            state.condition = state.condition[:-len(sides)]
+            self.promises.append(z3.Implies(self.conjunction(state.condition), z3.And(sides)))
+            self.sides = []
+        return outcome
+
+    def where(self, pc: int) -> str:
+        return f"line {self.kernel.line(pc) or '?'}"
+
+    def memory(self, state, pc: int, op) -> None:
+        super().memory(state, pc, op)
+        if op.opcode in ("atomicrmw", "cmpxchg") or op.extra.get("atomic"):
+            self.problems.append(f"an atomic at {self.where(pc)}")
+        elif op.opcode == "load":
+            self.load(state, pc, op)
+        else:
+            self.store(state, pc, op)
+
+    def load(self, state, pc: int, op) -> None:
+        pointer = self.value(state, op.args[0])
+        space = self.space(pointer.base) if isinstance(pointer, Pointer) else "any"
+        if space == "param":  # a member of a struct passed by value: the launch's, as the walker made it
+            return
+        width = _width(op.type)
+        if isinstance(op.type, PointerType) or not width or width > 64:
+            self.problems.append(f"a load of a pointer or an aggregate at {self.where(pc)}")
+        elif space in ("any", "local") or pointer.base is None:
+            self.problems.append(f"a load from memory the model does not place at {self.where(pc)}")
+        else:
+            name = f"read.{self.tag}.{len(self.reads)}"
+            condition = self.conjunction(state.condition)
+            self.reads[name] = _Read(pc, pointer.base, space, pointer.offset, width // 8, condition)
+            state.values[op.result] = z3.BitVec(name, width)
+
+    def store(self, state, pc: int, op) -> None:
+        pointer, value = self.value(state, op.args[1]), self.value(state, op.args[0])
+        space = self.space(pointer.base) if isinstance(pointer, Pointer) else "any"
+        if not z3.is_bv(value) or value.size() > 64 or value.size() % 8:
+            self.problems.append(f"a store of a pointer or an aggregate at {self.where(pc)}")
+        elif space not in ("global", "shared") or pointer.base is None or pointer.base[0] == "global" and \
+                space == "global":
+            self.problems.append(f"a store to memory the model does not place at {self.where(pc)}")
+        else:
+            condition = self.conjunction(state.condition)
+            if pointer.inbounds:
+                condition = z3.And(condition, *pointer.inbounds)
+            self.writes.append(_Write(pc, pointer.base, space, pointer.offset, value.size() // 8, value, condition))
+
+    def call(self, state, pc: int, op):
+        callee = op.extra.get("callee") or ""
+        kind = barrier_kind(callee)
+        if callee.startswith(("llvm.memset", "llvm.memcpy", "llvm.memmove")):
+            self.problems.append(f"a memory copy at {self.where(pc)}")
+        elif callee.startswith(("llvm.nvvm.atomic", "llvm.nvvm.atom")):
+            self.problems.append(f"an atomic at {self.where(pc)}")
+        elif kind:
+            self.problems.append(f"a barrier that reduces a value (__syncthreads_{kind}) at {self.where(pc)}")
+        elif callee.startswith(("__assertfail", "llvm.trap", "__trap", "llvm.nvvm.trap", "abort", "__simulee_exit")):
+            self.problems.append(f"a thread may stop (assert, trap, exit) at {self.where(pc)}")
+        outcome = super().call(state, pc, op)
+        args = [self.value(state, a) for a in op.args]
+        width = _width(op.type) if op.result >= 0 and not isinstance(op.type, PointerType) else None
+        if width and callee.startswith("llvm.") and args and all(z3.is_bv(a) for a in args) and \
+                _fresh_call(state.values.get(op.result)):
+            state.values[op.result] = _function(callee, args, width)(*args)  # a pure intrinsic: its operands decide it
+        return outcome
+
+    def evaluate(self, state, pc: int, op):
+        value = super().evaluate(state, pc, op)
+        if value is not _UNSET:
+            return value
+        read = (lambda s: self.prior(s)) if state is None else (lambda s: self.value(state, s))
+        args = [read(a) for a in op.args]
+        width = _width(op.type)
+        if not width or isinstance(op.type, PointerType) or not args or not all(z3.is_bv(a) for a in args):
+            return _UNSET
+        opcode = op.opcode
+        if opcode == "fneg":
+            return args[0] ^ (1 << (width - 1))
+        if opcode == "bitcast" and args[0].size() == width:
+            return args[0]  # the model keeps a float as its bits
+        if opcode in ("fadd", "fmul"):  # commutative: the operands in an order of their own
+            a, b = args
+            args = [z3.If(z3.ULE(a, b), a, b), z3.If(z3.ULE(a, b), b, a)]
+        if opcode in _FLOAT_BINARY or opcode in _FLOAT_CASTS:
+            return _function(f"{opcode}.{width}", args, width)(*args)
+        if opcode == "fcmp":
+            return _function(f"fcmp.{op.extra.get('predicate')}", args, 1)(*args)
+        return _UNSET
+
+    def constant(self, constant, ty):
+        if isinstance(constant, ir.ConstFloat) and isinstance(ty, FloatType) and ty.bits in _PACK:
+            bits = int.from_bytes(struct.pack(_PACK[ty.bits], constant.value), "little")
+            return z3.BitVecVal(bits, ty.bits)
+        return super().constant(constant, ty)
+
+
+_PACK = {16: "<e", 32: "<f", 64: "<d"}
+
+
+def _fresh_call(value) -> bool:
+    """Whether `value` is the fresh value the walker gives a call's result."""
+    return z3.is_bv(value) and z3.is_const(value) and value.decl().kind() == z3.Z3_OP_UNINTERPRETED and \
+        "call" in value.decl().name()
+
+
+def _function(name: str, args: list, width: int):
+    return z3.Function(name, *[z3.BitVecSort(a.size()) for a in args], z3.BitVecSort(width))
+
+
+@dataclass
+class _Version:
+    """One kernel walked once as a template thread: its reads and writes, and where each
+    pc lies (barrier interval, then position in a topological order of the blocks)."""
+
+    name: str
+    kernel: Kernel
+    walker: ValueWalker
+    thread: Thread
+    order: dict
+    live: list  # the writes whose bytes may be left after the launch (_live)
+
+    def position(self, pc: int) -> tuple:
+        return self.order[pc]
+
+
+@dataclass(frozen=True)
+class _Instance:
+    """One thread of one version in the encoding: its indices and its tag (the names of
+    its own fresh values); `bound` when quantified (it may choose no writer)."""
+
+    version: str
+    tid: tuple
+    ctaid: tuple
+    tag: int
+    bound: bool = False
+
+
+class _Encoding:
+    """The facts and terms of threads instantiated from the versions' templates, over
+    `common` facts (the launch's); `ask` puts a question to the solver."""
+
+    def __init__(self, versions: dict[str, _Version], launch: Launch, common: list, deadline: float,
+                 milliseconds: int, covered: dict | None = None):
+        self.versions, self.launch, self.common = versions, launch, common
+        self.deadline, self.milliseconds = deadline, milliseconds
+        self.arrays: dict = {}
+        self.facts: list = []
+        self.tags = itertools.count()
+        self.memo: dict = {}
+        self.garbage = itertools.count()
+        self.covered = {} if covered is None else covered  # (version, read, write pc) -> every read covered by it
+
+    def ask(self, *question):
+        """The solver's model when the facts and `question` can hold, None when they cannot;
+        NotModeled when it cannot tell."""
+        left = self.deadline - time.perf_counter()
+        if left <= 0:
+            raise NotModeled("the proof ran out of time")
+        solver = self.solver(left, *question)
+        outcome = solver.check()
+        if outcome == z3.unknown:
+            raise NotModeled(f"the solver could not decide it ({solver.reason_unknown()})")
+        if outcome == z3.unsat:
+            return None
+        small = self.solver(self.deadline - time.perf_counter(), *question, *_small(self.launch))
+        return small.model() if small.check() == z3.sat else solver.model()  # a launch small enough to replay
+
+    def solver(self, left: float, *question):
+        solver = z3.SolverFor("UFBV")  # its quantifier engine decides "no thread writes it"; the default's does not
+        solver.set("timeout", int(max(1, min(self.milliseconds, left * 1000))))
+        solver.add(*self.common, *self.facts, *question)
+        return solver
+
+    def thread(self, version: str, ctaid: tuple | None = None, bound: bool = False) -> _Instance:
+        tag = next(self.tags)
+        if tag > MAX_INSTANCES:
+            raise NotModeled("too many threads to instantiate (reads of written memory choose among many writes)")
+        tid = tuple(z3.BitVec(f"tid.{a}~{tag}", 32) for a in AXES)
+        if ctaid is None:
+            ctaid = tuple(z3.BitVec(f"ctaid.{a}~{tag}", 32) for a in AXES)
+        return _Instance(version, tid, ctaid, tag, bound)
+
+    def thread_facts(self, instance: _Instance) -> list:
+        """Its indices within the launch, and what its walk promises."""
+        facts = [z3.ULT(i, d) for i, d in zip(instance.tid, self.launch.ntid)] + \
+            [z3.ULT(i, d) for i, d in zip(instance.ctaid, self.launch.nctaid)]
+        walker = self.versions[instance.version].walker
+        return facts + [self.term(instance, f) for f in walker.walk.facts + walker.promises]
+
+    def instantiate(self, version: str, ctaid: tuple | None = None) -> _Instance:
+        instance = self.thread(version, ctaid)
+        self.facts += self.thread_facts(instance)
+        return instance
+
+    def term(self, instance: _Instance, expression):
+        """`expression` of the template thread, for `instance`: its indices, its own fresh
+        values, its loads resolved."""
+        version = self.versions[instance.version]
+        pairs = list(zip(version.thread.tid + version.thread.ctaid, instance.tid + instance.ctaid))
+        for constant in _constants(expression):
+            name = constant.decl().name()
+            if name in version.walker.reads:
+                pairs.append((constant, self.resolved(instance, name)))
+            elif not _launch_wide(name) and not any(constant.eq(t) for t, _ in pairs[:6]):
+                pairs.append((constant, z3.Const(f"{name}~{instance.tag}", constant.sort())))
+        return z3.substitute(expression, *pairs) if pairs else expression
+
+    def overlap(self, instance: _Instance, write: _Write, offset, size: int) -> z3.BoolRef:
+        """Whether `instance` does `write` over one of bytes [offset, offset + size)."""
+        return z3.And(self.term(instance, write.condition),
+                      _overlaps(self.term(instance, write.offset), write.size, offset, size))
+
+    def resolved(self, instance: _Instance, name: str):
+        """The value the template's load `name` reads in `instance`: what the last write
+        before it left there (its own earlier in its interval, a thread of its block's in
+        an earlier one), else what memory held before the launch."""
+        key = (instance.tag, name)
+        if key in self.memo:
+            return self.memo[key]
+        version = self.versions[instance.version]
+        read = version.walker.reads[name]
+        at = version.position(read.pc)
+        offset = self.term(instance, read.offset)
+        writes = sorted((w for w in version.walker.writes if w.base == read.base and version.position(w.pc) < at),
+                        key=lambda w: version.position(w.pc))
+        value = self.initial(instance, read.base, read.space, offset, read.size)
+        earlier = [w for w in writes if version.position(w.pc)[0] < at[0]]
+        if instance.bound and earlier:
+            raise NotModeled("a store's address or condition depends on memory the kernel wrote before it")
+        if len(writes) == 1 and earlier and self.covers(instance.version, name, earlier[0]):
+            write = earlier[0]  # its one writer: the thread of the block that wrote exactly these bytes
+            writer = self.instantiate(version.name, instance.ctaid)
+            self.facts.append(z3.Implies(self.term(instance, read.condition), z3.And(
+                self.term(writer, write.condition), self.term(writer, write.offset) == offset)))
+            value = self.term(writer, write.value)
+        else:
+            for write in writes:
+                # in its own interval only the thread itself wrote what it reads (race-free)
+                writer = self.chosen(version, write, instance.ctaid, offset, read.size) if write in earlier else \
+                    instance
+                start = self.term(writer, write.offset)
+                exact = self.term(writer, write.value) if write.size == read.size else self.fresh(read.size * 8)
+                value = z3.If(self.overlap(writer, write, offset, read.size),
+                              z3.If(start == offset, exact, self.fresh(read.size * 8)), value)
+        self.memo[key] = value
+        return value
+
+    def covers(self, version: str, name: str, write: _Write) -> bool:
+        """Whether every thread that does the load `name` reads bytes a thread of its block
+        wrote by `write`, all of them and only them (its own question to the solver)."""
+        key = (version, name, write.pc)
+        if key not in self.covered:
+            read = self.versions[version].walker.reads[name]
+            self.covered[key] = False
+            if write.size == read.size:
+                question = _Encoding(self.versions, self.launch, self.common, self.deadline, self.milliseconds,
+                                     self.covered)
+                reader = question.instantiate(version)
+                offset = question.term(reader, read.offset)
+                bound = question.thread(version, reader.ctaid, bound=True)
+                written = z3.And(question.term(bound, write.condition), question.term(bound, write.offset) == offset)
+                try:
+                    self.covered[key] = question.ask(question.term(reader, read.condition), z3.ForAll(
+                        list(bound.tid), z3.Implies(z3.And(question.thread_facts(bound)), z3.Not(written)))) is None
+                except NotModeled:
+                    pass
+        return self.covered[key]
+
+    def chosen(self, version: _Version, write: _Write, ctaid: tuple | None, offset, size: int) -> _Instance:
+        """A thread that does `write` over a byte of [offset, offset + size) if any thread
+        of the block (of the launch: ctaid None) does."""
+        writer = self.instantiate(version.name, ctaid)
+        self.facts.append(z3.Or(self.overlap(writer, write, offset, size), self.nobody(version, write, ctaid,
+                                                                                      offset, size)))
+        return writer
+
+    def nobody(self, version: _Version, write: _Write, ctaid: tuple | None, offset, size: int) -> z3.BoolRef:
+        """No thread of the block (of the launch: ctaid None) does `write` over a byte of
+        [offset, offset + size)."""
+        bound = self.thread(version.name, ctaid, bound=True)
+        variables = list(bound.tid) + (list(bound.ctaid) if ctaid is None else [])
+        return z3.ForAll(variables, z3.Implies(z3.And(self.thread_facts(bound)),
+                                               z3.Not(self.overlap(bound, write, offset, size))))
+
+    def initial(self, instance: _Instance, base: tuple, space: str, offset, size: int):
+        """What memory held before the launch: a buffer's contents (shared by the versions),
+        any value in shared memory."""
+        if space == "shared":
+            return self.fresh(size * 8)
+        return _bytes(self.array(base if base[0] != "global" else (instance.version, *base)), offset, size)
+
+    def array(self, key: tuple):
+        if key not in self.arrays:
+            self.arrays[key] = z3.Array(f"memory.{'.'.join(map(str, key))}", z3.BitVecSort(64), z3.BitVecSort(8))
+        return self.arrays[key]
+
+    def fresh(self, width: int):
+        return z3.BitVec(f"garbage~{next(self.garbage)}", width)
+
+    def byte(self, writer: _Instance, write: _Write, address):
+        """The byte `writer`'s `write` puts at `address` (when it covers it)."""
+        value = self.term(writer, write.value)
+        wide = z3.ZeroExt(64 - value.size(), value) if value.size() < 64 else value
+        return z3.Extract(7, 0, z3.LShR(wide, (address - self.term(writer, write.offset)) * 8))
+
+    def final(self, version: str, base: tuple, address):
+        """The byte at `address` of buffer `base` after the launch of `version`: what its
+        last write there put, else what it held."""
+        byte = _bytes(self.array(base), address, 1)
+        template = self.versions[version]
+        for write in sorted((w for w in template.live if w.base == base),
+                            key=lambda w: template.position(w.pc)):
+            writer = self.chosen(template, write, None, address, 1)
+            byte = z3.If(self.overlap(writer, write, address, 1), self.byte(writer, write, address), byte)
+        return byte
+
+
+def _overlaps(start, size: int, offset, length: int) -> z3.BoolRef:
+    """Bytes [start, start + size) and [offset, offset + length) share one (64-bit offsets)."""
+    return z3.Or(z3.ULT(offset - start, size), z3.ULT(start - offset, length))
+
+
+def _bytes(array, offset, size: int):
+    """`size` bytes of `array` from `offset`, little-endian."""
+    values = [z3.Select(array, offset + i) for i in range(size)]
+    return values[0] if size == 1 else z3.Concat(*reversed(values))
+
+
+def _launch_wide(name: str) -> bool:
+    """A name every thread of the launch shares: its dimensions, a scalar argument (or a
+    member of a struct one)."""
+    return name.startswith(("ntid.", "nctaid.", "arg"))
+
+
+def _constants(expression) -> list:
+    """The uninterpreted constants `expression` is made of."""
+    seen, found, pending = set(), {}, [expression]
+    while pending:
+        term = pending.pop()
+        if term.get_id() in seen:
+            continue
+        seen.add(term.get_id())
+        if z3.is_const(term) and term.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            found[term.get_id()] = term
+        elif z3.is_app(term):
+            pending.extend(term.children())
+    return list(found.values())
+
+
+# ---------------------------------------------------------------------------- the question
+
+
+def prove_equivalent(pair, given: Fixed | None = None, deadline: float = float("inf"),
+                     milliseconds: int = QUERY_MILLISECONDS) -> EquivalenceProof:
+    """Whether `pair`'s versions (checker.equivalence.Pair) leave the same bytes in every
+    buffer for every launch (with what `given` fixes of it, by the old kernel's names),
+    every argument and every buffer content."""
+    start = time.perf_counter()
+    proof = EquivalenceProof("unknown", assumptions=[*ASSUMPTIONS, RACE_FREE, SAME_FLOATS])
+    try:
+        _prove(pair, given or Fixed(), deadline, milliseconds, proof)
+    except NotModeled as reason:
+        proof.verdict, proof.reason = "unknown", str(reason)
+    proof.assumptions = list(dict.fromkeys(proof.assumptions))
+    proof.seconds = time.perf_counter() - start
+    return proof
+
+
+def _prove(pair, given: Fixed, deadline: float, milliseconds: int, proof: EquivalenceProof) -> None:
+    for label, program, info in (("old", pair.old_program, pair.old), ("new", pair.new_program, pair.new)):
+        _structure(label, Kernel(program, info.symbol))
+    for label, program, info in (("old", pair.old_program, pair.old), ("new", pair.new_program, pair.new)):
+        race = prove_kernel(program, info, given=_given(pair, given, label), deadline=deadline, races=1)
+        if race.verdict != "proved":
+            raise NotModeled(f"the {label} kernel is not proved race-free ({race.reason or race.verdict})")
+        proof.assumptions += race.assumptions
+    _fresh_context()
+    old_kernel = Kernel(pair.old_program, pair.old.symbol)
+    launch = Launch.of(old_kernel.function)
+    new_kernel, new_params = _renamed(pair)
+    versions = {"old": _template("old", old_kernel, launch),
+                "new": _template("new", new_kernel, Launch(launch.ntid, launch.nctaid, new_params))}
+    facts, stated = given.facts(pair.old, launch, old_kernel.function)
+    # the axes neither version reads are one long
+    shape, unread = unread_axes(_Reads(set(pair.old.builtins) | set(pair.new.builtins)), launch, given)
+    proof.assumptions += unread + stated + [a for v in versions.values() for a in v.walker.walk.assumed]
+    if any(v.walker.promises for v in versions.values()):
+        proof.assumptions.append(NO_OVERFLOW)
+    common = [*launch.limits(), *shape, *facts]
+    covered: dict = {}
+    for base in sorted({w.base for v in versions.values() for w in v.walker.writes if w.space == "global"}, key=str):
+        def encoding():
+            question = _Encoding(versions, launch, common, deadline, milliseconds, covered)
+            for label in versions:  # what any thread of either promises holds (a launch where it fails is undefined)
+                question.instantiate(label)
+            return question
+
+        try:
+            model, address = _differs(encoding, versions, base)
+        except NotModeled as reason:
+            raise NotModeled(f"{_name(pair, base)}: {reason}") from None
+        if model is not None:
+            _difference(pair, launch, model, base, address, proof)
+            return
+    proof.verdict = "proved"
+
+
+def _differs(encoding, versions: dict, base: tuple):
+    """(a model, the address) of a byte of buffer `base` the versions leave different, or
+    (None, None). With at most one store to it in each version: first whether one writes a
+    byte the other does not, then whether the bytes both write differ; else one question
+    of the last writers."""
+    address = z3.BitVec("address", 64)
+    sites = {label: [w for w in v.live if w.base == base] for label, v in versions.items()}
+    if any(len(found) > 1 for found in sites.values()):
+        question = encoding()
+        return question.ask(question.final("old", base, address) != question.final("new", base, address)), address
+    for first, second in (("old", "new"), ("new", "old")):
+        if not sites[first]:
+            continue
+        question = encoding()
+        writer = question.instantiate(first)
+        only = [question.nobody(versions[second], sites[second][0], None, address, 1)] if sites[second] else []
+        model = question.ask(question.overlap(writer, sites[first][0], address, 1), *only)
+        if model is not None:
+            return model, address
+    if not all(sites.values()):
+        return None, None
+    question = encoding()
+    old, new = question.instantiate("old"), question.instantiate("new")
+    return question.ask(question.overlap(old, sites["old"][0], address, 1),
+                        question.overlap(new, sites["new"][0], address, 1),
+                        question.byte(old, sites["old"][0], address) != question.byte(new, sites["new"][0],
+                                                                                        address)), address
+
+
+class _Reads:
+    """What unread_axes needs of a kernel: the index registers it reads."""
+
+    def __init__(self, builtins: set):
+        self.builtins = builtins
+
+
+def _given(pair, given: Fixed, label: str) -> Fixed:
+    """`given` for one version: the new kernel's by its own parameter names."""
+    if label == "old":
+        return given
+    return Fixed(given.grid, given.block, pair.new_args(given.args))
+
+
+def _structure(label: str, kernel: Kernel) -> None:
+    """NotModeled unless `kernel` is loop-free and has no grid barrier. (A block barrier
+    some threads skip is fine: the race proof found no block whose threads disagree on it,
+    and the order of _order's intervals errs only towards writes of other threads.)"""
+    if kernel.loops:
+        line = kernel.line(kernel.function.blocks[kernel.loops[0].header].start) or "?"
+        raise NotModeled(f"the {label} kernel has a loop (line {line}); the proof covers loop-free kernels")
+    if kernel.grid_syncs:
+        raise NotModeled(f"the {label} kernel synchronizes its grid")
+
+
+def _template(label: str, kernel: Kernel, launch: Launch) -> _Version:
+    """`kernel` walked once, from entry to end, by a template thread."""
+    thread = Thread(10 if label == "old" else 20, launch)
+    walker = ValueWalker(kernel, launch, thread, label)
+    walk = walker.run()
+    walker.writes = _one_per_store(walker.writes)
+    problems = walker.problems + walk.unknown
+    if problems:
+        raise NotModeled(f"the {label} kernel: {problems[0]}")
+    if any(a.base is None for a in walk.accesses):
+        raise NotModeled(f"the {label} kernel accesses memory through a pointer the model does not follow")
+    order = _order(kernel)
+    walker.writes = _overwritten(walker.writes, walker.reads.values(), order)
+    return _Version(label, kernel, walker, thread, order, _live(walker.writes, order))
+
+
+def _live(writes: list[_Write], order: dict) -> list[_Write]:
+    """The writes whose bytes may be left after the launch: not those the same thread
+    always writes again later, at the same address (a solver's question each)."""
+    live = []
+    for write in writes:
+        later = [w for w in writes if order[w.pc] > order[write.pc] and w.base == write.base and
+                 w.size >= write.size and w.offset.eq(write.offset)]
+        if not any(_implies(write.condition, w.condition) for w in later):
+            live.append(write)
+    return live
+
+
+def _implies(first, second) -> bool:
+    solver = z3.SolverFor("QF_BV")
+    solver.set("timeout", 2000)
+    solver.add(first, z3.Not(second))
+    return solver.check() == z3.unsat
+
+
+def _overwritten(writes: list[_Write], reads, order: dict) -> list[_Write]:
+    """Writes of one thread to the same address in one barrier interval, with no load of
+    that memory between, as one: the later one's value where it happens, else the earlier
+    one's (no other thread reads the address in between without a race)."""
+    kept: list[_Write] = []
+    for write in sorted(writes, key=lambda w: order[w.pc]):
+        last = kept[-1] if kept else None
+        if last is not None and last.base == write.base and last.size == write.size and \
+                last.offset.eq(write.offset) and order[last.pc][0] == order[write.pc][0] and \
+                not any(r.base == write.base and order[last.pc] < order[r.pc] < order[write.pc] for r in reads):
+            kept[-1] = _Write(write.pc, write.base, write.space, write.offset, write.size,
+                              z3.If(write.condition, write.value, last.value), z3.Or(last.condition, write.condition))
+        else:
+            kept.append(write)
+    return kept
+
+
+def _one_per_store(writes: list[_Write]) -> list[_Write]:
+    """One write for each store instruction: the paths a thread may reach it on exclude
+    each other, so its address and value are those of the path whose condition holds."""
+    by_pc: dict[int, list[_Write]] = {}
+    for write in writes:
+        by_pc.setdefault(write.pc, []).append(write)
+    merged = []
+    for group in by_pc.values():
+        first = group[0]
+        if len(group) == 1 or any(w.base != first.base or w.size != first.size for w in group):
+            merged += group
+            continue
+        offset, value = group[-1].offset, group[-1].value
+        for write in reversed(group[:-1]):
+            offset = offset if write.offset.eq(offset) else z3.If(write.condition, write.offset, offset)
+            value = value if write.value.eq(value) else z3.If(write.condition, write.value, value)
+        merged.append(_Write(first.pc, first.base, first.space, offset, first.size, value,
+                             z3.Or([w.condition for w in group])))
+    return merged
+
+
+def _order(kernel: Kernel) -> dict:
+    """pc -> (barrier interval, position): the barriers passed before it, and its place in a
+    topological order of the (loop-free) blocks."""
+    function = kernel.function
+    seen, postorder = set(), []
+
+    def visit(block: int) -> None:
+        stack = [(block, iter(function.blocks[block].successors))]
+        seen.add(block)
+        while stack:
+            current, successors = stack[-1]
+            following = next((s for s in successors if s not in seen and s < len(function.blocks)), None)
+            if following is None:
+                postorder.append(current)
+                stack.pop()
+            else:
+                seen.add(following)
+                stack.append((following, iter(function.blocks[following].successors)))
+
+    visit(0)
+    rank = {block: index for index, block in enumerate(reversed(postorder))}
+    position = {pc: (rank.get(op.block, -1), pc) for pc, op in enumerate(function.ops)}
+    barriers = sorted(position[pc] for pc in kernel.barriers)
+    return {pc: (sum(1 for b in barriers if b < where), *where) for pc, where in position.items()}
+
+
+def _renamed(pair) -> tuple[Kernel, dict]:
+    """The new kernel and its parameters' values (slot -> value), numbered as the old
+    kernel's they answer: its scalar arguments and buffers are then the old one's terms."""
+    kernel = Kernel(pair.new_program, pair.new.symbol)
+    new_index = {p.name: i for i, p in enumerate(pair.new.params)}
+    old_of = {new_index[new]: i for i, (old, new) in enumerate(pair.names.items())}
+    function = kernel.function
+    params = {}
+    for index, slot in enumerate(function.params):
+        ty = function.slot_types[slot]
+        old = old_of.get(index, index)
+        if isinstance(ty, PointerType):
+            params[slot] = Pointer(("param", old), z3.BitVecVal(0, 64))
+        elif _width(ty):
+            params[slot] = z3.BitVec(f"arg{old}", _width(ty))
+    kernel.byval = {old_of.get(index, index): byval for index, byval in kernel.byval.items()}
+    return kernel, params
+
+
+def _name(pair, base: tuple) -> str:
+    if base[0] in ("param", "member"):
+        name = pair.old.params[base[1]].name
+        return name if base[0] == "param" else f"{name} (+{base[2]})"
+    return str(base[-1])
+
+
+def _difference(pair, launch: Launch, model, base: tuple, address, proof: EquivalenceProof) -> None:
+    def number(expression, default=0):
+        value = model.eval(expression, model_completion=True)
+        return value.as_long() if z3.is_bv_value(value) else default
+
+    proof.verdict = "differ"
+    proof.grid = tuple(number(d, 1) for d in launch.nctaid)
+    proof.block = tuple(number(d, 1) for d in launch.ntid)
+    names = [p.name for p in pair.old.params]
+    proof.args = {names[int(str(v).removeprefix("arg"))]: number(v) for v in launch.params.values()
+                  if z3.is_bv(v) and str(v).removeprefix("arg").isdigit()}
+    proof.buffer, proof.offset = _name(pair, base), number(address)
+
+
+def replay(pair, proof: EquivalenceProof, rtol: float = 0.0, atol: float = 0.0, warp_model: str = "independent",
+           seed: int = 0):
+    """The solver's launch and arguments run by both versions in the interpreter, buffers
+    filled distinct, then small: the comparison (checker.equivalence.Comparison) that
+    shows a difference, or None."""
+    from simulee.checker.equivalence import EQUIVALENCE_WORK_LIMIT, compare
+    from simulee.checker.kernel import default_launch, indices_read
+
+    reads = indices_read(pair.old_program, pair.old)
+    for fill in ("distinct", "small"):
+        launch = default_launch(pair.old, dict(proof.args), proof.grid, proof.block, reads, fill=fill, seed=seed)
+        launch = replace(launch, work_limit=EQUIVALENCE_WORK_LIMIT)  # a huge launch stops: it shows nothing
+        comparison = compare(pair, launch, rtol, atol, warp_model)
+        if comparison.differs:
+            return comparison
+    return None
