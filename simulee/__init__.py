@@ -8,7 +8,7 @@ subsystems below it, which read `__version__` from here, import nothing above th
 
 __version__ = "0.1.0"
 
-API = ("check", "kernels", "run", "prove", "scan", "Report", "Record", "Run", "Scan", "SimuleeError")
+API = ("check", "equiv", "kernels", "run", "prove", "scan", "Report", "Record", "Run", "Scan", "SimuleeError")
 __all__ = ["__version__", *API]
 
 

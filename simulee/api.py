@@ -33,7 +33,7 @@ import numpy as np
 
 from simulee.errors import SimuleeError
 
-__all__ = ["Record", "Report", "Run", "Scan", "check", "kernels", "prove", "run", "scan", "SimuleeError"]
+__all__ = ["Record", "Report", "Run", "Scan", "check", "equiv", "kernels", "prove", "run", "scan", "SimuleeError"]
 
 
 class Record(Mapping):
@@ -212,6 +212,17 @@ def prove(source, kernel: str | list[str] | None = None, *, name: str = "kernel.
         return [Record(path.rename(report.to_json(proof))) for proof in proofs]
 
 
+def equiv(old, new, *, args: dict | None = None, **options) -> Record:
+    """Compare two versions of a kernel as `simulee equiv` does (each "FILE" or
+    "FILE:KERNEL"; `args` fixes integer arguments by the old kernel's names): its report
+    as `--format json` writes it (verdict differ | equivalent | proved-equivalent |
+    not-compared, the difference, the proof)."""
+    from simulee.cli import compare_versions, equiv_json
+
+    namespace = _arguments("equiv", old, options, args, positional=[str(new)])
+    return Record(equiv_json(*compare_versions(namespace)))
+
+
 def scan(repo, out=None, **options) -> Scan:
     """Scan a repository as `simulee scan` does, into `out` (default: what the command
     chooses); returns the output folder, the summary and the kernels' records."""
@@ -230,14 +241,15 @@ def scan(repo, out=None, **options) -> Scan:
 # ---------------------------------------------------------------------------- options
 
 
-def _arguments(command: str, path: Path, options: dict, kernel_args: dict | None = None) -> argparse.Namespace:
-    """The parsed command line `simulee COMMAND PATH --option value ...` the keywords
-    stand for, with NumPy arrays among `kernel_args` attached as buffers."""
+def _arguments(command: str, path: Path, options: dict, kernel_args: dict | None = None,
+               positional: list[str] = ()) -> argparse.Namespace:
+    """The parsed command line `simulee COMMAND PATH [POSITIONAL...] --option value ...`
+    the keywords stand for, with NumPy arrays among `kernel_args` attached as buffers."""
     from simulee.cli import RaisingParser, build_parser
 
     parser = build_parser(RaisingParser)
     actions = _options_of(parser, command)
-    argv = [command, str(path)]
+    argv = [command, str(path), *positional]
     options = {"quiet": True, **options} if "quiet" in actions else options
     for key, value in options.items():
         if value is None or value is False:
@@ -261,7 +273,8 @@ def _arguments(command: str, path: Path, options: dict, kernel_args: dict | None
         else:
             argv += ["--arg", f"{key}={str(value).lower() if isinstance(value, bool) else value}"]
     namespace = parser.parse_args(argv)
-    namespace.path = str(path)  # check takes several paths on the command line; here one
+    if hasattr(namespace, "path"):
+        namespace.path = str(path)  # check takes several paths on the command line; here one
     if buffers:
         namespace.buffer = [*namespace.buffer, *buffers]
     return namespace

@@ -701,6 +701,18 @@ def prove_sources(args, proved=None) -> tuple[list, list[dict]]:
 
 
 def run_equiv(args) -> int:
+    pair, verdict = compare_versions(args)
+    if args.format == "json":
+        print(json.dumps(equiv_json(pair, verdict), indent=2))
+    else:
+        sys.stdout.write(equiv_text(pair, verdict))
+    return {"differ": EXIT_FINDINGS, "equivalent": EXIT_OK, "proved-equivalent": EXIT_OK}.get(verdict.verdict,
+                                                                                              EXIT_ERROR)
+
+
+def compare_versions(args):
+    """(checker.equivalence.Pair, Verdict) of `simulee equiv`'s options: the launches
+    compared and searched, then the proof."""
     from simulee.checker.equivalence import equivalence
 
     pair, launches, space, fixed = equiv_setup(args)
@@ -711,12 +723,7 @@ def run_equiv(args) -> int:
         if verdict.verdict == "equivalent" and not args.no_prove:
             bar.status("proving")
             equiv_proof(pair, verdict, fixed, args, deadline)
-    if args.format == "json":
-        print(json.dumps(equiv_json(pair, verdict), indent=2))
-    else:
-        sys.stdout.write(equiv_text(pair, verdict))
-    return {"differ": EXIT_FINDINGS, "equivalent": EXIT_OK, "proved-equivalent": EXIT_OK}.get(verdict.verdict,
-                                                                                              EXIT_ERROR)
+    return pair, verdict
 
 
 def equiv_proof(pair, verdict, fixed, args, deadline: float) -> None:

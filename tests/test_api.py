@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import simulee
+from conftest import ROOT
 from simulee.cli import main
 
 # a thread reads its right neighbour's tile entry before any barrier: a shared-memory race
@@ -108,3 +109,13 @@ def test_scan_returns_its_folder_and_records(tmp_path):
     assert result.summary.startswith("# Simulee scan: project")
     assert [k.kernel for k in result.report.kernels] == ["shift"]
     assert "data-race" in {f.type for f in result.report.findings}
+
+
+def test_equiv_returns_the_report_of_the_command_line_and_a_difference_by_its_launch():
+    equiv_dir = ROOT / "tests" / "equiv"
+    edge = simulee.equiv(f"{equiv_dir}/transpose.cu:transpose_naive", f"{equiv_dir}/transpose.cu:transpose_tiled_edge",
+                         block=(16, 16), args={"width": 40, "height": 24}, no_search=True, no_prove=True)
+    assert edge.verdict == "differ" and edge.difference.buffer == "out" and edge.proof is None
+    assert dict(edge.difference.launch.args) == {"width": 40, "height": 24}
+    with pytest.raises(simulee.SimuleeError, match="takes 3 parameters and scale_offset 4"):
+        simulee.equiv(f"{equiv_dir}/padding.cu:scale", f"{equiv_dir}/padding.cu:scale_offset")

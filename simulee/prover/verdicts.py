@@ -16,6 +16,10 @@ holds (simulee.checker.kernel.kernel_verdict):
   launch resting on a guess of Simulee's (a warning);
 - `not-proved`: no race found on the launches run, and the prover could not decide (why).
 
+A redundant barrier of a kernel proved race-free, whose removal the check compared on its
+launches, is then proved removable for every launch where prover.equivalence can (a
+loop-free kernel); a removal the solver shows to change an output makes it needed.
+
 `confirm` runs a proof's races in the interpreter, for `simulee prove`.
 """
 
@@ -98,7 +102,7 @@ def _prove_removals(program: Program, kernel: KernelInfo, check: KernelCheck, fi
             continue
         pair = Pair(program, kernel, without_barrier(program, verdict.site), kernel, {p.name: p.name
                                                                                   for p in kernel.params})
-        proof = prove_equivalent(pair, fixed, deadline)
+        proof = prove_equivalent(pair, fixed, deadline, race_free=("old",))  # the check's proof proved it
         shown = replay(pair, proof) if proof.verdict == "differ" else None
         if proof.verdict == "proved":
             verdict.removal_proved = True
