@@ -273,8 +273,7 @@ def _arguments(command: str, path: Path, options: dict, kernel_args: dict | None
         else:
             argv += ["--arg", f"{key}={str(value).lower() if isinstance(value, bool) else value}"]
     namespace = parser.parse_args(argv)
-    if hasattr(namespace, "path"):
-        namespace.path = str(path)  # check takes several paths on the command line; here one
+    namespace.path = str(path)  # check takes several paths on the command line; here one
     if buffers:
         namespace.buffer = [*namespace.buffer, *buffers]
     return namespace

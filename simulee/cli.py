@@ -462,6 +462,8 @@ def _equiv_command(commands, compile_options, execution_options) -> None:
     equiv.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
                        help="a scalar argument by the original's parameter name (repeatable); what is not given "
                             "is searched")
+    equiv.add_argument("--buffer", action="append", default=[], metavar="NAME=DTYPE:COUNT[:FILL]|NAME=@FILE.npy",
+                       help="the contents of a buffer, as check takes them (both versions get a copy)")
     equiv.add_argument("--fill", choices=FILLS, metavar="MODE",
                        help="what input buffers hold (default: small, and others as the search tries them)")
     equiv.add_argument("--rtol", type=float, default=0.0, metavar="R",
@@ -761,7 +763,7 @@ def equiv_setup(args):
     pair = Pair.of(old_program, old, new_program, new, mapping)
     grid = parse_dims(args.grid, "grid") if args.grid else None
     block = parse_block(args.block, "block") if args.block else None
-    given = launch_arguments(old, args.arg, [], args.seed, require_scalars=False)
+    given = launch_arguments(old, args.arg, args.buffer, args.seed, require_scalars=False, cast=True)
     base, space = _equivalence_space(old_program, old, args.seed, given, grid, block, args.fill,
                                      shared_bytes=args.shared_bytes, step_limit=args.step_limit,
                                      heap_bytes=args.heap_bytes)

@@ -283,3 +283,13 @@ def test_the_text_report_says_proved_and_what_it_assumed(run_cli):
     assert first.startswith("simulee: scale (") and "proved equivalent for every launch (and equal on 1 launch;" \
         in first
     assert assumed.startswith("    assumed: CUDA's launch limits") and "distinct pointer parameters" in assumed
+
+
+def test_a_given_buffer_is_what_both_versions_read(run_cli):
+    launch = ("--arg", "n=64", "--grid", "1", "--block", "64", "--no-prove")
+    status, report = equiv(run_cli, f"{PROOFS}:clamp_select", f"{PROOFS}:clamp_branch", "--buffer",
+                           "in=int32:64:ones", *launch)
+    assert status == 0 and report["verdict"] == "equivalent" and report["launches"] == 1  # all positive: equal
+    status, report = equiv(run_cli, f"{PROOFS}:clamp_select", f"{PROOFS}:clamp_branch", "--fill", "wide", *launch)
+    assert status == 1 and report["difference"]["new_writer"] == "not written (its initial value)"
+    assert report["difference"]["old"] == 0  # where the input is not positive

@@ -1,7 +1,8 @@
 """Two versions of a kernel on the same inputs: do they compute the same?
 
 Both kernels run on one launch: the same grid and block, the same scalar arguments and
-byte-identical input buffers; then every buffer either may write is compared. Parameters
+byte-identical input buffers (those given, --buffer, else drawn); then every buffer either
+may write is compared. Parameters
 are matched by position, or by name through `mapping` (old name -> new name). A buffer's
 contents are drawn as a paged buffer of the old kernel's would be (interpreter.contents:
 the launch's fill and seed), sized to what either version touches (a first run of each on
@@ -152,7 +153,9 @@ def compare(pair: Pair, launch: Launch, rtol: float = 0.0, atol: float = 0.0, wa
     here) and compare every buffer. With `old_may_fail` (a fix judged against the racy
     original), a launch the old version races or faults on is not compared."""
     sizes = _sizes(pair, launch)
-    buffers = {name: _initial(_param(pair.old, name), launch, index, sizes[name])
+    given = _given(launch.args, pair.old)
+    buffers = {name: given[name].copy() if name in given else _initial(_param(pair.old, name), launch, index,
+                                                                       sizes[name])
                for index, name in enumerate(p.name for p in pair.old.params) if name in sizes}
     old_launch = replace(launch, args={**_scalars(launch.args, pair.old), **{k: v.copy() for k, v in buffers.items()}},
                          trace=True, keep_buffers=True)
@@ -189,9 +192,12 @@ def _sizes(pair: Pair, launch: Launch) -> dict[str, int]:
     """Elements per pointer parameter (old name): what either version touches of it when it
     runs on paged buffers, and SLACK_ELEMENTS more."""
     scalars = _scalars(launch.args, pair.old)
-    probes = [execute(pair.old_program, pair.old, replace(launch, args=scalars, trace=False, keep_buffers=True)),
-              execute(pair.new_program, pair.new, replace(launch, args=pair.new_args(scalars), trace=False,
-                                                          keep_buffers=True))]
+    given = _given(launch.args, pair.old)
+    copies = lambda: {name: value.copy() for name, value in given.items()}  # noqa: E731  (each run writes its own)
+    probes = [execute(pair.old_program, pair.old, replace(launch, args={**scalars, **copies()}, trace=False,
+                                                          keep_buffers=True)),
+              execute(pair.new_program, pair.new, replace(launch, args=pair.new_args({**scalars, **copies()}),
+                                                          trace=False, keep_buffers=True))]
     sizes = {}
     for param in pair.old.params:
         if param.kind != "pointer":
@@ -214,6 +220,12 @@ def _initial(param, launch: Launch, index: int, count: int) -> np.ndarray:
 
 def _param(kernel: KernelInfo, name: str):
     return next(param for param in kernel.params if param.name == name)
+
+
+def _given(args: dict, kernel: KernelInfo) -> dict:
+    """The buffers given (--buffer): NumPy arrays of pointer parameters, by name."""
+    pointers = {p.name for p in kernel.params if p.kind == "pointer"}
+    return {name: value for name, value in args.items() if name in pointers and isinstance(value, np.ndarray)}
 
 
 def _scalars(args: dict, kernel: KernelInfo) -> dict:
