@@ -270,6 +270,8 @@ def test_a_racy_version_is_never_proved_and_a_loop_is_not_modeled():
 
     racy = prove_equivalent(pair(f"{PROOFS}:stage_once", f"{PROOFS}:stage_racy"), Fixed(block=(256, 1, 1)))
     assert racy.verdict == "unknown" and racy.reason.startswith("the new kernel is not proved race-free (race")
+    faulting = prove_equivalent(pair(f"{PROOFS}:read_null", f"{PROOFS}:read_null"))
+    assert faulting.verdict == "unknown" and "a load from memory the model does not place" in faulting.reason
     looping = prove_equivalent(pair(f"{REDUCE}:reduce_interleaved", f"{REDUCE}:reduce_sequential"),
                                Fixed(block=(128, 1, 1)))
     assert looping.verdict == "unknown" and "has a loop (line 12)" in looping.reason

@@ -132,7 +132,7 @@ class ValueWalker(Walker):
         width = _width(op.type)
         if isinstance(op.type, PointerType) or not width or width > 64:
             self.problems.append(f"a load of a pointer or an aggregate at {self.where(pc)}")
-        elif space in ("any", "local") or pointer.base is None:
+        elif space in ("any", "local", "null") or pointer.base is None:
             self.problems.append(f"a load from memory the model does not place at {self.where(pc)}")
         else:
             name = f"read.{self.tag}.{len(self.reads)}"

@@ -80,3 +80,10 @@ __global__ void stage_racy(const int *in, int *out, int n) {
   s[threadIdx.x] = in[i] + 1;
   if (i < n) out[i] = s[(threadIdx.x + 1) % 256] * 0 + s[threadIdx.x];
 }
+
+// reads through a null pointer: both versions fault, nothing is proved of them
+__global__ void read_null(const int *in, int *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int *nowhere = 0;
+  if (i < n) out[i] = nowhere[i];
+}
