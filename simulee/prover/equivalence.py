@@ -478,8 +478,9 @@ def prove_equivalent(pair, given: Fixed | None = None, deadline: float = float("
 
 def _prove(pair, given: Fixed, deadline: float, milliseconds: int, proof: EquivalenceProof,
            race_free: tuple[str, ...]) -> None:
-    for label, program, info in (("old", pair.old_program, pair.old), ("new", pair.new_program, pair.new)):
-        _structure(label, Kernel(program, info.symbol))
+    kernels = {"old": Kernel(pair.old_program, pair.old.symbol), "new": Kernel(pair.new_program, pair.new.symbol)}
+    for label, kernel in kernels.items():
+        _structure(label, kernel)
     for label, program, info in (("old", pair.old_program, pair.old), ("new", pair.new_program, pair.new)):
         if label in race_free:
             continue
@@ -487,10 +488,10 @@ def _prove(pair, given: Fixed, deadline: float, milliseconds: int, proof: Equiva
         if race.verdict != "proved":
             raise NotModeled(f"the {label} kernel is not proved race-free ({race.reason or race.verdict})")
         proof.assumptions += race.assumptions
-    _fresh_context()
-    old_kernel = Kernel(pair.old_program, pair.old.symbol)
+    _fresh_context()  # the kernels hold no z3 terms: they outlive it
+    old_kernel, new_kernel = kernels["old"], kernels["new"]
     launch = Launch.of(old_kernel.function)
-    new_kernel, new_params = _renamed(pair)
+    new_params = _renamed(pair, new_kernel)
     versions = {"old": _template("old", old_kernel, launch),
                 "new": _template("new", new_kernel, Launch(launch.ntid, launch.nctaid, new_params))}
     facts, stated = given.facts(pair.old, launch, old_kernel.function)
@@ -674,10 +675,10 @@ def _order(kernel: Kernel) -> dict:
     return {pc: (sum(1 for b in barriers if b < where), *where) for pc, where in position.items()}
 
 
-def _renamed(pair) -> tuple[Kernel, dict]:
-    """The new kernel and its parameters' values (slot -> value), numbered as the old
-    kernel's they answer: its scalar arguments and buffers are then the old one's terms."""
-    kernel = Kernel(pair.new_program, pair.new.symbol)
+def _renamed(pair, kernel: Kernel) -> dict:
+    """The new kernel's parameters' values (slot -> value), numbered as the old kernel's
+    they answer (its byval table renumbered alike): its scalar arguments and buffers are
+    then the old one's terms."""
     new_index = {p.name: i for i, p in enumerate(pair.new.params)}
     old_of = {new_index[new]: i for i, (old, new) in enumerate(pair.names.items())}
     function = kernel.function
@@ -690,7 +691,7 @@ def _renamed(pair) -> tuple[Kernel, dict]:
         elif _width(ty):
             params[slot] = z3.BitVec(f"arg{old}", _width(ty))
     kernel.byval = {old_of.get(index, index): byval for index, byval in kernel.byval.items()}
-    return kernel, params
+    return params
 
 
 def _name(pair, base: tuple) -> str:
