@@ -471,6 +471,9 @@ def _equiv_command(commands, compile_options, execution_options) -> None:
                             "sums (default: bit-exact)")
     equiv.add_argument("--atol", type=float, default=0.0, metavar="A", help="absolute tolerance for floats")
     equiv.add_argument("--no-search", action="store_true", help="compare on the given (or default) launch only")
+    equiv.add_argument("--no-launch-sites", dest="launch_sites", action="store_false",
+                       help="ignore the launches the old kernel's host code makes (by default they are compared "
+                            "first, and the search varies only what they leave open)")
     equiv.add_argument("--no-prove", action="store_true",
                        help="do not try to prove the versions equal for every launch (the launches given fixed)")
     equiv.add_argument("--population", type=_positive, default=8, metavar="N", help="the search's population")
@@ -764,11 +767,15 @@ def equiv_setup(args):
     grid = parse_dims(args.grid, "grid") if args.grid else None
     block = parse_block(args.block, "block") if args.block else None
     given = launch_arguments(old, args.arg, args.buffer, args.seed, require_scalars=False, cast=True)
-    base, space = _equivalence_space(old_program, old, args.seed, given, grid, block, args.fill,
-                                     shared_bytes=args.shared_bytes, step_limit=args.step_limit,
-                                     heap_bytes=args.heap_bytes)
+    file = Path(old.file) if old.file else None
+    sites, written = _launch_sites(argparse.Namespace(**{**vars(args), "path": str(file), "host": []}), [file],
+                                   options) if file else ({}, {})
+    old_program.host_writes(written.get(file, {}))
+    launches, space = _equivalence_space(old_program, old, args.seed, given, grid, block, args.fill,
+                                         sites=sites.get((file, old.symbol), ()), shared_bytes=args.shared_bytes,
+                                         step_limit=args.step_limit, heap_bytes=args.heap_bytes)
     fixed = Fixed(grid, block, {k: v for k, v in given.items() if isinstance(v, int)})
-    return pair, [base], None if args.no_search else space, fixed
+    return pair, launches, None if args.no_search else space, fixed
 
 
 def _version(text: str, options):
@@ -811,6 +818,9 @@ def _launch_json(launch) -> dict:
             "seed": launch.seed}
 
 
+NOT_COMPARED_SHOWN = 3  # launches not compared, each with its reason, before a count of the rest
+
+
 def equiv_text(pair, verdict) -> str:
     from simulee.report.formats import launch_text
 
@@ -818,10 +828,14 @@ def equiv_text(pair, verdict) -> str:
         f"{pair.new.name} ({display(pair.new.file)}:{pair.new.line})"
     compared = verdict.compared
     lines = []
-    for comparison in verdict.comparisons:
-        if comparison.problem:
-            lines.append(f"simulee: note: not compared on {launch_text(_launch_json(comparison.launch))}: "
-                         f"{comparison.problem}")
+    problems = [comparison for comparison in verdict.comparisons if comparison.problem]
+    for comparison in problems[:NOT_COMPARED_SHOWN]:
+        lines.append(f"simulee: note: not compared on {launch_text(_launch_json(comparison.launch))}: "
+                     f"{comparison.problem}")
+    if len(problems) > NOT_COMPARED_SHOWN:
+        more = len(problems) - NOT_COMPARED_SHOWN
+        lines.append(f"simulee: note: {more} more launch{'es' if more > 1 else ''} not compared (--format json lists "
+                     "each)")
     found = verdict.difference
     if found and verdict.proof is not None and verdict.proof.verdict == "differ":
         lines.append("simulee: note: the prover found this launch; none the search tried showed a difference")
@@ -928,8 +942,8 @@ def _fix_compare(old: Path, new: Path, args, options) -> str:
     for kernel in kernels:
         pair = Pair.of(old_program, kernel, new_program, new_program.kernel(kernel.symbol))
         given = launch_arguments(kernel, args.arg, [], args.seed, require_scalars=False)
-        base, space = _equivalence_space(old_program, kernel, args.seed, given, grid, block)
-        verdict = equivalence(pair, [base], warp_model=args.warp_model, search_space=space, seed=args.seed,
+        launches, space = _equivalence_space(old_program, kernel, args.seed, given, grid, block)
+        verdict = equivalence(pair, launches, warp_model=args.warp_model, search_space=space, seed=args.seed,
                               deadline=time.perf_counter() + 60, old_may_fail=True)
         if verdict.verdict == "differ":
             found = verdict.difference
@@ -945,11 +959,13 @@ def _fix_dims(args) -> tuple:
 
 
 def _equivalence_space(program, kernel, seed: int, given: dict | None = None, grid=None, block=None,
-                       fill: str | None = None, **options):
-    """The default launch (what is given kept) and the search space around it, as equiv
-    and fix search launches (None when nothing is left to search)."""
+                       fill: str | None = None, sites: tuple = (), **options):
+    """The launches compared first and the search space around them (None when nothing is
+    left to search), as equiv and fix search launches: with launch `sites` (and no grid or
+    block given) the launches they make and what they leave open, else the default launch
+    (what is given kept) and the space around it."""
     from evolve.constants import compared_constants
-    from evolve.space import SearchSpace
+    from evolve.space import InvalidGenome, SearchSpace
     from evolve.taint import relevant_parameters
     from simulee.checker.kernel import default_launch, indices_read
 
@@ -958,9 +974,19 @@ def _equivalence_space(program, kernel, seed: int, given: dict | None = None, gr
     base = default_launch(kernel, given, grid, block, reads, fill=fill or "small", seed=seed, **options)
     fixed = set(given) | ({"grid"} if grid else set()) | ({"block"} if block else set()) | \
         ({"fill"} if fill else set())
-    space = SearchSpace.of(kernel, base, relevant_parameters(program, kernel), fixed, 32, reads,
-                           compared_constants(program, kernel))
-    return base, space if space.genes else None
+    relevant, constants = relevant_parameters(program, kernel), compared_constants(program, kernel)
+    if sites and not (grid or block):
+        space = SearchSpace.of_sites(kernel, base, relevant, fixed, list(sites), reads, constants)
+        launches = []
+        for number, plan in enumerate(space.plans):
+            try:
+                launches.append(space.launch(space.initial(number), origin=f"site {plan.site.label}", seed=seed))
+            except InvalidGenome:
+                continue  # its inputs' defaults make no launch: the search finds some that do
+        if launches:
+            return launches, space if space.genes else None
+    space = SearchSpace.of(kernel, base, relevant, fixed, 32, reads, constants)
+    return [base], space if space.genes else None
 
 
 def _integer_args(texts: list[str]) -> dict:

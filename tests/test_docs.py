@@ -29,15 +29,20 @@ SECONDS = re.compile(r"\d+(?:\.\d+)? ?s\b")
 FIRST_TIME = re.compile(r"^simulee: (building Simulee's CUDA runtime|linking: the first link)")
 BLOCK = re.compile(r"^```console\n(.*?)^```", re.M | re.S)
 SESSION = re.compile(r"^```pycon\n(.*?)^```", re.M | re.S)  # a Python session: run as a doctest
+# a block another test runs, using what the block writes (<!-- run by tests/FILE.py --> on the line before)
+RUN_BY = re.compile(r"<!-- run by (tests/\S+\.py) -->\n$")
 
 
-def examples(pattern: re.Pattern = BLOCK) -> list:
+def examples(pattern: re.Pattern = BLOCK, run_by: str | None = None) -> list:
+    """The blocks of every page, or those the test file `run_by` runs (left out otherwise)."""
     found = []
     for page in PAGES:
         text = page.read_text()
         for match in pattern.finditer(text):
-            line = text[:match.start()].count("\n") + 1
-            found.append(pytest.param(match.group(1), id=f"{page.relative_to(ROOT)}:{line}"))
+            marked = RUN_BY.search(text[:match.start()])
+            if (marked.group(1) if marked else None) == run_by:
+                line = text[:match.start()].count("\n") + 1
+                found.append(pytest.param(match.group(1), id=f"{page.relative_to(ROOT)}:{line}"))
     return found
 
 
@@ -93,6 +98,11 @@ def scratch_copy(folder: Path) -> None:
 @pytest.mark.xdist_group("docs")
 @pytest.mark.parametrize("block", examples())
 def test_example_prints_what_it_shows(block, tmp_path):
+    run_example(block, tmp_path)
+
+
+def run_example(block: str, tmp_path: Path) -> None:
+    """Run `block`'s commands in a scratch copy in `tmp_path`; each must print what it shows."""
     scratch_copy(tmp_path)
     environment = dict(os.environ, PYTHONUNBUFFERED="1", COLUMNS="200",
                        PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
@@ -122,6 +132,12 @@ def test_python_session_prints_what_it_shows(session, tmp_path, monkeypatch, cap
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     runner.run(test, out=sys.stderr.write)
     assert runner.failures == 0 and runner.tries > 0, capsys.readouterr().err
+
+
+def test_a_block_left_to_another_test_is_run_by_it():
+    for page in PAGES:
+        for path in re.findall(r"<!-- run by (tests/\S+\.py) -->", page.read_text()):
+            assert f'run_by="{path}"' in (ROOT / path).read_text(), f"{page.name} leaves a block to {path}"
 
 
 def test_the_site_builds_with_no_warning(tmp_path):

@@ -204,8 +204,20 @@ def test_apply_leaves_a_file_alone_while_something_is_left(tmp_path):
     assert "reduce.cu not edited: " in err and "+    __syncwarp();" in patch
 
 
+
+def test_the_launch_the_host_code_makes_is_compared_first(run_cli):
+    launched = EQUIV / "launched.cu"
+    status, report = equiv(run_cli, f"{launched}:square", f"{launched}:square_padded", "--no-prove")
+    launch = report["difference"]["launch"]
+    assert status == 1 and launch["grid"] == [4, 1, 1] and launch["block"] == [256, 1, 1] and \
+        launch["args"]["n"] == 1000 and report["launches"] == 1
+    status, report = equiv(run_cli, f"{launched}:square", f"{launched}:square_padded", "--no-prove",
+                           "--no-launch-sites")
+    assert report["difference"]["launch"]["args"]["n"] != 1000
+
 # ---------------------------------------------------------------------------- proved for every launch
 PROOFS = EQUIV / "proofs.cu"
+LOOPS = EQUIV / "loops.cu"
 
 
 def proof_of(run_cli, old, new, *options):
@@ -255,7 +267,8 @@ def test_floating_point_sums_are_proved_equal_when_only_operands_commute(run_cli
     assert "did not show in the interpreter" in proof["reason"]
 
 
-def test_a_racy_version_is_never_proved_and_a_loop_is_not_modeled():
+def prove_pair(old: str, new: str, given=None):
+    """The proof of two versions (file:kernel), through the API's loading as the CLI does it."""
     from simulee import api  # noqa: F401  (the package's lazy API loads the programs as the CLI does)
     from simulee.checker.equivalence import Pair
     from simulee.cli import _version, build_parser, compile_options
@@ -263,18 +276,57 @@ def test_a_racy_version_is_never_proved_and_a_loop_is_not_modeled():
     from simulee.prover.solve import Fixed
 
     options = compile_options(build_parser().parse_args(["equiv", "a", "b"]))
+    (a, old_kernel), (b, new_kernel) = _version(old, options), _version(new, options)
+    return prove_equivalent(Pair.of(a, old_kernel, b, new_kernel), given or Fixed())
 
-    def pair(old, new):
-        (a, old_kernel), (b, new_kernel) = _version(old, options), _version(new, options)
-        return Pair.of(a, old_kernel, b, new_kernel)
 
-    racy = prove_equivalent(pair(f"{PROOFS}:stage_once", f"{PROOFS}:stage_racy"), Fixed(block=(256, 1, 1)))
+def test_a_racy_version_is_never_proved_and_what_the_proof_does_not_model_is_its_reason():
+    from simulee.prover.solve import Fixed
+
+    racy = prove_pair(f"{PROOFS}:stage_once", f"{PROOFS}:stage_racy", Fixed(block=(256, 1, 1)))
     assert racy.verdict == "unknown" and racy.reason.startswith("the new kernel is not proved race-free (race")
-    faulting = prove_equivalent(pair(f"{PROOFS}:read_null", f"{PROOFS}:read_null"))
+    faulting = prove_pair(f"{PROOFS}:read_null", f"{PROOFS}:read_null")
     assert faulting.verdict == "unknown" and "a load from memory the model does not place" in faulting.reason
-    looping = prove_equivalent(pair(f"{REDUCE}:reduce_interleaved", f"{REDUCE}:reduce_sequential"),
-                               Fixed(block=(128, 1, 1)))
-    assert looping.verdict == "unknown" and "has a loop (line 12)" in looping.reason
+    looping = prove_pair(f"{REDUCE}:reduce_interleaved", f"{REDUCE}:reduce_sequential", Fixed(block=(128, 1, 1)))
+    assert looping.verdict == "unknown" and "has a barrier in a loop (line 12)" in looping.reason
+
+
+@pytest.mark.parametrize("kernel, reason", [
+    ("scale_block_strided", "the old kernel is not proved race-free (race"),
+    ("column_prefix", "the old kernel reads at line 56 what its loop at line 56 stores before a barrier passes"),
+    ("column_total", "the old kernel stores at line 65 a value a loop carries from one iteration to the next"),
+    ("column_until_zero", "the old kernel's loop at line 72 leaves from more than one place"),
+])
+def test_a_loop_the_proof_does_not_follow_is_named_with_its_line(kernel, reason):
+    from simulee.prover.solve import Fixed
+
+    args = {} if kernel.startswith("scale") else {"width": 64}
+    proof = prove_pair(f"{LOOPS}:{kernel}", f"{LOOPS}:{kernel}", Fixed(grid=(4, 1, 1), block=(64, 1, 1), args=args))
+    assert proof.verdict == "unknown" and proof.reason.startswith(reason), proof.reason
+
+
+def test_a_grid_stride_loop_is_proved_equal_to_its_while_loop(run_cli):
+    status, report, proof = proof_of(run_cli, f"{LOOPS}:scale_strided", f"{LOOPS}:scale_while", "--grid", "64",
+                                     "--block", "256")
+    assert status == 0 and report["verdict"] == "proved-equivalent", proof
+
+
+def test_a_column_walked_up_is_proved_equal_to_one_walked_down_and_one_row_more_is_not(run_cli):
+    from simulee.prover.solve import Fixed
+
+    status, report, proof = proof_of(run_cli, f"{LOOPS}:column_down", f"{LOOPS}:column_up", "--block", "64",
+                                     "--arg", "width=64")
+    assert status == 0 and report["verdict"] == "proved-equivalent", proof
+    over = prove_pair(f"{LOOPS}:column_down", f"{LOOPS}:column_over", Fixed(block=(64, 1, 1), args={"width": 64}))
+    assert over.verdict == "differ" and over.buffer == "out", over
+
+
+def test_the_prover_finds_the_elements_only_a_grid_stride_loop_writes(run_cli):
+    status, report, proof = proof_of(run_cli, f"{LOOPS}:scale_strided", f"{LOOPS}:scale_once", "--grid", "64",
+                                     "--block", "256")
+    assert status == 1 and report["verdict"] == "differ" and proof["verdict"] == "differ"
+    difference = report["difference"]
+    assert difference["index"] >= 64 * 256 and difference["new_writer"].startswith("not written")
 
 
 def test_the_text_report_says_proved_and_what_it_assumed(run_cli):

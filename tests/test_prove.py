@@ -21,10 +21,10 @@ pytestmark = pytest.mark.xdist_group("prove")  # one worker computes the module'
 
 TWINS = TESTS / "prove" / "twins.cu"
 PROVED = ("tree_sum", "scale", "count", "rows_of_64", "struct_buffers", "grid_shift", "pointer_calls",
-          "staged_rows")
+          "staged_rows", "countdown")
 RACY = ("tree_sum_unsynchronized", "shift_left", "magic_size", "wrapped_index", "early_exit", "peek_counter",
         "rows_of_64_unstated", "struct_buffers_halved", "grid_shift_even_blocks", "warp_scan", "warp_sides",
-        "pointer_calls_first")
+        "pointer_calls_first", "countdown_late")
 
 
 @pytest.fixture(scope="module")

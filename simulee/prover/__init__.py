@@ -8,8 +8,8 @@ parameters; what it cannot express is a fresh unconstrained value. `solve` asks 
 two arbitrary threads, whether two accesses can conflict or the threads can disagree on a
 barrier.
 
-`equivalence` decides two versions of a kernel equal for every launch: for race-free, loop-free
-versions, whether some launch, arguments and inputs make them leave different bytes in an
+`equivalence` decides two versions of a kernel equal for every launch: for race-free versions
+whose loops hold no barrier, whether some launch, arguments and inputs make them leave different bytes in an
 output buffer (PUG_para's parameterized equivalence check; `simulee equiv`).
 
 `verdicts` joins the prover to the checker: it runs the prover before every check, and the

@@ -4,28 +4,39 @@ prover's model.
 Both kernels are first proved race-free (solve.prove_kernel): their outputs are then
 determined, and every byte a kernel leaves in a buffer is the one its last writer put
 there. One thread of each version is walked from the entry to the end (model.Walker
-through its barriers; loop-free kernels) keeping what the race proof drops: the value
-every store writes, as a bit-vector over the thread's indices, the launch, the scalar
-arguments and what it loaded. A load is a placeholder resolved when a thread is
-instantiated: from memory the version does not write before it, what the memory held
-(a z3 array per pointer parameter, shared by the versions; any value in shared memory);
-else the last write before it that covers it (by the thread itself earlier in its barrier
-interval, or by a thread of its block in an earlier one). Floating-point operations are
-uninterpreted functions of their operands' bits (addition and multiplication commute;
-nothing else is assumed of them).
+through its barriers) keeping what the race proof drops: the value every store writes,
+as a bit-vector over the thread's indices, the launch, the scalar arguments and what it
+loaded. A load is a placeholder resolved when a thread is instantiated: from memory the
+version does not write before it, what the memory held (a z3 array per pointer
+parameter, shared by the versions; any value in shared memory); else the last write
+before it that covers it (by the thread itself earlier in its barrier interval, or by a
+thread of its block in an earlier one). Floating-point operations are uninterpreted
+functions of their operands' bits (addition and multiplication commute; nothing else is
+assumed of them).
+
+A loop (none may hold a barrier) is walked once for an arbitrary iteration k of each
+thread, as the race proof walks it, and k is made exact (_exact_iterations): it runs when
+the thread stayed in the loop after every earlier iteration. A thread instance is then
+one thread in one iteration of each loop; what it computes after a loop is the loop's last
+iteration's. A loop may store to a buffer once, not read in its interval what it stores,
+and carry nothing but its counters: the last write of a byte a loop leaves is then one of
+the (thread, iteration) instances the solver may pick, with the value it stored.
 
 A writer is a chosen thread: either it does the write, or no thread does (a quantified
-fact over the indices alone, solved by z3's UFBV engine). Where one store writes what a
-load reads, a question of its own first asks whether every reader's bytes are written
+fact over the indices, solved by z3's UFBV engine; a loop's iteration is instantiated at
+the iterations whose store starts nearest the byte instead). Where one store writes what
+a load reads, a question of its own first asks whether every reader's bytes are written
 (then the writer is simply the one that wrote them); where each version stores to a
-buffer once, whether one writes a byte the other does not, then whether the bytes both
-write differ. Any launch, arguments and inputs the solver finds is a `differ` candidate
-for the interpreter to replay (`replay`); none is `proved`.
+buffer once, whether one writes a byte the other does not (first of the thread that
+wrote it in the other version, without a quantifier), then whether the bytes both write
+differ. Any launch, arguments and inputs the solver finds is a `differ` candidate for the
+interpreter to replay (`replay`); none is `proved`.
 """
 
 from __future__ import annotations
 
 import itertools
+import re
 import struct
 import time
 from dataclasses import dataclass, field, replace
@@ -33,10 +44,12 @@ from dataclasses import dataclass, field, replace
 import z3
 
 from interpreter import irparse as ir
+from interpreter.loops import Loop
 from interpreter.types import FloatType, PointerType
 from interpreter.vocabulary import barrier_kind
 from simulee.prover.model import AXES, Kernel, Launch, Pointer, Thread, Walker, _UNSET, _width
-from simulee.prover.solve import ASSUMPTIONS, Fixed, _fresh_context, _small, prove_kernel, unread_axes
+from simulee.prover.solve import (ASSUMPTIONS, Fixed, _fresh_context, _small, _small_arguments, prove_kernel,
+                                  unread_axes)
 
 QUERY_MILLISECONDS = 30000  # per output buffer: past it, not proved
 MAX_INSTANCES = 400  # threads the encoding may instantiate (each read of written memory chooses its writers)
@@ -44,6 +57,7 @@ SAME_FLOATS = "a floating-point operation gives the same result on the same oper
 RACE_FREE = "both versions are race-free (proved for every launch)"
 NO_OVERFLOW = ("no signed integer operation marked nsw overflows (nor nuw wraps) in either version: a launch where "
                "one does is undefined behaviour")
+_UNDEFINED = ("quotient#", "shifted#")  # a division by zero's, an oversized shift's: undefined behaviour
 _FLOAT_BINARY = ("fadd", "fsub", "fmul", "fdiv", "frem")
 _FLOAT_CASTS = ("fptosi", "fptoui", "sitofp", "uitofp", "fptrunc", "fpext")
 
@@ -79,6 +93,19 @@ class _Read:
 
 
 @dataclass
+class _Iteration:
+    """A loop summarized on one path: its iteration number k, the serial numbers from
+    which the walker's fresh values and reads are made inside it, and the conditions on
+    which the thread stays in the loop after iteration k (its exiting block's branch)."""
+
+    k: z3.BitVecRef
+    loop: Loop
+    fresh: int
+    reads: int
+    stays: list = field(default_factory=list)
+
+
+@dataclass
 class _Write:
     pc: int
     base: tuple
@@ -101,6 +128,7 @@ class ValueWalker(Walker):
         self.writes: list[_Write] = []
         self.problems: list[str] = []
         self.promises: list = []  # what no-wrap flags promise, where the op runs (the race walk's path conditions)
+        self.iterations: dict[str, _Iteration] = {}  # by the name of k
 
     def execute(self, state, pc: int, op):
         self.sides = []
@@ -111,6 +139,27 @@ class ValueWalker(Walker):
             self.promises.append(z3.Implies(self.conjunction(state.condition), z3.And(sides)))
             self.sides = []
         return outcome
+
+    def summarize(self, state, loop: Loop):
+        state = super().summarize(state, loop)
+        k = state.values[("iteration", loop.header)]
+        self.iterations[k.decl().name()] = _Iteration(k, loop, _serial(k.decl().name()), len(self.reads))
+        return state
+
+    def branch(self, state, op):
+        targets = op.extra.get("targets", ())
+        for header in state.summarized:
+            loop = self.kernel.loop_of[header]
+            inside = [target in loop.blocks for target in targets]
+            if state.block not in loop.blocks or (op.opcode == "br" and all(inside)):
+                continue
+            condition = self.value(state, op.args[0]) if op.opcode == "br" and op.args else None
+            if op.opcode == "br" and not op.args:
+                stay = z3.BoolVal(False)
+            else:  # a switch, or a branch on what the model does not know: None, not modeled
+                stay = condition == (1 if inside[0] else 0) if op.opcode == "br" and z3.is_bv(condition) else None
+            self.iterations[state.values[("iteration", header)].decl().name()].stays.append(stay)
+        return super().branch(state, op)
 
     def where(self, pc: int) -> str:
         return f"line {self.kernel.line(pc) or '?'}"
@@ -227,6 +276,7 @@ class _Version:
     thread: Thread
     order: dict
     live: list  # the writes whose bytes may be left after the launch (_live)
+    steps: dict = field(default_factory=dict)  # (write pc, k) -> its constant step in bytes, or None
 
     def position(self, pc: int) -> tuple:
         return self.order[pc]
@@ -271,8 +321,11 @@ class _Encoding:
             raise NotModeled(f"the solver could not decide it ({solver.reason_unknown()})")
         if outcome == z3.unsat:
             return None
-        small = self.solver(self.deadline - time.perf_counter(), *question, *_small(self.launch))
-        return small.model() if small.check() == z3.sat else solver.model()  # a launch small enough to replay
+        for bounds in (_small(self.launch), _small_arguments(self.launch)):  # a launch small enough to replay
+            small = self.solver(self.deadline - time.perf_counter(), *question, *bounds)
+            if small.check() == z3.sat:
+                return small.model()
+        return solver.model()
 
     def solver(self, left: float, *question):
         solver = z3.SolverFor("UFBV")  # its quantifier engine decides "no thread writes it"; the default's does not
@@ -369,8 +422,8 @@ class _Encoding:
                 bound = question.thread(version, reader.ctaid, bound=True)
                 written = z3.And(question.term(bound, write.condition), question.term(bound, write.offset) == offset)
                 try:
-                    self.covered[key] = question.ask(question.term(reader, read.condition), z3.ForAll(
-                        list(bound.tid), z3.Implies(z3.And(question.thread_facts(bound)), z3.Not(written)))) is None
+                    self.covered[key] = question.ask(question.term(reader, read.condition), question.none(
+                        bound, list(bound.tid), written, write, offset)) is None
                 except NotModeled:
                     pass
         return self.covered[key]
@@ -383,13 +436,78 @@ class _Encoding:
                                                                                       offset, size)))
         return writer
 
-    def nobody(self, version: _Version, write: _Write, ctaid: tuple | None, offset, size: int) -> z3.BoolRef:
+    def nobody(self, version: _Version, write: _Write, ctaid: tuple | None, offset, size: int,
+               hint: _Instance | None = None) -> z3.BoolRef:
         """No thread of the block (of the launch: ctaid None) does `write` over a byte of
-        [offset, offset + size)."""
+        [offset, offset + size); with a `hint`, only that the thread with the hint's indices
+        does not (a weaker fact, quantifier-free: where it already refutes, it is enough)."""
         bound = self.thread(version.name, ctaid, bound=True)
         variables = list(bound.tid) + (list(bound.ctaid) if ctaid is None else [])
-        return z3.ForAll(variables, z3.Implies(z3.And(self.thread_facts(bound)),
-                                               z3.Not(self.overlap(bound, write, offset, size))))
+        if hint is not None:
+            self.facts += [a == b for a, b in zip(bound.tid + bound.ctaid, hint.tid + hint.ctaid)]
+            variables = []
+        return self.none(bound, variables, self.overlap(bound, write, offset, size), write, offset)
+
+    def none(self, bound: _Instance, variables: list, does, write: _Write, target) -> z3.BoolRef:
+        """For every `bound` thread (its indices `variables`), in every iteration of its loops,
+        `does` (of its `write`) fails to hold. An iteration number the write's start depends
+        on is not quantified but instantiated at the two iterations whose store starts
+        nearest `target` (start = base + step * k: k = (target - base) / step, or one more): a
+        weaker fact, and the same when the loop's iterations store apart (the solver's
+        quantifier engine finds no such term by itself)."""
+        version = self.versions[bound.version]
+        iterations = self.iterations(bound)
+        self.followed(does, list(bound.tid) + list(bound.ctaid) + iterations, target)
+        body = z3.Implies(z3.And(self.thread_facts(bound)), z3.Not(does))
+        start = self.term(bound, write.offset)
+        for name, k in zip(version.walker.iterations, iterations):
+            if not any(c.eq(k) for c in _constants(start)):
+                variables = variables + [k]
+                continue
+            base = z3.substitute(start, (k, z3.BitVecVal(0, 64)))
+            step = self.step(version, write, name)
+            if step is None:
+                step = z3.substitute(start, (k, z3.BitVecVal(1, 64))) - base
+            nearest = (target - base) / step  # signed division
+            body = z3.And(z3.substitute(body, (k, nearest)), z3.substitute(body, (k, nearest + 1)))
+        return z3.ForAll(variables, body) if variables else body
+
+    def step(self, version: _Version, write: _Write, name: str):
+        """The bytes `write`'s start moves from iteration 0 to 1 of loop iteration `name`
+        where that is one constant for every thread and launch that does the write in
+        iteration 1 (two solver questions), else None."""
+        key = (write.pc, name)
+        if key not in version.steps:
+            version.steps[key] = None
+            k = version.walker.iterations[name].k
+            one = [z3.substitute(f, (k, z3.BitVecVal(1, 64))) for f in version.walker.walk.facts + [write.condition]]
+            step = z3.simplify(z3.substitute(write.offset, (k, z3.BitVecVal(1, 64))) -
+                               z3.substitute(write.offset, (k, z3.BitVecVal(0, 64))))
+            solver = z3.SolverFor("QF_BV")
+            solver.set("timeout", 5000)
+            solver.add(*self.common, *version.thread.facts, *one)
+            if solver.check() == z3.sat:
+                value = solver.model().eval(step, model_completion=True)
+                solver.add(step != value)
+                if solver.check() == z3.unsat:
+                    version.steps[key] = value
+        return version.steps[key]
+
+    def iterations(self, instance: _Instance) -> list:
+        """The iteration numbers of `instance`'s loops."""
+        return [z3.BitVec(f"{name}~{instance.tag}", 64) for name in self.versions[instance.version].walker.iterations]
+
+    @staticmethod
+    def followed(expression, variables: list, offset) -> None:
+        """NotModeled when whether a quantified thread writes (`expression`) depends on a
+        value of its own other than its indices and iterations (`variables`): one constant
+        would stand for a value each thread has its own of."""
+        known = {v.get_id() for v in variables} | {c.get_id() for c in _constants(offset)}
+        for constant in _constants(expression):
+            name = constant.decl().name()
+            if constant.get_id() not in known and not _launch_wide(name) and not name.startswith(_UNDEFINED) and \
+                    constant.sort().kind() != z3.Z3_ARRAY_SORT:
+                raise NotModeled("a store's address or condition depends on a value the proof does not follow")
 
     def initial(self, instance: _Instance, base: tuple, space: str, offset, size: int):
         """What memory held before the launch: a buffer's contents (shared by the versions),
@@ -404,7 +522,7 @@ class _Encoding:
         return self.arrays[key]
 
     def fresh(self, width: int):
-        return z3.BitVec(f"garbage~{next(self.garbage)}", width)
+        return z3.BitVec(f"garbage!{next(self.garbage)}", width)
 
     def byte(self, writer: _Instance, write: _Write, address):
         """The byte `writer`'s `write` puts at `address` (when it covers it)."""
@@ -451,6 +569,8 @@ def _constants(expression) -> list:
         seen.add(term.get_id())
         if z3.is_const(term) and term.decl().kind() == z3.Z3_OP_UNINTERPRETED:
             found[term.get_id()] = term
+        elif z3.is_quantifier(term):
+            pending.append(term.body())
         elif z3.is_app(term):
             pending.extend(term.children())
     return list(found.values())
@@ -496,11 +616,13 @@ def _prove(pair, given: Fixed, deadline: float, milliseconds: int, proof: Equiva
                 "new": _template("new", new_kernel, Launch(launch.ntid, launch.nctaid, new_params))}
     facts, stated = given.facts(pair.old, launch, old_kernel.function)
     # the axes neither version reads are one long
-    shape, unread = unread_axes(_Reads(set(pair.old.builtins) | set(pair.new.builtins)), launch, given)
+    shape, unread = unread_axes(set(pair.old.builtins) | set(pair.new.builtins), launch, given)
     proof.assumptions += unread + stated + [a for v in versions.values() for a in v.walker.walk.assumed]
     if any(v.walker.promises for v in versions.values()):
         proof.assumptions.append(NO_OVERFLOW)
     common = [*launch.limits(), *shape, *facts]
+    for label, version in versions.items():
+        _exact_iterations(label, version, common + version.thread.facts, deadline)
     covered: dict = {}
     for base in sorted({w.base for v in versions.values() for w in v.walker.writes if w.space == "global"}, key=str):
         def encoding():
@@ -532,10 +654,14 @@ def _differs(encoding, versions: dict, base: tuple):
     for first, second in (("old", "new"), ("new", "old")):
         if not sites[first]:
             continue
-        question = encoding()
-        writer = question.instantiate(first)
-        only = [question.nobody(versions[second], sites[second][0], None, address, 1)] if sites[second] else []
-        model = question.ask(question.overlap(writer, sites[first][0], address, 1), *only)
+        for hint in (True, False):  # first the writer's own thread in the other version: no quantifier
+            question = encoding()
+            writer = question.instantiate(first)
+            only = [question.nobody(versions[second], sites[second][0], None, address, 1, writer if hint else None)] \
+                if sites[second] else []
+            model = question.ask(question.overlap(writer, sites[first][0], address, 1), *only)
+            if model is None or not hint and sites[second]:
+                break
         if model is not None:
             return model, address
     if not all(sites.values()):
@@ -548,13 +674,6 @@ def _differs(encoding, versions: dict, base: tuple):
                                                                                         address)), address
 
 
-class _Reads:
-    """What unread_axes needs of a kernel: the index registers it reads."""
-
-    def __init__(self, builtins: set):
-        self.builtins = builtins
-
-
 def _given(pair, given: Fixed, label: str) -> Fixed:
     """`given` for one version: the new kernel's by its own parameter names."""
     if label == "old":
@@ -563,17 +682,74 @@ def _given(pair, given: Fixed, label: str) -> Fixed:
 
 
 def _structure(label: str, kernel: Kernel) -> None:
-    """NotModeled unless `kernel` is loop-free and has no grid barrier. (A block barrier
+    """NotModeled unless `kernel`'s loops hold no barrier, each leaves from one place (its
+    header or its one latch) and none returns, and it has no grid barrier. (A block barrier
     some threads skip is fine: the race proof found no block whose threads disagree on it,
     and the order of _order's intervals errs only towards writes of other threads.)"""
-    if kernel.loops:
-        function, loop = kernel.function, kernel.loops[0]
-        lines = (kernel.line(pc) for block in sorted(loop.blocks)
-                 for pc in range(function.blocks[block].start, function.blocks[block].end))
-        line = next((line for line in lines if line), "?")
-        raise NotModeled(f"the {label} kernel has a loop (line {line}); the proof covers loop-free kernels")
+    function = kernel.function
+    for loop in kernel.loops:
+        line = _loop_line(kernel, loop)
+        if loop.header in kernel.barrier_loops:
+            raise NotModeled(f"the {label} kernel has a barrier in a loop (line {line}); the proof covers loops "
+                             "without one")
+        exits = {b for b in loop.blocks if any(s not in loop.blocks for s in function.blocks[b].successors)}
+        returns = any(function.ops[function.blocks[b].end - 1].opcode == "ret" for b in loop.blocks)
+        if returns or len(exits) != 1 or exits != {loop.header} and exits != set(loop.latches):
+            raise NotModeled(f"the {label} kernel's loop at line {line} leaves from more than one place")
     if kernel.grid_syncs:
         raise NotModeled(f"the {label} kernel synchronizes its grid")
+
+
+def _loop_line(kernel: Kernel, loop: Loop) -> int | str:
+    """A source line of `loop`'s body."""
+    function = kernel.function
+    lines = (kernel.line(pc) for block in sorted(loop.blocks)
+             for pc in range(function.blocks[block].start, function.blocks[block].end))
+    return next((line for line in lines if line), "?")
+
+
+def _exact_iterations(label: str, version: "_Version", common: list, deadline: float) -> None:
+    """Make each summarized loop's iteration number k exact, a fact of every thread: k runs
+    when the thread stayed in the loop after every earlier iteration, which the stay
+    condition tells when it depends on k and on nothing the loop computes otherwise
+    (NotModeled where it does not). Where staying after k implies staying after every
+    earlier one (a solver's question), the fact is the quantifier-free k = 0 or stayed
+    after k - 1."""
+    walker = version.walker
+    for name, iteration in walker.iterations.items():
+        line = _loop_line(version.kernel, iteration.loop)
+        stays = {s.get_id(): s for s in iteration.stays if s is not None}
+        if len(stays) != 1 or None in iteration.stays:
+            raise NotModeled(f"the {label} kernel's loop at line {line} goes on by a condition the proof does not "
+                             "follow")
+        stay, k = next(iter(stays.values())), iteration.k
+        if any(c.decl().name() != name and _made_inside(c.decl().name(), iteration) for c in _constants(stay)):
+            raise NotModeled(f"the {label} kernel's loop at line {line} stops on a value it computes")
+        earlier = z3.BitVec(f"{name}'", 64)
+        facts = [f for f in walker.walk.facts if any(c.eq(k) for c in _constants(f))]
+        solver = z3.SolverFor("QF_BV")
+        solver.set("timeout", int(max(1, min(QUERY_MILLISECONDS, (deadline - time.perf_counter()) * 1000))))
+        solver.add(*common, *walker.walk.facts, *(z3.substitute(f, (k, earlier)) for f in facts),
+                   z3.ULT(earlier, k), stay, z3.Not(z3.substitute(stay, (k, earlier))))
+        if solver.check() == z3.unsat:
+            walker.walk.facts.append(z3.Or(k == 0, z3.substitute(stay, (k, k - 1))))
+        else:  # it stayed after every earlier iteration: a quantified fact
+            walker.walk.facts.append(z3.ForAll([earlier], z3.Implies(z3.ULT(earlier, k),
+                                                                     z3.substitute(stay, (k, earlier)))))
+
+
+def _made_inside(name: str, iteration: _Iteration) -> bool:
+    """Whether the walker's value `name` was made inside the iteration's loop (after its k)."""
+    if name.startswith("read."):
+        return int(name.rsplit(".", 1)[1]) >= iteration.reads
+    serial = _serial(name)
+    return serial is not None and serial > iteration.fresh
+
+
+def _serial(name: str) -> int | None:
+    """The serial number of a fresh value the walker named (`what#thread@start.n`)."""
+    match = re.search(r"#\d+@[^.]*\.(\d+)$", name)
+    return int(match.group(1)) if match else None
 
 
 def _template(label: str, kernel: Kernel, launch: Launch) -> _Version:
@@ -587,18 +763,42 @@ def _template(label: str, kernel: Kernel, launch: Launch) -> _Version:
         raise NotModeled(f"the {label} kernel: {problems[0]}")
     if any(a.base is None for a in walk.accesses):
         raise NotModeled(f"the {label} kernel accesses memory through a pointer the model does not follow")
+    carried = next((w for w in walker.writes if any(c.decl().name().startswith(("loop#", "shrinking#"))
+                                                    for c in _constants(w.value))), None)
+    if carried is not None:
+        raise NotModeled(f"the {label} kernel stores at line {kernel.line(carried.pc) or '?'} a value a loop carries "
+                         "from one iteration to the next; the proof does not follow such values")
     order = _order(kernel)
-    walker.writes = _overwritten(walker.writes, walker.reads.values(), order)
-    return _Version(label, kernel, walker, thread, order, _live(walker.writes, order))
+    loops = {pc: frozenset(loop.header for loop in kernel.loops_around(op.block))
+             for pc, op in enumerate(kernel.function.ops)}
+    walker.writes = _overwritten(walker.writes, walker.reads.values(), order, loops)
+    _loop_accesses(label, kernel, walker, order, loops)
+    return _Version(label, kernel, walker, thread, order, _live(walker.writes, order, loops))
 
 
-def _live(writes: list[_Write], order: dict) -> list[_Write]:
+def _loop_accesses(label: str, kernel: Kernel, walker: ValueWalker, order: dict, loops: dict) -> None:
+    """NotModeled where a loop's store is read in its barrier interval inside the loop or
+    after it, or a loop stores to one buffer twice: which iteration's store a thread reads
+    (leaves) last is not modeled."""
+    for write in (w for w in walker.writes if loops[w.pc]):
+        line = _loop_line(kernel, kernel.loop_of[min(loops[write.pc])])
+        for read in walker.reads.values():
+            if read.base == write.base and order[read.pc][0] == order[write.pc][0] and \
+                    (order[read.pc] > order[write.pc] or loops[read.pc] & loops[write.pc]):
+                raise NotModeled(f"the {label} kernel reads at line {kernel.line(read.pc) or '?'} what its loop at "
+                                 f"line {line} stores before a barrier passes")
+        if any(w is not write and w.base == write.base and loops[w.pc] & loops[write.pc] for w in walker.writes):
+            raise NotModeled(f"the {label} kernel's loop at line {line} stores to one buffer twice")
+
+
+def _live(writes: list[_Write], order: dict, loops: dict) -> list[_Write]:
     """The writes whose bytes may be left after the launch: not those the same thread
-    always writes again later, at the same address (a solver's question each)."""
+    always writes again later, at the same address, in the same iteration of the loops
+    around (a solver's question each)."""
     live = []
     for write in writes:
         later = [w for w in writes if order[w.pc] > order[write.pc] and w.base == write.base and
-                 w.size >= write.size and w.offset.eq(write.offset)]
+                 w.size >= write.size and w.offset.eq(write.offset) and loops[w.pc] == loops[write.pc]]
         if not any(_implies(write.condition, w.condition) for w in later):
             live.append(write)
     return live
@@ -611,15 +811,17 @@ def _implies(first, second) -> bool:
     return solver.check() == z3.unsat
 
 
-def _overwritten(writes: list[_Write], reads, order: dict) -> list[_Write]:
-    """Writes of one thread to the same address in one barrier interval, with no load of
-    that memory between, as one: the later one's value where it happens, else the earlier
-    one's (no other thread reads the address in between without a race)."""
+def _overwritten(writes: list[_Write], reads, order: dict, loops: dict) -> list[_Write]:
+    """Writes of one thread to the same address in one barrier interval and one iteration
+    of the loops around, with no load of that memory between, as one: the later one's
+    value where it happens, else the earlier one's (no other thread reads the address in
+    between without a race)."""
     kept: list[_Write] = []
     for write in sorted(writes, key=lambda w: order[w.pc]):
         last = kept[-1] if kept else None
         if last is not None and last.base == write.base and last.size == write.size and \
                 last.offset.eq(write.offset) and order[last.pc][0] == order[write.pc][0] and \
+                loops[last.pc] == loops[write.pc] and \
                 not any(r.base == write.base and order[last.pc] < order[r.pc] < order[write.pc] for r in reads):
             kept[-1] = _Write(write.pc, write.base, write.space, write.offset, write.size,
                               z3.If(write.condition, write.value, last.value), z3.Or(last.condition, write.condition))
@@ -651,7 +853,7 @@ def _one_per_store(writes: list[_Write]) -> list[_Write]:
 
 def _order(kernel: Kernel) -> dict:
     """pc -> (barrier interval, position): the barriers passed before it, and its place in a
-    topological order of the (loop-free) blocks."""
+    topological order of the blocks, back edges left out (no loop holds a barrier)."""
     function = kernel.function
     seen, postorder = set(), []
 

@@ -354,13 +354,15 @@ class Walker:
                     return self.wide_counter(op.result, initial, step, k, flags)
                 if "nsw" in flags or "nuw" in flags:  # the sequence never wraps: fewer than 2^32 distinct steps
                     extend = z3.SignExt if "nsw" in flags else z3.ZeroExt
-                    wide = extend(64 - width, initial) + step * k if "nsw" in flags else \
-                        extend(64 - width, initial) + z3.ZeroExt(64 - width, z3.Extract(width - 1, 0, step)) * k
+                    # an unsigned counter goes down by a negative constant step (r--), else up by its step
+                    down = z3.is_bv_value(z3.simplify(step)) and z3.simplify(step).as_signed_long() < 0
+                    distance = step if "nsw" in flags or down else \
+                        z3.ZeroExt(64 - width, z3.Extract(width - 1, 0, step))
+                    start = extend(64 - width, initial)
+                    wide = start + distance * k
                     low, high = (-(1 << (width - 1)), 1 << (width - 1)) if "nsw" in flags else (0, 1 << width)
                     self.walk.facts += [z3.ULT(k, 1 << 32), wide >= low, wide < high] if "nsw" in flags else \
                         [z3.ULT(k, 1 << 32), z3.ULT(wide, high)]
-                    start = extend(64 - width, initial)
-                    distance = step if "nsw" in flags else z3.ZeroExt(64 - width, z3.Extract(width - 1, 0, step))
                     self.walk.inductions.append(Induction(op.result, start, distance, k, wide))
                     return z3.Extract(width - 1, 0, wide)
                 return initial + z3.Extract(width - 1, 0, step) * z3.Extract(width - 1, 0, k)
@@ -666,6 +668,7 @@ class Walker:
             position += 1
         for slot, value in phis:
             state.values[slot] = value
+        state.values[("iteration", loop.header)] = k  # this path's iteration number of the loop
         state.position = position
         return state
 

@@ -170,7 +170,7 @@ def prove_kernel(program: Program, info: KernelInfo, milliseconds: int = QUERY_M
     launch = Launch.of(kernel.function)
     given = given or Fixed()
     fixed, stated = given.facts(info, launch, kernel.function)
-    shape, unread = unread_axes(info, launch, given)
+    shape, unread = unread_axes(set(info.builtins), launch, given)
     common = launch.limits() + shape + fixed
     proof.assumptions += unread + stated + ([LOCKSTEP] if warp_model == "lockstep" else [])
     if fixed and _Questions(common, milliseconds, deadline, effort).ask() != z3.sat:  # nothing is proved of no launch
@@ -246,11 +246,11 @@ def _take(proof: Proof, found, races: int) -> bool:
     return timed_out
 
 
-def unread_axes(info: KernelInfo, launch: Launch, given) -> tuple[list, list[str]]:
-    """A block or grid axis the kernel reads no index or size of is 1 long (a 1-D kernel
-    launched with 2-D blocks would run each of its threads' work several times): the
-    constraints, and the assumptions as the user reads them."""
-    reads = set(info.builtins)
+def unread_axes(reads: set[str], launch: Launch, given) -> tuple[list, list[str]]:
+    """A block or grid axis the kernel reads no index or size of (`reads`: the index
+    registers it reads) is 1 long (a 1-D kernel launched with 2-D blocks would run each of
+    its threads' work several times): the constraints, and the assumptions as the user
+    reads them."""
     facts, stated = [], []
     for number, axis in enumerate(AXES[1:], 1):
         if not given.block and not {f"tid.{axis}", f"ntid.{axis}"} & reads:
@@ -474,9 +474,13 @@ def _divergence(solver: _Questions, first: Walk, second: Walk, scope: str, launc
 def _small(launch: Launch) -> list:
     """A launch small enough to run: at most 8 blocks along each axis and 256 threads a
     block along x, integer arguments below 2^16."""
-    bounds = [z3.ULE(d, 8) for d in launch.nctaid] + [z3.ULE(launch.ntid[0], 256)]
-    return bounds + [z3.ULT(v, 1 << 16) for v in launch.params.values() if z3.is_bv(v) and v.size() > 16
-                     and str(v).startswith("arg")]
+    return [z3.ULE(d, 8) for d in launch.nctaid] + [z3.ULE(launch.ntid[0], 256)] + _small_arguments(launch)
+
+
+def _small_arguments(launch: Launch) -> list:
+    """Integer arguments below 2^16."""
+    return [z3.ULT(v, 1 << 16) for v in launch.params.values() if z3.is_bv(v) and v.size() > 16
+            and str(v).startswith("arg")]
 
 
 def _candidate(kind, first, second, scope, model, launch: Launch, one: Thread, two: Thread) -> Candidate:

@@ -192,3 +192,15 @@ __global__ void staged_rows(int *rows, int width) {
   __syncthreads();
   rows[blockIdx.x * width + threadIdx.x % width] = staged[63 - threadIdx.x];  // width 64: a slot a thread
 }
+
+// an unsigned counter counting down: iteration k writes row rows-1-k, each thread its own slot
+// (countdown_late: from its second iteration on every thread writes the row's first slot)
+__global__ void countdown(int *x, unsigned rows) {
+  if (blockDim.x != 64 || blockIdx.x != 0) return;
+  for (unsigned r = rows; r-- > 0;) x[(size_t)r * 64 + threadIdx.x] = r;
+}
+
+__global__ void countdown_late(int *x, unsigned rows) {
+  if (blockDim.x != 64 || blockIdx.x != 0) return;
+  for (unsigned r = rows; r-- > 0;) x[r + 1 < rows ? (size_t)r * 64 : (size_t)r * 64 + threadIdx.x] = r;
+}
