@@ -232,6 +232,17 @@ class SearchSpace:
             names |= {name for name, expression in plan.scalars if inputs_of(expression)}
         return names & {p.name for p in self.kernel.scalars()}
 
+    def site_launches(self, seed: int) -> list[Launch]:
+        """Each site's own launch, its inputs at their defaults, on seeded content (as searched
+        launches); a site whose defaults make no launch is left to the search."""
+        launches = []
+        for number, plan in enumerate(self.plans):
+            try:
+                launches.append(self.launch(self.initial(number), origin=f"site {plan.site.label}", seed=seed))
+            except InvalidGenome:
+                continue
+        return launches
+
     def initial(self, site: int = 0) -> list[float]:
         """The genome of a site's launch with its inputs at their defaults (the base
         launch's values), or without sites the genome of `base`."""

@@ -965,7 +965,7 @@ def _equivalence_space(program, kernel, seed: int, given: dict | None = None, gr
     block given) the launches they make and what they leave open, else the default launch
     (what is given kept) and the space around it."""
     from evolve.constants import compared_constants
-    from evolve.space import InvalidGenome, SearchSpace
+    from evolve.space import SearchSpace
     from evolve.taint import relevant_parameters
     from simulee.checker.kernel import default_launch, indices_read
 
@@ -977,12 +977,7 @@ def _equivalence_space(program, kernel, seed: int, given: dict | None = None, gr
     relevant, constants = relevant_parameters(program, kernel), compared_constants(program, kernel)
     if sites and not (grid or block):
         space = SearchSpace.of_sites(kernel, base, relevant, fixed, list(sites), reads, constants)
-        launches = []
-        for number, plan in enumerate(space.plans):
-            try:
-                launches.append(space.launch(space.initial(number), origin=f"site {plan.site.label}", seed=seed))
-            except InvalidGenome:
-                continue  # its inputs' defaults make no launch: the search finds some that do
+        launches = space.site_launches(seed)
         if launches:
             return launches, space if space.genes else None
     space = SearchSpace.of(kernel, base, relevant, fixed, 32, reads, constants)

@@ -747,7 +747,7 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
     what is being done."""
     from evolve.constants import compared_constants
     from evolve.search import search
-    from evolve.space import FILL, SEARCHED_FILLS, InvalidGenome, SearchSpace, alias_pairs
+    from evolve.space import FILL, SEARCHED_FILLS, SearchSpace, alias_pairs
     from evolve.taint import pointer_accesses, relevant_parameters, row_span, stride_parameters
 
     start = time.perf_counter()
@@ -769,13 +769,7 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
     if stated is not None:
         space = space.stating(stated)
         base = _within(space, base)
-    at_sites = []
-    for number, plan in enumerate(space.plans):
-        try:
-            at_sites.append(space.launch(space.initial(number), origin=f"site {plan.site.label}",
-                                         seed=options.seed))  # on seeded content, as searched launches
-        except InvalidGenome:
-            continue  # its inputs' defaults make no launch: the search finds some that do
+    at_sites = space.site_launches(options.seed)
     if host_written:  # counts and limits the host wrote: each kind of content Simulee makes up
         at_sites = [replace(launch, fill=fill) for launch in at_sites for fill in SEARCHED_FILLS]
     searching = searching or any(isinstance(value, Alias) for launch in at_sites for value in launch.args.values())

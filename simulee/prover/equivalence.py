@@ -654,13 +654,14 @@ def _differs(encoding, versions: dict, base: tuple):
     for first, second in (("old", "new"), ("new", "old")):
         if not sites[first]:
             continue
-        for hint in (True, False):  # first the writer's own thread in the other version: no quantifier
+        # first of the writer's own thread in the other version (no quantifier), then of every thread
+        for hint in (True, False) if sites[second] else (False,):
             question = encoding()
             writer = question.instantiate(first)
             only = [question.nobody(versions[second], sites[second][0], None, address, 1, writer if hint else None)] \
                 if sites[second] else []
             model = question.ask(question.overlap(writer, sites[first][0], address, 1), *only)
-            if model is None or not hint and sites[second]:
+            if model is None:
                 break
         if model is not None:
             return model, address
