@@ -287,8 +287,8 @@ def test_a_racy_version_is_never_proved_and_what_the_proof_does_not_model_is_its
     assert racy.verdict == "unknown" and racy.reason.startswith("the new kernel is not proved race-free (race")
     faulting = prove_pair(f"{PROOFS}:read_null", f"{PROOFS}:read_null")
     assert faulting.verdict == "unknown" and "a load from memory the model does not place" in faulting.reason
-    looping = prove_pair(f"{REDUCE}:reduce_interleaved", f"{REDUCE}:reduce_sequential", Fixed(block=(128, 1, 1)))
-    assert looping.verdict == "unknown" and "has a barrier in a loop (line 12)" in looping.reason
+    looping = prove_pair(f"{REDUCE}:reduce_sequential", f"{REDUCE}:reduce_sequential", Fixed(block=(128, 1, 1)))
+    assert looping.verdict == "unknown" and "reads at line 27 what its loop at line 26 stores" in looping.reason
 
 
 @pytest.mark.parametrize("kernel, reason", [
@@ -319,6 +319,29 @@ def test_a_column_walked_up_is_proved_equal_to_one_walked_down_and_one_row_more_
     assert status == 0 and report["verdict"] == "proved-equivalent", proof
     over = prove_pair(f"{LOOPS}:column_down", f"{LOOPS}:column_over", Fixed(block=(64, 1, 1), args={"width": 64}))
     assert over.verdict == "differ" and over.buffer == "out", over
+
+
+def test_a_loop_holding_a_barrier_is_proved_when_each_iteration_reads_what_it_staged():
+    from simulee.prover.solve import Fixed
+
+    given = Fixed(grid=(8, 1, 1), block=(256, 1, 1))
+    staged = prove_pair(f"{LOOPS}:reverse_direct", f"{LOOPS}:reverse_staged", given)
+    assert staged.verdict == "proved", staged.reason
+    shifted = prove_pair(f"{LOOPS}:reverse_direct", f"{LOOPS}:reverse_staged_shifted", given)
+    tiles = shifted.args.get("tiles", 0)
+    assert shifted.verdict == "differ" and shifted.buffer == "out" and shifted.offset // 1024 == tiles - 1, shifted
+
+
+@pytest.mark.parametrize("kernel, reason", [
+    ("reverse_staged_late", "the new kernel reads at line 117 what an earlier iteration of its loop at line 116 may "
+                            "have stored"),
+    ("reverse_staged_racy", "the new kernel is not proved race-free (race"),
+])
+def test_what_a_loop_holding_a_barrier_carries_through_memory_is_never_proved(kernel, reason):
+    from simulee.prover.solve import Fixed
+
+    proof = prove_pair(f"{LOOPS}:reverse_direct", f"{LOOPS}:{kernel}", Fixed(grid=(8, 1, 1), block=(256, 1, 1)))
+    assert proof.verdict == "unknown" and reason in proof.reason, proof.reason
 
 
 def test_the_prover_finds_the_elements_only_a_grid_stride_loop_writes(run_cli):

@@ -14,13 +14,16 @@ thread of its block in an earlier one). Floating-point operations are uninterpre
 functions of their operands' bits (addition and multiplication commute; nothing else is
 assumed of them).
 
-A loop (none may hold a barrier) is walked once for an arbitrary iteration k of each
-thread, as the race proof walks it, and k is made exact (_exact_iterations): it runs when
-the thread stayed in the loop after every earlier iteration. A thread instance is then
-one thread in one iteration of each loop; what it computes after a loop is the loop's last
-iteration's. A loop may store to a buffer once, not read in its interval what it stores,
-and carry nothing but its counters: the last write of a byte a loop leaves is then one of
-the (thread, iteration) instances the solver may pick, with the value it stored.
+A loop is walked once for an arbitrary iteration k of each thread, as the race proof walks
+it, and k is made exact (_exact_iterations): it runs when the thread stayed in the loop
+after every earlier iteration. A thread instance is then one thread in one iteration of
+each loop; what it computes after a loop is the loop's last iteration's. A loop may store
+to a buffer once, not read in its interval what it stores, and carry nothing but its
+counters: the last write of a byte a loop leaves is then one of the (thread, iteration)
+instances the solver may pick, with the value it stored. A loop holding a barrier is run
+by a block as one (the race proof found no divergence): what it reads of memory it stores
+to must be what one store of the same iteration, earlier in it, wrote (the writer is then
+instantiated in the reader's iteration); what an earlier iteration left is not followed.
 
 A writer is a chosen thread: either it does the write, or no thread does (a quantified
 fact over the indices, solved by z3's UFBV engine; a loop's iteration is instantiated at
@@ -90,6 +93,7 @@ class _Read:
     offset: z3.BitVecRef
     size: int
     condition: z3.BoolRef
+    iterations: dict = field(default_factory=dict)  # loop header -> its iteration number k on the read's path
 
 
 @dataclass
@@ -114,6 +118,7 @@ class _Write:
     size: int
     value: z3.BitVecRef
     condition: z3.BoolRef
+    iterations: dict = field(default_factory=dict)  # loop header -> the iteration numbers k of its paths
 
 
 class ValueWalker(Walker):
@@ -186,7 +191,8 @@ class ValueWalker(Walker):
         else:
             name = f"read.{self.tag}.{len(self.reads)}"
             condition = self.conjunction(state.condition)
-            self.reads[name] = _Read(pc, pointer.base, space, pointer.offset, width // 8, condition)
+            self.reads[name] = _Read(pc, pointer.base, space, pointer.offset, width // 8, condition,
+                                     {h: state.values[("iteration", h)] for h in state.summarized})
             state.values[op.result] = z3.BitVec(name, width)
 
     def store(self, state, pc: int, op) -> None:
@@ -201,7 +207,8 @@ class ValueWalker(Walker):
             condition = self.conjunction(state.condition)
             if pointer.inbounds:
                 condition = z3.And(condition, *pointer.inbounds)
-            self.writes.append(_Write(pc, pointer.base, space, pointer.offset, value.size() // 8, value, condition))
+            self.writes.append(_Write(pc, pointer.base, space, pointer.offset, value.size() // 8, value, condition,
+                                      {h: (state.values[("iteration", h)],) for h in state.summarized}))
 
     def call(self, state, pc: int, op):
         callee = op.extra.get("callee") or ""
@@ -276,6 +283,7 @@ class _Version:
     thread: Thread
     order: dict
     live: list  # the writes whose bytes may be left after the launch (_live)
+    loops: dict  # pc -> the headers of the loops around it
     steps: dict = field(default_factory=dict)  # (write pc, k) -> its constant step in bytes, or None
 
     def position(self, pc: int) -> tuple:
@@ -285,13 +293,15 @@ class _Version:
 @dataclass(frozen=True)
 class _Instance:
     """One thread of one version in the encoding: its indices and its tag (the names of
-    its own fresh values); `bound` when quantified (it may choose no writer)."""
+    its own fresh values); `bound` when quantified (it may choose no writer); `same`: the
+    iterations of loops holding a barrier it runs with the thread it was made for."""
 
     version: str
     tid: tuple
     ctaid: tuple
     tag: int
     bound: bool = False
+    same: tuple = ()  # (name, term): the template's iteration numbers this instance shares with another's
 
 
 class _Encoding:
@@ -333,14 +343,14 @@ class _Encoding:
         solver.add(*self.common, *self.facts, *question)
         return solver
 
-    def thread(self, version: str, ctaid: tuple | None = None, bound: bool = False) -> _Instance:
+    def thread(self, version: str, ctaid: tuple | None = None, bound: bool = False, same: tuple = ()) -> _Instance:
         tag = next(self.tags)
         if tag > MAX_INSTANCES:
             raise NotModeled("too many threads to instantiate (reads of written memory choose among many writes)")
         tid = tuple(z3.BitVec(f"tid.{a}~{tag}", 32) for a in AXES)
         if ctaid is None:
             ctaid = tuple(z3.BitVec(f"ctaid.{a}~{tag}", 32) for a in AXES)
-        return _Instance(version, tid, ctaid, tag, bound)
+        return _Instance(version, tid, ctaid, tag, bound, same)
 
     def thread_facts(self, instance: _Instance) -> list:
         """Its indices within the launch, and what its walk promises."""
@@ -349,8 +359,8 @@ class _Encoding:
         walker = self.versions[instance.version].walker
         return facts + [self.term(instance, f) for f in walker.walk.facts + walker.promises]
 
-    def instantiate(self, version: str, ctaid: tuple | None = None) -> _Instance:
-        instance = self.thread(version, ctaid)
+    def instantiate(self, version: str, ctaid: tuple | None = None, same: tuple = ()) -> _Instance:
+        instance = self.thread(version, ctaid, same=same)
         self.facts += self.thread_facts(instance)
         return instance
 
@@ -359,10 +369,13 @@ class _Encoding:
         values, its loads resolved."""
         version = self.versions[instance.version]
         pairs = list(zip(version.thread.tid + version.thread.ctaid, instance.tid + instance.ctaid))
+        same = dict(instance.same)
         for constant in _constants(expression):
             name = constant.decl().name()
             if name in version.walker.reads:
                 pairs.append((constant, self.resolved(instance, name)))
+            elif name in same:
+                pairs.append((constant, same[name]))
             elif not _launch_wide(name) and not any(constant.eq(t) for t, _ in pairs[:6]):
                 pairs.append((constant, z3.Const(f"{name}~{instance.tag}", constant.sort())))
         return z3.substitute(expression, *pairs) if pairs else expression
@@ -389,9 +402,15 @@ class _Encoding:
         earlier = [w for w in writes if version.position(w.pc)[0] < at[0]]
         if instance.bound and earlier:
             raise NotModeled("a store's address or condition depends on memory the kernel wrote before it")
+        staged = self.staged(version, read)
+        one = len(writes) == 1 and earlier and staged <= version.loops[earlier[0].pc]
+        if staged and not (one and self.covers(instance.version, name, earlier[0])):
+            line = _loop_line(version.kernel, version.kernel.loop_of[min(staged)])
+            raise NotModeled(f"the {version.name} kernel reads at line {version.kernel.line(read.pc) or '?'} what an "
+                             f"earlier iteration of its loop at line {line} may have stored")
         if len(writes) == 1 and earlier and self.covers(instance.version, name, earlier[0]):
             write = earlier[0]  # its one writer: the thread of the block that wrote exactly these bytes
-            writer = self.instantiate(version.name, instance.ctaid)
+            writer = self.instantiate(version.name, instance.ctaid, self.shared_iterations(instance, read, write))
             self.facts.append(z3.Implies(self.term(instance, read.condition), z3.And(
                 self.term(writer, write.condition), self.term(writer, write.offset) == offset)))
             value = self.term(writer, write.value)
@@ -407,9 +426,28 @@ class _Encoding:
         self.memo[key] = value
         return value
 
+    @staticmethod
+    def staged(version: _Version, read: _Read) -> frozenset:
+        """The loops holding a barrier around `read` that store to what it reads: an earlier
+        iteration may have left what it reads (the proof follows only the current one's)."""
+        around = version.loops[read.pc] & version.kernel.barrier_loops
+        return frozenset(h for h in around if any(w.base == read.base and h in version.loops[w.pc]
+                                                  for w in version.walker.writes))
+
+    def shared_iterations(self, instance: _Instance, read: _Read, write: _Write) -> tuple:
+        """The iteration numbers of `write`'s template for the loops holding a barrier around
+        both it and `read`, as `instance` (the reader) has them: a writer in the reader's
+        iteration of each (a block runs a loop holding a barrier as one: its threads pass
+        the same barriers)."""
+        version = self.versions[instance.version]
+        shared = version.loops[read.pc] & version.loops[write.pc] & version.kernel.barrier_loops
+        return tuple((k.decl().name(), self.term(instance, read.iterations[h]))
+                     for h in sorted(shared) if h in read.iterations for k in write.iterations.get(h, ()))
+
     def covers(self, version: str, name: str, write: _Write) -> bool:
         """Whether every thread that does the load `name` reads bytes a thread of its block
-        wrote by `write`, all of them and only them (its own question to the solver)."""
+        wrote by `write` (in the same iteration of the loops holding a barrier around both),
+        all of them and only them (its own question to the solver)."""
         key = (version, name, write.pc)
         if key not in self.covered:
             read = self.versions[version].walker.reads[name]
@@ -419,7 +457,8 @@ class _Encoding:
                                      self.covered)
                 reader = question.instantiate(version)
                 offset = question.term(reader, read.offset)
-                bound = question.thread(version, reader.ctaid, bound=True)
+                bound = question.thread(version, reader.ctaid, bound=True,
+                                        same=question.shared_iterations(reader, read, write))
                 written = z3.And(question.term(bound, write.condition), question.term(bound, write.offset) == offset)
                 try:
                     self.covered[key] = question.ask(question.term(reader, read.condition), question.none(
@@ -460,7 +499,10 @@ class _Encoding:
         self.followed(does, list(bound.tid) + list(bound.ctaid) + iterations, target)
         body = z3.Implies(z3.And(self.thread_facts(bound)), z3.Not(does))
         start = self.term(bound, write.offset)
+        same = dict(bound.same)
         for name, k in zip(version.walker.iterations, iterations):
+            if name in same:
+                continue  # the iteration of the thread it was made for: not quantified
             if not any(c.eq(k) for c in _constants(start)):
                 variables = variables + [k]
                 continue
@@ -495,7 +537,9 @@ class _Encoding:
 
     def iterations(self, instance: _Instance) -> list:
         """The iteration numbers of `instance`'s loops."""
-        return [z3.BitVec(f"{name}~{instance.tag}", 64) for name in self.versions[instance.version].walker.iterations]
+        same = dict(instance.same)
+        return [same.get(name, z3.BitVec(f"{name}~{instance.tag}", 64))
+                for name in self.versions[instance.version].walker.iterations]
 
     @staticmethod
     def followed(expression, variables: list, offset) -> None:
@@ -683,16 +727,13 @@ def _given(pair, given: Fixed, label: str) -> Fixed:
 
 
 def _structure(label: str, kernel: Kernel) -> None:
-    """NotModeled unless `kernel`'s loops hold no barrier, each leaves from one place (its
-    header or its one latch) and none returns, and it has no grid barrier. (A block barrier
+    """NotModeled unless each of `kernel`'s loops leaves from one place (its header or its
+    one latch) and none returns, and it has no grid barrier. (A block barrier
     some threads skip is fine: the race proof found no block whose threads disagree on it,
     and the order of _order's intervals errs only towards writes of other threads.)"""
     function = kernel.function
     for loop in kernel.loops:
         line = _loop_line(kernel, loop)
-        if loop.header in kernel.barrier_loops:
-            raise NotModeled(f"the {label} kernel has a barrier in a loop (line {line}); the proof covers loops "
-                             "without one")
         exits = {b for b in loop.blocks if any(s not in loop.blocks for s in function.blocks[b].successors)}
         returns = any(function.ops[function.blocks[b].end - 1].opcode == "ret" for b in loop.blocks)
         if returns or len(exits) != 1 or exits != {loop.header} and exits != set(loop.latches):
@@ -774,7 +815,7 @@ def _template(label: str, kernel: Kernel, launch: Launch) -> _Version:
              for pc, op in enumerate(kernel.function.ops)}
     walker.writes = _overwritten(walker.writes, walker.reads.values(), order, loops)
     _loop_accesses(label, kernel, walker, order, loops)
-    return _Version(label, kernel, walker, thread, order, _live(walker.writes, order, loops))
+    return _Version(label, kernel, walker, thread, order, _live(walker.writes, order, loops), loops)
 
 
 def _loop_accesses(label: str, kernel: Kernel, walker: ValueWalker, order: dict, loops: dict) -> None:
@@ -825,7 +866,8 @@ def _overwritten(writes: list[_Write], reads, order: dict, loops: dict) -> list[
                 loops[last.pc] == loops[write.pc] and \
                 not any(r.base == write.base and order[last.pc] < order[r.pc] < order[write.pc] for r in reads):
             kept[-1] = _Write(write.pc, write.base, write.space, write.offset, write.size,
-                              z3.If(write.condition, write.value, last.value), z3.Or(last.condition, write.condition))
+                              z3.If(write.condition, write.value, last.value), z3.Or(last.condition, write.condition),
+                              _iterations_of([last, write]))
         else:
             kept.append(write)
     return kept
@@ -848,13 +890,24 @@ def _one_per_store(writes: list[_Write]) -> list[_Write]:
             offset = offset if write.offset.eq(offset) else z3.If(write.condition, write.offset, offset)
             value = value if write.value.eq(value) else z3.If(write.condition, write.value, value)
         merged.append(_Write(first.pc, first.base, first.space, offset, first.size, value,
-                             z3.Or([w.condition for w in group])))
+                             z3.Or([w.condition for w in group]), _iterations_of(group)))
+    return merged
+
+
+def _iterations_of(writes: list[_Write]) -> dict:
+    """The iteration numbers of the loops around `writes`, merged into one write."""
+    merged: dict = {}
+    for write in writes:
+        for header, ks in write.iterations.items():
+            merged[header] = merged.get(header, ()) + tuple(k for k in ks if not any(k.eq(m) for m in
+                                                                                    merged.get(header, ())))
     return merged
 
 
 def _order(kernel: Kernel) -> dict:
     """pc -> (barrier interval, position): the barriers passed before it, and its place in a
-    topological order of the blocks, back edges left out (no loop holds a barrier)."""
+    topological order of the blocks, back edges left out (within one iteration of a loop
+    holding a barrier, the order of its intervals)."""
     function = kernel.function
     seen, postorder = set(), []
 

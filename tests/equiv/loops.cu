@@ -74,3 +74,60 @@ __global__ void column_until_zero(const float *in, float *out, unsigned width, u
     out[(size_t)r * width + x] = in[(size_t)r * width + x] * 0.5f;
   }
 }
+
+// Loops holding a barrier: a block reverses tile after tile of 256 ints, through shared
+// memory or straight from the input; each iteration reads only what it staged.
+#define TILE_INTS 256
+
+__global__ void reverse_direct(const int *in, int *out, unsigned tiles) {
+  if (blockDim.x != TILE_INTS) return;
+  for (unsigned t = blockIdx.x; t < tiles; t += gridDim.x)
+    out[(size_t)t * TILE_INTS + threadIdx.x] = in[(size_t)t * TILE_INTS + TILE_INTS - 1 - threadIdx.x];
+}
+
+__global__ void reverse_staged(const int *in, int *out, unsigned tiles) {
+  __shared__ int stage[TILE_INTS];
+  if (blockDim.x != TILE_INTS) return;
+  for (unsigned t = blockIdx.x; t < tiles; t += gridDim.x) {
+    stage[threadIdx.x] = in[(size_t)t * TILE_INTS + threadIdx.x];
+    __syncthreads();
+    out[(size_t)t * TILE_INTS + threadIdx.x] = stage[TILE_INTS - 1 - threadIdx.x];
+    __syncthreads();
+  }
+}
+
+// the last tile's element 0 comes from the neighbour's slot: differs
+__global__ void reverse_staged_shifted(const int *in, int *out, unsigned tiles) {
+  __shared__ int stage[TILE_INTS];
+  if (blockDim.x != TILE_INTS) return;
+  for (unsigned t = blockIdx.x; t < tiles; t += gridDim.x) {
+    stage[threadIdx.x] = in[(size_t)t * TILE_INTS + threadIdx.x];
+    __syncthreads();
+    unsigned from = t + 1 == tiles && threadIdx.x == 0 ? TILE_INTS - 2 : TILE_INTS - 1 - threadIdx.x;
+    out[(size_t)t * TILE_INTS + threadIdx.x] = stage[from];
+    __syncthreads();
+  }
+}
+
+// each iteration reads what the previous one staged (the first reads what was there): differs
+__global__ void reverse_staged_late(const int *in, int *out, unsigned tiles) {
+  __shared__ int stage[TILE_INTS];
+  if (blockDim.x != TILE_INTS) return;
+  for (unsigned t = blockIdx.x; t < tiles; t += gridDim.x) {
+    out[(size_t)t * TILE_INTS + threadIdx.x] = stage[TILE_INTS - 1 - threadIdx.x];
+    __syncthreads();
+    stage[threadIdx.x] = in[(size_t)t * TILE_INTS + threadIdx.x];
+    __syncthreads();
+  }
+}
+
+// no barrier after the read: the next iteration's stage overwrites what a neighbour reads (a race)
+__global__ void reverse_staged_racy(const int *in, int *out, unsigned tiles) {
+  __shared__ int stage[TILE_INTS];
+  if (blockDim.x != TILE_INTS) return;
+  for (unsigned t = blockIdx.x; t < tiles; t += gridDim.x) {
+    stage[threadIdx.x] = in[(size_t)t * TILE_INTS + threadIdx.x];
+    __syncthreads();
+    out[(size_t)t * TILE_INTS + threadIdx.x] = stage[TILE_INTS - 1 - threadIdx.x];
+  }
+}
