@@ -8,9 +8,10 @@ parameters; what it cannot express is a fresh unconstrained value. `solve` asks 
 two arbitrary threads, whether two accesses can conflict or the threads can disagree on a
 barrier.
 
-`equivalence` decides two versions of a kernel equal for every launch: for race-free versions
-whose loops carry nothing through memory from one iteration to the next, whether some launch, arguments and
-inputs make them leave different bytes in an output buffer (PUG_para's parameterized equivalence check; `simulee equiv`).
+`equivalence` decides two versions of a kernel equal for every launch: for race-free
+versions whose loops carry nothing through memory from one iteration to the next, whether
+some launch, arguments and inputs make them leave different bytes in an output buffer
+(PUG_para's parameterized equivalence check; `simulee equiv`).
 
 `verdicts` joins the prover to the checker: it runs the prover before every check, and the
 races the solver finds in the interpreter, to tell a confirmed race from a possible one.

@@ -17,7 +17,8 @@ holds (simulee.checker.kernel.kernel_verdict):
 - `not-proved`: no race found on the launches run, and the prover could not decide (why).
 
 A redundant barrier of a kernel proved race-free, whose removal the check compared on its
-launches, is then proved removable for every launch where prover.equivalence can; a removal the solver shows to change an output makes it needed.
+launches, is then proved removable for every launch where prover.equivalence can; a
+removal the solver shows to change an output makes it needed.
 
 `confirm` runs a proof's races in the interpreter, for `simulee prove`.
 """
