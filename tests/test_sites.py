@@ -490,3 +490,21 @@ def test_a_launch_spaced_as_nvcc_accepts_is_a_launch_site():
     (race,) = json.loads(result.stdout)["kernels"][0]["findings"]
     launch = next(n for n, text in enumerate(source.read_text().splitlines(), 1) if "doubled << <" in text)
     assert race["launch"]["origin"] == f"site main.cu:{launch}" and race["launch"]["grid"] == [2, 1, 1]
+
+
+def test_a_barrier_redundant_in_one_instance_is_not_covered_while_another_could_not_be_checked():
+    def barriers(*options) -> tuple[list, list]:
+        result = simulee("check", SITES / "instances.cu", "-q", "--format", "json", *options)
+        assert result.returncode in (0, 2), result.stderr  # 2: a kernel could not be checked
+        kernels = json.loads(result.stdout)["kernels"]
+        found = [f["type"] for k in kernels for f in k["findings"]]
+        return {k["kernel"]: k["barriers"] for k in kernels}, found
+
+    (narrow,), found = barriers("-DNARROW_ONLY")
+    assert found == ["redundant-barrier"]  # shift<32> alone: each thread reads its own slot
+    both, found = barriers()
+    (narrow,), (wide,) = both["shift<32>"], both["shift<2048>"]
+    assert "redundant-barrier" not in found  # shift<2048> reads its neighbour's slot: it may need it
+    assert (narrow["verdict"], narrow["kernel_verdict"]) == ("not-covered", "redundant")
+    assert narrow["reason"] == "not judged in shift<2048>: not checked: no launch could be made"
+    assert (wide["verdict"], wide["reason"]) == ("not-covered", "not checked: no launch could be made")

@@ -23,7 +23,7 @@ from simulee.detect import enabled
 from simulee.detect.base import KernelRuns, LaunchRun
 from simulee.detect.faults import invalid_launch
 from simulee.detect.race import RACES, WARP_SYNCHRONOUS
-from simulee.detect.redundant import REDUNDANT_BARRIER, BarrierVerdict, redundant_message
+from simulee.detect.redundant import REDUNDANT_BARRIER, BarrierJudge, BarrierVerdict, redundant_message
 from simulee.detect.vacuous import VACUOUS
 from simulee.model.findings import ERROR, WARNING, Finding, display, launch_of
 from simulee.frontend.compiler import BUILTIN_VARIABLES, library_file, user_location
@@ -353,6 +353,9 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
         bounds = [f"it assumes {_assumption(bound)['bound']} (line {_assumption(bound)['line']} indexes past a "
                   "fixed-size array beyond it)" for bound in rules.bounds.values()]
         check.status, check.error = NOT_CHECKED, _not_checked(check, kept.out_of_time, outside + bounds)
+        if not check.verdicts and any(detector.name == REDUNDANT_BARRIER for detector in detectors):
+            # its barriers are unjudged, and stay so across kernels: another instance's verdict is not theirs
+            check.verdicts = [replace(v, reason=check.error) for v in BarrierJudge(program, kernel).verdicts()]
     check.findings = sorted(merged.values(), key=lambda f: (f.file, f.line, f.column, f.type, f.message))
     check.seconds = time.perf_counter() - start
     return check

@@ -13,7 +13,9 @@ per barrier instruction; only redundant ones are findings. A barrier that comput
 (__syncthreads_count/and/or) is never a candidate: it cannot simply be removed.
 
 Over several kernels (a scan, or a check of a file), a barrier of a device function they
-share, or of a template, is judged over all of them (`across_kernels`).
+share, or of a template, is judged over all of them (`across_kernels`): redundant only
+where no kernel that reaches it needs it or left it unjudged (an instance no launch could
+be made of may be the one that needs it).
 """
 
 from __future__ import annotations
@@ -182,14 +184,15 @@ def redundant_message(passes: int, launches: int, kernels: list[str], removal: i
     return f"redundant barrier: removing it creates no data race (checked over {over}){checked}"
 
 
-JOINT_ORDER = ("needed", "redundant", "not-covered")  # the first some kernel gives is the barrier's verdict
+JOINT_ORDER = ("needed", "not-covered", "redundant")  # the first some kernel gives is the barrier's verdict
 
 
 def across_kernels(records: list[dict]) -> list[dict]:
     """Kernel records (KernelCheck.to_json) with every barrier judged over all the kernels
     that reach it (a barrier of a device function several kernels call, or of a template,
     is one barrier; so is one a kernel reaches through several call sites): needed if some
-    kernel needs it, else redundant if some kernel found it redundant, else not-covered;
+    kernel needs it, else not-covered if some kernel did not judge it (removing the one
+    source line would go unchecked there; the reason names that kernel), else redundant;
     divergent if some kernel reached it divergently. Each barrier keeps its kernel's own
     verdict as `kernel_verdict` (divergent, needed, redundant or not-covered). A
     redundant-barrier finding stays only where the barrier is redundant overall, and says
@@ -207,9 +210,12 @@ def across_kernels(records: list[dict]) -> list[dict]:
         for barrier in record["barriers"]:
             seen = joint[(barrier["file"], barrier["line"], barrier["column"])]
             own = "divergent" if barrier["divergent"] else barrier["verdict"]
+            reason = barrier["reason"]
+            if seen["verdict"] == "not-covered" and barrier["verdict"] != "not-covered":
+                reason = f"not judged in {seen['uncovered'][0]}: {seen['uncovered'][1]}"
             barriers.append({**barrier, "kernel_verdict": barrier.get("kernel_verdict", own),
                              "verdict": seen["verdict"], "divergent": seen["divergent"],
-                             "race": barrier["race"] or seen["race"]})
+                             "race": barrier["race"] or seen["race"], "reason": reason})
         findings = []
         for finding in record["findings"]:
             if finding["type"] == "redundant-barrier":
@@ -248,8 +254,10 @@ def _one_per_place(barriers: list[dict]) -> list[dict]:
 def _joined(seen: dict | None, barrier: dict, kernel: str) -> dict:
     """What the kernels so far (`seen`) and one more kernel's verdict say of one barrier."""
     seen = seen or {"verdicts": set(), "passes": 0, "launches": 0, "divergent": False, "race": None, "kernels": [],
-                    "removal": 0, "proved": True}
+                    "removal": 0, "proved": True, "uncovered": None}
     seen["verdicts"].add(barrier["verdict"])
+    if barrier["verdict"] == "not-covered" and seen["uncovered"] is None:
+        seen["uncovered"] = (kernel, barrier["reason"] or "no launch reached it")
     seen["verdict"] = _first_verdict(seen["verdicts"])
     seen["divergent"] |= barrier["divergent"]
     if barrier["verdict"] != "not-covered":
@@ -264,8 +272,8 @@ def _joined(seen: dict | None, barrier: dict, kernel: str) -> dict:
 
 
 def _first_verdict(verdicts: set[str]) -> str:
-    """needed over redundant over not-covered."""
-    return next(v for v in JOINT_ORDER if v in verdicts or v == "not-covered")
+    """needed over not-covered over redundant."""
+    return next((v for v in JOINT_ORDER if v in verdicts), "not-covered")
 
 
 def _passes(result, op: int) -> tuple[np.ndarray, np.ndarray]:
