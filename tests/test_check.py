@@ -477,6 +477,15 @@ def test_a_barrier_in_a_loop_one_iteration_never_tested_is_not_covered_not_redun
     assert two.verdicts[1].race.first.line == line_of(file, "tile[threadIdx.x] = in[k")
 
 
+def test_a_barrier_in_a_loop_whose_two_iterations_only_ran_in_blocks_of_one_thread_is_not_covered():
+    from simulee.detect.redundant import NEVER_BOTH
+
+    file = "barrier_verdicts.cu"
+    apart = check(file, "tiled", ((2, 1, 1), (1, 1, 1), {"tiles": 2}), ((2, 1, 1), (64, 1, 1), {"tiles": 1}))
+    assert [v.verdict for v in apart.verdicts] == ["needed", "not-covered"] and apart.findings == []
+    assert apart.verdicts[1].reason == NEVER_BOTH
+
+
 def test_races_that_need_what_the_buffers_hold_are_found_and_are_warnings_that_name_the_buffer():
     file = "buffer_contents.cu"
     for kernel, line in (("threshold", "threads above the threshold race"),

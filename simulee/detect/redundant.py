@@ -2,9 +2,10 @@
 
 A barrier instruction is redundant when, in every launch explored, merging the epochs it
 separates (in every block, every time it was passed) creates no race: no two accesses that
-it kept apart race once it is gone, and, for a barrier in a loop, some block passed it
-twice (else no launch ran the iteration after it that it orders: it is not covered, as
-one tile of a tiled loop leaves the barrier closing the tile untested). Barriers are
+it kept apart race once it is gone, and, for a barrier in a loop, some block of two
+threads or more passed it twice in a launch that wrote around it (else no launch ran the
+iteration after it that it orders: it is not covered, as one tile of a tiled loop leaves
+the barrier closing the tile untested, and so do two tiles of a block of one thread). Barriers are
 judged launch by launch in program order, with those before them that no launch needed so
 far gone too, so all the redundant ones can be removed together (of two barriers back to
 back, the first is redundant and the second needed). It is needed when some launch shows
@@ -36,6 +37,8 @@ REDUNDANT_BARRIER = "redundant-barrier"
 NOT_EXERCISED = "in a loop that ran at most one iteration in every launch: the next iteration's accesses never met it"
 NOTHING_ACROSS = ("no launch had blocks of two threads or more write anything around it: it was never put to the "
                   "test")
+NEVER_BOTH = ("in a loop: no one launch both ran two iterations across it and had blocks of two threads or more "
+              "write around it (each did one of the two)")
 
 
 @dataclass
@@ -82,6 +85,7 @@ class _Evidence:
     race: Finding | None = None  # the first race its removal caused: it is needed
     repeated: bool = False  # some block passed it twice
     exercised: bool = False  # some pass could have shown a race
+    both: bool = False  # in one launch: some block passed it twice, and some pass could have shown a race
 
 
 class BarrierJudge:
@@ -113,8 +117,10 @@ class BarrierJudge:
             evidence.divergent |= op in divergent
             blocks, epochs = _passes(result, op)
             evidence.passes += len(blocks)
-            evidence.repeated = evidence.repeated or _repeated(blocks)
-            evidence.exercised = evidence.exercised or _exercised(model, blocks, epochs)
+            repeated, exercised = _repeated(blocks), _exercised(model, blocks, epochs)
+            evidence.repeated |= repeated
+            evidence.exercised |= exercised
+            evidence.both |= repeated and exercised
             if len(blocks) and evidence.race is None:
                 gone = removed + [(blocks, epochs)]
                 evidence.race = _race_without(model, np.concatenate([b for b, _ in gone]),
@@ -137,6 +143,8 @@ class BarrierJudge:
                 verdict, reason = "not-covered", NOT_EXERCISED
             elif not evidence.exercised:
                 verdict, reason = "not-covered", NOTHING_ACROSS
+            elif in_loop and not evidence.both:
+                verdict, reason = "not-covered", NEVER_BOTH
             else:
                 verdict = "redundant"
             verdicts.append(BarrierVerdict(self.kernel.name, evidence.location or _static_place(self.program, site),
