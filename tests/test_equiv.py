@@ -123,6 +123,17 @@ def test_a_redundant_barrier_says_its_removal_was_checked(run_cli):
     assert barrier["verdict"] == "redundant" and barrier["removal_checked"] >= 1 and barrier["removal_proved"]
 
 
+
+def test_the_removal_of_a_barrier_in_a_loop_holding_others_is_proved(run_cli):
+    status, out, err = run_cli("check", BARRIERS, "-k", "reverse_tiles", "--grid", "2", "--block", "256", "--arg",
+                               "tiles=6", "--format", "json", "-q")
+    (kernel,) = json.loads(out)["kernels"]
+    (finding,) = [f for f in kernel["findings"] if f["type"] == "redundant-barrier"]
+    assert finding["line"] == lines_of(BARRIERS, "__syncthreads();")[3]  # reverse_tiles' first, opening a tile
+    assert finding["message"].endswith(" and proved for every launch")
+    assert [b["verdict"] for b in kernel["barriers"]] == ["redundant", "needed", "needed"]
+
+
 FIXES = EQUIV / "fixes.cu"
 
 
