@@ -19,17 +19,3 @@ __global__ void scale_twice(const float *in, float *out, int n) {
   __syncthreads();
   if (i < n) out[i] += 1.0f;
 }
-
-// a block reverses tile after tile through shared memory; the barrier opening each tile
-// follows the one closing the last (redundant, its removal proved with the grid fixed)
-__global__ void reverse_tiles(const int *in, int *out, unsigned tiles) {
-  __shared__ int stage[256];
-  if (blockDim.x != 256) return;
-  for (unsigned t = blockIdx.x; t < tiles; t += gridDim.x) {
-    __syncthreads();
-    stage[threadIdx.x] = in[(size_t)t * 256 + threadIdx.x];
-    __syncthreads();
-    out[(size_t)t * 256 + threadIdx.x] = stage[255 - threadIdx.x];
-    __syncthreads();
-  }
-}

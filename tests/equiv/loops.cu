@@ -131,3 +131,17 @@ __global__ void reverse_staged_racy(const int *in, int *out, unsigned tiles) {
     out[(size_t)t * TILE_INTS + threadIdx.x] = stage[TILE_INTS - 1 - threadIdx.x];
   }
 }
+
+// a block reverses tile after tile through shared memory; the barrier opening each tile
+// follows the one closing the last (redundant, its removal proved with the grid fixed)
+__global__ void reverse_tiles(const int *in, int *out, unsigned tiles) {
+  __shared__ int stage[TILE_INTS];
+  if (blockDim.x != TILE_INTS) return;
+  for (unsigned t = blockIdx.x; t < tiles; t += gridDim.x) {
+    __syncthreads();
+    stage[threadIdx.x] = in[(size_t)t * TILE_INTS + threadIdx.x];
+    __syncthreads();
+    out[(size_t)t * TILE_INTS + threadIdx.x] = stage[TILE_INTS - 1 - threadIdx.x];
+    __syncthreads();
+  }
+}
