@@ -155,6 +155,32 @@ def test_fix_inserts_the_missing_barrier_and_the_patch_applies_with_git(tmp_path
     assert status == 0 and json.loads(out)["kernels"][0]["findings"] == []
 
 
+def test_fix_tries_again_what_a_later_edit_made_fixable_and_names_the_original_lines(tmp_path, run_cli):
+    import subprocess
+
+    status, patch, err, copy = fix(tmp_path, FIXES, "-k", "fold_unsynced", "--grid", "1", "--block", "32")
+    assert status == 0 and "not fixed" not in err, err
+    store, fold, copied = (line_of(FIXES, text, "fold_unsynced") for text in
+                           ("part[threadIdx.x] = mine;", "if (threadIdx.x < width)", "= part[0];"))
+    # the loop's barrier adds a race with the copy until the barrier after the loop is in: it is tried again
+    assert f"fixed fixes.cu:{store}: inserted __syncwarp(); before line {copied}" in err
+    assert f"fixed fixes.cu:{store}: inserted __syncwarp(); before line {fold}" in err  # the original's number
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / "fix.patch").write_text(patch)
+    subprocess.run(["git", "apply", "fix.patch"], cwd=tmp_path, check=True)
+    status, out, _ = run_cli("check", copy, "-k", "fold_unsynced", "--grid", "1", "--block", "32", "--format",
+                             "json", "-q")
+    assert status == 0 and json.loads(out)["kernels"][0]["findings"] == []
+
+
+def test_fix_edits_only_the_file_it_is_given(run_cli):
+    header = EQUIV / "headers" / "staged.cuh"
+    status, out, err = run_cli("fix", EQUIV / "headers" / "uses_header.cu", "--block", "64")
+    assert status == 1 and out == ""
+    assert f"not fixed: {header.relative_to(TESTS.parent)}:{line_of(header, 'tile[threadIdx.x] = value;')}" \
+        f": data-race in shift_through_header: it lies in another file than uses_header.cu" in err
+
+
 def test_fix_never_puts_a_barrier_in_a_branch_some_threads_skip(tmp_path):
     status, patch, err, copy = fix(tmp_path, FIXES, "-k", "shift_half")
     assert status == 1 and patch == ""

@@ -11,7 +11,9 @@ Two kinds of edit to the source:
 An edit is kept only when the edited source, compiled and checked again, no longer shows
 what it fixes and shows no error the original did not (a barrier some threads skip would
 be barrier divergence), and computes what the original did on every launch tried where
-the original did not race (checker.equivalence). Everything else is left, with why.
+the original did not race (checker.equivalence). A finding no edit fixed is tried again
+once another edit changed the source. Only the file given is edited; messages give its
+original line numbers. Everything else is left, with why.
 """
 
 from __future__ import annotations
@@ -28,35 +30,58 @@ from simulee.errors import SimuleeError
 RACES = ("data-race", "warp-synchronous-race")
 ARRIVALS = ("barrier-divergence", "warp-mask")  # a barrier some threads or lanes do not arrive at, any severity
 MAX_FIXES = 8  # edits applied one after the other, each checked on the source the last one left
+MAX_ATTEMPTS = 3 * MAX_FIXES  # findings tried; one no edit fixed is tried again once another edit changed the source
+STATEMENT = re.compile(r"__syncthreads\s*\(\s*\)\s*;|__syncwarp\s*\([^;]*\)\s*;")
 
 
 @dataclass
 class Edit:
-    """Insert `text` as a line before line `line`, or (text None) delete the barrier
-    statement at `line`:`column`."""
+    """Insert `text` as a line before line `line` (a barrier between the racing lines
+    `between`), or (text None) delete the barrier statement at `line`:`column` (`whole`:
+    and its line, which holds nothing else)."""
 
     line: int
     text: str | None = None
     column: int = 0
-    why: str = ""
+    whole: bool = False
+    race: str = ""  # the finding type an inserted barrier fixes
+    between: tuple = ()
+
+    def told(self, edits: list[Edit]) -> str:
+        """What this edit, made on the source `edits` left, does (the original's line numbers)."""
+        if self.text is None:
+            return "removed a redundant barrier (its removal checked)"
+        low, high = (_original(line, edits) for line in self.between)
+        return f"inserted {self.text} before line {_original(self.line, edits)} (a {self.race} between lines {low} " \
+               f"and {high})"
 
     def apply(self, lines: list[str]) -> list[str]:
         lines = list(lines)
         if self.text is not None:
             return lines[:self.line - 1] + [_indent(lines, self.line) + self.text] + lines[self.line - 1:]
-        source = lines[self.line - 1]
-        start = self.column - 1
-        match = re.compile(r"__syncthreads\s*\(\s*\)\s*;|__syncwarp\s*\([^;]*\)\s*;").match(source, start)
-        if match is None:
-            raise ValueError("no barrier statement there")
-        rest = source[:start] + source[match.end():]
-        return lines[:self.line - 1] + ([] if not rest.strip() else [rest.rstrip()]) + lines[self.line:]
+        rest = _without_barrier(lines[self.line - 1], self.column)
+        return lines[:self.line - 1] + ([] if self.whole else [rest.rstrip()]) + lines[self.line:]
 
     def shift(self, line: int) -> int:
         """Where line `line` of the source before this edit is after it."""
         if self.text is not None:
             return line + 1 if line >= self.line else line
-        return line
+        return line - 1 if self.whole and line > self.line else line
+
+    def unshift(self, line: int) -> int:
+        """Where line `line` of the source after this edit was before it (an inserted line:
+        the line it was put before)."""
+        if self.text is not None:
+            return line - 1 if line > self.line else line
+        return line + 1 if self.whole and line >= self.line else line
+
+
+def _without_barrier(source: str, column: int) -> str:
+    """Line `source` without the barrier statement at `column`."""
+    match = STATEMENT.match(source, column - 1)
+    if match is None:
+        raise ValueError("no barrier statement there")
+    return source[:column - 1] + source[match.end():]
 
 
 def _indent(lines: list[str], line: int) -> str:
@@ -87,12 +112,13 @@ def repair(path: Path, kernel: str | None, check, compare) -> Outcome:
     lines = original.splitlines()
     current, records = path, check(path)  # the source as the edits so far left it, and what its check found
     outcome = Outcome(None)
-    tried: set[tuple] = set()
-    for _ in range(MAX_FIXES):
+    edits: list[Edit] = []  # made, in order: lines are told by the original's numbers
+    tried: set[tuple] = set()  # since the last edit
+    for _ in range(MAX_ATTEMPTS):
         todo = [(record, finding) for record in records for finding in record["findings"]
-                if (kernel is None or record["kernel"] == kernel) and _fixable(finding)
+                if (kernel is None or record["kernel"] == kernel) and _fixable(finding, path.name)
                 and _key(finding) not in tried]
-        if not todo:
+        if not todo or len(edits) == MAX_FIXES:
             break
         record, finding = todo[0]
         tried.add(_key(finding))
@@ -101,18 +127,22 @@ def repair(path: Path, kernel: str | None, check, compare) -> Outcome:
             edited = _written(path, after)
             problem, again = _validated(current, edited, edit, finding, records, check, compare)
             if not problem:
+                outcome.fixed.append(f"{_where(finding, edits)}: {edit.told(edits)}")
                 lines, current, records = after, edited, again
-                outcome.fixed.append(f"{_where(finding)}: {edit.why}")
+                edits.append(edit)
+                tried = set()  # the source changed: what no edit fixed before may be fixable now
                 break
-        else:
-            outcome.left.append(f"{_where(finding)}: {finding['type']} in {record['kernel']}{_between(finding)}: no "
-                                "edit removes it without changing what the kernel computes or adding a finding")
     for record in records:
         for finding in record["findings"]:
-            if (kernel is None or record["kernel"] == kernel) and finding["severity"] == "error" and \
-                    not _fixable(finding):
-                outcome.left.append(f"{_where(finding)}: {finding['type']} in {record['kernel']}: "
-                                    f"{_unfixable(finding)}")
+            if kernel is not None and record["kernel"] != kernel:
+                continue
+            where = f"{_where(finding, edits)}: {finding['type']} in {record['kernel']}"
+            if _fixable(finding, path.name):
+                why = "no edit removes it without changing what the kernel computes or adding a finding" \
+                    if _key(finding) in tried else f"not tried: fix makes at most {MAX_FIXES} edits"
+                outcome.left.append(f"{where}{_between(finding, edits)}: {why}")
+            elif finding["severity"] == "error":
+                outcome.left.append(f"{where}: {_unfixable(finding, path.name)}")
     if lines != original.splitlines():
         outcome.text = "\n".join(lines) + ("\n" if original.endswith("\n") else "")
     return outcome
@@ -124,14 +154,14 @@ def candidates(finding: dict, lines: list[str]) -> list[Edit]:
     __syncwarp() may (a warp-uniform branch is common: `if (t < 32)`), and the check of the
     edit rejects one whose lanes do not all arrive."""
     if finding["type"] == "redundant-barrier":
-        return [Edit(finding["line"], None, finding["column"], "removed a redundant barrier (its removal checked)")]
+        whole = not _without_barrier(lines[finding["line"] - 1], finding["column"]).strip()
+        return [Edit(finding["line"], None, finding["column"], whole)]
     first, second = finding["first"], finding["second"]
     barrier = "__syncwarp();" if finding["scope"] == "intra-warp" or finding["type"] == "warp-synchronous-race" \
         else "__syncthreads();"
     low, high = sorted((first["line"], second["line"]))
-    return [Edit(line, barrier, why=f"inserted {barrier} before line {line} (a {finding['type']} between lines "
-                                   f"{low} and {high})")
-            for line in range(high, low, -1)
+    return [Edit(line, barrier, race=finding["type"], between=(low, high))
+            for line in range(min(high, len(lines) + 1), low, -1)
             if _code(lines[line - 2]).rstrip().endswith((";", "}", "{"))
             and (barrier == "__syncwarp();" or _outside_branches(lines, line))]
 
@@ -169,24 +199,28 @@ def _code(text: str) -> str:
     return re.sub(r"//.*|/\*.*?\*/", "", text)
 
 
-def _fixable(finding: dict) -> bool:
+def _fixable(finding: dict, name: str) -> bool:
     """A redundant barrier whose removal was checked, or a race within a block between two
-    lines of one function."""
+    lines of one function, in the file named `name` (the one being fixed)."""
+    if Path(finding["file"]).name != name:
+        return False
     if finding["type"] == "redundant-barrier":
         return "removal checked" in finding["message"]
     if finding["type"] not in RACES or finding["severity"] != "error" or finding["scope"] == "inter-block":
         return False
     first, second = finding.get("first") or {}, finding.get("second") or {}
-    return bool(first and second) and first["file"] == second["file"] and \
+    return bool(first and second) and Path(first["file"]).name == Path(second["file"]).name == name and \
         first.get("function") == second.get("function") and first["line"] != second["line"]
 
 
-def _unfixable(finding: dict) -> str:
+def _unfixable(finding: dict, name: str) -> str:
+    first, second = finding.get("first") or {}, finding.get("second") or {}
+    if any(Path(f.get("file") or finding["file"]).name != name for f in (finding, first, second) if f):
+        return f"it lies in another file than {name} (fix edits only the file it is given)"
     if finding["type"] not in RACES:
         return "fix repairs races within a block and redundant barriers, not this"
     if finding["scope"] == "inter-block":
         return "threads of different blocks: no barrier orders them (a second kernel launch, or atomics, would)"
-    first, second = finding.get("first") or {}, finding.get("second") or {}
     if first.get("line") == second.get("line"):
         return "both accesses are in one statement: a barrier cannot go between them (split the statement)"
     return "the accesses are in different functions: a barrier between them is not a local edit"
@@ -223,13 +257,23 @@ def _moved(key: tuple, edit: Edit) -> tuple:
     return (kind, kernel, edit.shift(line), edit.shift(other) if other is not None else None)
 
 
-def _between(finding: dict) -> str:
+def _between(finding: dict, edits: list[Edit]) -> str:
     second = finding.get("second") or {}
-    return f" (with line {second['line']})" if second.get("line") and second["line"] != finding["line"] else ""
+    if not second.get("line") or second["line"] == finding["line"]:
+        return ""
+    return f" (with line {_original(second['line'], edits)})"
 
 
-def _where(finding: dict) -> str:
-    return f"{finding['file']}:{finding['line']}"
+def _where(finding: dict, edits: list[Edit]) -> str:
+    return f"{finding['file']}:{_original(finding['line'], edits)}"
+
+
+def _original(line: int, edits: list[Edit]) -> int:
+    """The line of the original source that line `line` of the source `edits` made was."""
+    for edit in reversed(edits):
+        line = edit.unshift(line)
+    return line
+
 
 
 _SCRATCH: list[Path] = []

@@ -34,3 +34,19 @@ __global__ void transpose_unsynced(const float *in, float *out, int width, int h
     out[index] = tile[threadIdx.x][threadIdx.y];
   }
 }
+
+// a warp folds its partial sums in shared memory with no barrier at all, and each lane
+// copies the total: a barrier is missing at each step of the fold, one after it
+__global__ void fold_unsynced(const int *in, int *out, int n) {
+  __shared__ int part[32];
+  int mine = 0;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) mine += in[i];
+  part[threadIdx.x] = mine;
+  for (int width = 16; width > 0; width /= 2) {
+    if (threadIdx.x < width) {
+      int other = part[threadIdx.x + width];
+      part[threadIdx.x] += other;
+    }
+  }
+  out[blockIdx.x * blockDim.x + threadIdx.x] = part[0];
+}
