@@ -39,10 +39,13 @@ class Fitness:
         return self.F, float(self.long), self.R
 
     def to_json(self) -> dict:
+        if self.F == float(np.finfo(float).max):  # UNMEASURED
+            return {"unmeasured": True}
         return {"F": round(self.F, 6), "R": int(self.R)}
 
 
 WORST = Fitness(float("inf"), 0)  # an invalid launch
+UNMEASURED = Fitness(float(np.finfo(float).max), 0)  # valid, but more work than a fitness run does: ranks last
 
 
 def measure(trace: Trace) -> Fitness:

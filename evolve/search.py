@@ -11,10 +11,12 @@ When the block is fixed (by a launch site or the user), one that runs out of sch
 steps runs again within ten times as many (one thread's serial loop over a size large
 enough for two blocks of data needs them), up to SEARCH_LONG_RUNS times a search, and
 ranks after launches of equal F that did not need them. A launch is invalid, and ranks
-last, when it breaks the kernel's stated assumptions, hits a limit, would be too much
-work to check in full, or breaks the launch contract learned from its faults
-(contract.py: a block too large for a fixed-size array, or arguments that take an index
-the same in every thread past one)."""
+last, when it breaks the kernel's stated assumptions, faults or stops otherwise, or breaks
+the launch contract learned from its faults (contract.py: a block too large for a
+fixed-size array, or arguments that take an index the same in every thread past one). One
+that ran out of steps or work, or would be too much work to check in full, is unmeasured:
+it is checked only when no launch could be measured (a kernel whose every launch is a long
+loop, as one whose assumption fixes a size)."""
 
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ import numpy as np
 from deap import base, creator, tools
 
 from evolve.contract import Contract, content_buffers
-from evolve.fitness import ACCEPTABLE, WEIGHTS, WORST, Fitness, measure
+from evolve.fitness import ACCEPTABLE, UNMEASURED, WEIGHTS, WORST, Fitness, measure
 from evolve.mutation import cauchy_child, dictionary_child, gaussian_child, initial_steps
 from evolve.space import SITE_GENE, InvalidGenome, SearchSpace
 from evolve.taint import address_sources
@@ -187,13 +189,13 @@ class _Runs:
             self.long_runs += 1
             launch = self.fitness_run(values, SEARCH_LONG_STEP_LIMIT)  # a size the short budget cannot finish
             result = self.execute(launch, values)
-        if not self.allows(values) or result.status != "ok" or \
+        if not self.allows(values) or result.status not in ("ok", "step-limit") or \
                 any(a.kind == "assume" for a in result.events.assertions) or self.contract.breaks(result):
             return WORST, frozenset()
         ran = len(set(launch.sample)) if launch.sample else launch.blocks
         checked = min(launch.blocks, max(1, DETECTION_THREADS // launch.threads_per_block))
-        if result.thread_instructions * checked / ran > DETECTION_WORK_LIMIT:  # too big to check
-            return WORST, frozenset()
+        if result.status != "ok" or result.thread_instructions * checked / ran > DETECTION_WORK_LIMIT:
+            return UNMEASURED, frozenset(result.events.coverage)  # too big to measure, or to check
         return replace(measure(result.trace), long=long), frozenset(result.events.coverage)
 
     def execute(self, launch: Launch, values: list) -> Result:
@@ -270,8 +272,12 @@ class _Runs:
         then up to `keep` more that reach branch behaviour the chosen ones do not (an edge
         taken, a block or warp split), the most new behaviour first. Each is first
         confirmed by a probe."""
-        ranked = sorted(((fitness, key) for key, fitness in self.scores.items() if fitness != WORST),
+        ranked = sorted(((fitness, key) for key, fitness in self.scores.items() if fitness not in (WORST, UNMEASURED)),
                         key=lambda item: (item[0].rank(), item[1]))
+        if not ranked:  # none could be measured: of those too big for it, the one reaching the most branches, alone
+            unmeasured = sorted(key for key, fitness in self.scores.items() if fitness == UNMEASURED)
+            widest = sorted(unmeasured, key=lambda key: -len(self.behaviour[key]))[:1]
+            ranked, keep = [(UNMEASURED, key) for key in widest], 1
         chosen: list[tuple[Fitness, tuple]] = []
 
         def admit(fitness: Fitness, key: tuple) -> bool:

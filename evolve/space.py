@@ -303,7 +303,7 @@ class SearchSpace:
     def padded(self, launch: Launch) -> Launch:
         """`launch` with every row stride the search chooses (a parameter named for one,
         STRIDE_NAME, or used as one: `strides`; not one the user gives a range) at least
-        `row_span` times every other integer argument: rows padded apart, never
+        `row_span` times every other integer argument the kernel uses: rows padded apart, never
         overlapping for any width the launch passes (the search would otherwise lower a
         stride below the width, which no allocation does, to make rows collide)."""
         stated = set(self.stated.ranges) | set(self.stated.choices) if self.stated is not None else set()
@@ -312,7 +312,7 @@ class SearchSpace:
         if not strides:
             return launch
         sizes = [v for name, v in launch.args.items() if isinstance(v, (int, np.integer)) and not isinstance(v, bool)
-                 and name not in strides]
+                 and name not in strides and name.partition(".")[0] in self.relevant]
         least = self.row_span * max(sizes, default=0)
         if all(launch.args.get(name, least) >= least for name in strides):
             return launch

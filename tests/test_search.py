@@ -212,3 +212,29 @@ def test_no_search_and_explicit_launches_do_not_search(run_cli):
 def test_malformed_search_options_are_usage_errors(run_cli, option):
     status, _, err = run_cli("check", KERNELS / TARGETS, option)
     assert status == 2 and err.count("\n") == 1 and "error:" in err
+
+
+def test_a_row_stride_is_padded_past_the_sizes_the_kernel_uses_only(run_cli):
+    """column_sums requires width == 128 and never reads height: padding the stride to twice
+    the unread height broke the requirement in every launch, and the race went unseen."""
+    from conftest import ANNOTATED
+
+    file = ANNOTATED / "fixed_width.cu"
+    status, out, err = run_cli("check", file, "--gpuverify-annotations", "--grid", "4", "--block", "32,4",
+                               "--no-prove", "--format", "json", "-q")
+    (kernel,) = json.loads(out)["kernels"]
+    assert [(f["type"], f["line"]) for f in kernel["findings"] if f["severity"] == "error"] == \
+        [("data-race", line_of(file, "partial[threadIdx.y][threadIdx.x] = *cell;"))]
+    assert all(launch["args"]["width"] == 128 for launch in kernel["launches"] if launch["status"] == "ok")
+
+
+def test_when_no_launch_can_be_measured_the_check_runs_the_one_reaching_the_most_branches(run_cli):
+    file = KERNELS / "long_rows.cu"
+    status, out, err = run_cli("check", file, "--grid", "2", "--block", "64", "--no-prove", "--format", "json", "-q")
+    (kernel,) = json.loads(out)["kernels"]
+    searched = [launch for launch in kernel["launches"] if launch["fitness"]]
+    assert [(launch["args"]["n"], launch["fitness"]) for launch in searched] == [(77, {"unmeasured": True})]
+    assert {f["line"] for f in kernel["findings"] if f["severity"] == "error"} <= \
+        {line_of(file, "slot[threadIdx.x] = 0;"), line_of(file, "slot[1] = 1;")}
+    assert not [f for f in kernel["findings"] if f["type"] == "redundant-barrier"]  # n = 77 puts it to the test
+    assert status == 1

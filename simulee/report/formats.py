@@ -151,12 +151,17 @@ def _text_search(out, check: dict) -> None:
               f"{search['generations']} generations, {search['seconds']:.2f} s, stopped: {search['stopped']}\n")
     for record in search["history"]:
         best = record["best"]
-        fitness = f"F={best['F']:.4f} R={best['R']}" if best else "no valid launch"
+        fitness = _fitness_text(best) if best else "no valid launch"
         out.write(f"  generation {record['generation']:2}: {fitness}  {launch_text(record['launch'])}\n")
     for launch in check["launches"]:
-        fitness = f"F={launch['fitness']['F']:.4f} R={launch['fitness']['R']}" if launch["fitness"] else \
-            "default launch"
+        fitness = _fitness_text(launch["fitness"]) if launch["fitness"] else "default launch"
         out.write(f"  checked: {launch_text(launch)} ({fitness}; {launch['status']})\n")
+
+
+def _fitness_text(fitness: dict) -> str:
+    if fitness.get("unmeasured"):
+        return "unmeasured: more work than a fitness run does"
+    return f"F={fitness['F']:.4f} R={fitness['R']}"
 
 
 def launch_text(launch: dict) -> str:

@@ -685,7 +685,7 @@ def _read_ledger(path: Path) -> list[dict]:
 def _kernel_row(record: dict, project: str) -> dict:
     check = record["check"]
     search = check.get("search") or {}
-    scores = [launch["fitness"]["F"] for launch in check["launches"] if launch.get("fitness")]
+    scores = [launch["fitness"]["F"] for launch in check["launches"] if "F" in (launch.get("fitness") or {})]
     return {"project": project, "file": record["file"], "kernel": record["kernel"], "line": check["line"],
             "status": check["status"], "launches": search.get("evaluations", 0) + len(check["launches"]),
             "best_fitness": round(min(scores), 4) if scores else "", "seconds": check["seconds"],
