@@ -28,6 +28,17 @@ def test_a_tiled_transpose_is_equivalent_to_the_naive_one(run_cli):
     assert report["difference"] is None and report["inconclusive"] == []
 
 
+def test_a_launch_whose_trace_a_check_would_not_hold_is_not_compared(run_cli, monkeypatch):
+    import simulee.checker.kernel
+
+    monkeypatch.setattr(simulee.checker.kernel, "TRACE_LIMIT", 100)  # the transpose's launch makes thousands
+    status, out, err = run_cli("equiv", f"{TRANSPOSE}:transpose_naive", f"{TRANSPOSE}:transpose_tiled", "--block",
+                               "16,16", "--no-search", "--no-prove", "--format", "json", "-q")
+    report = json.loads(out)
+    assert report["verdict"] == "not-compared" and report["launches"] == 0, report
+    assert "trace-limit" in report["inconclusive"][0]["reason"]
+
+
 def test_a_tile_off_by_one_at_its_edge_differs_there(run_cli):
     status, report = equiv(run_cli, f"{TRANSPOSE}:transpose_naive", f"{TRANSPOSE}:transpose_tiled_edge",
                            "--block", "16,16")

@@ -236,11 +236,14 @@ def _scalars(args: dict, kernel: KernelInfo) -> dict:
 
 def _run(program: Program, kernel: KernelInfo, launch: Launch, warp_model: str, races: bool) -> Version:
     """A version's run, and what makes it prove nothing: a race, a fault, an early stop."""
+    from simulee.checker.kernel import TRACE_LIMIT
     from simulee.detect.base import LaunchRun
     from simulee.detect.faults import Faults
     from simulee.detect.race import Races
 
-    result = execute(program, kernel, launch)
+    # a trace a check would not hold is not compared either (its race check would not fit in memory)
+    result = execute(program, kernel, replace(launch, trace_limit=min(launch.trace_limit, TRACE_LIMIT),
+                                              stop_when_traced=True))
     if result.status != "ok":
         return Version(result, f"did not finish ({result.status}: {result.message})", stopped=True)
     run = LaunchRun(program, kernel, result, warp_model)
