@@ -184,6 +184,16 @@ def test_fix_tries_again_what_a_later_edit_made_fixable_and_names_the_original_l
     assert status == 0 and json.loads(out)["kernels"][0]["findings"] == []
 
 
+def test_fix_puts_the_barrier_after_the_read_when_the_race_runs_into_the_next_iteration(tmp_path, run_cli):
+    status, patch, err, copy = fix(tmp_path, FIXES, "-k", "rolling", "--grid", "1", "--block", "64", "--apply")
+    assert status == 0 and "not fixed" not in err, err
+    read = line_of(FIXES, "carried = cell[(threadIdx.x + 1) % blockDim.x];", "rolling")
+    assert f"inserted __syncthreads(); before line {read + 1}" in err
+    edited = copy.read_text().splitlines()
+    assert edited[read - 1].strip() == "carried = cell[(threadIdx.x + 1) % blockDim.x];"
+    assert edited[read].strip() == "__syncthreads();" and edited[read + 1].strip() == "}"
+
+
 def test_fix_edits_only_the_file_it_is_given(run_cli):
     header = EQUIV / "headers" / "staged.cuh"
     status, out, err = run_cli("fix", EQUIV / "headers" / "uses_header.cu", "--block", "64")

@@ -6,7 +6,8 @@ Two kinds of edit to the source:
 - a data race between threads of one block whose two accesses lie on different lines of
   one function gets a barrier (`__syncthreads()`, or `__syncwarp()` between lanes of one
   warp) on a line between them, the line just before the later access first, then further
-  up.
+  up, then (a loop holding both: a race from one iteration into the next) after the later
+  one up to the loop's end.
 
 An edit is kept only when the edited source, compiled and checked again, no longer shows
 what it fixes and shows no error the original did not (a barrier some threads skip would
@@ -19,6 +20,7 @@ original line numbers. Everything else is left, with why.
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 import shutil
 import tempfile
@@ -160,8 +162,11 @@ def candidates(finding: dict, lines: list[str]) -> list[Edit]:
     barrier = "__syncwarp();" if finding["scope"] == "intra-warp" or finding["type"] == "warp-synchronous-race" \
         else "__syncthreads();"
     low, high = sorted((first["line"], second["line"]))
+    # between them; then, in a loop around both, after the later (the race from one iteration to the next)
+    end = _loop_end(lines, low, high)
+    places = [*range(min(high, len(lines) + 1), low, -1), *(range(high + 1, end + 1) if end else ())]
     return [Edit(line, barrier, race=finding["type"], between=(low, high))
-            for line in range(min(high, len(lines) + 1), low, -1)
+            for line in places
             if _code(lines[line - 2]).rstrip().endswith((";", "}", "{"))
             and (barrier == "__syncwarp();" or _outside_branches(lines, line))]
 
@@ -191,6 +196,30 @@ def _outside_branches(lines: list[str], line: int) -> bool:
             else:
                 head += " " + part
     return bool(stack) and "branch" not in stack and not BRANCH.search(head)
+
+
+def _loop_end(lines: list[str], low: int, high: int) -> int | None:
+    """The line of the closing brace of the innermost loop body that holds lines `low` and
+    `high` (braces matched over the text), None when no loop body holds both."""
+    stack: list[tuple[str, int]] = []  # (kind, number) of the braces open
+    open_at: dict[int, list] = {}  # line -> the braces open where it starts
+    closed_at: dict[int, int] = {}  # brace number -> the line that closes it
+    head, numbers = "", itertools.count()
+    for line, text in enumerate(lines, 1):
+        open_at[line] = list(stack)
+        for part in re.split(r"([{};])", _code(text)):
+            if part == "{":
+                stack.append(("loop" if LOOP.search(head) and not BRANCH.search(head) else "other", next(numbers)))
+            elif part == "}" and stack:
+                closed_at[stack.pop()[1]] = line
+            if part == ";" and head.count("(") > head.count(")"):
+                head += ";"  # inside a for header
+            elif part in ("{", "}", ";"):
+                head = ""
+            else:
+                head += " " + part
+    around = [a for a, b in zip(open_at.get(low, []), open_at.get(high, [])) if a == b and a[0] == "loop"]
+    return closed_at.get(around[-1][1]) if around else None
 
 
 def _code(text: str) -> str:

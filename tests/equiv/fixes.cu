@@ -50,3 +50,16 @@ __global__ void fold_unsynced(const int *in, int *out, int n) {
   }
   out[blockIdx.x * blockDim.x + threadIdx.x] = part[0];
 }
+
+// each step reads its neighbour's cell, which the neighbour's next step overwrites: the
+// race runs from one iteration to the next, and the barrier goes after the read
+__global__ void rolling(const int *in, int *out, int steps) {
+  __shared__ int cell[64];
+  int carried = 0;
+  for (int s = 0; s < steps; s++) {
+    cell[threadIdx.x] = in[s * blockDim.x + threadIdx.x] + carried;
+    __syncthreads();
+    carried = cell[(threadIdx.x + 1) % blockDim.x];
+  }
+  out[blockIdx.x * blockDim.x + threadIdx.x] = carried;
+}
