@@ -29,9 +29,9 @@ def test_a_tiled_transpose_is_equivalent_to_the_naive_one(run_cli):
 
 
 def test_a_launch_whose_trace_a_check_would_not_hold_is_not_compared(run_cli, monkeypatch):
-    import simulee.checker.kernel
+    import simulee.checker.equivalence
 
-    monkeypatch.setattr(simulee.checker.kernel, "TRACE_LIMIT", 100)  # the transpose's launch makes thousands
+    monkeypatch.setattr(simulee.checker.equivalence, "TRACE_LIMIT", 100)  # the transpose's launch makes thousands
     status, out, err = run_cli("equiv", f"{TRANSPOSE}:transpose_naive", f"{TRANSPOSE}:transpose_tiled", "--block",
                                "16,16", "--no-search", "--no-prove", "--format", "json", "-q")
     report = json.loads(out)

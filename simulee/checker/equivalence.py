@@ -25,6 +25,7 @@ import numpy as np
 
 from interpreter.contents import Fill
 from interpreter.launch import Launch, Result
+from interpreter.limits import TRACE_LIMIT
 from interpreter.loader import KernelInfo, Program
 from interpreter.placement import element_dtype
 from interpreter.simt import execute
@@ -236,7 +237,6 @@ def _scalars(args: dict, kernel: KernelInfo) -> dict:
 
 def _run(program: Program, kernel: KernelInfo, launch: Launch, warp_model: str, races: bool) -> Version:
     """A version's run, and what makes it prove nothing: a race, a fault, an early stop."""
-    from simulee.checker.kernel import TRACE_LIMIT
     from simulee.detect.base import LaunchRun
     from simulee.detect.faults import Faults
     from simulee.detect.race import Races

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from evolve.contract import MEMORY_FAULTS, Contract
 from evolve.search import DETECTION_THREADS
 from evolve.space import STRIDE_NAME
-from interpreter.limits import DEFAULT_HEAP_BYTES
+from interpreter.limits import DEFAULT_HEAP_BYTES, TRACE_LIMIT
 from interpreter.launch import Alias, Launch, Result
 from interpreter.loader import KernelInfo, Program
 from interpreter.memory import POINTER_SLOTS
@@ -33,7 +33,6 @@ DEFAULT_BLOCKS_PER_AXIS = 2
 FULL_CHECK_THREADS = DETECTION_THREADS  # larger launches are checked on sampled runs of blocks
 SAMPLED_RUNS = 4  # runs of consecutive blocks a sampled launch checks: its start, its end and between
 INDEPENDENT_SCHEDULING = 70  # sm_70 (Volta): lanes of a warp may run apart
-TRACE_LIMIT = 1 << 22  # accesses a checked launch keeps in its trace (each costs about 300 bytes to check)
 
 
 @dataclass

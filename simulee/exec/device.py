@@ -27,6 +27,7 @@ from enum import IntEnum
 import numpy as np
 
 from interpreter.launch import Launch, Result
+from interpreter.limits import TRACE_LIMIT
 from interpreter.loader import KernelInfo, Program
 from interpreter.textures import Texture
 from interpreter.memory import CONSTANT, GLOBAL, SHARED, Memory, split
@@ -38,7 +39,6 @@ from simulee.model.findings import display
 
 ARENA_BYTES = 1 << 34  # the device's memory: a sparse file, only the bytes used take space
 ALIGNMENT = 256  # of every allocation, as cudaMalloc's
-TRACE_LIMIT = 1 << 22  # accesses a launch keeps for the detectors; later ones run unchecked
 STEP_LIMIT = 1 << 50  # a program's kernel runs until it ends (or the program's --timeout), not to a budget
 # the streams (and events) of launches kernels make: bit 62, the launching launch << 32, its block
 CHILD_STREAM, CHILD_EVENT = 1 << 62, 3 << 61
