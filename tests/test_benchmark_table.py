@@ -28,11 +28,11 @@ def read(path) -> list[tuple]:
 
 def test_two_reconstructions_fill_both_tables(tmp_path):
     kernels = ROOT / "benchmarks" / "kernels"
-    done = table(kernels / "arrayfire" / "warp_reduce.cu", kernels / "cudpp" / "yGather.cu", "-o", tmp_path)
+    done = table(kernels / "arrayfire" / "warp_reduce.cu", kernels / "kaldi" / "_div_rows_vec.cu", "-o", tmp_path)
     assert done.returncode == 0, done.stderr
     assert read(tmp_path / "table2.csv") == [("arrayfire", "warp_reduce", "warp-synchronous-race", "1", "1", "0"),
                                              ("arrayfire", "warp_reduce", "barrier-divergence", "1", "1", "0")]
-    assert read(tmp_path / "table3.csv") == [("cudpp", "yGather", "redundant-barrier", "1", "1", "0")]
+    assert read(tmp_path / "table3.csv") == [("kaldi", "_div_rows_vec", "redundant-barrier", "1", "1", "0")]
     assert "Simulee (this tool): 2 ✓, 0 ✗, 0 F — the paper's Simulee: 21 ✓, 3 ✗, 0 F" in done.stdout
     assert "Simulee (this tool): 1 ✓, 0 ✗, 0 F — the paper's Simulee: 24 ✓" in done.stdout
     assert "| **total** | 1 kernels | | 2 | 2 | 0 |" in done.stdout
@@ -69,9 +69,10 @@ def test_a_missing_file_is_a_one_line_error(tmp_path):
 def test_a_subset_never_overwrites_the_committed_tables():
     committed = (ROOT / "results" / "table3.csv").read_bytes()
     kernels = ROOT / "benchmarks" / "kernels"
-    done = table(kernels / "cudpp" / "yGather.cu")
+    done = table(kernels / "kaldi" / "_div_rows_vec.cu")
     assert done.returncode == 0, done.stderr
     assert (ROOT / "results" / "table3.csv").read_bytes() == committed
-    assert read(ROOT / "results" / "local" / "table3.csv") == [("cudpp", "yGather", "redundant-barrier", "1", "1", "0")]
-    refused = table(kernels / "cudpp" / "yGather.cu", "--update-results")
+    assert read(ROOT / "results" / "local" / "table3.csv") == \
+        [("kaldi", "_div_rows_vec", "redundant-barrier", "1", "1", "0")]
+    refused = table(kernels / "kaldi" / "_div_rows_vec.cu", "--update-results")
     assert refused.returncode == 2 and "give neither FILEs nor -o" in refused.stderr
