@@ -317,14 +317,11 @@ class _Questions:
     def ask(self, *question, small: list = (), apart: list = ()) -> z3.CheckSatResult:
         """Whether the facts and `question` can hold (the model kept); when they can, a
         model within `small` too is preferred (a witness launch small enough to run), and
-        within `apart` as well before it (threads of different warps: a race on any GPU);
-        first of all with integer arguments below 2^8 too (a loop over one runs quickly)."""
+        within `apart` as well before it (threads of different warps: a race on any GPU)."""
         outcome = self._check(*question)
         if outcome == z3.sat and small:
             model = self.model
-            tiny = [z3.ULT(c.arg(0), 1 << 8) for c in small if _argument_bound(c)]
-            tiers = ([*small, *apart, *tiny], [*small, *apart], small) if apart else ([*small, *tiny], small)
-            for preferred in (tier for index, tier in enumerate(tiers) if tier not in tiers[:index]):
+            for preferred in ([*small, *apart], small) if apart else (small,):
                 if self._check(*question, *preferred) == z3.sat:
                     return outcome
             self.model = model
@@ -478,11 +475,6 @@ def _small(launch: Launch) -> list:
     """A launch small enough to run: at most 8 blocks along each axis and 256 threads a
     block along x, integer arguments below 2^16."""
     return [z3.ULE(d, 8) for d in launch.nctaid] + [z3.ULE(launch.ntid[0], 256)] + _small_arguments(launch)
-
-
-def _argument_bound(constraint) -> bool:
-    """Whether `constraint` is one of _small_arguments' bounds."""
-    return z3.is_app_of(constraint, z3.Z3_OP_ULT) and str(constraint.arg(0)).startswith("arg")
 
 
 def _small_arguments(launch: Launch) -> list:

@@ -201,6 +201,6 @@ __global__ void countdown(int *x, unsigned rows) {
 }
 
 __global__ void countdown_late(int *x, unsigned rows) {
-  if (blockDim.x != 64 || blockIdx.x != 0) return;
+  if (blockDim.x != 64 || blockIdx.x != 0 || rows > 64) return;  // a short walk: its confirming run is quick
   for (unsigned r = rows; r-- > 0;) x[r + 1 < rows ? (size_t)r * 64 : (size_t)r * 64 + threadIdx.x] = r;
 }
