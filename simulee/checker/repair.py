@@ -162,64 +162,57 @@ def candidates(finding: dict, lines: list[str]) -> list[Edit]:
     barrier = "__syncwarp();" if finding["scope"] == "intra-warp" or finding["type"] == "warp-synchronous-race" \
         else "__syncthreads();"
     low, high = sorted((first["line"], second["line"]))
+    scopes = _Scopes(lines)
     # between them; then, in a loop around both, after the later (the race from one iteration to the next)
-    end = _loop_end(lines, low, high)
+    end = scopes.loop_end(low, high)
     places = [*range(min(high, len(lines) + 1), low, -1), *(range(high + 1, end + 1) if end else ())]
     return [Edit(line, barrier, race=finding["type"], between=(low, high))
             for line in places
             if _code(lines[line - 2]).rstrip().endswith((";", "}", "{"))
-            and (barrier == "__syncwarp();" or _outside_branches(lines, line))]
+            and (barrier == "__syncwarp();" or scopes.outside_branches(line))]
 
 
 BRANCH = re.compile(r"\b(if|else|switch|case|default)\b|\?")
 LOOP = re.compile(r"\b(for|while|do)\b")
 
 
-def _outside_branches(lines: list[str], line: int) -> bool:
-    """Whether a statement put before line `line` is inside a function but in no branch
-    (if, else, switch): one every thread of the block reaches, unless it returned. Braces
-    are matched over the text before it; a loop's body is no branch (its trip count may be
-    uniform; the check of the edit tells)."""
-    stack: list[str] = []
-    head = ""  # the text since the last statement, brace or label: what a brace opens
-    for text in lines[:line - 1]:
-        for part in re.split(r"([{};])", _code(text)):
-            if part == "{":
-                stack.append("branch" if BRANCH.search(head) else "loop" if LOOP.search(head) else "block")
-                head = ""
-            elif part == "}":
-                if stack:
-                    stack.pop()
-                head = ""
-            elif part == ";":
-                head = ""
-            else:
-                head += " " + part
-    return bool(stack) and "branch" not in stack and not BRANCH.search(head)
+class _Scopes:
+    """The braces of a source, matched over its text: a brace opens a branch (if, else,
+    switch, ?), else a loop (for, while, do), else a block; a for header's semicolons end no
+    statement."""
 
+    def __init__(self, lines: list[str]):
+        stack: list[tuple[str, int]] = []  # (kind, number) of the braces open
+        head, numbers = "", itertools.count()  # head: the text since the last statement, brace or label
+        self.open_at: dict[int, tuple] = {}  # line -> (the braces open where it starts, the head there)
+        self.closed_at: dict[int, int] = {}  # brace number -> the line that closes it
+        for line, text in enumerate([*lines, ""], 1):
+            self.open_at[line] = (tuple(stack), head)
+            for part in re.split(r"([{};])", _code(text)):
+                if part == "{":
+                    kind = "branch" if BRANCH.search(head) else "loop" if LOOP.search(head) else "block"
+                    stack.append((kind, next(numbers)))
+                elif part == "}" and stack:
+                    self.closed_at[stack.pop()[1]] = line
+                if part == ";" and head.count("(") > head.count(")"):
+                    head += ";"  # inside a for header
+                elif part in ("{", "}", ";"):
+                    head = ""
+                else:
+                    head += " " + part
 
-def _loop_end(lines: list[str], low: int, high: int) -> int | None:
-    """The line of the closing brace of the innermost loop body that holds lines `low` and
-    `high` (braces matched over the text), None when no loop body holds both."""
-    stack: list[tuple[str, int]] = []  # (kind, number) of the braces open
-    open_at: dict[int, list] = {}  # line -> the braces open where it starts
-    closed_at: dict[int, int] = {}  # brace number -> the line that closes it
-    head, numbers = "", itertools.count()
-    for line, text in enumerate(lines, 1):
-        open_at[line] = list(stack)
-        for part in re.split(r"([{};])", _code(text)):
-            if part == "{":
-                stack.append(("loop" if LOOP.search(head) and not BRANCH.search(head) else "other", next(numbers)))
-            elif part == "}" and stack:
-                closed_at[stack.pop()[1]] = line
-            if part == ";" and head.count("(") > head.count(")"):
-                head += ";"  # inside a for header
-            elif part in ("{", "}", ";"):
-                head = ""
-            else:
-                head += " " + part
-    around = [a for a, b in zip(open_at.get(low, []), open_at.get(high, [])) if a == b and a[0] == "loop"]
-    return closed_at.get(around[-1][1]) if around else None
+    def outside_branches(self, line: int) -> bool:
+        """Whether a statement put before line `line` is inside a function but in no branch:
+        one every thread of the block reaches, unless it returned. A loop's body is no branch
+        (its trip count may be uniform; the check of the edit tells)."""
+        stack, head = self.open_at[line]
+        return bool(stack) and all(kind != "branch" for kind, _ in stack) and not BRANCH.search(head)
+
+    def loop_end(self, low: int, high: int) -> int | None:
+        """The line of the closing brace of the innermost loop body that holds lines `low`
+        and `high`, None when no loop body holds both."""
+        around = [a for a, b in zip(self.open_at[low][0], self.open_at[high][0]) if a == b and a[0] == "loop"]
+        return self.closed_at.get(around[-1][1]) if around else None
 
 
 def _code(text: str) -> str:
