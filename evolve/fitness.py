@@ -39,7 +39,7 @@ class Fitness:
         return self.F, float(self.long), self.R
 
     def to_json(self) -> dict:
-        if self.F == float(np.finfo(float).max):  # UNMEASURED
+        if self == UNMEASURED:
             return {"unmeasured": True}
         return {"F": round(self.F, 6), "R": int(self.R)}
 

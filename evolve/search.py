@@ -275,8 +275,8 @@ class _Runs:
         ranked = sorted(((fitness, key) for key, fitness in self.scores.items() if fitness not in (WORST, UNMEASURED)),
                         key=lambda item: (item[0].rank(), item[1]))
         if not ranked:  # none could be measured: of those too big for it, the one reaching the most branches, alone
-            unmeasured = sorted(key for key, fitness in self.scores.items() if fitness == UNMEASURED)
-            widest = sorted(unmeasured, key=lambda key: -len(self.behaviour[key]))[:1]
+            widest = sorted((key for key, fitness in self.scores.items() if fitness == UNMEASURED),
+                            key=lambda key: (-len(self.behaviour[key]), key))[:1]
             ranked, keep = [(UNMEASURED, key) for key in widest], 1
         chosen: list[tuple[Fitness, tuple]] = []
 
