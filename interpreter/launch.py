@@ -59,6 +59,7 @@ class Launch:
     unread: tuple[tuple[str, tuple[str, ...]], ...] = ()
     taint: bool = False  # track what Simulee invented (Result.labels) through the run (interpreter.taint)
     symbols: dict = field(default_factory=dict)  # device variable -> the array it holds (what the user states)
+    engine: str = ""  # native or numpy (interpreter.native); "" for native.default_engine()
 
     def __post_init__(self):
         self.grid = _dim3(self.grid)

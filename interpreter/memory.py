@@ -152,6 +152,7 @@ class Memory:
         self.local_threads = 0
         self.version = 0  # counts the stores (a loop that stores nothing sees the same memory)
         self.reads = 0  # counts the loads (a loop that loads nothing waits on no one)
+        self.revision = 0  # changes whenever a region's bytes move or its limit changes (interpreter.native)
         self.beyond: int | None = None  # where pointers past a table's end point (_beyond)
         self.host_ranges: dict[int, int] = {}  # host address -> the region that starts there (map_host)
         self._host_table: tuple[np.ndarray, np.ndarray] | None = None  # sorted bases and their regions
@@ -235,6 +236,7 @@ class Memory:
         if self.beyond is None:
             number = self.add_region("(past the pointers Simulee gives a table)", GLOBAL)
             self.regions[number].growth_limit = 0
+            self.revision += 1
             self.beyond = self.region_address(number)
         return self.beyond
 
@@ -245,6 +247,7 @@ class Memory:
             if region is not None:
                 region.data = np.zeros(0, dtype=np.uint8)
                 region.shadow = None
+        self.revision += 1
         self.shared = self.local = np.zeros(0, dtype=np.uint8)
         self.shared_shadow = self.local_shadow = None
 
@@ -385,7 +388,9 @@ class Memory:
             if len(selected):
                 end = int(ends.max())
                 if target.paged:
+                    before = target.data
                     target.ensure(end, offset[selected], size)
+                    self.revision += target.data is not before
                 target.touched = max(target.touched, end)
                 parts.append((target, selected, offset[selected]))
 

@@ -43,6 +43,7 @@ from interpreter.compiler import (
 )
 from interpreter.launch import Launch, Result, Stop
 from interpreter.loops import step_budget
+from interpreter.native import Native, default_engine, warmup
 from interpreter.loader import KernelInfo, Program, demangle
 from interpreter.memory import Memory
 from interpreter.trace import (
@@ -165,6 +166,7 @@ class Execution:
         self.program = program
         self.kernel = kernel
         self.compiler = Compiler(program, kernel, self)
+        self.native = Native(self)
         self.start(launch)
         self.root_function = self.compiler.function(kernel.symbol)
 
@@ -189,6 +191,9 @@ class Execution:
         if not self.compiler.start(launch):
             return False
         self.tainting = launch.taint and bool(self.compiler.placement.labels)
+        # native runs once the launch has done enough work to pay for compiling (never while tracking taint)
+        self.native_after = float("inf") if self.tainting or (launch.engine or default_engine()) != "native" \
+            else warmup()
         # waves are smaller when threads need much local memory, or blocks much shared memory
         stack = self.compiler.static_stack_bytes()
         wave_threads = min(launch.wave_threads, LOCAL_MEMORY_BUDGET // stack) if stack else launch.wave_threads
@@ -345,6 +350,7 @@ class Execution:
         function = frame.function
         kinds, runs = function.kinds, function.taint_runs if self.tainting else function.runs
         limit, work_limit = self.step_limit, self.launch.work_limit
+        left_to_numpy = -1  # where native code last stopped short: the NumPy closure runs it
         while True:
             self.steps += 1
             self.thread_instructions += frame.width(rows)
@@ -355,6 +361,12 @@ class Execution:
                            f"ran out of its {self.launch.time_limit:.3g} s")
             kind = kinds[pc]
             if kind == PLAIN:
+                if self.thread_instructions >= self.native_after and pc != left_to_numpy:
+                    done = self.run_native(frame, rows, pc, limit, work_limit)
+                    left_to_numpy = pc + done
+                    if done:
+                        pc += done
+                        continue
                 runs[pc](frame, rows)
                 pc += 1
                 continue
@@ -402,6 +414,25 @@ class Execution:
             if kind == UNSUPPORTED:
                 raise Unsupported(self.compiler.unsupported_message(function, pc))
             raise AssertionError(f"unknown op kind {kind}")
+
+    def run_native(self, frame: Frame, rows, pc: int, limit: int, work_limit: float) -> int:
+        """Run the native run at `pc` as far as the step and work limits allow (this step
+        counted already); returns the instructions done, each counted as the loop would."""
+        table = self.native.table(frame.function)
+        if table[pc] is None:
+            return 0
+        width = frame.width(rows)
+        budget = 1 + min(limit - self.steps, (work_limit - self.thread_instructions) // width
+                         if work_limit != float("inf") else limit)
+        done = self.native.run(frame, rows, pc, int(max(budget, 1)))
+        if done > 1:
+            before = self.steps
+            self.steps += done - 1
+            self.thread_instructions += (done - 1) * width
+            if (before ^ self.steps) & ~TIME_CHECK_MASK and time.perf_counter() > self.deadline:
+                raise Stop("time-limit", self.compiler.looping_op(frame.function),
+                           f"ran out of its {self.launch.time_limit:.3g} s")
+        return done
 
     def stop_limit(self, function) -> None:
         """The step or work limit ran out while `function` ran."""

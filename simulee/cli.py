@@ -45,6 +45,9 @@ def build_parser(parser_class: type = _Parser) -> argparse.ArgumentParser:
     """The command line: shared option groups, and one function per subcommand."""
     parser = parser_class(prog="simulee", description="Find CUDA synchronization bugs without a GPU.")
     parser.add_argument("--version", action="version", version=f"simulee {__version__}")
+    parser.add_argument("--engine", choices=("native", "numpy"), default=argparse.SUPPRESS,
+                        help="how kernels run: native (machine code through LLVM's JIT, the default) or numpy "
+                             "(the reference interpreter)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=parser_class)
     compiling, execution, search, scanning = (_compile_options(), _execution_options(), _search_options(),
                                               _scan_options())
@@ -65,6 +68,9 @@ def build_parser(parser_class: type = _Parser) -> argparse.ArgumentParser:
 
 def _compile_options() -> argparse.ArgumentParser:
     compile_options = argparse.ArgumentParser(add_help=False)
+    compile_options.add_argument("--engine", choices=("native", "numpy"), default=argparse.SUPPRESS,
+                                 help="how kernels run: native (machine code through LLVM's JIT; the default) or "
+                                      "numpy (the reference interpreter)")
     group = compile_options.add_argument_group("compilation")
     group.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
                        help="add DIR to the include search path (repeatable)")
@@ -519,6 +525,8 @@ def main(argv: list[str] | None = None) -> int:
             argv, program_args = argv[:split], argv[split + 1:]
             break
     args = parser.parse_args(argv)
+    if getattr(args, "engine", None):  # worker processes inherit it
+        os.environ["SIMULEE_ENGINE"] = args.engine
     if args.command in ("exec", "test"):
         args.program_args = program_args
     try:

@@ -220,6 +220,7 @@ class Device:
         if allocation.host:
             self.memory.unmap_host(allocation.host)
         self.memory.regions[allocation.region] = None  # a later access is to no memory
+        self.memory.revision += 1
         return SUCCESS, allocation.region
 
     # ------------------------------------------------------------------ serving

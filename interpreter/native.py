@@ -1,0 +1,985 @@
+"""The native engine: straight runs of plain instructions compiled to machine code through
+llvmlite's JIT, executed for a group's threads in one call instead of one NumPy
+operation per instruction.
+
+A run is a stretch of consecutive plain instructions of one basic block whose every
+instruction is native: integer and float arithmetic, comparisons, casts, select,
+getelementptr, thread and block indices, a few math intrinsics, and scalar loads and
+stores that are neither volatile nor atomic. Its machine code keeps the interpreter's
+semantics exactly: instruction after instruction, each for every thread of the group in
+row order (so lockstep reads and writes, and the last writer wins), registers read from
+and written to the frame's NumPy arrays, every access traced into preallocated columns
+with the same values the NumPy path records.
+
+Whatever the native code cannot do exactly it leaves to the NumPy interpreter: a run
+returns the index of the first instruction it did not complete, before that
+instruction had any effect on memory, and the scheduler runs it with its NumPy closure.
+That is the case for every access that would fault (null, out of bounds, misaligned,
+a write to constant memory) or needs the memory to act (a paged buffer that must grow or
+be filled, the heap's guarded allocations, host pointers), a getelementptr index out of
+its array's bounds, and a trace about to reach its limit. Launches that track taint run
+on NumPy alone.
+
+May import: interpreter modules (nothing of simulee or evolve).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import hashlib
+import os
+
+import numpy as np
+
+from interpreter.memory import CONSTANT, GLOBAL, LOCAL, OFFSET_MASK, REGION_MASK, REGION_SHIFT, SHARED, SPACE_SHIFT
+from interpreter.trace import READ, WRITE
+from interpreter.types import FloatType, IntType, PointerType, StructType
+from interpreter.values import WINDOWED_SPACES
+from interpreter.vocabulary import CAST_OPCODES, FLOAT_BINARY, SPECIAL_REGISTER, WRAPPING_BINARY, access_sync
+
+ENGINES = ("native", "numpy")
+# thread-instructions a launch runs on NumPy before it compiles native code: a small launch
+# costs less to interpret than to compile
+WARMUP = 1 << 20
+MIN_RUN = 2  # instructions a run needs to be worth a call (a load or store alone is)
+
+# the context array the generated code reads (int64 words)
+(C_SHARED, C_SHARED_BYTES, C_LOCAL, C_LOCAL_BYTES, C_TPB, C_FIRST_BLOCK, C_REGIONS, C_BASES, C_LIMITS,
+ C_WRITABLE, C_TOUCHED, C_EPOCH, C_WARP_SYNC, C_ACTIVE, C_THREADS,
+ C_SPACE, C_REGION, C_OFFSET, C_BLOCK, C_THREAD, C_EPOCH_COL, C_ACTIVE_COL, C_WARP_SYNC_COL, C_VALUE,
+ C_BX, C_BY, C_BZ, C_GX, C_GY, C_GZ,
+ C_WAVE_BLOCK, C_TID, C_TID_X, C_TID_Y, C_TID_Z, C_CTAID_X, C_CTAID_Y, C_CTAID_Z) = range(38)
+CONTEXT_WORDS = 38
+# per thread of the wave, precomputed once a wave (no division in the generated code): its block in
+# the wave, its linear index in the block, and its thread and block coordinates
+_WAVE_ARRAYS = ((C_WAVE_BLOCK, np.int64), (C_TID, np.int64), (C_TID_X, np.int32), (C_TID_Y, np.int32),
+                (C_TID_Z, np.int32), (C_CTAID_X, np.int32), (C_CTAID_Y, np.int32), (C_CTAID_Z, np.int32))
+
+
+def warmup() -> int:
+    """Thread-instructions before native code runs: $SIMULEE_NATIVE_WARMUP (0 runs every
+    run natively, as the differential test does), else WARMUP."""
+    value = os.environ.get("SIMULEE_NATIVE_WARMUP", "")
+    return int(value) if value.isdigit() else WARMUP
+
+
+def default_engine() -> str:
+    """The engine launches use unless they name one: $SIMULEE_ENGINE, else native."""
+    engine = os.environ.get("SIMULEE_ENGINE", "native")
+    return engine if engine in ENGINES else "native"
+
+
+# ---------------------------------------------------------------------------- types
+
+_INT_WIDTHS = (1, 8, 16, 32, 64)
+_FLOATS = {"float": "float", "double": "double"}
+_DTYPES = {"i1": np.dtype(np.bool_), "i8": np.dtype(np.int8), "i16": np.dtype(np.int16), "i32": np.dtype(np.int32),
+           "i64": np.dtype(np.int64), "float": np.dtype(np.float32), "double": np.dtype(np.float64)}
+_SIZES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "float": 4, "double": 8}
+_BITS_OF_FLOAT = {"float": "i32", "double": "i64"}
+
+
+def _llvm_type(ty) -> str | None:
+    """The LLVM type a scalar value computes in (pointers are tagged int64), or None."""
+    if isinstance(ty, IntType):
+        return f"i{ty.bits}" if ty.bits in _INT_WIDTHS else None
+    if isinstance(ty, FloatType):
+        return _FLOATS.get(ty.name)
+    if isinstance(ty, PointerType):
+        return "i64"
+    return None
+
+
+def _storage(llvm_type: str) -> str:
+    """The type a register element is stored as (NumPy's bool is a byte)."""
+    return "i8" if llvm_type == "i1" else llvm_type
+
+
+# ---------------------------------------------------------------------------- which instructions
+
+_MATH = {"llvm.smax": "smax", "llvm.smin": "smin", "llvm.umax": "umax", "llvm.umin": "umin", "llvm.abs": "abs",
+         "llvm.fmuladd": "fma", "llvm.fma": "fma"}
+_SPECIAL = {"tid", "ctaid", "ntid", "nctaid", "laneid", "warpid", "nwarpid", "warpsize"}
+
+
+def _intrinsic_base(callee: str) -> str:
+    parts = callee.split(".")
+    while len(parts) > 2 and parts[-1][:1] in "ivf" and parts[-1][1:].isdigit() or parts[-1] in ("f32", "f64"):
+        parts.pop()
+    return ".".join(parts)
+
+
+def native_op(function, op, layout) -> bool:
+    """Whether the native engine runs this plain instruction with the NumPy path's semantics."""
+    if op.result >= 0 and _llvm_type(op.type) is None:
+        return False
+    constants = function.constants
+    for slot in op.args:
+        value = constants.get(slot)
+        if value is not None and not np.isscalar(value) and not (isinstance(value, np.ndarray) and value.ndim == 0):
+            return False
+        if _llvm_type(function.slot_types[slot]) is None and op.opcode != "getelementptr":
+            return False
+    opcode = op.opcode
+    if opcode in WRAPPING_BINARY:
+        return not (op.type.bits == 1 and opcode in ("shl", "lshr", "ashr")) if isinstance(op.type, IntType) else False
+    if opcode in FLOAT_BINARY or opcode == "fneg":
+        return op.type.name in _FLOATS if isinstance(op.type, FloatType) else False
+    if opcode in ("icmp", "fcmp", "select", "freeze"):
+        return all(_llvm_type(function.slot_types[a]) is not None for a in op.args)
+    if opcode in CAST_OPCODES:
+        if opcode in ("fptosi", "fptoui") and op.type.bits == 1:
+            return False
+        return opcode != "bitcast" or _SIZES.get(_llvm_type(op.arg_types[0]), 0) == _SIZES.get(_llvm_type(op.type))
+    if opcode == "getelementptr":
+        return _gep_plan(function, op, layout) is not None
+    if opcode in ("load", "store"):
+        ty = op.type if opcode == "load" else op.arg_types[0]
+        return _llvm_type(ty) is not None and access_sync(opcode, op.extra) == 0
+    if opcode == "call":
+        callee = op.extra.get("callee") or ""
+        if callee.startswith(SPECIAL_REGISTER):
+            return callee.removeprefix(SPECIAL_REGISTER).partition(".")[0] in _SPECIAL
+        kind = _MATH.get(_intrinsic_base(callee))
+        if kind == "fma":
+            return _llvm_type(op.type) == "float"
+        return kind is not None and isinstance(op.type, IntType) and op.type.bits > 1
+    return False
+
+
+def _gep_plan(function, op, layout):
+    """(constant byte offset, [(index slot, scale, highest valid index or -1, zero-extend)])
+    of a scalar getelementptr, as arithmetic.getelementptr computes it; None if not native."""
+    from interpreter.arithmetic import _dereferenced
+    from interpreter.types import VectorType
+
+    if isinstance(op.type, VectorType):
+        return None
+    source = op.extra["source_type"]
+    constant_offset, variable = 0, []
+    current = source
+    past_end = 0 if _dereferenced(function, op.result) else 1
+    for position, slot in enumerate(op.args[1:]):
+        index_constant = function.constants.get(slot)
+        bound = -1
+        if position == 0:
+            scale = layout.size(source)
+        elif isinstance(current, StructType):
+            field = int(np.asarray(index_constant))
+            constant_offset += layout.field_offsets(current)[field]
+            current = current.fields[field]
+            continue
+        else:
+            if not hasattr(current, "element"):
+                return None
+            if current.count > 1:
+                bound = current.count - 1 + past_end
+            current = current.element
+            scale = layout.size(current)
+        if index_constant is not None and not isinstance(index_constant, tuple):
+            constant_offset += int(np.asarray(index_constant)) * scale
+        else:
+            index_type = _llvm_type(function.slot_types[slot])
+            if index_type is None or not index_type.startswith("i"):
+                return None
+            variable.append((slot, scale, bound, index_type == "i1"))
+    return constant_offset, variable
+
+
+# ---------------------------------------------------------------------------- code generation
+
+
+def _literal(value, llvm_type: str) -> str:
+    if llvm_type in ("float", "double"):
+        number = float(np.float32(value)) if llvm_type == "float" else float(value)
+        return "0x%016X" % np.array(number, dtype=np.float64).view(np.uint64)
+    if llvm_type == "i1":
+        return "true" if int(value) & 1 else "false"
+    return str(int(value))
+
+
+class _Writer:
+    """LLVM IR text of one run's function."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+        self.count = 0
+
+    def tmp(self) -> str:
+        self.count += 1
+        return f"%t{self.count}"
+
+    def __call__(self, text: str) -> str:
+        name = self.tmp()
+        self.lines.append(f"  {name} = {text}")
+        return name
+
+    def do(self, text: str) -> None:
+        self.lines.append(f"  {text}")
+
+    def label(self, name: str) -> None:
+        self.lines.append(f"{name}:")
+
+
+_FCMP = {"oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true",
+         "false"}
+
+
+class Run:
+    """The native code of one run: instructions `pcs` of a function, and how each uses the
+    frame's registers."""
+
+    def __init__(self, function, pcs: list[int], layout, op_ids):
+        self.function, self.pcs = function, pcs
+        self.layout = layout
+        self.slots: list[int] = []  # registers the code reaches, by position in the regs table
+        self.position: dict[int, int] = {}
+        self.outputs: list[int] = []  # per instruction, its result slot (-1: none)
+        self.memory = [False] * len(pcs)  # per instruction: whether it records one access per thread
+        self.kinds, self.sizes, self.op_ids = [0] * len(pcs), [0] * len(pcs), [0] * len(pcs)
+        for index, pc in enumerate(pcs):
+            op = function.decoded.ops[pc]
+            self.outputs.append(op.result)
+            for slot in (*op.args, op.result):
+                if slot >= 0 and slot not in function.constants and slot not in self.position:
+                    self.position[slot] = len(self.slots)
+                    self.slots.append(slot)
+            if op.opcode in ("load", "store"):
+                self.memory[index] = True
+                self.kinds[index] = READ if op.opcode == "load" else WRITE
+                self.sizes[index] = _SIZES[_llvm_type(op.type if op.opcode == "load" else op.arg_types[0])]
+                self.op_ids[index] = op_ids[pc]
+        self.name = f"RUN_{pcs[0]}"
+        # per access instruction, its place among the run's accesses (its records' part of the columns)
+        self.ordinal = {index: place for place, index in enumerate(i for i in range(len(pcs)) if self.memory[i])}
+        self.types = [_llvm_type(function.slot_types[s]) or "i64" for s in self.slots]
+        self._inputs: dict[int, list[int]] = {}
+
+    def inputs(self, start: int) -> list[int]:
+        """Registers the instructions from `start` read without having written them."""
+        found = self._inputs.get(start)
+        if found is None:
+            written = {self.outputs[i] for i in range(start, len(self.pcs))}
+            found = [s for s in self.slots if s not in written]
+            self._inputs[start] = found
+        return found
+
+    # -- the function text
+    #
+    # Instructions are grouped into stages: a store alone, or a stretch of instructions
+    # that write no memory. A stage of the second kind runs thread after thread, all its
+    # instructions for one thread before the next: since nothing in it stores, that
+    # computes what instruction-after-instruction lockstep computes. Each instruction
+    # runs only from `start` and below `limit` (at first the stage's end, or `stop`);
+    # when one cannot run natively for a thread, `limit` drops to it, so the threads
+    # after complete only the instructions before it, and the call returns there.
+
+    def stages(self) -> list[tuple[int, int]]:
+        bounds, first = [], 0
+        for index, pc in enumerate(self.pcs):
+            if self.function.decoded.ops[pc].opcode == "store":
+                if first < index:
+                    bounds.append((first, index))
+                bounds.append((index, index + 1))
+                first = index + 1
+        if first < len(self.pcs):
+            bounds.append((first, len(self.pcs)))
+        return bounds
+
+    def ir(self) -> str:
+        w = self.w = _Writer()
+        count = len(self.pcs)
+        w.lines.append(f"define i64 @{self.name}(i64 %start, i64 %stop, i64 %n, ptr noalias %rows, ptr noalias %regs, "
+                       f"ptr noalias %ctx) {{")
+        w.label("entry")
+        self.base = {}
+        for position, slot in enumerate(self.slots):
+            cell = w(f"getelementptr ptr, ptr %regs, i64 {position}")
+            self.base[slot] = w(f"load ptr, ptr {cell}")
+        self.context = {}
+        for word in range(CONTEXT_WORDS):
+            cell = w(f"getelementptr i64, ptr %ctx, i64 {word}")
+            self.context[word] = w(f"load i64, ptr {cell}")
+        self.pointers = {word: w(f"inttoptr i64 {self.context[word]} to ptr") for word in range(CONTEXT_WORDS)}
+        stages = self.stages()
+        entries = " ".join(f"i64 {i}, label %S{next(s for s, (a, b) in enumerate(stages) if a <= i < b)}"
+                           for i in range(count))
+        w.do(f"switch i64 %start, label %done [ {entries} ]")
+        for number, (first, end) in enumerate(stages):
+            w.label(f"S{number}")
+            if self.function.decoded.ops[self.pcs[first]].opcode == "store":
+                self._store(first, self.function.decoded.ops[self.pcs[first]], f"S{number}")
+            else:
+                self._stage(first, end, f"S{number}")
+            w.do(f"br label %{'S' + str(number + 1) if number + 1 < len(stages) else 'done'}")
+        w.label("done")
+        w.do(f"ret i64 {count}")
+        w.lines.append("}")
+        return "\n".join(w.lines)
+
+    def _stage(self, first: int, end: int, label: str) -> None:
+        w = self.w
+        limit0 = w(f"select i1 {w(f'icmp slt i64 %stop, {end}')}, i64 %stop, i64 {end}")
+        w.do(f"br label %{label}.head")
+        w.label(f"{label}.head")
+        i, limit = f"%{label}.i", f"%{label}.limit"
+        self.aborts = []  # (block, instruction) of every way out of a thread's iteration
+        w.lines.append(f"  {i} = phi i64 [ 0, %{label} ], [ %{label}.next, %{label}.latch ]")
+        w.lines.append(f"  {limit} = phi i64 [ {limit0}, %{label} ], [ %{label}.limit.next, %{label}.latch ]")
+        more = w(f"icmp slt i64 {i}, %n")
+        w.do(f"br i1 {more}, label %{label}.body, label %{label}.exit")
+        w.label(f"{label}.body")
+        cell = w(f"getelementptr i64, ptr %rows, i64 {i}")
+        row = w(f"load i64, ptr {cell}")
+        self.values = {}  # slot -> its SSA value in this thread's iteration
+        self.abort_label = f"{label}.out"
+        for index in range(first, end):
+            self._guarded(index, self.function.decoded.ops[self.pcs[index]], row, i, limit, f"{label}.o{index}")
+        w.do(f"br label %{label}.latch")
+        self.aborts.append((f"{label}.o{end - 1}.after", limit))
+        for block, instruction in self.aborts[:-1]:
+            w.label(block)
+            w.do(f"br label %{label}.latch")
+        w.label(f"{label}.latch")
+        incoming = ", ".join(f"[ {value}, %{block} ]" for block, value in self.aborts)
+        w.lines.append(f"  %{label}.limit.next = phi i64 {incoming}")
+        w.lines.append(f"  %{label}.next = add i64 {i}, 1")
+        w.do(f"br label %{label}.head")
+        w.label(f"{label}.exit")
+        short = w(f"icmp slt i64 {limit}, {end}")
+        w.do(f"br i1 {short}, label %{label}.short, label %{label}.full")
+        w.label(f"{label}.short")
+        w.do(f"ret i64 {limit}")
+        w.label(f"{label}.full")
+
+    def _guarded(self, index: int, op, row: str, i: str, limit: str, label: str) -> None:
+        """Instruction `index` for one thread, if start <= index < limit."""
+        w = self.w
+        begun = w(f"icmp sle i64 %start, {index}")
+        below = w(f"icmp slt i64 {index}, {limit}")
+        w.do(f"br i1 {w(f'and i1 {begun}, {below}')}, label %{label}.do, label %{label}.skip")
+        w.label(f"{label}.skip")
+        previous = None
+        if op.result >= 0:  # run before the call (or never used): the register holds it
+            ty = _llvm_type(op.type)
+            previous = self._load_register(op.result, row, ty)
+        w.do(f"br label %{label}.after")
+        w.label(f"{label}.do")
+        self.current = index
+        value = self._compute(index, op, row, i)
+        if op.result >= 0:
+            self._write(op.result, row, value, _llvm_type(op.type))
+        done_block = f"{label}.done"
+        w.do(f"br label %{done_block}")
+        w.label(done_block)
+        w.do(f"br label %{label}.after")
+        w.label(f"{label}.after")
+        if op.result >= 0:
+            ty = _llvm_type(op.type)
+            self.values[op.result] = w(f"phi {ty} [ {previous}, %{label}.skip ], [ {value}, %{done_block} ]")
+
+    def _load_register(self, slot: int, row: str, ty: str) -> str:
+        w = self.w
+        cell = w(f"getelementptr {_storage(ty)}, ptr {self.base[slot]}, i64 {row}")
+        value = w(f"load {_storage(ty)}, ptr {cell}")
+        return w(f"trunc i8 {value} to i1") if ty == "i1" else value
+
+    def _loop(self, label: str):
+        """Open a loop over the group's rows (for a store); returns (i, row)."""
+        w = self.w
+        w.do(f"br label %{label}.enter")
+        w.label(f"{label}.enter")
+        w.do(f"br label %{label}.head")
+        w.label(f"{label}.head")
+        i = f"%{label}.i"
+        w.lines.append(f"  {i} = phi i64 [ 0, %{label}.enter ], [ %{label}.next, %{label}.latch ]")
+        more = w(f"icmp slt i64 {i}, %n")
+        w.do(f"br i1 {more}, label %{label}.body, label %{label}.exit")
+        w.label(f"{label}.body")
+        cell = w(f"getelementptr i64, ptr %rows, i64 {i}")
+        row = w(f"load i64, ptr {cell}")
+        self.values = {}
+        return i, row
+
+    def _close(self, label: str) -> None:
+        w = self.w
+        w.do(f"br label %{label}.latch")
+        w.label(f"{label}.latch")
+        w.lines.append(f"  %{label}.next = add i64 %{label}.i, 1")
+        w.do(f"br label %{label}.head")
+        w.label(f"{label}.exit")
+
+    def _read(self, slot: int, row: str) -> tuple[str, str]:
+        """(value, LLVM type) of operand `slot` at `row`."""
+        ty = _llvm_type(self.function.slot_types[slot]) or "i64"
+        constant = self.function.constants.get(slot)
+        if constant is not None:
+            return _literal(constant, ty), ty
+        known = self.values.get(slot)
+        if known is not None:
+            return known, ty
+        value = self._load_register(slot, row, ty)
+        return value, ty
+
+    def _write(self, slot: int, row: str, value: str, ty: str) -> None:
+        w = self.w
+        if ty == "i1":
+            value = w(f"zext i1 {value} to i8")
+        cell = w(f"getelementptr {_storage(ty)}, ptr {self.base[slot]}, i64 {row}")
+        w.do(f"store {_storage(ty)} {value}, ptr {cell}")
+
+    def _abort(self, index: int, condition: str, label: str) -> None:
+        """Stop instruction `index` for this thread when `condition` holds: in a stage the
+        limit drops to it; in a store's checking pass the call returns there."""
+        w = self.w
+        w.do(f"br i1 {condition}, label %abort{index}.{label}, label %{label}.ok")
+        if self.abort_label is None:
+            w.label(f"abort{index}.{label}")
+            w.do(f"ret i64 {index}")
+        else:
+            self.aborts.append((f"abort{index}.{label}", str(index)))
+        w.label(f"{label}.ok")
+
+    # -- values
+
+    def _compute(self, index: int, op, row: str, i: str) -> str:
+        w = self.w
+        opcode = op.opcode
+        if opcode in WRAPPING_BINARY:
+            (a, ty), (b, _) = self._read(op.args[0], row), self._read(op.args[1], row)
+            if opcode in ("shl", "lshr", "ashr"):
+                bits = int(ty[1:])
+                far = w(f"icmp uge {ty} {b}, {bits}")
+                safe = w(f"select i1 {far}, {ty} 0, {ty} {b}")
+                shifted = w(f"{opcode} {ty} {a}, {safe}")
+                if opcode == "ashr":
+                    negative = w(f"icmp slt {ty} {a}, 0")
+                    fill = w(f"select i1 {negative}, {ty} -1, {ty} 0")
+                else:
+                    fill = "0"
+                return w(f"select i1 {far}, {ty} {fill}, {ty} {shifted}")
+            return w(f"{opcode} {ty} {a}, {b}")
+        if opcode in FLOAT_BINARY:
+            (a, ty), (b, _) = self._read(op.args[0], row), self._read(op.args[1], row)
+            return w(f"{opcode} {ty} {a}, {b}")
+        if opcode == "fneg":
+            a, ty = self._read(op.args[0], row)
+            return w(f"fneg {ty} {a}")
+        if opcode == "freeze":
+            return self._read(op.args[0], row)[0]
+        if opcode == "icmp":
+            (a, ty), (b, _) = self._read(op.args[0], row), self._read(op.args[1], row)
+            return w(f"icmp {op.extra['predicate']} {ty} {a}, {b}")
+        if opcode == "fcmp":
+            (a, ty), (b, _) = self._read(op.args[0], row), self._read(op.args[1], row)
+            return w(f"fcmp {op.extra['predicate']} {ty} {a}, {b}")
+        if opcode == "select":
+            (c, _), (a, ty), (b, _) = (self._read(s, row) for s in op.args)
+            return w(f"select i1 {c}, {ty} {a}, {ty} {b}")
+        if opcode in CAST_OPCODES:
+            return self._cast(op, row)
+        if opcode == "getelementptr":
+            return self._gep(index, op, row)
+        if opcode == "load":
+            return self._load(index, op, row, i)
+        if opcode == "call":
+            return self._call(op, row)
+        raise AssertionError(opcode)
+
+    def _cast(self, op, row: str) -> str:
+        w = self.w
+        value, source = self._read(op.args[0], row)
+        target = _llvm_type(op.type)
+        opcode = op.opcode
+        if opcode == "bitcast":
+            return value if source == target else w(f"bitcast {source} {value} to {target}")
+        if opcode == "addrspacecast":
+            return value
+        if opcode == "inttoptr" and source == "i64":
+            return self._tag_window(op, value)
+        if opcode == "ptrtoint":
+            if getattr(op.arg_types[0], "addrspace", 0) in WINDOWED_SPACES:
+                value = w(f"and i64 {value}, {OFFSET_MASK}")
+            return value if target == "i64" else w(f"trunc i64 {value} to {target}")
+        if opcode == "inttoptr":
+            return self._tag_window(op, w(f"zext {source} {value} to i64"))
+        if opcode in ("fptosi", "fptoui"):
+            kind = "fptosi" if opcode == "fptosi" else "fptoui"
+            suffix = "f32" if source == "float" else "f64"
+            return w(f"call {target} @llvm.{kind}.sat.{target}.{suffix}({source} {value})")
+        return w(f"{opcode} {source} {value} to {target}")
+
+    def _tag_window(self, op, value: str) -> str:
+        w = self.w
+        space = getattr(op.type, "addrspace", 0)
+        if space not in WINDOWED_SPACES:
+            return value
+        high = w(f"lshr i64 {value}, {SPACE_SHIFT}")
+        untagged = w(f"icmp eq i64 {high}, 0")
+        tagged = w(f"or i64 {value}, {space << SPACE_SHIFT}")
+        return w(f"select i1 {untagged}, i64 {tagged}, i64 {value}")
+
+    def _gep(self, index: int, op, row: str) -> str:
+        w = self.w
+        constant_offset, variable = _gep_plan(self.function, op, self.layout)
+        base, _ = self._read(op.args[0], row)
+        address = w(f"add i64 {base}, {constant_offset}")
+        for number, (slot, scale, bound, zero_extend) in enumerate(variable):
+            value, ty = self._read(slot, row)
+            if ty != "i64":
+                value = w(f"{'zext' if zero_extend else 'sext'} {ty} {value} to i64")
+            if bound >= 0:
+                outside = w(f"icmp ugt i64 {value}, {bound}")  # negative indices are huge unsigned
+                self._abort(index, outside, f"L{index}.g{number}")
+            scaled = w(f"mul i64 {value}, {scale}")
+            address = w(f"add i64 {address}, {scaled}")
+        return address
+
+    def _call(self, op, row: str) -> str:
+        w = self.w
+        callee = op.extra["callee"]
+        if callee.startswith(SPECIAL_REGISTER):
+            return self._special(callee.removeprefix(SPECIAL_REGISTER), row)
+        kind = _MATH[_intrinsic_base(callee)]
+        ty = _llvm_type(op.type)
+        args = [self._read(slot, row) for slot in op.args]
+        if kind == "fma":  # as the math library: through double, rounded to float once more
+            wide = [w(f"fpext float {v} to double") for v, _ in args[:3]]
+            product = w(f"fmul double {wide[0]}, {wide[1]}")
+            total = w(f"fadd double {product}, {wide[2]}")
+            return w(f"fptrunc double {total} to float")
+        if kind == "abs":
+            return w(f"call {ty} @llvm.abs.{ty}({ty} {args[0][0]}, i1 false)")
+        return w(f"call {ty} @llvm.{kind}.{ty}({ty} {args[0][0]}, {ty} {args[1][0]})")
+
+    def _thread(self, row: str) -> str:
+        """The wave index of the thread at `row`."""
+        w = self.w
+        cell = w(f"getelementptr i64, ptr {self.pointers[C_THREADS]}, i64 {row}")
+        return w(f"load i64, ptr {cell}")
+
+    def _element(self, ty: str, word: int, index: str) -> str:
+        """Element `index` of the array of `ty` whose address context word `word` holds."""
+        cell = self.w(f"getelementptr {ty}, ptr {self.pointers[word]}, i64 {index}")
+        return self.w(f"load {ty}, ptr {cell}")
+
+
+    def _special(self, register: str, row: str) -> str:
+        w = self.w
+        name, _, axis = register.partition(".")
+        index = "xyz".index(axis) if axis in ("x", "y", "z") else 0
+        if name in ("ntid", "nctaid"):
+            word = (C_BX if name == "ntid" else C_GX) + index
+            return w(f"trunc i64 {self.context[word]} to i32")
+        if name == "warpsize":
+            return "32"
+        if name == "nwarpid":
+            total = w(f"add i64 {self.context[C_TPB]}, 31")
+            warps = w(f"udiv i64 {total}, 32")
+            return w(f"trunc i64 {warps} to i32")
+        thread = self._thread(row)
+        if name in ("tid", "ctaid"):
+            word = (C_TID_X if name == "tid" else C_CTAID_X) + index
+            return self._element("i32", word, thread)
+        within = self._element("i64", C_TID, thread)
+        part = w(f"{'urem' if name == 'laneid' else 'udiv'} i64 {within}, 32")
+        return w(f"trunc i64 {part} to i32")
+
+    # -- memory
+
+    def _locate(self, index: int, address: str, size: int, align: int, write: bool, row: str, label: str):
+        """(pointer, space, region, offset, thread) of an access, leaving the run where the
+        NumPy path must act."""
+        w = self.w
+        space = w(f"lshr i64 {address}, {SPACE_SHIFT}")
+        shifted = w(f"lshr i64 {address}, {REGION_SHIFT}")
+        region = w(f"and i64 {shifted}, {REGION_MASK}")
+        offset = w(f"and i64 {address}, {OFFSET_MASK}")
+        end = w(f"add i64 {offset}, {size}")
+        align = min(align, size & -size) if size > 0 else align
+        if align > 1:
+            low = w(f"and i64 {offset}, {align - 1}")
+            misaligned = w(f"icmp ne i64 {low}, 0")
+            self._abort(index, misaligned, f"{label}.al")
+        thread = self._thread(row)
+        spaces = [w(f"icmp eq i64 {space}, {number}") for number in (SHARED, LOCAL, GLOBAL, CONSTANT)]
+        known = w(f"or i1 {w(f'or i1 {spaces[0]}, {spaces[1]}')}, {w(f'or i1 {spaces[2]}, {spaces[3]}')}")
+        self._abort(index, w(f"xor i1 {known}, true"), f"{label}.sp")
+        w.do(f"switch i64 {space}, label %{label}.gl "
+             f"[ i64 {SHARED}, label %{label}.sh i64 {LOCAL}, label %{label}.lo ]")
+        pointers = []
+        for tag, base_word, bytes_word in (("sh", C_SHARED, C_SHARED_BYTES), ("lo", C_LOCAL, C_LOCAL_BYTES)):
+            w.label(f"{label}.{tag}")
+            segment = self.context[bytes_word]
+            outside = w(f"icmp ugt i64 {end}, {segment}")
+            self._abort(index, outside, f"{label}.{tag}b")
+            owner = self._element("i64", C_WAVE_BLOCK, thread) if tag == "sh" else thread
+            first = w(f"mul i64 {owner}, {segment}")
+            start = w(f"add i64 {first}, {offset}")
+            pointer = w(f"getelementptr i8, ptr {self.pointers[base_word]}, i64 {start}")
+            pointers.append((pointer, f"{label}.{tag}b.ok"))
+            w.do(f"br label %{label}.at")
+        w.label(f"{label}.gl")
+        known = w(f"icmp ult i64 {region}, {self.context[C_REGIONS]}")
+        self._abort(index, w(f"xor i1 {known}, true"), f"{label}.gr")
+        limit = self._element("i64", C_LIMITS, region)
+        self._abort(index, w(f"icmp ugt i64 {end}, {limit}"), f"{label}.gb")
+        if write:
+            writable = self._element("i64", C_WRITABLE, region)
+            self._abort(index, w(f"icmp eq i64 {writable}, 0"), f"{label}.gw")
+        mark = w(f"getelementptr i64, ptr {self.pointers[C_TOUCHED]}, i64 {region}")
+        now = w(f"load i64, ptr {mark}")
+        higher = w(f"icmp ugt i64 {end}, {now}")
+        w.do(f"store i64 {w(f'select i1 {higher}, i64 {end}, i64 {now}')}, ptr {mark}")
+        base = self._element("ptr", C_BASES, region)
+        pointer = w(f"getelementptr i8, ptr {base}, i64 {offset}")
+        pointers.append((pointer, f"{label}.{'gw' if write else 'gb'}.ok"))
+        w.do(f"br label %{label}.at")
+        w.label(f"{label}.at")
+        phi = ", ".join(f"[ {p}, %{b} ]" for p, b in pointers)
+        return w(f"phi ptr {phi}"), space, region, offset, end, thread
+
+    def _trace(self, index: int, i: str, located, bits: str | None) -> None:
+        """Write this thread's record of access instruction `index`: at i of its part
+        (the run's accesses, each n records, from the column addresses the caller gives)."""
+        w = self.w
+        _, space, region, offset, end, thread = located
+        recording = w(f"icmp ne i64 {self.context[C_SPACE]}, 0")
+        label = f"T{index}.{i[1:]}"
+        w.do(f"br i1 {recording}, label %{label}.w, label %{label}.x")
+        w.label(f"{label}.w")
+        first = w(f"mul i64 %n, {self.ordinal[index]}")
+        at = w(f"add i64 {first}, {i}")
+        block = self._element("i64", C_WAVE_BLOCK, thread)
+        tid = self._element("i64", C_TID, thread)
+        columns = [
+            (C_SPACE, "i8", w(f"trunc i64 {space} to i8")),
+            (C_REGION, "i32", w(f"trunc i64 {region} to i32")),
+            (C_OFFSET, "i64", offset),
+            (C_BLOCK, "i64", w(f"add i64 {block}, {self.context[C_FIRST_BLOCK]}")),
+            (C_THREAD, "i32", w(f"trunc i64 {tid} to i32")),
+            (C_EPOCH_COL, "i32", self._element("i32", C_EPOCH, block)),
+            (C_ACTIVE_COL, "i32", self._element("i32", C_ACTIVE, i)),
+            (C_WARP_SYNC_COL, "i32", self._element("i32", C_WARP_SYNC, thread)),
+            (C_VALUE, "i64", bits or "0"),
+        ]
+        for word, ty, value in columns:
+            cell = w(f"getelementptr {ty}, ptr {self.pointers[word]}, i64 {at}")
+            w.do(f"store {ty} {value}, ptr {cell}")
+        w.do(f"br label %{label}.x")
+        w.label(f"{label}.x")
+
+    def _load(self, index: int, op, row: str, i: str) -> str:
+        w = self.w
+        ty = _llvm_type(op.type)
+        address, _ = self._read(op.args[0], row)
+        size = _SIZES[ty]
+        align = op.extra.get("align") or self.layout.align(op.type)
+        located = self._locate(index, address, size, align, False, row, f"L{index}.m")
+        self._trace(index, i, located, None)
+        value = w(f"load {_storage(ty)}, ptr {located[0]}, align 1")
+        return w(f"icmp ne i8 {value}, 0") if ty == "i1" else value
+
+    def _store(self, index: int, op, label: str) -> None:
+        """Two passes: every thread's access checked, then every thread's bytes written and
+        traced (so a store that must leave the run has changed nothing)."""
+        w = self.w
+        self.abort_label = None
+        stopped = w(f"icmp sle i64 %stop, {index}")
+        w.do(f"br i1 {stopped}, label %{label}.stop, label %{label}.go")
+        w.label(f"{label}.stop")
+        w.do(f"ret i64 {index}")
+        w.label(f"{label}.go")
+        ty = _llvm_type(op.arg_types[0])
+        size = _SIZES[ty]
+        align = op.extra.get("align") or self.layout.align(op.arg_types[0])
+        check = f"{label}.c"
+        i, row = self._loop(check)
+        address, _ = self._read(op.args[1], row)
+        self._locate(index, address, size, align, True, row, f"{check}.m")
+        self._close(check)
+        write = f"{label}.s"
+        i, row = self._loop(write)
+        value, _ = self._read(op.args[0], row)
+        address, _ = self._read(op.args[1], row)
+        located = self._locate(index, address, size, align, True, row, f"{write}.m")
+        stored = w(f"zext i1 {value} to i8") if ty == "i1" else value
+        bits = w(f"bitcast {ty} {value} to {_BITS_OF_FLOAT[ty]}") if ty in _BITS_OF_FLOAT else stored
+        if _SIZES[ty] != 8:
+            bits = w(f"zext {'i8' if ty == 'i1' else _BITS_OF_FLOAT.get(ty, ty)} {bits} to i64")
+        self._trace(index, i, located, bits)
+        w.do(f"store {_storage(ty)} {stored}, ptr {located[0]}, align 1")
+        self._close(write)
+
+
+_DECLARATIONS = "\n".join(
+    [f"declare {t} @llvm.{k}.sat.{t}.{f}({s})" for k in ("fptosi", "fptoui") for t in ("i8", "i16", "i32", "i64")
+     for f, s in (("f32", "float"), ("f64", "double"))]
+    + [f"declare {t} @llvm.{k}.{t}({t}, {t})" for k in ("smax", "smin", "umax", "umin")
+       for t in ("i8", "i16", "i32", "i64")]
+    + [f"declare {t} @llvm.abs.{t}({t}, i1)" for t in ("i8", "i16", "i32", "i64")])
+
+
+# ---------------------------------------------------------------------------- compiling
+
+
+@functools.cache
+def _engine():
+    import llvmlite.binding as llvm
+
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    target = llvm.Target.from_default_triple()
+    machine = target.create_target_machine(opt=2)
+    backing = llvm.parse_assembly("")
+    return llvm, machine, llvm.create_mcjit_compiler(backing, machine)
+
+
+_COMPILED: dict[str, object] = {}  # IR digest -> its module compiled, for this process
+
+
+def _compile(text: str) -> tuple[str, dict]:
+    """`text` (whose functions are named @RUN_...) compiled, optimized, to native code once
+    per text in this process: (the prefix its functions got, the compiled module)."""
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    prefix = f"simulee_{digest[:20]}_"
+    if digest not in _COMPILED:
+        llvm, machine, engine = _engine()
+        module = llvm.parse_assembly(f"{_DECLARATIONS}\n{text.replace('@RUN_', '@' + prefix)}")
+        module.verify()
+        tuning = llvm.create_pipeline_tuning_options(speed_level=2)
+        builder = llvm.create_pass_builder(machine, tuning)
+        builder.getModulePassManager().run(module, builder)
+        engine.add_module(module)
+        engine.finalize_object()
+        _COMPILED[digest] = module
+    return prefix, _engine()[2]
+
+
+_SIGNATURE = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p,
+                              ctypes.c_void_p, ctypes.c_void_p)
+
+
+# ---------------------------------------------------------------------------- running
+
+
+class Native:
+    """The native code of one execution's functions, and the calls that run it on a
+    frame's registers and the launch's memory."""
+
+    def __init__(self, execution):
+        self.ex = execution
+        self.tables: dict[int, list] = {}  # id of a compiled function -> per pc (run, index, entry) or None
+        self.context = np.zeros(CONTEXT_WORDS, dtype=np.int64)
+        self._context_address = self.context.ctypes.data
+        self._ranges: dict[int, np.ndarray] = {}
+        self._regions_key = None
+        self._region_tables = None
+        self._wave = self._wave_data = None
+        self._spare = None
+        self.runs = self.instructions = 0  # native calls, and the instructions they completed
+
+    def table(self, function) -> list:
+        """Per pc of `function`, the run starting there (None where none does); compiled on
+        first use, once per function text in this process."""
+        table = self.tables.get(id(function))
+        if table is not None:
+            return table
+        layout = self.ex.program.layout
+        table = [None] * len(function.kinds)
+        runs, current = [], []
+        ops = function.decoded.ops
+        from interpreter.compiler import PLAIN
+        for pc, op in enumerate(ops):
+            ok = function.kinds[pc] == PLAIN and native_op(function, op, layout)
+            if ok and current and ops[current[-1]].block == op.block and current[-1] == pc - 1:
+                current.append(pc)
+                continue
+            if current:
+                runs.append(current)
+            current = [pc] if ok else []
+        if current:
+            runs.append(current)
+        compiled = [Run(function, pcs, layout, function.op_ids) for pcs in runs]
+        compiled = [run for run in compiled if len(run.pcs) >= MIN_RUN or any(run.memory)]
+        if compiled:
+            prefix, engine = _compile("\n\n".join(run.ir() for run in compiled))
+            for run in compiled:
+                run.entry = _SIGNATURE(engine.get_function_address(prefix + run.name.removeprefix("RUN_")))
+                for index, pc in enumerate(run.pcs):
+                    if len(run.pcs) - index >= MIN_RUN or run.memory[index]:
+                        table[pc] = (run, index)
+        self.tables[id(function)] = table
+        return table
+
+    def _range(self, count: int) -> np.ndarray:
+        found = self._ranges.get(count)
+        if found is None:
+            found = self._ranges[count] = np.arange(count, dtype=np.int64)
+        return found
+
+    def _scratch(self, count: int) -> np.ndarray:
+        """Room for any register of `count` rows, for registers no instruction of a call writes."""
+        if self._spare is None or len(self._spare) < count:
+            self._spare = np.zeros(count, dtype=np.int64)
+        return self._spare
+
+    def run(self, frame, rows, pc: int, budget: int) -> int:
+        """Run at most `budget` instructions of the run at `pc` for rows of `frame`; returns
+        how many completed (the next is left to the NumPy path)."""
+        run, start = self.tables[id(frame.function)][pc]
+        ex = self.ex
+        count = frame.count
+        n = count if rows is None else len(rows)
+        stop = min(len(run.pcs), start + budget)
+        row_array = self._range(count) if rows is None else np.ascontiguousarray(rows, dtype=np.int64)
+        regs = frame.regs
+        table = np.zeros(len(run.slots), dtype=np.uint64)
+        for slot in run.inputs(start):
+            value = _register(regs, slot, frame.function.slot_types[slot], count)
+            table[run.position[slot]] = value.ctypes.data
+        outputs = []
+        for index in range(start, stop):
+            slot = run.outputs[index]
+            if slot < 0:
+                continue
+            dtype = _DTYPES[_llvm_type(frame.function.slot_types[slot])]
+            if rows is None:
+                array = np.empty(count, dtype=dtype)
+            else:
+                array = _register(regs, slot, frame.function.slot_types[slot], count)
+            outputs.append((index, slot, array))
+            table[run.position[slot]] = array.ctypes.data
+        if stop < len(run.pcs):  # instructions past `stop` only read their registers, and drop what they read
+            scratch = self._scratch(count)
+            for index in range(stop, len(run.pcs)):
+                if run.outputs[index] >= 0:
+                    table[run.position[run.outputs[index]]] = scratch.ctypes.data
+        context = self.context
+        memory, wave, launch = ex.memory, ex.wave, ex.launch
+        context[C_SHARED] = memory.shared.ctypes.data
+        context[C_SHARED_BYTES] = memory.shared_bytes
+        context[C_LOCAL] = memory.local.ctypes.data
+        context[C_LOCAL_BYTES] = memory.local_bytes
+        context[C_TPB] = wave.tpb
+        context[C_FIRST_BLOCK] = wave.first_block
+        context[C_BX:C_BX + 3] = launch.block
+        context[C_GX:C_GX + 3] = launch.grid
+        context[C_THREADS] = frame.threads.ctypes.data
+        context[C_EPOCH] = wave.epoch.ctypes.data
+        context[C_WARP_SYNC] = wave.warp_sync.ctypes.data
+        for word, array in self._wave_arrays(wave, launch):
+            context[word] = array.ctypes.data
+        bases, limits, writable, touched = self._regions(memory)
+        context[C_REGIONS] = len(limits)
+        context[C_BASES], context[C_LIMITS] = bases.ctypes.data, limits.ctypes.data
+        context[C_WRITABLE], context[C_TOUCHED] = writable.ctypes.data, touched.ctypes.data
+        recorder = ex.recorder
+        columns = None
+        accesses = [index for index in range(start, stop) if run.memory[index]]
+        if recorder is not None and accesses:
+            room = (recorder.limit - recorder.count) // n if recorder.limit != float("inf") else len(accesses)
+            if room < len(accesses):  # the NumPy path records (or stops at) the access that fills the trace
+                stop, accesses = accesses[int(room)], accesses[:int(room)]
+        if recorder is not None and accesses:
+            size = n * len(accesses)
+            shift = run.ordinal[accesses[0]] * n  # the first access's records start each column
+            columns = {name: np.empty(size, dtype=dtype) for name, dtype in _COLUMNS}
+            for name, dtype in _COLUMNS:
+                context[_COLUMN_WORDS[name]] = columns[name].ctypes.data - shift * np.dtype(dtype).itemsize
+            active = np.ascontiguousarray(
+                ex.compiler.accesses.active_masks(frame, rows, frame.thread_ids(rows)), dtype=np.uint32)
+            context[C_ACTIVE] = active.ctypes.data
+        else:
+            context[C_SPACE] = 0
+        reached = run.entry(start, stop, n, row_array.ctypes.data, table.ctypes.data, self._context_address)
+        for index, slot, array in outputs:
+            if index < reached:
+                regs[slot] = array
+        if columns is not None:
+            self._record(run, start, reached, n, columns, recorder)
+        for index in range(start, reached):
+            if run.memory[index]:
+                if run.kinds[index] == READ:
+                    memory.reads += 1
+                else:
+                    memory.version += 1
+        marked = np.flatnonzero(touched)
+        for number in marked.tolist():
+            region = memory.regions[number]
+            region.touched = max(region.touched, int(touched[number]))
+        touched[marked] = 0
+        self.runs += 1
+        self.instructions += reached - start
+        return reached - start
+
+    def _wave_arrays(self, wave, launch) -> list:
+        """(context word, array) of the per-thread arrays of `wave` (_WAVE_ARRAYS)."""
+        if self._wave is not wave:
+            threads = np.arange(wave.count, dtype=np.int64)
+            blocks, tid = threads // wave.tpb, threads % wave.tpb
+            linear_block = blocks + wave.first_block
+            block, grid = launch.block, launch.grid
+            values = (blocks, tid, tid % block[0], tid // block[0] % block[1], tid // (block[0] * block[1]),
+                      linear_block % grid[0], linear_block // grid[0] % grid[1], linear_block // (grid[0] * grid[1]))
+            self._wave_data = [(word, np.ascontiguousarray(value, dtype=dtype))
+                               for (word, dtype), value in zip(_WAVE_ARRAYS, values)]
+            self._wave = wave
+        return self._wave_data
+
+    def _record(self, run, start, reached, n, columns, recorder) -> None:
+        """Hand the records of the accesses the call completed to the trace recorder."""
+        ex = self.ex
+        first = None
+        for index in range(start, reached):
+            if not run.memory[index]:
+                continue
+            first = run.ordinal[index] if first is None else first
+            part = slice((run.ordinal[index] - first) * n, (run.ordinal[index] - first + 1) * n)
+            recorder.record(
+                space=columns["space"][part], kind=run.kinds[index], region=columns["region"][part],
+                offset=columns["offset"][part], size=run.sizes[index], block=columns["block"][part],
+                thread=columns["thread"][part], op=run.op_ids[index], epoch=columns["epoch"][part],
+                grid_epoch=ex.grid_epoch, step=ex.steps + index - start, active=columns["active"][part],
+                warp_sync=columns["warp_sync"][part],
+                value=columns["value"][part] if run.kinds[index] == WRITE else 0, sync=0, taint=0, divergent=0)
+
+    def _regions(self, memory):
+        """Per region: base address, the bytes native code may touch (0: none, the NumPy
+        path acts), whether it may be written, and its touched marks (filled by the code)."""
+        key = (len(memory.regions), memory.revision)
+        if self._regions_key is None or self._regions_key[0] is not memory or self._regions_key[1] != key:
+            count = len(memory.regions)
+            bases, limits = np.zeros(count, dtype=np.int64), np.zeros(count, dtype=np.int64)
+            writable, touched = np.zeros(count, dtype=np.int64), np.zeros(count, dtype=np.int64)
+            for number, region in enumerate(memory.regions):
+                if region is None or region.guard is not None or region.fill is not None or \
+                        region.pointees is not None or not region.data.flags.c_contiguous:
+                    continue
+                bases[number] = region.data.ctypes.data
+                limits[number] = min(len(region.data), region.limit())
+                writable[number] = not region.read_only
+            self._region_tables = bases, limits, writable, touched
+            self._regions_key = (memory, key)
+        return self._region_tables
+
+
+_COLUMNS = (("space", np.uint8), ("region", np.int32), ("offset", np.int64), ("block", np.int64),
+            ("thread", np.int32), ("epoch", np.int32), ("active", np.uint32), ("warp_sync", np.int32),
+            ("value", np.uint64))
+_COLUMN_WORDS = {"space": C_SPACE, "region": C_REGION, "offset": C_OFFSET, "block": C_BLOCK, "thread": C_THREAD,
+                 "epoch": C_EPOCH_COL, "active": C_ACTIVE_COL, "warp_sync": C_WARP_SYNC_COL, "value": C_VALUE}
+
+
+def _register(regs, slot: int, ty, count: int) -> np.ndarray:
+    """The register `slot` as a contiguous array of `count` elements of its dtype (made so,
+    and kept, when it is not yet: never written, or a constant of every row)."""
+    dtype = _DTYPES[_llvm_type(ty)]
+    value = regs[slot]
+    if type(value) is np.ndarray and value.dtype == dtype and value.shape == (count,) and value.flags.c_contiguous:
+        return value
+    array = np.zeros(count, dtype=dtype) if value is None else \
+        np.ascontiguousarray(np.broadcast_to(np.asarray(value, dtype=dtype), (count,))).copy()
+    regs[slot] = array
+    return array

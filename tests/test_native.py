@@ -1,0 +1,177 @@
+"""The native engine against the NumPy interpreter: the same kernels and launches must give
+the same status, buffers, trace (every column, record for record), faults and counts, and
+native code must really have run."""
+
+import json
+
+import numpy as np
+import pytest
+
+from interpreter.launch import Launch
+from interpreter.loader import load_module
+from interpreter.simt import execute
+from simulee.cli import main
+from simulee.frontend.compiler import load_ir
+
+from conftest import KERNELS, TESTS
+
+RNG = np.random.default_rng(3)
+N = 256
+INTS = RNG.integers(-2**31, 2**31, N).astype(np.int32)
+INTS[:8] = [0, -1, 2**31 - 1, -2**31, 1, 5, 1000, 3]
+FLOATS = (RNG.standard_normal(N) * 1e10).astype(np.float32)
+FLOATS[:6] = [np.nan, np.inf, -np.inf, 0.5, -0.0, 3e9]
+DOUBLES = RNG.standard_normal(N) * 1e19
+DOUBLES[:3] = [np.nan, 1e300, -1e300]
+
+CASES = {
+    "arithmetic": ((2, 1, 1), (128, 1, 1), lambda: dict(
+        a=INTS.copy(), f=FLOATS.copy(), d=DOUBLES.copy(), out=np.zeros(8 * N, np.int64),
+        fout=np.zeros(N, np.float32), dout=np.zeros(N), shift=20)),
+    "narrow": ((3, 1, 1), (100, 1, 1), lambda: dict(
+        bytes=np.arange(300, dtype=np.uint8), halves=np.arange(300, dtype=np.int16) * 99,
+        flags=np.arange(300) % 2 == 0, n=290)),
+    "indices": ((3, 2, 2), (4, 3, 5), lambda: dict(out=np.zeros(4 * 12 * 60, np.int32))),
+    "staged": ((3, 1, 1), (64, 1, 1), lambda: {"in": np.arange(192, dtype=np.float32),
+                                                 "out": np.zeros(192, np.float32), "n": 150}),
+    **{f"faulty:{which}": ((1, 1, 1), (64, 1, 1), lambda which=which: dict(data=np.zeros(100, np.int32), n=0,
+                                                                          which=which)) for which in range(4)},
+}
+
+
+@pytest.fixture(autouse=True)
+def every_run_native(monkeypatch):
+    monkeypatch.setenv("SIMULEE_NATIVE_WARMUP", "0")
+
+
+@pytest.fixture(scope="module")
+def program():
+    return load_module(load_ir(TESTS / "native" / "ops.cu"))
+
+
+def both(program, kernel, launch_of):
+    """(NumPy result, native result, native instructions run) of one launch."""
+    numpy_result = execute(program, kernel, launch_of("numpy"))
+    execution = program.executions[program.kernel(kernel).symbol]
+    before = execution.native.instructions
+    native_result = execute(program, kernel, launch_of("native"))
+    return numpy_result, native_result, program.executions[program.kernel(kernel).symbol].native.instructions - before
+
+
+def assert_same(numpy_result, native_result):
+    assert (native_result.status, native_result.message) == (numpy_result.status, numpy_result.message)
+    assert (native_result.steps, native_result.thread_instructions) == \
+        (numpy_result.steps, numpy_result.thread_instructions)
+    assert len(native_result.trace) == len(numpy_result.trace)
+    assert native_result.trace.dropped == numpy_result.trace.dropped
+    for name, column in numpy_result.trace.columns.items():
+        assert np.array_equal(native_result.trace[name], column), name
+    assert native_result.buffers.keys() == numpy_result.buffers.keys()
+    for name, buffer in numpy_result.buffers.items():
+        assert np.array_equal(native_result.buffers[name], buffer, equal_nan=buffer.dtype.kind == "f"), name
+    faults = [[(f.kind, f.op, f.blocks.tolist(), f.threads.tolist()) for f in result.events.faults]
+              for result in (numpy_result, native_result)]
+    assert faults[0] == faults[1]
+    assert native_result.events.fault_counts == numpy_result.events.fault_counts
+    assert [(op, blocks.tolist(), epochs.tolist()) for op, blocks, epochs in native_result.events.barrier_passes] == \
+        [(op, blocks.tolist(), epochs.tolist()) for op, blocks, epochs in numpy_result.events.barrier_passes]
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_native_code_computes_and_traces_what_the_interpreter_does(program, case):
+    grid, block, arguments = CASES[case]
+    numpy_result, native_result, ran = both(program, case.partition(":")[0],
+                                            lambda engine: Launch(grid, block, arguments(), engine=engine))
+    assert_same(numpy_result, native_result)
+    assert ran > 0
+    if case.startswith("faulty"):  # the fault was found by the NumPy path after native code left the run
+        assert numpy_result.events.fault_count() > 0
+
+
+def test_edge_values_reach_the_outputs(program):
+    """The arithmetic case is not vacuous: saturating conversions and shifts past the width."""
+    _, result, _ = both(program, "arithmetic", lambda engine: Launch((2, 1, 1), (128, 1, 1),
+                                                                   CASES["arithmetic"][2](), engine=engine))
+    out = result.buffers["out"].reshape(N, 8)
+    assert out[0, 5] == 0  # NaN converts to 0
+    assert out[1, 5] == 2**31 - 1 + 2**32 - 1 + 2**63 - 1 - 2**64 or out[1, 5] != 0
+    assert (out[3::4, 1] == 0).all()  # (unsigned)x >> (20 + 33): past the width gives 0
+
+
+@pytest.mark.parametrize("limit,stop", [(500, False), (500, True), (1000, True)])
+def test_a_trace_limit_inside_a_native_run_is_met_as_the_interpreter_meets_it(program, limit, stop):
+    grid, block, arguments = CASES["arithmetic"]
+    numpy_result, native_result, _ = both(program, "arithmetic", lambda engine: Launch(
+        grid, block, arguments(), engine=engine, trace_limit=limit, stop_when_traced=stop))
+    assert_same(numpy_result, native_result)
+    assert numpy_result.status == ("trace-limit" if stop else "ok")
+
+
+@pytest.mark.parametrize("steps", [5, 17, 40])
+def test_a_step_limit_inside_a_native_run_stops_at_the_same_instruction(program, steps):
+    grid, block, arguments = CASES["arithmetic"]
+    numpy_result, native_result, _ = both(program, "arithmetic", lambda engine: Launch(
+        grid, block, arguments(), engine=engine, step_limit=steps))
+    assert_same(numpy_result, native_result)
+    assert numpy_result.status == "step-limit"
+
+
+@pytest.mark.parametrize("source,kernel,grid,block,arguments", [
+    ("reduction.cu", "reduce_sum", (4, 1, 1), (256, 1, 1),
+     lambda: {"in": np.ones(1024, np.float32), "out": np.zeros(4, np.float32), "n": 1000}),
+    ("transpose.cu", "transpose", (2, 2, 1), (32, 8, 1),
+     lambda: {"out": np.zeros(4096, np.float32), "in": np.arange(4096, dtype=np.float32), "width": 64,
+              "height": 64}),
+    ("matmul.cu", "matmul", (2, 2, 1), (16, 16, 1),
+     lambda: {"a": np.arange(32 * 40, dtype=np.float32), "b": np.ones(40 * 32, np.float32),
+              "c": np.zeros(32 * 32, np.float32), "m": 32, "k": 40, "n": 32}),
+])
+def test_benchmark_workloads_run_the_same_under_both_engines(source, kernel, grid, block, arguments):
+    program = load_module(load_ir(KERNELS / source))
+    numpy_result, native_result, ran = both(program, kernel,
+                                            lambda engine: Launch(grid, block, arguments(), engine=engine))
+    assert_same(numpy_result, native_result)
+    assert ran > 0
+
+
+def test_the_numpy_engine_and_taint_tracking_run_no_native_code(program):
+    grid, block, arguments = CASES["staged"]
+    execute(program, "staged", Launch(grid, block, arguments(), engine="numpy"))
+    execution = program.executions[program.kernel("staged").symbol]
+    before = execution.native.instructions
+    execute(program, "staged", Launch(grid, block, arguments(), engine="numpy"))
+    assert execution.native.instructions == before
+
+
+def timeless(value):
+    """A JSON report without its timings."""
+    if isinstance(value, dict):
+        return {key: timeless(item) for key, item in value.items() if key != "seconds"}
+    return [timeless(item) for item in value] if isinstance(value, list) else value
+
+
+def check_json(capsys, *argv) -> dict:
+    assert main(["check", *map(str, argv), "--format", "json", "--seed", "3"]) in (0, 1)
+    return timeless(json.loads(capsys.readouterr().out))
+
+
+@pytest.mark.parametrize("file,options", [
+    ("global_races.cu", ["--grid", "2", "--block", "64"]),
+    ("barrier_verdicts.cu", ["--grid", "2", "--block", "64"]),
+])
+def test_check_reports_the_same_findings_under_both_engines(capsys, monkeypatch, file, options):
+    monkeypatch.setenv("SIMULEE_ENGINE", "numpy")
+    reference = check_json(capsys, KERNELS / file, *options)
+    monkeypatch.setenv("SIMULEE_ENGINE", "native")
+    assert check_json(capsys, KERNELS / file, *options) == reference
+    assert any(kernel["findings"] for kernel in reference["kernels"])
+
+
+@pytest.mark.parametrize("before", [True, False])
+def test_an_unknown_engine_is_a_one_line_error(capsys, before):
+    command = ["kernels", str(TESTS / "native" / "ops.cu")]
+    with pytest.raises(SystemExit) as stopped:
+        main(["--engine", "gpu", *command] if before else [*command, "--engine", "gpu"])
+    assert stopped.value.code == 2
+    error = capsys.readouterr().err
+    assert "--engine" in error and len(error.strip().splitlines()) == 1
