@@ -254,15 +254,36 @@ class Run:
         # per access instruction, its place among the run's accesses (its records' part of the columns)
         self.ordinal = {index: place for place, index in enumerate(i for i in range(len(pcs)) if self.memory[i])}
         self.types = [_llvm_type(function.slot_types[s]) or "i64" for s in self.slots]
-        self._inputs: dict[int, list[int]] = {}
+        self.dtypes = {slot: _DTYPES[ty] for slot, ty in zip(self.slots, self.types)}
+        self.table = np.zeros(len(self.slots), dtype=np.uint64)  # per call: the registers' addresses
+        self._inputs: dict[int, list] = {}
+        self._results: dict[tuple[int, int], list] = {}
+        self._accesses: dict[tuple[int, int], list] = {}
 
-    def inputs(self, start: int) -> list[int]:
-        """Registers the instructions from `start` read without having written them."""
+    def inputs(self, start: int) -> list[tuple[int, int, np.dtype]]:
+        """(slot, place in the table, dtype) of the registers the instructions from `start`
+        read without having written them."""
         found = self._inputs.get(start)
         if found is None:
             written = {self.outputs[i] for i in range(start, len(self.pcs))}
-            found = [s for s in self.slots if s not in written]
+            found = [(s, self.position[s], self.dtypes[s]) for s in self.slots if s not in written]
             self._inputs[start] = found
+        return found
+
+    def results(self, start: int, stop: int) -> list[tuple[int, int, np.dtype]]:
+        """(slot, place in the table, dtype) of the results of instructions start to stop."""
+        found = self._results.get((start, stop))
+        if found is None:
+            found = self._results[(start, stop)] = [
+                (self.outputs[i], self.position[self.outputs[i]], self.dtypes[self.outputs[i]])
+                for i in range(start, stop) if self.outputs[i] >= 0]
+        return found
+
+    def accesses_from(self, start: int, stop: int) -> list[int]:
+        """The access instructions from `start` to `stop`."""
+        found = self._accesses.get((start, stop))
+        if found is None:
+            found = self._accesses[(start, stop)] = [i for i in range(start, stop) if self.memory[i]]
         return found
 
     # -- the function text
@@ -778,6 +799,8 @@ class Native:
         self._region_tables = None
         self._wave = self._wave_data = None
         self._spare = None
+        self._segments = None
+        self._addresses: dict[int, dict] = {}  # frame id -> slot -> (its array, the array's address)
         self.runs = self.instructions = 0  # native calls, and the instructions they completed
 
     def table(self, function) -> list:
@@ -833,86 +856,96 @@ class Native:
         count = frame.count
         n = count if rows is None else len(rows)
         stop = min(len(run.pcs), start + budget)
-        row_array = self._range(count) if rows is None else np.ascontiguousarray(rows, dtype=np.int64)
-        regs = frame.regs
-        table = np.zeros(len(run.slots), dtype=np.uint64)
-        for slot in run.inputs(start):
-            value = _register(regs, slot, frame.function.slot_types[slot], count)
-            table[run.position[slot]] = value.ctypes.data
-        outputs = []
-        for index in range(start, stop):
-            slot = run.outputs[index]
-            if slot < 0:
-                continue
-            dtype = _DTYPES[_llvm_type(frame.function.slot_types[slot])]
-            if rows is None:
-                array = np.empty(count, dtype=dtype)
-            else:
-                array = _register(regs, slot, frame.function.slot_types[slot], count)
-            outputs.append((index, slot, array))
-            table[run.position[slot]] = array.ctypes.data
-        if stop < len(run.pcs):  # instructions past `stop` only read their registers, and drop what they read
-            scratch = self._scratch(count)
-            for index in range(stop, len(run.pcs)):
-                if run.outputs[index] >= 0:
-                    table[run.position[run.outputs[index]]] = scratch.ctypes.data
-        context = self.context
-        memory, wave, launch = ex.memory, ex.wave, ex.launch
-        context[C_SHARED] = memory.shared.ctypes.data
-        context[C_SHARED_BYTES] = memory.shared_bytes
-        context[C_LOCAL] = memory.local.ctypes.data
-        context[C_LOCAL_BYTES] = memory.local_bytes
-        context[C_TPB] = wave.tpb
-        context[C_FIRST_BLOCK] = wave.first_block
-        context[C_BX:C_BX + 3] = launch.block
-        context[C_GX:C_GX + 3] = launch.grid
-        context[C_THREADS] = frame.threads.ctypes.data
-        context[C_EPOCH] = wave.epoch.ctypes.data
-        context[C_WARP_SYNC] = wave.warp_sync.ctypes.data
-        for word, array in self._wave_arrays(wave, launch):
-            context[word] = array.ctypes.data
-        bases, limits, writable, touched = self._regions(memory)
-        context[C_REGIONS] = len(limits)
-        context[C_BASES], context[C_LIMITS] = bases.ctypes.data, limits.ctypes.data
-        context[C_WRITABLE], context[C_TOUCHED] = writable.ctypes.data, touched.ctypes.data
         recorder = ex.recorder
-        columns = None
-        accesses = [index for index in range(start, stop) if run.memory[index]]
-        if recorder is not None and accesses:
-            room = (recorder.limit - recorder.count) // n if recorder.limit != float("inf") else len(accesses)
+        accesses = run.accesses_from(start, stop)
+        if recorder is not None and accesses and recorder.limit != float("inf"):
+            room = int((recorder.limit - recorder.count) // n)
             if room < len(accesses):  # the NumPy path records (or stops at) the access that fills the trace
-                stop, accesses = accesses[int(room)], accesses[:int(room)]
+                stop, accesses = accesses[room], accesses[:room]
+        regs = frame.regs
+        table = run.table
+        known = self._addresses.setdefault(frame.id, {})
+        # results are written in place, as the NumPy path writes some rows: no other register shares the array
+        for slot, place, dtype in (*run.inputs(start), *run.results(start, stop)):
+            value = regs[slot]
+            cached = known.get(slot)
+            if cached is None or cached[0] is not value:
+                if type(value) is not np.ndarray or value.dtype != dtype or value.shape != (count,) or \
+                        not value.flags.c_contiguous:
+                    value = _register(regs, slot, dtype, count)
+                cached = known[slot] = (value, _address(value))
+            table[place] = cached[1]
+        if stop < len(run.pcs):  # instructions past `stop` only read their registers, and drop what they read
+            scratch = _address(self._scratch(count))
+            for _, place, _ in run.results(stop, len(run.pcs)):
+                table[place] = scratch
+        context = self.context
+        self._enter(frame)
+        row_array = self._range(count) if rows is None else np.ascontiguousarray(rows, dtype=np.int64)
+        columns = None
         if recorder is not None and accesses:
             size = n * len(accesses)
             shift = run.ordinal[accesses[0]] * n  # the first access's records start each column
-            columns = {name: np.empty(size, dtype=dtype) for name, dtype in _COLUMNS}
-            for name, dtype in _COLUMNS:
-                context[_COLUMN_WORDS[name]] = columns[name].ctypes.data - shift * np.dtype(dtype).itemsize
+            columns = [np.empty(size, dtype=dtype) for _, dtype in _COLUMNS]
+            for (word, itemsize), column in zip(_COLUMN_PLACES, columns):
+                context[word] = _address(column) - shift * itemsize
             active = np.ascontiguousarray(
                 ex.compiler.accesses.active_masks(frame, rows, frame.thread_ids(rows)), dtype=np.uint32)
-            context[C_ACTIVE] = active.ctypes.data
+            context[C_ACTIVE] = _address(active)
         else:
             context[C_SPACE] = 0
-        reached = run.entry(start, stop, n, row_array.ctypes.data, table.ctypes.data, self._context_address)
-        for index, slot, array in outputs:
-            if index < reached:
-                regs[slot] = array
-        if columns is not None:
-            self._record(run, start, reached, n, columns, recorder)
-        for index in range(start, reached):
-            if run.memory[index]:
+        reached = run.entry(start, stop, n, _address(row_array), _address(table), self._context_address)
+        done = run.accesses_from(start, reached)
+        if done:
+            if columns is not None:
+                self._record(run, start, done, n, columns, recorder)
+            memory = ex.memory
+            for index in done:
                 if run.kinds[index] == READ:
                     memory.reads += 1
                 else:
                     memory.version += 1
-        marked = np.flatnonzero(touched)
-        for number in marked.tolist():
-            region = memory.regions[number]
-            region.touched = max(region.touched, int(touched[number]))
-        touched[marked] = 0
+            touched = self._region_tables[3]
+            marked = np.flatnonzero(touched)
+            for number in marked.tolist():
+                region = memory.regions[number]
+                region.touched = max(region.touched, int(touched[number]))
+            touched[marked] = 0
         self.runs += 1
         self.instructions += reached - start
         return reached - start
+
+    def _enter(self, frame) -> None:
+        """The context words of the memory, the wave and the frame the next call runs on."""
+        ex, context = self.ex, self.context
+        memory, wave = ex.memory, ex.wave
+        context[C_THREADS] = _address(frame.threads)
+        if self._wave is not wave:
+            self._addresses.clear()  # the frames of the last wave are gone
+        segments = self._segments
+        if self._wave is not wave or segments is None or segments[0] is not memory.shared or \
+                segments[1] is not memory.local:
+            launch = ex.launch
+            context[C_SHARED] = _address(memory.shared)
+            context[C_SHARED_BYTES] = memory.shared_bytes
+            context[C_LOCAL] = _address(memory.local)
+            context[C_LOCAL_BYTES] = memory.local_bytes
+            context[C_TPB] = wave.tpb
+            context[C_FIRST_BLOCK] = wave.first_block
+            context[C_BX:C_BX + 3] = launch.block
+            context[C_GX:C_GX + 3] = launch.grid
+            context[C_EPOCH] = _address(wave.epoch)
+            context[C_WARP_SYNC] = _address(wave.warp_sync)
+            for word, array in self._wave_arrays(wave, launch):
+                context[word] = _address(array)
+            self._segments = (memory.shared, memory.local)
+        key = (len(memory.regions), memory.revision)
+        if self._regions_key is None or self._regions_key[0] is not memory or self._regions_key[1] != key:
+            bases, limits, writable, touched = self._regions(memory)
+            context[C_REGIONS] = len(limits)
+            context[C_BASES], context[C_LIMITS] = _address(bases), _address(limits)
+            context[C_WRITABLE], context[C_TOUCHED] = _address(writable), _address(touched)
+            self._regions_key = (memory, key)
 
     def _wave_arrays(self, wave, launch) -> list:
         """(context word, array) of the per-thread arrays of `wave` (_WAVE_ARRAYS)."""
@@ -928,54 +961,52 @@ class Native:
             self._wave = wave
         return self._wave_data
 
-    def _record(self, run, start, reached, n, columns, recorder) -> None:
-        """Hand the records of the accesses the call completed to the trace recorder."""
+    def _record(self, run, start, done, n, columns, recorder) -> None:
+        """Hand the records of the accesses the call from `start` completed (`done`, whose
+        records lead the columns) to the trace recorder, as one entry."""
         ex = self.ex
-        first = None
-        for index in range(start, reached):
-            if not run.memory[index]:
-                continue
-            first = run.ordinal[index] if first is None else first
-            part = slice((run.ordinal[index] - first) * n, (run.ordinal[index] - first + 1) * n)
-            recorder.record(
-                space=columns["space"][part], kind=run.kinds[index], region=columns["region"][part],
-                offset=columns["offset"][part], size=run.sizes[index], block=columns["block"][part],
-                thread=columns["thread"][part], op=run.op_ids[index], epoch=columns["epoch"][part],
-                grid_epoch=ex.grid_epoch, step=ex.steps + index - start, active=columns["active"][part],
-                warp_sync=columns["warp_sync"][part],
-                value=columns["value"][part] if run.kinds[index] == WRITE else 0, sync=0, taint=0, divergent=0)
+        size = n * len(done)
+        names = ("space", "region", "offset", "block", "thread", "epoch", "active", "warp_sync", "value")
+        entry = {name: column[:size] for name, column in zip(names, columns)}
+        if len(done) == 1:
+            index = done[0]
+            entry.update(kind=run.kinds[index], size=run.sizes[index], op=run.op_ids[index],
+                         step=ex.steps + index - start)
+        else:
+            entry.update(kind=np.repeat(np.array([run.kinds[i] for i in done], np.uint8), n),
+                         size=np.repeat(np.array([run.sizes[i] for i in done], np.int32), n),
+                         op=np.repeat(np.array([run.op_ids[i] for i in done], np.int32), n),
+                         step=np.repeat(np.array([ex.steps + i - start for i in done], np.int64), n))
+        entry["grid_epoch"] = ex.grid_epoch
+        recorder.append(size, entry)
 
     def _regions(self, memory):
         """Per region: base address, the bytes native code may touch (0: none, the NumPy
         path acts), whether it may be written, and its touched marks (filled by the code)."""
-        key = (len(memory.regions), memory.revision)
-        if self._regions_key is None or self._regions_key[0] is not memory or self._regions_key[1] != key:
-            count = len(memory.regions)
-            bases, limits = np.zeros(count, dtype=np.int64), np.zeros(count, dtype=np.int64)
-            writable, touched = np.zeros(count, dtype=np.int64), np.zeros(count, dtype=np.int64)
-            for number, region in enumerate(memory.regions):
-                if region is None or region.guard is not None or region.fill is not None or \
-                        region.pointees is not None or not region.data.flags.c_contiguous:
-                    continue
-                bases[number] = region.data.ctypes.data
-                limits[number] = min(len(region.data), region.limit())
-                writable[number] = not region.read_only
-            self._region_tables = bases, limits, writable, touched
-            self._regions_key = (memory, key)
+        count = len(memory.regions)
+        bases, limits = np.zeros(count, dtype=np.int64), np.zeros(count, dtype=np.int64)
+        writable, touched = np.zeros(count, dtype=np.int64), np.zeros(count, dtype=np.int64)
+        for number, region in enumerate(memory.regions):
+            if region is None or region.guard is not None or region.fill is not None or \
+                    region.pointees is not None or not region.data.flags.c_contiguous or len(region.data) == 0:
+                continue
+            bases[number] = region.data.ctypes.data
+            limits[number] = min(len(region.data), region.limit())
+            writable[number] = not region.read_only
+        self._region_tables = bases, limits, writable, touched
         return self._region_tables
 
 
 _COLUMNS = (("space", np.uint8), ("region", np.int32), ("offset", np.int64), ("block", np.int64),
             ("thread", np.int32), ("epoch", np.int32), ("active", np.uint32), ("warp_sync", np.int32),
             ("value", np.uint64))
-_COLUMN_WORDS = {"space": C_SPACE, "region": C_REGION, "offset": C_OFFSET, "block": C_BLOCK, "thread": C_THREAD,
-                 "epoch": C_EPOCH_COL, "active": C_ACTIVE_COL, "warp_sync": C_WARP_SYNC_COL, "value": C_VALUE}
+_COLUMN_PLACES = [(word, np.dtype(dtype).itemsize) for word, (_, dtype) in zip(
+    (C_SPACE, C_REGION, C_OFFSET, C_BLOCK, C_THREAD, C_EPOCH_COL, C_ACTIVE_COL, C_WARP_SYNC_COL, C_VALUE), _COLUMNS)]
 
 
-def _register(regs, slot: int, ty, count: int) -> np.ndarray:
-    """The register `slot` as a contiguous array of `count` elements of its dtype (made so,
+def _register(regs, slot: int, dtype, count: int) -> np.ndarray:
+    """The register `slot` as a contiguous array of `count` elements of `dtype` (made so,
     and kept, when it is not yet: never written, or a constant of every row)."""
-    dtype = _DTYPES[_llvm_type(ty)]
     value = regs[slot]
     if type(value) is np.ndarray and value.dtype == dtype and value.shape == (count,) and value.flags.c_contiguous:
         return value
@@ -983,3 +1014,11 @@ def _register(regs, slot: int, ty, count: int) -> np.ndarray:
         np.ascontiguousarray(np.broadcast_to(np.asarray(value, dtype=dtype), (count,))).copy()
     regs[slot] = array
     return array
+
+
+def _address(array: np.ndarray) -> int:
+    """Where `array`'s first element lies (the quick way for writable arrays)."""
+    try:
+        return ctypes.addressof(ctypes.c_char.from_buffer(array))
+    except (TypeError, ValueError, BufferError):
+        return array.ctypes.data

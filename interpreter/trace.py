@@ -171,11 +171,11 @@ class Events:
 
 
 class TraceRecorder:
-    """Collects trace records in chunks, one chunk per column per instruction executed;
+    """Collects trace records in entries, one per instruction executed (or per native call);
     at most `limit` records (later ones are counted in `dropped`, not kept)."""
 
     def __init__(self, limit: float = float("inf")):
-        self.chunks: dict[str, list[np.ndarray]] = {name: [] for name in COLUMNS}
+        self.entries: list[tuple[int, dict]] = []
         self.count = 0
         self.limit = limit
         self.dropped = 0
@@ -183,31 +183,30 @@ class TraceRecorder:
     def record(self, **columns) -> None:
         """Append one record per lane; a scalar column holds for every lane (kept as
         (value, count) until the column is joined)."""
-        count = len(columns["offset"])
+        self.append(len(columns["offset"]), columns)
+
+    def append(self, count: int, columns: dict) -> None:
+        """Append `count` records: per column (missing: 0) one value per record, or one for all."""
         if count == 0:
             return
         if self.count + count > self.limit:
             self.dropped += count
             return
-        for name, dtype in COLUMNS.items():
-            value = columns.get(name, 0)
-            if type(value) is np.ndarray and value.ndim:
-                self.chunks[name].append(value.astype(dtype, copy=False))
-            else:
-                self.chunks[name].append((value, count))
+        self.entries.append((count, columns))
         self.count += count
 
     def finish(self, ops: list[OpInfo]) -> "Trace":
-        return Trace(self.chunks, ops, self.count, self.dropped)
+        return Trace(self.entries, ops, self.count, self.dropped)
 
 
 class Trace:
-    """The columns of the trace; each is joined from its chunks when first read.
+    """The columns of the trace; each is joined from its entries when first read.
     `dropped` counts the accesses past the recorder's limit, which it does not hold."""
 
-    def __init__(self, chunks: dict[str, list[np.ndarray]], ops: list[OpInfo], count: int, dropped: int = 0):
+    def __init__(self, entries: list[tuple[int, dict]], ops: list[OpInfo], count: int, dropped: int = 0):
         self.dropped = dropped
-        self._chunks = chunks
+        self._entries = entries
+        self._chunks: dict[str, list] | None = None
         self._columns: dict[str, np.ndarray] = {}
         self.ops = ops
         self.count = count
@@ -218,10 +217,16 @@ class Trace:
     def __getitem__(self, name: str) -> np.ndarray:
         column = self._columns.get(name)
         if column is None:
+            if self._chunks is None:  # the entries split by column once, so that each column frees its own
+                self._chunks = {column: [] for column in COLUMNS}
+                for count, columns in self._entries:
+                    for column in COLUMNS:
+                        self._chunks[column].append((count, columns.get(column, 0)))
+                self._entries = []
             dtype = COLUMNS[name]
-            chunks = [chunk if type(chunk) is np.ndarray else np.full(chunk[1], np.asarray(chunk[0]).astype(dtype))
-                      for chunk in self._chunks[name]]
-            column = np.concatenate(chunks).astype(dtype, copy=False) if chunks else np.zeros(0, dtype=dtype)
+            chunks = [value.astype(dtype, copy=False) if type(value) is np.ndarray and value.ndim
+                      else np.full(count, np.asarray(value).astype(dtype)) for count, value in self._chunks[name]]
+            column = np.concatenate(chunks) if chunks else np.zeros(0, dtype=dtype)
             self._columns[name] = column
             self._chunks[name] = []
         return column
