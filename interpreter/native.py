@@ -752,30 +752,78 @@ def _engine():
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     target = llvm.Target.from_default_triple()
-    machine = target.create_target_machine(opt=2)
-    backing = llvm.parse_assembly("")
-    return llvm, machine, llvm.create_mcjit_compiler(backing, machine)
+    machine = target.create_target_machine(cpu=llvm.get_host_cpu_name(),
+                                           features=llvm.get_host_cpu_features().flatten(), opt=2)
+    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
+    engine.set_object_cache(_keep_object, _kept_object)
+    return llvm, machine, engine
+
+
+def _cache_folder():
+    """Where compiled runs are kept between processes: $SIMULEE_CACHE/native, else the
+    user's cache folder for simulee; None when it cannot be made."""
+    from pathlib import Path
+
+    if os.environ.get("SIMULEE_CACHE"):
+        root = Path(os.environ["SIMULEE_CACHE"])
+    else:
+        import platformdirs
+
+        root = Path(platformdirs.user_cache_dir("simulee"))
+    folder = root / "native"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return folder
+
+
+def _kept_object(module):
+    """The machine code compiled earlier for `module` (named by its digest), or None."""
+    folder = _cache_folder() if len(module.name) == 64 else None  # runs' modules are named by their digest
+    path = folder / f"{module.name}.o" if folder is not None else None
+    try:
+        return path.read_bytes() if path is not None and path.exists() else None
+    except OSError:
+        return None
+
+
+def _keep_object(module, code: bytes) -> None:
+    folder = _cache_folder() if len(module.name) == 64 else None
+    if folder is None:
+        return
+    part = folder / f"{module.name}.{os.getpid()}.part"
+    try:
+        part.write_bytes(code)
+        part.replace(folder / f"{module.name}.o")
+    except OSError:
+        part.unlink(missing_ok=True)
 
 
 _COMPILED: dict[str, object] = {}  # IR digest -> its module compiled, for this process
 
 
-def _compile(text: str) -> tuple[str, dict]:
+def _compile(text: str) -> tuple[str, object]:
     """`text` (whose functions are named @RUN_...) compiled, optimized, to native code once
-    per text in this process: (the prefix its functions got, the compiled module)."""
-    digest = hashlib.sha256(text.encode()).hexdigest()
+    per text in this process, and kept on disk for the next (keyed by the text, this
+    machine's processor and LLVM's version): (the prefix its functions got, the engine
+    holding them)."""
+    llvm, machine, engine = _engine()
+    key = f"{text}\n{llvm.get_host_cpu_name()} {llvm.get_host_cpu_features().flatten()} {llvm.llvm_version_info}"
+    digest = hashlib.sha256(key.encode()).hexdigest()
     prefix = f"simulee_{digest[:20]}_"
     if digest not in _COMPILED:
-        llvm, machine, engine = _engine()
         module = llvm.parse_assembly(f"{_DECLARATIONS}\n{text.replace('@RUN_', '@' + prefix)}")
-        module.verify()
-        tuning = llvm.create_pipeline_tuning_options(speed_level=2)
-        builder = llvm.create_pass_builder(machine, tuning)
-        builder.getModulePassManager().run(module, builder)
+        module.name = digest
+        if _kept_object(module) is None:  # the object cache has no code for it: optimize before compiling
+            module.verify()
+            tuning = llvm.create_pipeline_tuning_options(speed_level=2)
+            builder = llvm.create_pass_builder(machine, tuning)
+            builder.getModulePassManager().run(module, builder)
         engine.add_module(module)
         engine.finalize_object()
         _COMPILED[digest] = module
-    return prefix, _engine()[2]
+    return prefix, engine
 
 
 _SIGNATURE = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p,
