@@ -1,18 +1,19 @@
 """Interpreter throughput on five kernels, and Simulee against Oclgrind on the same launches.
 
     python -m benchmarks.throughput [--sizes 4096,65536,262144] [--kernels reduction,scan,...]
-                                    [-o OUT.csv | --update-results]
+                                    [--engines native,numpy] [-o OUT.csv | --update-results]
 
 Kernels: a shared-memory tree reduction, a block-wide scan, a tiled transpose, a histogram
 with shared and global atomics (every byte 1: all atomics hit one bin) and a tiled matrix
 multiply (k = 64), each with its OpenCL twin in benchmarks/opencl/. For each kernel and
 launch size (threads launched):
 
-- a fresh process compiles, loads and runs the kernel with tracing on and reports
-  thread-instructions per second, trace records and its peak memory (the results are
-  checked against the expected output);
+- under each engine (--engines: native, the default one, and numpy, the reference
+  interpreter), a fresh process compiles, loads and runs the kernel with tracing on and
+  reports thread-instructions per second, trace records and its peak memory (the results
+  are checked against the expected output; native code compiled by an earlier process);
 - the whole `simulee check` process (race detection and barrier verdicts) is timed on that
-  launch, IR cache warm;
+  launch, IR and native caches warm, Python's bytecode cache on as on a user's machine;
 - when `oclgrind-kernel` is on PATH (Debian package oclgrind), so is Oclgrind
   (`--data-races --num-threads 1`) on the OpenCL twin with the same launch, and the ratio.
 
@@ -21,7 +22,8 @@ committed results/throughput.csv) and are printed as they finish. Before them, t
 start-up of the command line: the median seconds of 5 whole `simulee --version` and
 `simulee kernels` (on a file whose IR is cached) processes, and the scheduler's cost per
 step on a small group (64 threads in an endless loop of a load, a store and arithmetic:
-benchmarks/workloads/steps.cu, with and without tracing), into startup.csv beside.
+benchmarks/workloads/steps.cu, with and without tracing, under each engine), into
+startup.csv beside.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from typing import Callable
 ROOT = Path(__file__).resolve().parent.parent
 OPENCL = ROOT / "benchmarks" / "opencl"
 TESTS = ROOT / "tests" / "kernels"
-COLUMNS = ["kernel", "threads", "thread_instructions", "seconds", "thread_instructions_per_second",
+COLUMNS = ["kernel", "engine", "threads", "thread_instructions", "seconds", "thread_instructions_per_second",
            "trace_records", "peak_mb", "check_seconds", "oclgrind_seconds", "oclgrind_ratio"]
 DTYPES = {"float32": "float", "int32": "int", "uint32": "uint", "uint8": "uchar"}
 
@@ -152,22 +154,35 @@ def measure(workload: Workload, threads: int) -> dict:
             "trace_records": len(result.trace), "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
-def timed(command: list[str]) -> float:
+ENGINES = "native,numpy"
+
+
+def environment(engine: str | None = None) -> dict:
+    """The environment of a measured process: as on a user's machine, Python's bytecode cache
+    on (PYTHONDONTWRITEBYTECODE dropped: a sandbox may set it); the engine, when given."""
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+    if engine:
+        env["SIMULEE_ENGINE"] = engine
+    return env
+
+
+def timed(command: list[str], engine: str | None = None) -> float:
     start = time.perf_counter()
-    subprocess.run(command, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(command, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   env=environment(engine))
     return time.perf_counter() - start
 
 
-def whole_process(workload: Workload, threads: int) -> float:
-    """Seconds for the whole `simulee check` process on the launch (IR cache warm)."""
+def whole_process(workload: Workload, threads: int, engine: str) -> float:
+    """Seconds for the whole `simulee check` process on the launch (IR and native caches warm)."""
     shape = workload.shape(threads)
     command = [sys.executable, "-m", "simulee", "check", str(workload.source), "-k", workload.kernel, "-q",
                "--grid", ",".join(map(str, shape.grid)), "--block", ",".join(map(str, shape.block))]
     for a in shape.args:
         command += ["--buffer", f"{a.name}={a.dtype}:{a.count}:{a.fill}"] if isinstance(a, Buffer) \
             else ["--arg", f"{a.name}={a.value}"]
-    timed(command)  # fills the IR cache
-    return timed(command)
+    timed(command, engine)  # fills the IR cache (and the native code's)
+    return timed(command, engine)
 
 
 def oclgrind(workload: Workload, threads: int) -> float | None:
@@ -208,9 +223,9 @@ def startup() -> list[dict]:
     return rows
 
 
-def scheduler_steps() -> list[dict]:
+def scheduler_steps(engine: str = "native") -> list[dict]:
     """Microseconds per scheduler step of 64 threads looping until a step limit, the trace
-    recorded or not."""
+    recorded or not (the second of two launches: native code compiled by the first)."""
     import numpy as np
 
     from interpreter.launch import Launch
@@ -220,23 +235,30 @@ def scheduler_steps() -> list[dict]:
 
     program = load_module(load_ir(ROOT / "benchmarks" / "workloads" / "steps.cu"))
     rows = []
-    for traced in (False, True):
-        launch = Launch((1, 1, 1), (64, 1, 1), {"out": np.zeros(64, np.int32), "in": np.ones(64, np.int32), "n": 7},
-                        step_limit=20_000, trace=traced)
-        result = execute(program, "steps", launch)
-        rows.append({"command": f"scheduler step, 64 threads{', traced' if traced else ''} (us)",
-                     "seconds": round(result.seconds / result.steps * 1e6, 2)})
+    os.environ["SIMULEE_NATIVE_WARMUP"] = "0"  # native from the first step
+    try:
+        for traced in (False, True):
+            for _ in range(2):
+                launch = Launch((1, 1, 1), (64, 1, 1),
+                                {"out": np.zeros(64, np.int32), "in": np.ones(64, np.int32), "n": 7},
+                                step_limit=20_000, trace=traced, engine=engine)
+                result = execute(program, "steps", launch)
+            rows.append({"command": f"scheduler step, 64 threads{', traced' if traced else ''}, {engine} (us)",
+                         "seconds": round(result.seconds / result.steps * 1e6, 2)})
+    finally:
+        del os.environ["SIMULEE_NATIVE_WARMUP"]
     return rows
 
 
-def row(workload: Workload, threads: int) -> dict:
-    output = subprocess.run([sys.executable, "-m", "benchmarks.throughput", "--one", workload.name, str(threads)],
-                            cwd=ROOT, capture_output=True, text=True, env=dict(os.environ))
-    if output.returncode != 0:
-        raise SystemExit(f"error: {workload.name} at {threads} threads: {output.stderr.strip().splitlines()[-1]}")
+def row(workload: Workload, threads: int, engine: str, theirs: float | None) -> dict:
+    for _ in range(2 if engine == "native" else 1):  # the first native run compiles into the cache
+        output = subprocess.run([sys.executable, "-m", "benchmarks.throughput", "--one", workload.name, str(threads)],
+                                cwd=ROOT, capture_output=True, text=True, env=environment(engine))
+        if output.returncode != 0:
+            raise SystemExit(f"error: {workload.name} at {threads} threads: {output.stderr.strip().splitlines()[-1]}")
     measured = json.loads(output.stdout)
-    check, theirs = whole_process(workload, threads), oclgrind(workload, threads)
-    return {"kernel": workload.name, "threads": threads, **measured,
+    check = whole_process(workload, threads, engine)
+    return {"kernel": workload.name, "engine": engine, "threads": threads, **measured,
             "thread_instructions_per_second": round(measured["thread_instructions"] / measured["seconds"]),
             "seconds": round(measured["seconds"], 3), "peak_mb": round(measured["peak_mb"]),
             "check_seconds": round(check, 2), "oclgrind_seconds": None if theirs is None else round(theirs, 2),
@@ -251,12 +273,17 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default=SIZES, help="threads launched, comma-separated")
     parser.add_argument("--kernels", default=",".join(WORKLOADS), help="which of: " + ", ".join(WORKLOADS))
+    parser.add_argument("--engines", default=ENGINES, help="which of: native, numpy (comma-separated)")
     parser.add_argument("-o", "--output", type=Path, help="the CSV to write (default results/local/throughput.csv)")
     parser.add_argument("--update-results", action="store_true",
                         help="write the committed results/throughput.csv (every kernel at every default size)")
     parser.add_argument("--one", nargs=2, help=argparse.SUPPRESS)  # internal: measure one launch here
     args = parser.parse_args(argv)
-    if args.update_results and (args.output or args.sizes != SIZES or args.kernels != ",".join(WORKLOADS)):
+    engines = args.engines.split(",")
+    if any(engine not in ("native", "numpy") for engine in engines):
+        parser.error(f"--engines {args.engines}: expected native, numpy or both")
+    if args.update_results and (args.output or args.sizes != SIZES or args.kernels != ",".join(WORKLOADS)
+                                or args.engines != ENGINES):
         parser.error("--update-results measures every kernel at every default size into results/: give no -o, "
                      "--sizes or --kernels")
     output = args.output or ROOT / "results" / ("" if args.update_results else "local") / "throughput.csv"
@@ -280,23 +307,27 @@ def main(argv: list[str] | None = None) -> int:
         for measured in startup():
             writer.writerow(measured)
             print(f"{measured['command']:<26} {measured['seconds']:.3f} s (median of {STARTUP_RUNS})", flush=True)
-        for measured in scheduler_steps():
-            writer.writerow(measured)
-            print(f"{measured['command']:<26} {measured['seconds']:.2f} us", flush=True)
-    print(f"{'kernel':<10} {'threads':>9} {'thread-instr':>13} {'seconds':>8} {'M instr/s':>9} {'peak MB':>8} "
-          f"{'check s':>8} {'oclgrind s':>10} {'ratio':>6}")
+        for engine in engines:
+            for measured in scheduler_steps(engine):
+                writer.writerow(measured)
+                print(f"{measured['command']:<26} {measured['seconds']:.2f} us", flush=True)
+    print(f"{'kernel':<10} {'engine':<7} {'threads':>9} {'thread-instr':>13} {'seconds':>8} {'M instr/s':>9} "
+          f"{'peak MB':>8} {'check s':>8} {'oclgrind s':>10} {'ratio':>6}")
     with open(output, "w", newline="") as handle:
         writer = csv.DictWriter(handle, COLUMNS)
         writer.writeheader()
         for name in args.kernels.split(","):
             for threads in sizes:
-                r = row(WORKLOADS[name], threads)
-                writer.writerow(r)
-                handle.flush()
-                print(f"{r['kernel']:<10} {r['threads']:>9,} {r['thread_instructions']:>13,} {r['seconds']:>8.2f} "
-                      f"{r['thread_instructions_per_second'] / 1e6:>9.1f} {r['peak_mb']:>8} {r['check_seconds']:>8.2f} "
-                      f"{r['oclgrind_seconds'] if r['oclgrind_seconds'] is not None else '-':>10} "
-                      f"{r['oclgrind_ratio'] if r['oclgrind_ratio'] is not None else '-':>6}", flush=True)
+                theirs = oclgrind(WORKLOADS[name], threads)
+                for engine in engines:
+                    r = row(WORKLOADS[name], threads, engine, theirs)
+                    writer.writerow(r)
+                    handle.flush()
+                    print(f"{r['kernel']:<10} {r['engine']:<7} {r['threads']:>9,} {r['thread_instructions']:>13,} "
+                          f"{r['seconds']:>8.2f} {r['thread_instructions_per_second'] / 1e6:>9.1f} {r['peak_mb']:>8} "
+                          f"{r['check_seconds']:>8.2f} "
+                          f"{r['oclgrind_seconds'] if r['oclgrind_seconds'] is not None else '-':>10} "
+                          f"{r['oclgrind_ratio'] if r['oclgrind_ratio'] is not None else '-':>6}", flush=True)
     print(f"rows in {output}", file=sys.stderr)
     return 0
 

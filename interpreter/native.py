@@ -33,7 +33,7 @@ import os
 import numpy as np
 
 from interpreter.memory import CONSTANT, GLOBAL, LOCAL, OFFSET_MASK, REGION_MASK, REGION_SHIFT, SHARED, SPACE_SHIFT
-from interpreter.trace import READ, WRITE
+from interpreter.trace import ATOMIC, READ, WRITE
 from interpreter.types import FloatType, IntType, PointerType, StructType
 from interpreter.values import WINDOWED_SPACES
 from interpreter.vocabulary import CAST_OPCODES, FLOAT_BINARY, SPECIAL_REGISTER, WRAPPING_BINARY, access_sync
@@ -49,8 +49,8 @@ MIN_RUN = 2  # instructions a run needs to be worth a call (a load or store alon
  C_WRITABLE, C_TOUCHED, C_EPOCH, C_WARP_SYNC, C_ACTIVE, C_THREADS,
  C_SPACE, C_REGION, C_OFFSET, C_BLOCK, C_THREAD, C_EPOCH_COL, C_ACTIVE_COL, C_WARP_SYNC_COL, C_VALUE,
  C_BX, C_BY, C_BZ, C_GX, C_GY, C_GZ,
- C_WAVE_BLOCK, C_TID, C_TID_X, C_TID_Y, C_TID_Z, C_CTAID_X, C_CTAID_Y, C_CTAID_Z) = range(38)
-CONTEXT_WORDS = 38
+ C_WAVE_BLOCK, C_TID, C_TID_X, C_TID_Y, C_TID_Z, C_CTAID_X, C_CTAID_Y, C_CTAID_Z, C_CHANGED) = range(39)
+CONTEXT_WORDS = 39
 # per thread of the wave, precomputed once a wave (no division in the generated code): its block in
 # the wave, its linear index in the block, and its thread and block coordinates
 _WAVE_ARRAYS = ((C_WAVE_BLOCK, np.int64), (C_TID, np.int64), (C_TID_X, np.int32), (C_TID_Y, np.int32),
@@ -100,6 +100,9 @@ def _storage(llvm_type: str) -> str:
 
 _MATH = {"llvm.smax": "smax", "llvm.smin": "smin", "llvm.umax": "umax", "llvm.umin": "umin", "llvm.abs": "abs",
          "llvm.fmuladd": "fma", "llvm.fma": "fma"}
+# atomicrmw operations run lane after lane as LLVM instructions: each lane's new value from the old
+_INTEGER_ATOMICS = {"add": "add", "sub": "sub", "and": "and", "or": "or", "xor": "xor", "xchg": None,
+                    "max": "smax", "min": "smin", "umax": "umax", "umin": "umin"}
 _SPECIAL = {"tid", "ctaid", "ntid", "nctaid", "laneid", "warpid", "nwarpid", "warpsize"}
 
 
@@ -137,6 +140,10 @@ def native_op(function, op, layout) -> bool:
     if opcode in ("load", "store"):
         ty = op.type if opcode == "load" else op.arg_types[0]
         return _llvm_type(ty) is not None and access_sync(opcode, op.extra) == 0
+    if opcode == "atomicrmw":
+        operation, ty = op.extra.get("operation"), _llvm_type(op.type)
+        return ty in ("i32", "i64") and operation in _INTEGER_ATOMICS or \
+            ty in ("float", "double") and operation == "fadd"
     if opcode == "call":
         callee = op.extra.get("callee") or ""
         if callee.startswith(SPECIAL_REGISTER):
@@ -222,6 +229,7 @@ class _Writer:
         self.lines.append(f"{name}:")
 
 
+_WRITING = ("store", "atomicrmw")  # instructions that run as a stage of their own
 _FCMP = {"oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true",
          "false"}
 
@@ -237,7 +245,7 @@ class Run:
         self.position: dict[int, int] = {}
         self.outputs: list[int] = []  # per instruction, its result slot (-1: none)
         self.memory = [False] * len(pcs)  # per instruction: whether it records one access per thread
-        self.kinds, self.sizes, self.op_ids = [0] * len(pcs), [0] * len(pcs), [0] * len(pcs)
+        self.kinds, self.sizes, self.op_ids, self.syncs = ([0] * len(pcs) for _ in range(4))
         for index, pc in enumerate(pcs):
             op = function.decoded.ops[pc]
             self.outputs.append(op.result)
@@ -245,12 +253,14 @@ class Run:
                 if slot >= 0 and slot not in function.constants and slot not in self.position:
                     self.position[slot] = len(self.slots)
                     self.slots.append(slot)
-            if op.opcode in ("load", "store"):
+            if op.opcode in ("load", "store", "atomicrmw"):
                 self.memory[index] = True
-                self.kinds[index] = READ if op.opcode == "load" else WRITE
-                self.sizes[index] = _SIZES[_llvm_type(op.type if op.opcode == "load" else op.arg_types[0])]
+                self.kinds[index] = {"load": READ, "store": WRITE, "atomicrmw": ATOMIC}[op.opcode]
+                self.sizes[index] = _SIZES[_llvm_type(op.arg_types[0] if op.opcode == "store" else op.type)]
                 self.op_ids[index] = op_ids[pc]
+                self.syncs[index] = access_sync(op.opcode, op.extra)
         self.name = f"RUN_{pcs[0]}"
+        self.atomic = ATOMIC in self.kinds
         # per access instruction, its place among the run's accesses (its records' part of the columns)
         self.ordinal = {index: place for place, index in enumerate(i for i in range(len(pcs)) if self.memory[i])}
         self.types = [_llvm_type(function.slot_types[s]) or "i64" for s in self.slots]
@@ -299,7 +309,7 @@ class Run:
     def stages(self) -> list[tuple[int, int]]:
         bounds, first = [], 0
         for index, pc in enumerate(self.pcs):
-            if self.function.decoded.ops[pc].opcode == "store":
+            if self.function.decoded.ops[pc].opcode in _WRITING:
                 if first < index:
                     bounds.append((first, index))
                 bounds.append((index, index + 1))
@@ -329,8 +339,9 @@ class Run:
         w.do(f"switch i64 %start, label %done [ {entries} ]")
         for number, (first, end) in enumerate(stages):
             w.label(f"S{number}")
-            if self.function.decoded.ops[self.pcs[first]].opcode == "store":
-                self._store(first, self.function.decoded.ops[self.pcs[first]], f"S{number}")
+            op = self.function.decoded.ops[self.pcs[first]]
+            if op.opcode in _WRITING:
+                self._store(first, op, f"S{number}")
             else:
                 self._stage(first, end, f"S{number}")
             w.do(f"br label %{'S' + str(number + 1) if number + 1 < len(stages) else 'done'}")
@@ -703,8 +714,9 @@ class Run:
         return w(f"icmp ne i8 {value}, 0") if ty == "i1" else value
 
     def _store(self, index: int, op, label: str) -> None:
-        """Two passes: every thread's access checked, then every thread's bytes written and
-        traced (so a store that must leave the run has changed nothing)."""
+        """A store or atomic: every thread's access checked first (so one that must leave
+        the run has changed nothing), then thread after thread its bytes written and
+        traced; an atomic's lane reads the value the lanes before it left."""
         w = self.w
         self.abort_label = None
         stopped = w(f"icmp sle i64 %stop, {index}")
@@ -712,26 +724,55 @@ class Run:
         w.label(f"{label}.stop")
         w.do(f"ret i64 {index}")
         w.label(f"{label}.go")
-        ty = _llvm_type(op.arg_types[0])
+        atomic = op.opcode == "atomicrmw"
+        pointer_slot, value_slot = (op.args[0], op.args[1]) if atomic else (op.args[1], op.args[0])
+        ty = _llvm_type(op.type if atomic else op.arg_types[0])
         size = _SIZES[ty]
-        align = op.extra.get("align") or self.layout.align(op.arg_types[0])
+        align = op.extra.get("align") or self.layout.align(op.type if atomic else op.arg_types[0])
         check = f"{label}.c"
         i, row = self._loop(check)
-        address, _ = self._read(op.args[1], row)
+        address, _ = self._read(pointer_slot, row)
         self._locate(index, address, size, align, True, row, f"{check}.m")
         self._close(check)
         write = f"{label}.s"
         i, row = self._loop(write)
-        value, _ = self._read(op.args[0], row)
-        address, _ = self._read(op.args[1], row)
+        value, _ = self._read(value_slot, row)
+        address, _ = self._read(pointer_slot, row)
         located = self._locate(index, address, size, align, True, row, f"{write}.m")
         stored = w(f"zext i1 {value} to i8") if ty == "i1" else value
-        bits = w(f"bitcast {ty} {value} to {_BITS_OF_FLOAT[ty]}") if ty in _BITS_OF_FLOAT else stored
-        if _SIZES[ty] != 8:
-            bits = w(f"zext {'i8' if ty == 'i1' else _BITS_OF_FLOAT.get(ty, ty)} {bits} to i64")
+        bits = self._bits(value, ty)
         self._trace(index, i, located, bits)
+        if atomic:
+            old = w(f"load {ty}, ptr {located[0]}, align 1")
+            stored = self._combine(op.extra["operation"], ty, old, value)
+            self._write(op.result, row, old, ty)
+            changed = w(f"icmp ne i64 {self._bits(old, ty)}, {self._bits(stored, ty)}")
+            flag = w(f"getelementptr i64, ptr {self.pointers[C_CHANGED]}, i64 {self.ordinal[index]}")
+            before = w(f"load i64, ptr {flag}")
+            w.do(f"store i64 {w(f'select i1 {changed}, i64 1, i64 {before}')}, ptr {flag}")
         w.do(f"store {_storage(ty)} {stored}, ptr {located[0]}, align 1")
         self._close(write)
+
+    def _bits(self, value: str, ty: str) -> str:
+        """The bytes of a value as the trace keeps them: zero-extended to 64 bits."""
+        w = self.w
+        if ty == "i1":
+            return w(f"zext i1 {value} to i64")
+        bits = w(f"bitcast {ty} {value} to {_BITS_OF_FLOAT[ty]}") if ty in _BITS_OF_FLOAT else value
+        width = _BITS_OF_FLOAT.get(ty, ty)
+        return bits if width == "i64" else w(f"zext {width} {bits} to i64")
+
+    def _combine(self, operation: str, ty: str, old: str, value: str) -> str:
+        """The value an atomic `operation` leaves, from the `old` one and the lane's operand."""
+        w = self.w
+        if operation == "fadd":
+            return w(f"fadd {ty} {old}, {value}")
+        instruction = _INTEGER_ATOMICS[operation]
+        if instruction is None:  # xchg
+            return value
+        if instruction in ("smax", "smin", "umax", "umin"):
+            return w(f"call {ty} @llvm.{instruction}.{ty}({ty} {old}, {ty} {value})")
+        return w(f"{instruction} {ty} {old}, {value}")
 
 
 _DECLARATIONS = "\n".join(
@@ -942,6 +983,10 @@ class Native:
             context[C_ACTIVE] = _address(active)
         else:
             context[C_SPACE] = 0
+        changed = None
+        if run.atomic:  # per access, whether an atomic changed a value (only then memory counts as written)
+            changed = np.zeros(len(run.ordinal), dtype=np.int64)
+            context[C_CHANGED] = _address(changed)
         reached = run.entry(start, stop, n, _address(row_array), _address(table), self._context_address)
         done = run.accesses_from(start, reached)
         if done:
@@ -949,10 +994,10 @@ class Native:
                 self._record(run, start, done, n, columns, recorder)
             memory = ex.memory
             for index in done:
-                if run.kinds[index] == READ:
-                    memory.reads += 1
-                else:
-                    memory.version += 1
+                kind = run.kinds[index]
+                memory.reads += kind != WRITE
+                memory.version += kind == WRITE or kind == ATOMIC and bool(changed[run.ordinal[index]]) and \
+                    self._changed(frame, rows, run, index)
             touched = self._region_tables[3]
             marked = np.flatnonzero(touched)
             for number in marked.tolist():
@@ -962,6 +1007,26 @@ class Native:
         self.runs += 1
         self.instructions += reached - start
         return reached - start
+
+    def _changed(self, frame, rows, run, index: int) -> bool:
+        """Whether atomic `index`, some lane of which changed a value, left some address
+        other than it found it (lanes may undo each other: +1 then -1): the NumPy path's
+        test, by which only then memory counts as written. Monotone operations cannot undo."""
+        op = frame.function.decoded.ops[run.pcs[index]]
+        if op.extra["operation"] in ("max", "min", "umax", "umin", "and", "or"):
+            return True
+        take = slice(None) if rows is None else rows
+        addresses = frame.regs[op.args[0]][take]
+        unique, first = np.unique(addresses, return_index=True)
+        dtype = run.dtypes[op.result]
+        initial = frame.regs[op.result][take][first]
+        threads = frame.thread_ids(rows)[first]
+        memory = self.ex.memory
+        _, _, resolved = memory.locate(unique, run.sizes[index], 1, threads // self.ex.wave.tpb, threads, False)
+        reads = memory.reads
+        final = memory.read_bytes(resolved, len(unique), run.sizes[index], 1).view(dtype).reshape(len(unique))
+        memory.reads = reads
+        return final.tobytes() != initial.tobytes()
 
     def _enter(self, frame) -> None:
         """The context words of the memory, the wave and the frame the next call runs on."""
@@ -1019,12 +1084,13 @@ class Native:
         if len(done) == 1:
             index = done[0]
             entry.update(kind=run.kinds[index], size=run.sizes[index], op=run.op_ids[index],
-                         step=ex.steps + index - start)
+                         step=ex.steps + index - start, sync=run.syncs[index])
         else:
             entry.update(kind=np.repeat(np.array([run.kinds[i] for i in done], np.uint8), n),
                          size=np.repeat(np.array([run.sizes[i] for i in done], np.int32), n),
                          op=np.repeat(np.array([run.op_ids[i] for i in done], np.int32), n),
-                         step=np.repeat(np.array([ex.steps + i - start for i in done], np.int64), n))
+                         step=np.repeat(np.array([ex.steps + i - start for i in done], np.int64), n),
+                         sync=np.repeat(np.array([run.syncs[i] for i in done], np.uint8), n))
         entry["grid_epoch"] = ex.grid_epoch
         recorder.append(size, entry)
 

@@ -34,6 +34,9 @@ CASES = {
     "indices": ((3, 2, 2), (4, 3, 5), lambda: dict(out=np.zeros(4 * 12 * 60, np.int32))),
     "staged": ((3, 1, 1), (64, 1, 1), lambda: {"in": np.arange(192, dtype=np.float32),
                                                  "out": np.zeros(192, np.float32), "n": 150}),
+    "atomics": ((3, 1, 1), (64, 1, 1), lambda: dict(
+        bins=np.zeros(16, np.uint32), total=np.zeros(1, np.float32), extremes=np.array([-2**31, 2**31 - 1, 0], np.int32),
+        undone=np.zeros(3, np.int32), data=(np.arange(200) * 37 % 251).astype(np.uint8), n=180)),
     **{f"faulty:{which}": ((1, 1, 1), (64, 1, 1), lambda which=which: dict(data=np.zeros(100, np.int32), n=0,
                                                                           which=which)) for which in range(4)},
 }
@@ -50,12 +53,16 @@ def program():
 
 
 def both(program, kernel, launch_of):
-    """(NumPy result, native result, native instructions run) of one launch."""
+    """(NumPy result, native result, native instructions run) of one launch; the memory's
+    counts of loads and stores (what spinning threads wait on) must agree too."""
     numpy_result = execute(program, kernel, launch_of("numpy"))
     execution = program.executions[program.kernel(kernel).symbol]
+    counts = execution.memory.version, execution.memory.reads
     before = execution.native.instructions
     native_result = execute(program, kernel, launch_of("native"))
-    return numpy_result, native_result, program.executions[program.kernel(kernel).symbol].native.instructions - before
+    execution = program.executions[program.kernel(kernel).symbol]
+    assert (execution.memory.version, execution.memory.reads) == counts
+    return numpy_result, native_result, execution.native.instructions - before
 
 
 def assert_same(numpy_result, native_result):

@@ -72,3 +72,25 @@ __global__ void faulty(int *data, int n, int which) {
         data[t] = *(t == 5 ? (int *)0 : data + t);  // a null pointer for one lane
     data[t] += k;
 }
+
+// atomics lane after lane: shared and global, integer and float, monotone or not, and lanes
+// that undo each other (+1 and -1 on one counter: the counter ends as it began)
+__global__ void atomics(unsigned *bins, float *total, int *extremes, int *undone, const unsigned char *data, int n) {
+    __shared__ unsigned local[16];
+    int t = threadIdx.x;
+    if (t < 16) local[t] = 0;
+    __syncthreads();
+    int i = blockIdx.x * blockDim.x + t;
+    if (i < n) {
+        atomicAdd(&local[data[i] % 16], 1u);
+        atomicAdd(total, data[i] * 0.25f);
+        atomicMax(&extremes[0], data[i] * (i % 7) - 300);
+        atomicMin(&extremes[1], data[i] - i);
+        atomicExch(&extremes[2], i);
+        atomicSub(&undone[1], t);
+        atomicXor(&undone[2], i * 2654435761u);
+    }
+    atomicAdd(&undone[0], t % 2 ? 1 : -1);
+    __syncthreads();
+    if (t < 16) atomicAdd(&bins[t], local[t]);
+}
