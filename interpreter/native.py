@@ -794,10 +794,8 @@ def _engine():
     llvm.initialize_native_asmprinter()
     target = llvm.Target.from_default_triple()
     machine = target.create_target_machine(cpu=llvm.get_host_cpu_name(),
-                                           features=llvm.get_host_cpu_features().flatten(), opt=2)
-    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
-    engine.set_object_cache(_keep_object, _kept_object)
-    return llvm, machine, engine
+                                           features=llvm.get_host_cpu_features().flatten(), opt=2, jit=True)
+    return llvm, machine, llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
 
 
 def _cache_folder():
@@ -819,51 +817,43 @@ def _cache_folder():
     return folder
 
 
-def _kept_object(module):
-    """The machine code compiled earlier for `module` (named by its digest), or None."""
-    folder = _cache_folder() if len(module.name) == 64 else None  # runs' modules are named by their digest
-    path = folder / f"{module.name}.o" if folder is not None else None
-    try:
-        return path.read_bytes() if path is not None and path.exists() else None
-    except OSError:
-        return None
-
-
-def _keep_object(module, code: bytes) -> None:
-    folder = _cache_folder() if len(module.name) == 64 else None
-    if folder is None:
-        return
-    part = folder / f"{module.name}.{os.getpid()}.part"
-    try:
-        part.write_bytes(code)
-        part.replace(folder / f"{module.name}.o")
-    except OSError:
-        part.unlink(missing_ok=True)
-
-
-_COMPILED: dict[str, object] = {}  # IR digest -> its module compiled, for this process
+_COMPILED: set[str] = set()  # digests of the code loaded into this process's engine
 
 
 def _compile(text: str) -> tuple[str, object]:
-    """`text` (whose functions are named @RUN_...) compiled, optimized, to native code once
-    per text in this process, and kept on disk for the next (keyed by the text, this
-    machine's processor and LLVM's version): (the prefix its functions got, the engine
-    holding them)."""
+    """`text` (whose functions are named @RUN_...) compiled, optimized, to an object file
+    once per machine (kept in the cache folder, keyed by the text, this processor and
+    LLVM's version) and loaded once per process: (the prefix its functions got, the
+    engine holding them)."""
     llvm, machine, engine = _engine()
     key = f"{text}\n{llvm.get_host_cpu_name()} {llvm.get_host_cpu_features().flatten()} {llvm.llvm_version_info}"
     digest = hashlib.sha256(key.encode()).hexdigest()
     prefix = f"simulee_{digest[:20]}_"
-    if digest not in _COMPILED:
+    if digest in _COMPILED:
+        return prefix, engine
+    folder = _cache_folder()
+    path = folder / f"{digest}.o" if folder is not None else None
+    try:
+        code = path.read_bytes() if path is not None and path.exists() else None
+    except OSError:
+        code = None
+    if code is None:
         module = llvm.parse_assembly(f"{_DECLARATIONS}\n{text.replace('@RUN_', '@' + prefix)}")
-        module.name = digest
-        if _kept_object(module) is None:  # the object cache has no code for it: optimize before compiling
-            module.verify()
-            tuning = llvm.create_pipeline_tuning_options(speed_level=2)
-            builder = llvm.create_pass_builder(machine, tuning)
-            builder.getModulePassManager().run(module, builder)
-        engine.add_module(module)
-        engine.finalize_object()
-        _COMPILED[digest] = module
+        module.verify()
+        tuning = llvm.create_pipeline_tuning_options(speed_level=2)
+        builder = llvm.create_pass_builder(machine, tuning)
+        builder.getModulePassManager().run(module, builder)
+        code = machine.emit_object(module)
+        if path is not None:
+            part = path.with_name(f"{digest}.{os.getpid()}.part")
+            try:
+                part.write_bytes(code)
+                part.replace(path)
+            except OSError:
+                part.unlink(missing_ok=True)
+    engine.add_object_file(llvm.ObjectFileRef.from_data(code))
+    engine.finalize_object()
+    _COMPILED.add(digest)
     return prefix, engine
 
 
@@ -891,6 +881,8 @@ class Native:
         self._segments = None
         self._addresses: dict[int, dict] = {}  # frame id -> slot -> (its array, the array's address)
         self.runs = self.instructions = 0  # native calls, and the instructions they completed
+        self.native_work = self.work = 0  # thread-instructions run natively, and by every launch
+        self.tracking = self.small = 0  # launches that tracked taint, and that ended before the warm-up
 
     def table(self, function) -> list:
         """Per pc of `function`, the run starting there (None where none does); compiled on
@@ -1006,7 +998,37 @@ class Native:
             touched[marked] = 0
         self.runs += 1
         self.instructions += reached - start
+        self.native_work += (reached - start) * n
         return reached - start
+
+    def finished(self, work: int, tracking: bool, native: bool) -> None:
+        """A launch of `work` thread-instructions ended (`tracking`: it tracked taint;
+        `native`: it was to use the native engine)."""
+        self.work += work
+        self.tracking += tracking
+        self.small += native and not tracking and work < warmup()
+
+    def summary(self) -> dict:
+        """What ran natively over the launches so far: thread-instructions native and in
+        all, launches that tracked taint and launches too small to compile for, and the
+        plain instructions of the functions that ran that are left to the NumPy
+        interpreter ("opcode at line N")."""
+        layout = self.ex.program.layout
+        left = []
+        for function in self.ex.compiler.functions.values():
+            if id(function) not in self.tables:
+                continue
+            from interpreter.compiler import PLAIN
+            for pc, op in enumerate(function.decoded.ops):
+                if function.kinds[pc] == PLAIN and not native_op(function, op, layout) and \
+                        op.opcode not in ("phi", "alloca"):
+                    what = op.extra.get("callee") or op.opcode
+                    what = f"{op.opcode} {op.extra['operation']}" if op.opcode == "atomicrmw" else what
+                    where = f" at line {op.location.line}" if op.location is not None and op.location.line else ""
+                    if f"{what}{where}" not in left:
+                        left.append(f"{what}{where}")
+        return {"native": self.native_work, "thread_instructions": self.work, "tracking_launches": self.tracking,
+                "small_launches": self.small, "left_to_numpy": left}
 
     def _changed(self, frame, rows, run, index: int) -> bool:
         """Whether atomic `index`, some lane of which changed a value, left some address

@@ -252,6 +252,7 @@ class Execution:
             list(self.compiler.placement.labels) if self.tainting else [],
             traced / finished if finished else 0.0,
         )
+        self.native.finished(self.thread_instructions, self.tainting, (launch.engine or default_engine()) == "native")
         # the execution outlives the launch (it is kept to run the next): what the launch
         # made goes with the result, or is freed now
         self.memory.release(regions=launch.device is None)

@@ -35,8 +35,8 @@ CASES = {
     "staged": ((3, 1, 1), (64, 1, 1), lambda: {"in": np.arange(192, dtype=np.float32),
                                                  "out": np.zeros(192, np.float32), "n": 150}),
     "atomics": ((3, 1, 1), (64, 1, 1), lambda: dict(
-        bins=np.zeros(16, np.uint32), total=np.zeros(1, np.float32), extremes=np.array([-2**31, 2**31 - 1, 0], np.int32),
-        undone=np.zeros(3, np.int32), data=(np.arange(200) * 37 % 251).astype(np.uint8), n=180)),
+        bins=np.zeros(16, np.uint32), total=np.zeros(1, np.float32),
+        extremes=np.array([-2**31, 2**31 - 1, 0], np.int32), undone=np.zeros(3, np.int32), data=(np.arange(200) * 37 % 251).astype(np.uint8), n=180)),
     **{f"faulty:{which}": ((1, 1, 1), (64, 1, 1), lambda which=which: dict(data=np.zeros(100, np.int32), n=0,
                                                                           which=which)) for which in range(4)},
 }
@@ -151,9 +151,9 @@ def test_the_numpy_engine_and_taint_tracking_run_no_native_code(program):
 
 
 def timeless(value):
-    """A JSON report without its timings."""
+    """A JSON report without its timings and what ran natively."""
     if isinstance(value, dict):
-        return {key: timeless(item) for key, item in value.items() if key != "seconds"}
+        return {key: timeless(item) for key, item in value.items() if key not in ("seconds", "engine")}
     return [timeless(item) for item in value] if isinstance(value, list) else value
 
 
@@ -182,3 +182,15 @@ def test_an_unknown_engine_is_a_one_line_error(capsys, before):
     assert stopped.value.code == 2
     error = capsys.readouterr().err
     assert "--engine" in error and len(error.strip().splitlines()) == 1
+
+
+def test_verbose_output_says_what_ran_natively_and_what_was_left(capsys):
+    source = TESTS / "native" / "ops.cu"
+    assert main(["check", str(source), "-k", "claim", "--grid", "1", "--block", "64", "--buffer", "owner=int32:1",
+                 "--buffer", "out=int32:64", "-v", "--format", "json"]) in (0, 1)
+    engine = json.loads(capsys.readouterr().out)["kernels"][0]["engine"]
+    assert engine["native"] > 0 and engine["thread_instructions"] > engine["native"]
+    assert any(left.startswith("cmpxchg at line") for left in engine["left_to_numpy"])
+    assert main(["check", str(source), "-k", "claim", "--grid", "1", "--block", "64", "--buffer", "owner=int32:1",
+                 "--buffer", "out=int32:64", "-v"]) in (0, 1)
+    assert "claim: native code ran" in capsys.readouterr().out

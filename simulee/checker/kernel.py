@@ -52,6 +52,7 @@ class KernelCheck:
     verdicts: list[BarrierVerdict] = field(default_factory=list)
     assumptions: list[dict] = field(default_factory=list)  # the launch contract inferred: bound, file, line
     search: dict | None = None  # what the input search did (search_summary)
+    engine: dict | None = None  # what ran natively (interpreter.native.Native.summary), when a launch ran
     notes: list[str] = field(default_factory=list)  # what was not checked as asked, and why
     seconds: float = 0.0
     suppressed: list[tuple[Finding, str]] = field(default_factory=list)  # findings a suppression hides, and why
@@ -84,6 +85,7 @@ class KernelCheck:
                 "barriers": [v.to_json() for v in self.verdicts], "assumptions": self.assumptions,
                 "notes": self.notes, "seconds": round(self.seconds, 3),
                 **({"search": self.search} if self.search is not None else {}),
+                **({"engine": self.engine} if self.engine is not None else {}),
                 **({"proof": self.proof} if self.proof is not None else {}),
                 **({"suppressed": [dict(finding.to_json(), reason=reason) for finding, reason in self.suppressed]}
                    if self.suppressed else {})}
@@ -356,6 +358,8 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
             # its barriers are unjudged, and stay so across kernels: another instance's verdict is not theirs
             check.verdicts = [replace(v, reason=check.error) for v in BarrierJudge(program, kernel).verdicts()]
     check.findings = sorted(merged.values(), key=lambda f: (f.file, f.line, f.column, f.type, f.message))
+    execution = program.executions.get(kernel.symbol)
+    check.engine = execution.native.summary() if execution is not None else None
     check.seconds = time.perf_counter() - start
     return check
 

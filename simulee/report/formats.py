@@ -44,6 +44,8 @@ def text(bugs: Bugs, show_barriers: bool = False, seconds: float | None = None, 
             out.write(f"{check['file']}:{check['line']}: {level}: {check['kernel']}: {check['error']}\n")
         if verbose and check.get("search"):
             _text_search(out, check)
+        if verbose and check.get("engine"):
+            out.write(f"{check['kernel']}: {engine_text(check['engine'])}\n")
         for note in check["notes"]:
             out.write(f"{check['file']}:{check['line']}: note: {check['kernel']}: {note}\n")
         for assumption in check["assumptions"]:
@@ -141,6 +143,25 @@ def _instances_text(cause: dict) -> str:
     names = kernel_names(kernels, 4)
     return (f"the same bug in {plural(len(kernels), 'kernel')}: {names} "
             f"({plural(len(cause['findings']), 'finding')}, {plural(cause['instances'], 'instance')})")
+
+
+def engine_text(engine: dict) -> str:
+    """What the native engine ran of a kernel's launches, and what it left to NumPy."""
+    work, native = engine["thread_instructions"], engine["native"]
+    share = f"{native / work:.0%}" if work else "none"
+    text = f"native code ran {share} of {work:,} thread-instructions"
+    why = []
+    for key, what in (("tracking_launches", "tracking what Simulee invented"),
+                      ("small_launches", "too small to be worth compiling")):
+        if engine.get(key):
+            count = engine[key]
+            why.append(f"{count:,} launch{'es' if count > 1 else ''} {what}")
+    if why:
+        text += f" ({' and '.join(why)} ran on NumPy)"
+    if engine["left_to_numpy"]:
+        text += "; left to the NumPy interpreter: " + ", ".join(engine["left_to_numpy"][:8]) + \
+            (f" and {len(engine['left_to_numpy']) - 8} more" if len(engine["left_to_numpy"]) > 8 else "")
+    return text
 
 
 def _text_search(out, check: dict) -> None:
