@@ -36,7 +36,8 @@ CASES = {
                                                  "out": np.zeros(192, np.float32), "n": 150}),
     "atomics": ((3, 1, 1), (64, 1, 1), lambda: dict(
         bins=np.zeros(16, np.uint32), total=np.zeros(1, np.float32),
-        extremes=np.array([-2**31, 2**31 - 1, 0], np.int32), undone=np.zeros(3, np.int32), data=(np.arange(200) * 37 % 251).astype(np.uint8), n=180)),
+        extremes=np.array([-2**31, 2**31 - 1, 0], np.int32), undone=np.zeros(3, np.int32),
+        data=(np.arange(200) * 37 % 251).astype(np.uint8), n=180)),
     **{f"faulty:{which}": ((1, 1, 1), (64, 1, 1), lambda which=which: dict(data=np.zeros(100, np.int32), n=0,
                                                                           which=which)) for which in range(4)},
 }
