@@ -168,7 +168,12 @@ class Accesses:
         key = (frame.id, id(rows) if rows is not None else None, len(threads))
         if self._active_key != key:
             wave = self.rt.wave
-            self._active = collectives.Warps(wave.warps_of(threads), wave.lanes_of(threads)).present()
+            if rows is None and frame.caller is None:  # every thread of the wave: each warp's existing lanes
+                if getattr(wave, "all_present", None) is None:
+                    wave.all_present = wave.existing_bits[wave.warps_of(threads)]
+                self._active = wave.all_present
+            else:
+                self._active = collectives.Warps(wave.warps_of(threads), wave.lanes_of(threads)).present()
             self._active_key = key
             self._active_rows = rows  # keeps `rows` alive so its id stays unique
         return self._active

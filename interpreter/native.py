@@ -43,6 +43,7 @@ ENGINES = ("native", "numpy")
 # costs less to interpret than to compile
 WARMUP = 1 << 20
 MIN_RUN = 2  # instructions a run needs to be worth a call (a load or store alone is)
+SPLIT_ENTRIES = 1024  # threads from which a call's accesses go to the trace as one entry each
 
 # the context array the generated code reads (int64 words)
 (C_SHARED, C_SHARED_BYTES, C_LOCAL, C_LOCAL_BYTES, C_TPB, C_FIRST_BLOCK, C_REGIONS, C_BASES, C_LIMITS,
@@ -1098,22 +1099,24 @@ class Native:
 
     def _record(self, run, start, done, n, columns, recorder) -> None:
         """Hand the records of the accesses the call from `start` completed (`done`, whose
-        records lead the columns) to the trace recorder, as one entry."""
+        records lead the columns, n each) to the trace recorder: one entry for all of them
+        (its constant columns repeated), or for many threads one entry per access."""
         ex = self.ex
-        size = n * len(done)
         names = ("space", "region", "offset", "block", "thread", "epoch", "active", "warp_sync", "value")
+        if len(done) == 1 or n >= SPLIT_ENTRIES:
+            for place, index in enumerate(done):
+                part = {name: column[place * n:(place + 1) * n] for name, column in zip(names, columns)}
+                part.update(kind=run.kinds[index], size=run.sizes[index], op=run.op_ids[index],
+                            step=ex.steps + index - start, sync=run.syncs[index], grid_epoch=ex.grid_epoch)
+                recorder.append(n, part)
+            return
+        size = n * len(done)
         entry = {name: column[:size] for name, column in zip(names, columns)}
-        if len(done) == 1:
-            index = done[0]
-            entry.update(kind=run.kinds[index], size=run.sizes[index], op=run.op_ids[index],
-                         step=ex.steps + index - start, sync=run.syncs[index])
-        else:
-            entry.update(kind=np.repeat(np.array([run.kinds[i] for i in done], np.uint8), n),
-                         size=np.repeat(np.array([run.sizes[i] for i in done], np.int32), n),
-                         op=np.repeat(np.array([run.op_ids[i] for i in done], np.int32), n),
-                         step=np.repeat(np.array([ex.steps + i - start for i in done], np.int64), n),
-                         sync=np.repeat(np.array([run.syncs[i] for i in done], np.uint8), n))
-        entry["grid_epoch"] = ex.grid_epoch
+        entry.update(kind=np.repeat(np.array([run.kinds[i] for i in done], np.uint8), n),
+                     size=np.repeat(np.array([run.sizes[i] for i in done], np.int32), n),
+                     op=np.repeat(np.array([run.op_ids[i] for i in done], np.int32), n),
+                     step=np.repeat(np.array([ex.steps + i - start for i in done], np.int64), n),
+                     sync=np.repeat(np.array([run.syncs[i] for i in done], np.uint8), n), grid_epoch=ex.grid_epoch)
         recorder.append(size, entry)
 
     def _regions(self, memory):
