@@ -1039,7 +1039,9 @@ class Native:
         if op.extra["operation"] in ("max", "min", "umax", "umin", "and", "or"):
             return True
         take = slice(None) if rows is None else rows
-        addresses = frame.regs[op.args[0]][take]
+        constant = frame.function.constants.get(op.args[0])  # a variable's own address, not a register
+        addresses = np.full(frame.width(rows), constant, np.int64) if constant is not None else \
+            frame.regs[op.args[0]][take]
         unique, first = np.unique(addresses, return_index=True)
         dtype = run.dtypes[op.result]
         initial = frame.regs[op.result][take][first]

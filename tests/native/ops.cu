@@ -75,11 +75,17 @@ __global__ void faulty(int *data, int n, int which) {
 
 // atomics lane after lane: shared and global, integer and float, monotone or not, and lanes
 // that undo each other (+1 and -1 on one counter: the counter ends as it began)
+__device__ int device_counter;
+
 __global__ void atomics(unsigned *bins, float *total, int *extremes, int *undone, const unsigned char *data, int n) {
     __shared__ unsigned local[16];
+    __shared__ int block_counter;
     int t = threadIdx.x;
     if (t < 16) local[t] = 0;
+    if (t == 0) block_counter = 0;
     __syncthreads();
+    atomicAdd(&block_counter, t % 2 ? 1 : -1);  // at a variable's own address: +1 and -1 undo each other
+    atomicAdd(&device_counter, t);
     int i = blockIdx.x * blockDim.x + t;
     if (i < n) {
         atomicAdd(&local[data[i] % 16], 1u);
@@ -92,7 +98,7 @@ __global__ void atomics(unsigned *bins, float *total, int *extremes, int *undone
     }
     atomicAdd(&undone[0], t % 2 ? 1 : -1);
     __syncthreads();
-    if (t < 16) atomicAdd(&bins[t], local[t]);
+    if (t < 16) atomicAdd(&bins[t], local[t] + block_counter);
 }
 
 // a compare-and-swap, which the native engine leaves to the NumPy interpreter
