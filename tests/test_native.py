@@ -195,3 +195,19 @@ def test_verbose_output_says_what_ran_natively_and_what_was_left(capsys):
     assert main(["check", str(source), "-k", "claim", "--grid", "1", "--block", "64", "--buffer", "owner=int32:1",
                  "--buffer", "out=int32:64", "-v"]) in (0, 1)
     assert "claim: native code ran" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("program", ["reduction.cu", "rare.cu", "streams.cu"])
+def test_whole_programs_run_the_same_under_both_engines(program):
+    """simulee exec: the program's output, its exit status and every finding agree."""
+    import re
+    import subprocess
+    import sys
+
+    done = {}
+    for engine in ("numpy", "native"):
+        ran = subprocess.run([sys.executable, "-m", "simulee", "--engine", engine, "exec", program, "-q"],
+                             cwd=TESTS / "programs", capture_output=True, text=True, timeout=300)
+        done[engine] = ran.returncode, ran.stdout, re.sub(r"\(\d+\.\d+ s\)", "(s)", ran.stderr)
+    assert done["native"] == done["numpy"]
+    assert done["native"][0] in (0, 1)
