@@ -42,7 +42,8 @@ ENGINES = ("native", "numpy")
 # thread-instructions a launch runs on NumPy before it compiles native code: a small launch
 # costs less to interpret than to compile
 WARMUP = 1 << 20
-MIN_RUN = 2  # instructions a run needs to be worth a call (a load or store alone is)
+# a call costs some microseconds: one lone arithmetic instruction is worth it only for this many threads
+LONE_THREADS = 2048
 SPLIT_ENTRIES = 1024  # threads from which a call's accesses go to the trace as one entry each
 
 # the context array the generated code reads (int64 words)
@@ -907,14 +908,12 @@ class Native:
         if current:
             runs.append(current)
         compiled = [Run(function, pcs, layout, function.op_ids) for pcs in runs]
-        compiled = [run for run in compiled if len(run.pcs) >= MIN_RUN or any(run.memory)]
         if compiled:
             prefix, engine = _compile("\n\n".join(run.ir() for run in compiled))
             for run in compiled:
                 run.entry = _SIGNATURE(engine.get_function_address(prefix + run.name.removeprefix("RUN_")))
                 for index, pc in enumerate(run.pcs):
-                    if len(run.pcs) - index >= MIN_RUN or run.memory[index]:
-                        table[pc] = (run, index)
+                    table[pc] = (run, index)
         self.tables[id(function)] = table
         return table
 
@@ -937,6 +936,8 @@ class Native:
         ex = self.ex
         count = frame.count
         n = count if rows is None else len(rows)
+        if start == len(run.pcs) - 1 and not run.memory[start] and n < LONE_THREADS:
+            return 0
         stop = min(len(run.pcs), start + budget)
         recorder = ex.recorder
         accesses = run.accesses_from(start, stop)
