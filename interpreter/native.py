@@ -17,8 +17,9 @@ instruction had any effect on memory, and the scheduler runs it with its NumPy c
 That is the case for every access that would fault (null, out of bounds, misaligned,
 a write to constant memory) or needs the memory to act (a paged buffer that must grow or
 be filled, the heap's guarded allocations, host pointers), a getelementptr index out of
-its array's bounds, and a trace about to reach its limit. Launches that track taint run
-on NumPy alone.
+its array's bounds, and a trace about to reach its limit. While a launch tracks taint
+(interpreter.taint), accesses are left to the NumPy path, which keeps taint in shadow
+memory, and each call gives its results the taint the NumPy path would.
 
 May import: interpreter modules (nothing of simulee or evolve).
 """
@@ -32,6 +33,7 @@ import os
 
 import numpy as np
 
+from interpreter import taint
 from interpreter.memory import CONSTANT, GLOBAL, LOCAL, OFFSET_MASK, REGION_MASK, REGION_SHIFT, SHARED, SPACE_SHIFT
 from interpreter.trace import ATOMIC, READ, WRITE
 from interpreter.types import FloatType, IntType, PointerType, StructType
@@ -939,6 +941,10 @@ class Native:
         if start == len(run.pcs) - 1 and not run.memory[start] and n < LONE_THREADS:
             return 0
         stop = min(len(run.pcs), start + budget)
+        if ex.tainting:  # accesses keep taint in shadow memory, which the NumPy path tends
+            stop = next((index for index in range(start, stop) if run.memory[index]), stop)
+            if stop == start or stop == start + 1 and n < LONE_THREADS:
+                return 0
         recorder = ex.recorder
         accesses = run.accesses_from(start, stop)
         if recorder is not None and accesses and recorder.limit != float("inf"):
@@ -998,6 +1004,12 @@ class Native:
                 region = memory.regions[number]
                 region.touched = max(region.touched, int(touched[number]))
             touched[marked] = 0
+        if ex.tainting:  # each result depends on what its operands do, as taint.propagating gives it
+            ops = frame.function.decoded.ops
+            for index in range(start, reached):
+                pc = run.pcs[index]
+                taint.assign(frame.taint, run.outputs[index], rows, taint.operands(frame, ops[pc].args, rows, pc),
+                             count)
         self.runs += 1
         self.instructions += reached - start
         self.native_work += (reached - start) * n

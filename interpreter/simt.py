@@ -191,9 +191,8 @@ class Execution:
         if not self.compiler.start(launch):
             return False
         self.tainting = launch.taint and bool(self.compiler.placement.labels)
-        # native runs once the launch has done enough work to pay for compiling (never while tracking taint)
-        self.native_after = float("inf") if self.tainting or (launch.engine or default_engine()) != "native" \
-            else warmup()
+        # native runs once the launch has done enough work to pay for compiling
+        self.native_after = warmup() if (launch.engine or default_engine()) == "native" else float("inf")
         # waves are smaller when threads need much local memory, or blocks much shared memory
         stack = self.compiler.static_stack_bytes()
         wave_threads = min(launch.wave_threads, LOCAL_MEMORY_BUDGET // stack) if stack else launch.wave_threads

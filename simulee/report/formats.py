@@ -151,13 +151,15 @@ def engine_text(engine: dict) -> str:
     share = f"{native / work:.0%}" if work else "none"
     text = f"native code ran {share} of {work:,} thread-instructions"
     why = []
-    for key, what in (("tracking_launches", "tracking what Simulee invented"),
-                      ("small_launches", "too small to be worth compiling")):
-        if engine.get(key):
-            count = engine[key]
-            why.append(f"{count:,} launch{'es' if count > 1 else ''} {what}")
+    if engine.get("small_launches"):
+        count = engine["small_launches"]
+        why.append(f"{count:,} launch{'es' if count > 1 else ''} too small to be worth compiling ran on NumPy")
+    if engine.get("tracking_launches"):
+        count = engine["tracking_launches"]
+        why.append(f"{count:,} launch{'es' if count > 1 else ''} tracking what Simulee invented made "
+                   f"{'their' if count > 1 else 'its'} memory accesses on NumPy")
     if why:
-        text += f" ({' and '.join(why)} ran on NumPy)"
+        text += f" ({'; '.join(why)})"
     if engine["left_to_numpy"]:
         text += "; left to the NumPy interpreter: " + ", ".join(engine["left_to_numpy"][:8]) + \
             (f" and {len(engine['left_to_numpy']) - 8} more" if len(engine["left_to_numpy"]) > 8 else "")
