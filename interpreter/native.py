@@ -4,8 +4,8 @@ operation per instruction.
 
 A run is a stretch of consecutive plain instructions of one basic block whose every
 instruction is native: integer and float arithmetic, comparisons, casts, select,
-getelementptr, thread and block indices, a few math intrinsics, and scalar loads and
-stores that are neither volatile nor atomic. Its machine code keeps the interpreter's
+getelementptr, thread and block indices, a few math intrinsics, scalar loads and stores
+that are neither volatile nor atomic, and integer and float atomic read-modify-writes. Its machine code keeps the interpreter's
 semantics exactly: instruction after instruction, each for every thread of the group in
 row order (so lockstep reads and writes, and the last writer wins), registers read from
 and written to the frame's NumPy arrays, every access traced into preallocated columns
@@ -34,6 +34,7 @@ import os
 import numpy as np
 
 from interpreter import taint
+from interpreter.mathlib import base_name
 from interpreter.memory import CONSTANT, GLOBAL, LOCAL, OFFSET_MASK, REGION_MASK, REGION_SHIFT, SHARED, SPACE_SHIFT
 from interpreter.trace import ATOMIC, READ, WRITE
 from interpreter.types import FloatType, IntType, PointerType, StructType
@@ -110,13 +111,6 @@ _INTEGER_ATOMICS = {"add": "add", "sub": "sub", "and": "and", "or": "or", "xor":
 _SPECIAL = {"tid", "ctaid", "ntid", "nctaid", "laneid", "warpid", "nwarpid", "warpsize"}
 
 
-def _intrinsic_base(callee: str) -> str:
-    parts = callee.split(".")
-    while len(parts) > 2 and parts[-1][:1] in "ivf" and parts[-1][1:].isdigit() or parts[-1] in ("f32", "f64"):
-        parts.pop()
-    return ".".join(parts)
-
-
 def native_op(function, op, layout) -> bool:
     """Whether the native engine runs this plain instruction with the NumPy path's semantics."""
     if op.result >= 0 and _llvm_type(op.type) is None:
@@ -152,7 +146,7 @@ def native_op(function, op, layout) -> bool:
         callee = op.extra.get("callee") or ""
         if callee.startswith(SPECIAL_REGISTER):
             return callee.removeprefix(SPECIAL_REGISTER).partition(".")[0] in _SPECIAL
-        kind = _MATH.get(_intrinsic_base(callee))
+        kind = _MATH.get(base_name(callee))
         if kind == "fma":
             return _llvm_type(op.type) == "float"
         return kind is not None and isinstance(op.type, IntType) and op.type.bits > 1
@@ -234,8 +228,6 @@ class _Writer:
 
 
 _WRITING = ("store", "atomicrmw")  # instructions that run as a stage of their own
-_FCMP = {"oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true",
-         "false"}
 
 
 class Run:
@@ -577,7 +569,7 @@ class Run:
         callee = op.extra["callee"]
         if callee.startswith(SPECIAL_REGISTER):
             return self._special(callee.removeprefix(SPECIAL_REGISTER), row)
-        kind = _MATH[_intrinsic_base(callee)]
+        kind = _MATH[base_name(callee)]
         ty = _llvm_type(op.type)
         args = [self._read(slot, row) for slot in op.args]
         if kind == "fma":  # as the math library: through double, rounded to float once more
