@@ -5,11 +5,12 @@ operation per instruction.
 A run is a stretch of consecutive plain instructions of one basic block whose every
 instruction is native: integer and float arithmetic, comparisons, casts, select,
 getelementptr, thread and block indices, a few math intrinsics, scalar loads and stores
-that are neither volatile nor atomic, and integer and float atomic read-modify-writes. Its machine code keeps the interpreter's
-semantics exactly: instruction after instruction, each for every thread of the group in
-row order (so lockstep reads and writes, and the last writer wins), registers read from
-and written to the frame's NumPy arrays, every access traced into preallocated columns
-with the same values the NumPy path records.
+that are neither volatile nor atomic, and integer and float atomic read-modify-writes.
+Its machine code keeps the interpreter's semantics exactly: what instruction after
+instruction, each for every thread of the group in row order, computes (lockstep reads
+and writes, the last writer wins, atomics lane after lane), registers read from and
+written to the frame's NumPy arrays, every access traced into preallocated columns with
+the same values the NumPy path records.
 
 Whatever the native code cannot do exactly it leaves to the NumPy interpreter: a run
 returns the index of the first instruction it did not complete, before that
