@@ -40,11 +40,11 @@ from interpreter.memory import CONSTANT, GLOBAL, LOCAL, OFFSET_MASK, REGION_MASK
 from interpreter.trace import ATOMIC, READ, WRITE
 from interpreter.types import FloatType, IntType, PointerType, StructType
 from interpreter.values import WINDOWED_SPACES
-from interpreter.vocabulary import CAST_OPCODES, FLOAT_BINARY, SPECIAL_REGISTER, WRAPPING_BINARY, access_sync
+from interpreter.vocabulary import CAST_OPCODES, DIVISION, FLOAT_BINARY, SPECIAL_REGISTER, WRAPPING_BINARY, access_sync
 
 ENGINES = ("native", "numpy")
-# thread-instructions a launch runs on NumPy before it compiles native code: a small launch
-# costs less to interpret than to compile
+# thread-instructions a kernel's launches run on NumPy before native code is compiled for it: a
+# kernel that does little costs less to interpret than to compile
 WARMUP = 1 << 20
 # a call costs some microseconds: one lone arithmetic instruction is worth it only for this many threads
 LONE_THREADS = 2048
@@ -126,6 +126,8 @@ def native_op(function, op, layout) -> bool:
     opcode = op.opcode
     if opcode in WRAPPING_BINARY:
         return not (op.type.bits == 1 and opcode in ("shl", "lshr", "ashr")) if isinstance(op.type, IntType) else False
+    if opcode in DIVISION:  # a lane dividing by zero faults: left to the NumPy path
+        return isinstance(op.type, IntType) and op.type.bits > 1
     if opcode in FLOAT_BINARY or opcode == "fneg":
         return op.type.name in _FLOATS if isinstance(op.type, FloatType) else False
     if opcode in ("icmp", "fcmp", "select", "freeze"):
@@ -489,6 +491,15 @@ class Run:
                     fill = "0"
                 return w(f"select i1 {far}, {ty} {fill}, {ty} {shifted}")
             return w(f"{opcode} {ty} {a}, {b}")
+        if opcode in DIVISION:
+            (a, ty), (b, _) = self._read(op.args[0], row), self._read(op.args[1], row)
+            self._abort(index, w(f"icmp eq {ty} {b}, 0"), f"L{index}.z")
+            if opcode in ("udiv", "urem"):
+                return w(f"{opcode} {ty} {a}, {b}")
+            minus = w(f"icmp eq {ty} {b}, -1")  # INT_MIN / -1 wraps to INT_MIN, as on the GPU
+            quotient = w(f"{opcode} {ty} {a}, {w(f'select i1 {minus}, {ty} 1, {ty} {b}')}")
+            wrapped = w(f"sub {ty} 0, {a}") if opcode == "sdiv" else "0"
+            return w(f"select i1 {minus}, {ty} {wrapped}, {ty} {quotient}")
         if opcode in FLOAT_BINARY:
             (a, ty), (b, _) = self._read(op.args[0], row), self._read(op.args[1], row)
             return w(f"{opcode} {ty} {a}, {b}")
@@ -879,7 +890,7 @@ class Native:
         self._addresses: dict[int, dict] = {}  # frame id -> slot -> (its array, the array's address)
         self.runs = self.instructions = 0  # native calls, and the instructions they completed
         self.native_work = self.work = 0  # thread-instructions run natively, and by every launch
-        self.tracking = self.small = 0  # launches that tracked taint, and that ended before the warm-up
+        self.tracking = self.small = 0  # launches that tracked taint, and that ended before native code ran
 
     def table(self, function) -> list:
         """Per pc of `function`, the run starting there (None where none does); compiled on
@@ -1008,16 +1019,16 @@ class Native:
         self.native_work += (reached - start) * n
         return reached - start
 
-    def finished(self, work: int, tracking: bool, native: bool) -> None:
+    def finished(self, work: int, tracking: bool, native_after: float) -> None:
         """A launch of `work` thread-instructions ended (`tracking`: it tracked taint;
-        `native`: it was to use the native engine)."""
+        `native_after`: the work it was to do on NumPy first)."""
         self.work += work
         self.tracking += tracking
-        self.small += native and not tracking and work < warmup()
+        self.small += native_after != float("inf") and work <= native_after
 
     def summary(self) -> dict:
         """What ran natively over the launches so far: thread-instructions native and in
-        all, launches that tracked taint and launches too small to compile for, and the
+        all, launches that tracked taint and launches that ended before the warm-up, and the
         plain instructions of the functions that ran that are left to the NumPy
         interpreter ("opcode at line N")."""
         layout = self.ex.program.layout

@@ -191,8 +191,9 @@ class Execution:
         if not self.compiler.start(launch):
             return False
         self.tainting = launch.taint and bool(self.compiler.placement.labels)
-        # native runs once the launch has done enough work to pay for compiling
-        self.native_after = warmup() if (launch.engine or default_engine()) == "native" else float("inf")
+        # native runs once the kernel's launches have done enough work to pay for compiling
+        self.native_after = max(0, warmup() - self.native.work) \
+            if (launch.engine or default_engine()) == "native" else float("inf")
         # waves are smaller when threads need much local memory, or blocks much shared memory
         stack = self.compiler.static_stack_bytes()
         wave_threads = min(launch.wave_threads, LOCAL_MEMORY_BUDGET // stack) if stack else launch.wave_threads
@@ -251,7 +252,7 @@ class Execution:
             list(self.compiler.placement.labels) if self.tainting else [],
             traced / finished if finished else 0.0,
         )
-        self.native.finished(self.thread_instructions, self.tainting, (launch.engine or default_engine()) == "native")
+        self.native.finished(self.thread_instructions, self.tainting, self.native_after)
         # the execution outlives the launch (it is kept to run the next): what the launch
         # made goes with the result, or is freed now
         self.memory.release(regions=launch.device is None)

@@ -38,6 +38,11 @@ CASES = {
         bins=np.zeros(16, np.uint32), total=np.zeros(1, np.float32),
         extremes=np.array([-2**31, 2**31 - 1, 0], np.int32), undone=np.zeros(3, np.int32),
         data=(np.arange(200) * 37 % 251).astype(np.uint8), n=180)),
+    "divide": ((2, 1, 1), (64, 1, 1), lambda: dict(
+        a=np.r_[INTS[:100], [-2**31] * 8, [7, -7, 0, 5] * 5].astype(np.int32),
+        b=np.r_[np.where(INTS[100:200] == 0, 3, INTS[100:200] % 1000), [-1, 1, 2, -2] * 2,
+                [3, -3, 7, 0] * 5].astype(np.int32),
+        out=np.zeros(256, np.int64), uout=np.zeros(128, np.uint32), n=128)),
     **{f"faulty:{which}": ((1, 1, 1), (64, 1, 1), lambda which=which: dict(data=np.zeros(100, np.int32), n=0,
                                                                           which=which)) for which in range(4)},
 }
@@ -92,7 +97,7 @@ def test_native_code_computes_and_traces_what_the_interpreter_does(program, case
                                             lambda engine: Launch(grid, block, arguments(), engine=engine))
     assert_same(numpy_result, native_result)
     assert ran > 0
-    if case.startswith("faulty"):  # the fault was found by the NumPy path after native code left the run
+    if case.startswith("faulty") or case == "divide":  # found by the NumPy path after native code left the run
         assert numpy_result.events.fault_count() > 0
 
 

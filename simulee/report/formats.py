@@ -153,7 +153,8 @@ def engine_text(engine: dict) -> str:
     why = []
     if engine.get("small_launches"):
         count = engine["small_launches"]
-        why.append(f"{count:,} launch{'es' if count > 1 else ''} too small to be worth compiling ran on NumPy")
+        why.append(f"{count:,} launch{'es' if count > 1 else ''} ran on NumPy before the kernel had done enough "
+                   "to be worth compiling")
     if engine.get("tracking_launches"):
         count = engine["tracking_launches"]
         why.append(f"{count:,} launch{'es' if count > 1 else ''} tracking what Simulee invented made "

@@ -107,3 +107,14 @@ __global__ void claim(int *owner, int *out) {
     int seen = atomicCAS(owner, -1, t);
     out[t] = seen + t * 2;
 }
+
+// division and remainder at their edges: by -1 (INT_MIN wraps), by 0 (a fault, for one lane)
+__global__ void divide(const int *a, const int *b, long long *out, unsigned *uout, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        int x = a[i], y = b[i];
+        out[2 * i] = x / y + (long long)x * 3 / (y | 1);
+        out[2 * i + 1] = x % y - (short)x % (short)(y | 1);
+        uout[i] = (unsigned)x / (unsigned)y + (unsigned)x % (unsigned)y + i / 7 + i % 5;
+    }
+}
