@@ -1053,9 +1053,13 @@ class Native:
         other than it found it (lanes may undo each other: +1 then -1): the NumPy path's
         test, by which only then memory counts as written. Monotone operations cannot undo."""
         op = frame.function.decoded.ops[run.pcs[index]]
-        if op.extra["operation"] in ("max", "min", "umax", "umin", "and", "or"):
+        operation = op.extra["operation"]
+        if operation in ("max", "min", "umax", "umin", "and", "or"):
             return True
         take = slice(None) if rows is None else rows
+        if operation in ("add", "sub", "fadd") and _one_way(frame, op.args[1], take, frame.width(rows),
+                                                             run.sizes[index]):
+            return True
         constant = frame.function.constants.get(op.args[0])  # a variable's own address, not a register
         addresses = np.full(frame.width(rows), constant, np.int64) if constant is not None else \
             frame.regs[op.args[0]][take]
@@ -1160,6 +1164,20 @@ _COLUMNS = (("space", np.uint8), ("region", np.int32), ("offset", np.int64), ("b
             ("value", np.uint64))
 _COLUMN_PLACES = [(word, np.dtype(dtype).itemsize) for word, (_, dtype) in zip(
     (C_SPACE, C_REGION, C_OFFSET, C_BLOCK, C_THREAD, C_EPOCH_COL, C_ACTIVE_COL, C_WARP_SYNC_COL, C_VALUE), _COLUMNS)]
+
+
+def _one_way(frame, slot: int, take, lanes: int, size: int) -> bool:
+    """Whether the operands `slot` of an atomic add (or sub) of `lanes` lanes (rows `take`)
+    all move a value the same way, by less than its width can wrap in all: then the lanes
+    cannot undo each other, and a value some lane changed ends changed (float rounding is
+    monotone too)."""
+    constant = frame.function.constants.get(slot)
+    values = np.asarray(constant if constant is not None else frame.regs[slot][take])
+    if values.dtype.kind == "f":
+        return not np.isnan(values).any() and bool((values >= 0).all() or (values <= 0).all())
+    if not ((values >= 0).all() or (values <= 0).all()):
+        return False
+    return float(np.abs(values.astype(np.float64)).max(initial=0.0)) * lanes < 2.0 ** (8 * size - 1)
 
 
 def _register(regs, slot: int, dtype, count: int) -> np.ndarray:
