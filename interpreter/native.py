@@ -105,11 +105,19 @@ def _storage(llvm_type: str) -> str:
 # ---------------------------------------------------------------------------- which instructions
 
 _MATH = {"llvm.smax": "smax", "llvm.smin": "smin", "llvm.umax": "umax", "llvm.umin": "umin", "llvm.abs": "abs",
-         "llvm.fmuladd": "fma", "llvm.fma": "fma"}
+         "llvm.fmuladd": "fma", "llvm.fma": "fma", "__nv_fmaf": "fma", "llvm.ctpop": "ctpop"}
 # atomicrmw operations run lane after lane as LLVM instructions: each lane's new value from the old
 _INTEGER_ATOMICS = {"add": "add", "sub": "sub", "and": "and", "or": "or", "xor": "xor", "xchg": None,
                     "max": "smax", "min": "smin", "umax": "umax", "umin": "umin"}
 _SPECIAL = {"tid", "ctaid", "ntid", "nctaid", "laneid", "warpid", "nwarpid", "warpsize"}
+
+
+def _no_op(callee: str) -> bool:
+    """Whether the interpreter does nothing for a call of `callee` (lifetimes, debug values)."""
+    from interpreter import intrinsics
+    from interpreter.compiler import intrinsic
+
+    return intrinsic(callee)[1] is intrinsics.no_op
 
 
 def native_op(function, op, layout) -> bool:
@@ -149,6 +157,8 @@ def native_op(function, op, layout) -> bool:
         callee = op.extra.get("callee") or ""
         if callee.startswith(SPECIAL_REGISTER):
             return callee.removeprefix(SPECIAL_REGISTER).partition(".")[0] in _SPECIAL
+        if _no_op(callee):
+            return op.result < 0
         kind = _MATH.get(base_name(callee))
         if kind == "fma":
             return _llvm_type(op.type) == "float"
@@ -581,6 +591,8 @@ class Run:
         callee = op.extra["callee"]
         if callee.startswith(SPECIAL_REGISTER):
             return self._special(callee.removeprefix(SPECIAL_REGISTER), row)
+        if _no_op(callee):  # lifetimes, debug values, hints: nothing to do, as for the NumPy path
+            return ""
         kind = _MATH[base_name(callee)]
         ty = _llvm_type(op.type)
         args = [self._read(slot, row) for slot in op.args]
@@ -591,6 +603,8 @@ class Run:
             return w(f"fptrunc double {total} to float")
         if kind == "abs":
             return w(f"call {ty} @llvm.abs.{ty}({ty} {args[0][0]}, i1 false)")
+        if kind == "ctpop":
+            return w(f"call {ty} @llvm.ctpop.{ty}({ty} {args[0][0]})")
         return w(f"call {ty} @llvm.{kind}.{ty}({ty} {args[0][0]}, {ty} {args[1][0]})")
 
     def _thread(self, row: str) -> str:
@@ -788,7 +802,8 @@ _DECLARATIONS = "\n".join(
      for f, s in (("f32", "float"), ("f64", "double"))]
     + [f"declare {t} @llvm.{k}.{t}({t}, {t})" for k in ("smax", "smin", "umax", "umin")
        for t in ("i8", "i16", "i32", "i64")]
-    + [f"declare {t} @llvm.abs.{t}({t}, i1)" for t in ("i8", "i16", "i32", "i64")])
+    + [f"declare {t} @llvm.abs.{t}({t}, i1)" for t in ("i8", "i16", "i32", "i64")]
+    + [f"declare {t} @llvm.ctpop.{t}({t})" for t in ("i8", "i16", "i32", "i64")])
 
 
 # ---------------------------------------------------------------------------- compiling

@@ -15,7 +15,7 @@ __global__ void arithmetic(const int *a, const float *f, const double *d, long l
     out[8 * i + 4] = min(x, 7 - i) + max(x, i) + abs(x - 1000) + umin((unsigned)x, 12345u);
     out[8 * i + 5] = (int)f[i] + (unsigned)f[i] + (long long)d[i];  // saturating, NaN to 0
     out[8 * i + 6] = x > 3 ? (x & 1) : -x;
-    out[8 * i + 7] = (f[i] < 1.0f) + (f[i] != f[i]) + ((double)f[i] >= d[i]) * 4;
+    out[8 * i + 7] = (f[i] < 1.0f) + (f[i] != f[i]) + ((double)f[i] >= d[i]) * 4 + __popc(x) * 8 + __popcll(wide) * 512;
     fout[i] = fmaf(f[i], 3.0f, -f[i] / 7.0f) + (float)x + (float)(unsigned)x;
     dout[i] = d[i] * 1.5 - (double)wide + (double)f[i];
 }
