@@ -181,8 +181,7 @@ class TraceRecorder:
         self.dropped = 0
 
     def record(self, **columns) -> None:
-        """Append one record per lane; a scalar column holds for every lane (kept as
-        (value, count) until the column is joined)."""
+        """Append one record per lane; a scalar column holds for every lane."""
         self.append(len(columns["offset"]), columns)
 
     def append(self, count: int, columns: dict) -> None:

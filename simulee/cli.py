@@ -41,13 +41,15 @@ class RaisingParser(_Parser):
         raise SimuleeError(message)
 
 
+ENGINE_HELP = ("how kernels run: native (machine code through LLVM's JIT, the default) or numpy (the reference "
+               "interpreter); also $SIMULEE_ENGINE")
+
+
 def build_parser(parser_class: type = _Parser) -> argparse.ArgumentParser:
     """The command line: shared option groups, and one function per subcommand."""
     parser = parser_class(prog="simulee", description="Find CUDA synchronization bugs without a GPU.")
     parser.add_argument("--version", action="version", version=f"simulee {__version__}")
-    parser.add_argument("--engine", choices=("native", "numpy"), default=argparse.SUPPRESS,
-                        help="how kernels run: native (machine code through LLVM's JIT, the default) or numpy "
-                             "(the reference interpreter)")
+    parser.add_argument("--engine", choices=("native", "numpy"), default=argparse.SUPPRESS, help=ENGINE_HELP)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=parser_class)
     compiling, execution, search, scanning = (_compile_options(), _execution_options(), _search_options(),
                                               _scan_options())
@@ -69,8 +71,7 @@ def build_parser(parser_class: type = _Parser) -> argparse.ArgumentParser:
 def _compile_options() -> argparse.ArgumentParser:
     compile_options = argparse.ArgumentParser(add_help=False)
     compile_options.add_argument("--engine", choices=("native", "numpy"), default=argparse.SUPPRESS,
-                                 help="how kernels run: native (machine code through LLVM's JIT; the default) or "
-                                      "numpy (the reference interpreter)")
+                                 help=ENGINE_HELP)
     group = compile_options.add_argument_group("compilation")
     group.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
                        help="add DIR to the include search path (repeatable)")
