@@ -46,6 +46,9 @@ ENGINES = ("native", "numpy")
 # thread-instructions a kernel's launches run on NumPy before native code is compiled for it: a
 # kernel that does little costs less to interpret than to compile
 WARMUP = 1 << 20
+# thread-instructions a function's quick (unoptimized) code runs before it is compiled again, optimized:
+# optimizing takes about as long as that much work saves
+OPTIMIZE_AFTER = 1 << 27
 # a call costs some microseconds: one lone arithmetic instruction is worth it only for this many threads
 LONE_THREADS = 2048
 SPLIT_ENTRIES = 1024  # threads from which a call's accesses go to the trace as one entry each
@@ -811,14 +814,16 @@ _DECLARATIONS = "\n".join(
 
 @functools.cache
 def _engine():
+    """llvmlite, a target machine per optimization level (0 and 2), and the JIT engine."""
     import llvmlite.binding as llvm
 
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     target = llvm.Target.from_default_triple()
-    machine = target.create_target_machine(cpu=llvm.get_host_cpu_name(),
-                                           features=llvm.get_host_cpu_features().flatten(), opt=2, jit=True)
-    return llvm, machine, llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
+    machines = {level: target.create_target_machine(cpu=llvm.get_host_cpu_name(),
+                                                    features=llvm.get_host_cpu_features().flatten(), opt=level,
+                                                    jit=True) for level in (0, 2)}
+    return llvm, machines, llvm.create_mcjit_compiler(llvm.parse_assembly(""), machines[2])
 
 
 def _cache_folder():
@@ -843,14 +848,28 @@ def _cache_folder():
 _COMPILED: set[str] = set()  # digests of the code loaded into this process's engine
 
 
-def _compile(text: str) -> tuple[str, object]:
-    """`text` (whose functions are named @RUN_...) compiled, optimized, to an object file
-    once per machine (kept in the cache folder, keyed by the text, this processor and
-    LLVM's version) and loaded once per process: (the prefix its functions got, the
+def _digest(text: str, level: int) -> str:
+    """What names `text` compiled at optimization `level` on this processor and LLVM."""
+    llvm = _engine()[0]
+    key = f"{text}\n{level} {llvm.get_host_cpu_name()} {llvm.get_host_cpu_features().flatten()} " \
+          f"{llvm.llvm_version_info}"
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def _compiled(text: str, level: int) -> bool:
+    """Whether `text` at `level` is loaded in this process or kept on disk."""
+    digest = _digest(text, level)
+    folder = _cache_folder()
+    return digest in _COMPILED or folder is not None and (folder / f"{digest}.o").exists()
+
+
+def _compile(text: str, level: int) -> tuple[str, object]:
+    """`text` (whose functions are named @RUN_...) compiled to an object file at
+    optimization `level` (0: quick to make; 2: quick to run) once per machine, kept in
+    the cache folder, and loaded once per process: (the prefix its functions got, the
     engine holding them)."""
-    llvm, machine, engine = _engine()
-    key = f"{text}\n{llvm.get_host_cpu_name()} {llvm.get_host_cpu_features().flatten()} {llvm.llvm_version_info}"
-    digest = hashlib.sha256(key.encode()).hexdigest()
+    llvm, machines, engine = _engine()
+    digest = _digest(text, level)
     prefix = f"simulee_{digest[:20]}_"
     if digest in _COMPILED:
         return prefix, engine
@@ -863,10 +882,11 @@ def _compile(text: str) -> tuple[str, object]:
     if code is None:
         module = llvm.parse_assembly(f"{_DECLARATIONS}\n{text.replace('@RUN_', '@' + prefix)}")
         module.verify()
-        tuning = llvm.create_pipeline_tuning_options(speed_level=2)
-        builder = llvm.create_pass_builder(machine, tuning)
-        builder.getModulePassManager().run(module, builder)
-        code = machine.emit_object(module)
+        if level:
+            tuning = llvm.create_pipeline_tuning_options(speed_level=level)
+            builder = llvm.create_pass_builder(machines[level], tuning)
+            builder.getModulePassManager().run(module, builder)
+        code = machines[level].emit_object(module)
         if path is not None:
             part = path.with_name(f"{digest}.{os.getpid()}.part")
             try:
@@ -894,6 +914,8 @@ class Native:
     def __init__(self, execution):
         self.ex = execution
         self.tables: dict[int, list] = {}  # id of a compiled function -> per pc (run, index, entry) or None
+        self.levels: dict[int, int] = {}  # id of a compiled function -> the optimization its code has
+        self.unoptimized_work: dict[int, int] = {}  # id of a function -> thread-instructions its quick code ran
         self.context = np.zeros(CONTEXT_WORDS, dtype=np.int64)
         self._context_address = self.context.ctypes.data
         self._ranges: dict[int, np.ndarray] = {}
@@ -907,9 +929,10 @@ class Native:
         self.native_work = self.work = 0  # thread-instructions run natively, and by every launch
         self.tracking = self.small = 0  # launches that tracked taint, and that ended before native code ran
 
-    def table(self, function) -> list:
+    def table(self, function, optimized: bool = False) -> list:
         """Per pc of `function`, the run starting there (None where none does); compiled on
-        first use, once per function text in this process."""
+        first use, quick to make unless `optimized` (or optimized code is kept), once per
+        function text and level in this process."""
         table = self.tables.get(id(function))
         if table is not None:
             return table
@@ -930,7 +953,11 @@ class Native:
             runs.append(current)
         compiled = [Run(function, pcs, layout, function.op_ids) for pcs in runs]
         if compiled:
-            prefix, engine = _compile("\n\n".join(run.ir() for run in compiled))
+            text = "\n\n".join(run.ir() for run in compiled)
+            # quick to make first; optimized once the function has done much work, or when kept from before
+            level = 2 if optimized or _compiled(text, 2) else 0
+            self.levels[id(function)] = level
+            prefix, engine = _compile(text, level)
             for run in compiled:
                 run.entry = _SIGNATURE(engine.get_function_address(prefix + run.name.removeprefix("RUN_")))
                 for index, pc in enumerate(run.pcs):
@@ -1032,6 +1059,12 @@ class Native:
         self.runs += 1
         self.instructions += reached - start
         self.native_work += (reached - start) * n
+        if not self.levels[id(frame.function)]:  # enough work done on quick code: optimize
+            key = id(frame.function)
+            self.unoptimized_work[key] = self.unoptimized_work.get(key, 0) + (reached - start) * n
+            if self.unoptimized_work[key] > OPTIMIZE_AFTER:
+                del self.tables[key]
+                self.table(frame.function, optimized=True)
         return reached - start
 
     def finished(self, work: int, tracking: bool, native_after: float) -> None:

@@ -139,12 +139,22 @@ def test_a_step_limit_inside_a_native_run_stops_at_the_same_instruction(program,
      lambda: {"a": np.arange(32 * 40, dtype=np.float32), "b": np.ones(40 * 32, np.float32),
               "c": np.zeros(32 * 32, np.float32), "m": 32, "k": 40, "n": 32}),
 ])
-def test_benchmark_workloads_run_the_same_under_both_engines(source, kernel, grid, block, arguments):
+@pytest.mark.parametrize("optimized", [False, True], ids=["quick code", "optimized code"])
+def test_benchmark_workloads_run_the_same_under_both_engines(monkeypatch, source, kernel, grid, block, arguments,
+                                                            optimized):
+    """Native code is first compiled quickly, then optimized (here at once) once a function
+    has done much work: both agree with the interpreter."""
+    import interpreter.native
+
+    if optimized:
+        monkeypatch.setattr(interpreter.native, "OPTIMIZE_AFTER", 0)
     program = load_module(load_ir(KERNELS / source))
     numpy_result, native_result, ran = both(program, kernel,
                                             lambda engine: Launch(grid, block, arguments(), engine=engine))
     assert_same(numpy_result, native_result)
     assert ran > 0
+    levels = program.executions[program.kernel(kernel).symbol].native.levels
+    assert set(levels.values()) == ({2} if optimized else {0}) or not optimized and 2 in levels.values()
 
 
 def test_the_numpy_engine_runs_no_native_code(program):
