@@ -100,10 +100,34 @@ def getelementptr(c, function, pc, op):
     index may equal count when the pointer is not dereferenced (one past the end)."""
     base = c.reader(function, op.args[0])
     out = c.writer(function, op.result, True)
-    layout = c.layout
+    constant_offset, indices = gep_plan(function, op, c.layout)
+    variable = [(c.reader(function, slot), scale, bound) for slot, scale, bound in indices]
+    if isinstance(op.type, VectorType):
+        raise Unsupported("getelementptr producing a vector of pointers")
+    offset = np.int64(constant_offset)
+    op_id = function.op_ids[pc]
+    rt = c.rt
+
+    def run(frame, rows):
+        address = np.add(base(frame, rows), offset, dtype=np.int64)
+        for read, scale, bound in variable:
+            index = np.asarray(read(frame, rows)).astype(np.int64)
+            if bound >= 0:
+                outside = (index < 0) | (index > bound)
+                if outside.any():
+                    lanes = np.flatnonzero(np.broadcast_to(outside, (frame.width(rows),)))
+                    rt.fault(OUT_OF_BOUNDS, op_id, frame.thread_ids(rows)[lanes])
+            address = address + index * np.int64(scale)
+        out(frame, rows, address)
+
+    return run
+
+
+def gep_plan(function, op, layout) -> tuple[int, list[tuple[int, int, int]]]:
+    """(constant byte offset, [(index slot, scale, highest valid index or -1 for none)])
+    of a getelementptr: its constant indices folded, the variable ones in order."""
     source = op.extra["source_type"]
-    constant_offset = 0
-    variable = []  # (reader, scale, highest valid index or -1 for none)
+    constant_offset, variable = 0, []
     current = source
     past_end = 0 if _dereferenced(function, op.result) else 1
     for position, slot in enumerate(op.args[1:]):
@@ -124,26 +148,8 @@ def getelementptr(c, function, pc, op):
         if index_constant is not None and not isinstance(index_constant, tuple):
             constant_offset += int(np.asarray(index_constant)) * scale
         else:
-            variable.append((c.reader(function, slot), scale, bound))
-    if isinstance(op.type, VectorType):
-        raise Unsupported("getelementptr producing a vector of pointers")
-    offset = np.int64(constant_offset)
-    op_id = function.op_ids[pc]
-    rt = c.rt
-
-    def run(frame, rows):
-        address = np.add(base(frame, rows), offset, dtype=np.int64)
-        for read, scale, bound in variable:
-            index = np.asarray(read(frame, rows)).astype(np.int64)
-            if bound >= 0:
-                outside = (index < 0) | (index > bound)
-                if outside.any():
-                    lanes = np.flatnonzero(np.broadcast_to(outside, (frame.width(rows),)))
-                    rt.fault(OUT_OF_BOUNDS, op_id, frame.thread_ids(rows)[lanes])
-            address = address + index * np.int64(scale)
-        out(frame, rows, address)
-
-    return run
+            variable.append((slot, scale, bound))
+    return constant_offset, variable
 
 
 def _dereferenced(function, slot: int) -> bool:

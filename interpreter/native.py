@@ -38,7 +38,7 @@ from interpreter import taint
 from interpreter.mathlib import base_name
 from interpreter.memory import CONSTANT, GLOBAL, LOCAL, OFFSET_MASK, REGION_MASK, REGION_SHIFT, SHARED, SPACE_SHIFT
 from interpreter.trace import ATOMIC, READ, WRITE
-from interpreter.types import FloatType, IntType, PointerType, StructType
+from interpreter.types import FloatType, IntType, PointerType
 from interpreter.values import WINDOWED_SPACES
 from interpreter.vocabulary import CAST_OPCODES, DIVISION, FLOAT_BINARY, SPECIAL_REGISTER, WRAPPING_BINARY, access_sync
 
@@ -170,41 +170,20 @@ def native_op(function, op, layout) -> bool:
 
 
 def _gep_plan(function, op, layout):
-    """(constant byte offset, [(index slot, scale, highest valid index or -1, zero-extend)])
-    of a scalar getelementptr, as arithmetic.getelementptr computes it; None if not native."""
-    from interpreter.arithmetic import _dereferenced
+    """arithmetic.gep_plan of a scalar getelementptr, each variable index with whether it
+    is zero-extended (an i1); None if not native."""
+    from interpreter.arithmetic import gep_plan
     from interpreter.types import VectorType
 
     if isinstance(op.type, VectorType):
         return None
-    source = op.extra["source_type"]
-    constant_offset, variable = 0, []
-    current = source
-    past_end = 0 if _dereferenced(function, op.result) else 1
-    for position, slot in enumerate(op.args[1:]):
-        index_constant = function.constants.get(slot)
-        bound = -1
-        if position == 0:
-            scale = layout.size(source)
-        elif isinstance(current, StructType):
-            field = int(np.asarray(index_constant))
-            constant_offset += layout.field_offsets(current)[field]
-            current = current.fields[field]
-            continue
-        else:
-            if not hasattr(current, "element"):
-                return None
-            if current.count > 1:
-                bound = current.count - 1 + past_end
-            current = current.element
-            scale = layout.size(current)
-        if index_constant is not None and not isinstance(index_constant, tuple):
-            constant_offset += int(np.asarray(index_constant)) * scale
-        else:
-            index_type = _llvm_type(function.slot_types[slot])
-            if index_type is None or not index_type.startswith("i"):
-                return None
-            variable.append((slot, scale, bound, index_type == "i1"))
+    constant_offset, indices = gep_plan(function, op, layout)
+    variable = []
+    for slot, scale, bound in indices:
+        index_type = _llvm_type(function.slot_types[slot])
+        if index_type is None or not index_type.startswith("i"):
+            return None
+        variable.append((slot, scale, bound, index_type == "i1"))
     return constant_offset, variable
 
 
@@ -365,18 +344,9 @@ class Run:
     def _stage(self, first: int, end: int, label: str) -> None:
         w = self.w
         limit0 = w(f"select i1 {w(f'icmp slt i64 %stop, {end}')}, i64 %stop, i64 {end}")
-        w.do(f"br label %{label}.head")
-        w.label(f"{label}.head")
-        i, limit = f"%{label}.i", f"%{label}.limit"
         self.aborts = []  # (block, instruction) of every way out of a thread's iteration
-        w.lines.append(f"  {i} = phi i64 [ 0, %{label} ], [ %{label}.next, %{label}.latch ]")
-        w.lines.append(f"  {limit} = phi i64 [ {limit0}, %{label} ], [ %{label}.limit.next, %{label}.latch ]")
-        more = w(f"icmp slt i64 {i}, %n")
-        w.do(f"br i1 {more}, label %{label}.body, label %{label}.exit")
-        w.label(f"{label}.body")
-        cell = w(f"getelementptr i64, ptr %rows, i64 {i}")
-        row = w(f"load i64, ptr {cell}")
-        self.values = {}  # slot -> its SSA value in this thread's iteration
+        i, row = self._loop(label, limit0)
+        limit = f"%{label}.limit"
         self.abort_label = f"{label}.out"
         for index in range(first, end):
             self._guarded(index, self.function.decoded.ops[self.pcs[index]], row, i, limit, f"{label}.o{index}")
@@ -429,8 +399,9 @@ class Run:
         value = w(f"load {_storage(ty)}, ptr {cell}")
         return w(f"trunc i8 {value} to i1") if ty == "i1" else value
 
-    def _loop(self, label: str):
-        """Open a loop over the group's rows (for a store); returns (i, row)."""
+    def _loop(self, label: str, limit0: str | None = None):
+        """Open a loop over the group's rows; returns (i, row). With `limit0`, a stage's:
+        its `%label.limit` starts there and takes `%label.limit.next` round the loop."""
         w = self.w
         w.do(f"br label %{label}.enter")
         w.label(f"{label}.enter")
@@ -438,12 +409,15 @@ class Run:
         w.label(f"{label}.head")
         i = f"%{label}.i"
         w.lines.append(f"  {i} = phi i64 [ 0, %{label}.enter ], [ %{label}.next, %{label}.latch ]")
+        if limit0 is not None:
+            w.lines.append(f"  %{label}.limit = phi i64 [ {limit0}, %{label}.enter ], "
+                           f"[ %{label}.limit.next, %{label}.latch ]")
         more = w(f"icmp slt i64 {i}, %n")
         w.do(f"br i1 {more}, label %{label}.body, label %{label}.exit")
         w.label(f"{label}.body")
         cell = w(f"getelementptr i64, ptr %rows, i64 {i}")
         row = w(f"load i64, ptr {cell}")
-        self.values = {}
+        self.values = {}  # slot -> its SSA value in this thread's iteration
         return i, row
 
     def _close(self, label: str) -> None:
@@ -1005,9 +979,7 @@ class Native:
             value = regs[slot]
             cached = known.get(slot)
             if cached is None or cached[0] is not value:
-                if type(value) is not np.ndarray or value.dtype != dtype or value.shape != (count,) or \
-                        not value.flags.c_contiguous:
-                    value = _register(regs, slot, dtype, count)
+                value = _register(regs, slot, dtype, count)
                 cached = known[slot] = (value, _address(value))
             table[place] = cached[1]
         if stop < len(run.pcs):  # instructions past `stop` only read their registers, and drop what they read
