@@ -2,8 +2,10 @@
 launch checked on the program's own data."""
 
 import json
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -127,6 +129,26 @@ def test_a_program_that_never_ends_is_stopped_at_its_timeout():
     assert out == "spinning\n"
     assert status == 124
     assert "1 launch checked; the program ran out of time and was stopped" in err
+
+
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
+def test_a_program_does_not_outlive_simulee_stopped_by_a_signal(how):
+    """A CI job's time-out (SIGTERM) or a kill -9 of Simulee ends the program it runs, which
+    would otherwise spin on in a session of its own."""
+    simulee = subprocess.Popen([sys.executable, "-m", "simulee", "exec", "spin.cu", "-q"], cwd=PROGRAMS,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert simulee.stdout.readline() == "spinning\n"
+    children = Path(f"/proc/{simulee.pid}/task/{simulee.pid}/children").read_text().split()
+    assert children
+    simulee.send_signal(how)
+    assert simulee.wait(timeout=60) in (-how, 128 + how)
+    for child in children:
+        for _ in range(600):  # the kernel delivers the death signal at once; reaping may lag
+            if not Path(f"/proc/{child}").exists() or "Z" in Path(f"/proc/{child}/stat").read_text().split()[2]:
+                break
+            time.sleep(0.1)
+        else:
+            pytest.fail(f"the program (pid {child}) still runs")
 
 
 def test_the_report_as_json_names_each_launch(tmp_path):

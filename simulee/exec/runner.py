@@ -174,10 +174,11 @@ def _run(executable: Path, arguments: list[str], device: Device, timeout: float)
                        SIMULEE_EXEC_ARENA_BYTES=str(len(device.arena)))
     try:
         process = subprocess.Popen([str(executable), *arguments], pass_fds=(theirs.fileno(),), env=environment,
-                                   start_new_session=True)
+                                   start_new_session=True, preexec_fn=_die_with_parent)
     except OSError as error:
         raise SimuleeError(f"cannot run the program: {error}") from None
     theirs.close()
+    ended = _ended_by_signals()
     timed_out = threading.Event()
 
     def stop():
@@ -198,6 +199,7 @@ def _run(executable: Path, arguments: list[str], device: Device, timeout: float)
         status = process.wait()
         if timer:
             timer.cancel()
+        ended()
     return ("timed out" if timed_out.is_set() else "exited"), status
 
 
@@ -206,6 +208,30 @@ def _kill(process: subprocess.Popen) -> None:
         os.killpg(process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def _die_with_parent() -> None:
+    """In the program's process before it starts: Linux kills it when Simulee dies, however
+    Simulee dies (a program that never ends must not outlive the run that started it)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _ended_by_signals():
+    """Until the returned function is called, SIGTERM and SIGHUP end Simulee by SystemExit
+    (128 + N), so the program's process group is killed on the way out."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def leave(number, frame):
+        raise SystemExit(128 + number)
+
+    before = {number: signal.signal(number, leave) for number in (signal.SIGTERM, signal.SIGHUP)}
+    return lambda: [signal.signal(number, handler) for number, handler in before.items()]
 
 
 class _Checker:
