@@ -260,7 +260,8 @@ def test_verbose_output_says_what_ran_natively_and_what_was_left(capsys):
 
 
 PROGRAMS = TESTS / "programs"
-WHOLE_PROGRAMS = [[path.name] for path in sorted(PROGRAMS.glob("*.c*")) if path.name not in ("scatter.cu", "spin.cu")] + \
+WHOLE_PROGRAMS = [[path.name] for path in sorted(PROGRAMS.glob("*.c*"))
+                  if path.name not in ("scatter.cu", "spin.cu")] + \
     [["multi/main.cpp", "multi/scale.cu"], ["oldstyle/main.cu", "oldstyle/helpers.c"], ["spin.cu", "--timeout", "3"],
      ["scatter.cu", "--", "permutation.txt"], ["scatter.cu", "--", "duplicated.txt"]]
 
