@@ -315,7 +315,7 @@ def test_floating_point_sums_are_proved_equal_when_only_operands_commute(run_cli
     assert "did not show in the interpreter" in proof["reason"]
 
 
-def prove_pair(old: str, new: str, given=None):
+def prove_pair(old: str, new: str, given=None, effort=None):
     """The proof of two versions (file:kernel), through the API's loading as the CLI does it."""
     from simulee import api  # noqa: F401  (the package's lazy API loads the programs as the CLI does)
     from simulee.checker.equivalence import Pair
@@ -325,7 +325,7 @@ def prove_pair(old: str, new: str, given=None):
 
     options = compile_options(build_parser().parse_args(["equiv", "a", "b"]))
     (a, old_kernel), (b, new_kernel) = _version(old, options), _version(new, options)
-    return prove_equivalent(Pair.of(a, old_kernel, b, new_kernel), given or Fixed())
+    return prove_equivalent(Pair.of(a, old_kernel, b, new_kernel), given or Fixed(), effort=effort)
 
 
 def test_a_racy_version_is_never_proved_and_what_the_proof_does_not_model_is_its_reason():
@@ -378,6 +378,25 @@ def test_a_loop_holding_a_barrier_is_proved_when_each_iteration_reads_what_it_st
     shifted = prove_pair(f"{LOOPS}:reverse_direct", f"{LOOPS}:reverse_staged_shifted", given)
     tiles = shifted.args.get("tiles", 0)
     assert shifted.verdict == "differ" and shifted.buffer == "out" and shifted.offset // 1024 == tiles - 1, shifted
+
+
+def test_a_proof_bounded_in_z3s_units_decides_the_same_on_any_machine_and_stops_past_them():
+    """What a check's removal proofs are given: units, not seconds. The same proof spends
+    the same units each time; fewer than it needs leave it unknown, never proved."""
+    from simulee.prover.solve import Effort, Fixed
+
+    given = Fixed(grid=(8, 1, 1), block=(256, 1, 1))
+    spent = []
+    for _ in range(2):
+        effort = Effort(10**12, 10**12)
+        assert prove_pair(f"{LOOPS}:reverse_direct", f"{LOOPS}:reverse_staged", given, effort).verdict == "proved"
+        spent.append(10**12 - effort.left)
+    assert spent[0] == spent[1] > 0
+    half = Effort(spent[0] // 2, spent[0] // 2)
+    short = prove_pair(f"{LOOPS}:reverse_direct", f"{LOOPS}:reverse_staged", given, half)
+    assert short.verdict == "unknown" and short.reason.endswith("ran out of its effort (z3's units)"), short.reason
+    shifted = prove_pair(f"{LOOPS}:reverse_direct", f"{LOOPS}:reverse_staged_shifted", given, Effort(10**12, 10**12))
+    assert shifted.verdict == "differ"
 
 
 @pytest.mark.parametrize("kernel, reason", [

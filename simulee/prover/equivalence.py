@@ -51,8 +51,8 @@ from interpreter.loops import Loop
 from interpreter.types import FloatType, PointerType
 from interpreter.vocabulary import barrier_kind
 from simulee.prover.model import AXES, Kernel, Launch, Pointer, Thread, Walker, _UNSET, _width
-from simulee.prover.solve import (ASSUMPTIONS, Fixed, _fresh_context, _small, _small_arguments, prove_kernel,
-                                  unread_axes)
+from simulee.prover.solve import (ASSUMPTIONS, Effort, Fixed, _fresh_context, _small, _small_arguments,
+                                  prove_kernel, unread_axes)
 
 QUERY_MILLISECONDS = 30000  # per output buffer: past it, not proved
 MAX_INSTANCES = 400  # threads the encoding may instantiate (each read of written memory chooses its writers)
@@ -309,9 +309,9 @@ class _Encoding:
     `common` facts (the launch's); `ask` puts a question to the solver."""
 
     def __init__(self, versions: dict[str, _Version], launch: Launch, common: list, deadline: float,
-                 milliseconds: int, covered: dict | None = None):
+                 milliseconds: int, covered: dict | None = None, effort: Effort | None = None):
         self.versions, self.launch, self.common = versions, launch, common
-        self.deadline, self.milliseconds = deadline, milliseconds
+        self.deadline, self.milliseconds, self.effort = deadline, milliseconds, effort
         self.arrays: dict = {}
         self.facts: list = []
         self.tags = itertools.count()
@@ -325,23 +325,35 @@ class _Encoding:
         left = self.deadline - time.perf_counter()
         if left <= 0:
             raise NotModeled("the proof ran out of time")
+        if self.effort is not None and self.effort.left <= 0:
+            raise NotModeled("the proof ran out of its effort")
         solver = self.solver(left, *question)
-        outcome = solver.check()
+        outcome = self._check(solver)
         if outcome == z3.unknown:
+            if self.effort is not None and solver.reason_unknown() in ("canceled", "max. resource limit exceeded"):
+                raise NotModeled("the proof ran out of its effort (z3's units)")
             raise NotModeled(f"the solver could not decide it ({solver.reason_unknown()})")
         if outcome == z3.unsat:
             return None
         for bounds in (_small(self.launch), _small_arguments(self.launch)):  # a launch small enough to replay
             small = self.solver(self.deadline - time.perf_counter(), *question, *bounds)
-            if small.check() == z3.sat:
+            if self._check(small) == z3.sat:
                 return small.model()
         return solver.model()
 
     def solver(self, left: float, *question):
         solver = z3.SolverFor("UFBV")  # its quantifier engine decides "no thread writes it"; the default's does not
         solver.set("timeout", int(max(1, min(self.milliseconds, left * 1000))))
+        if self.effort is not None:
+            solver.set("rlimit", max(1, min(self.effort.per_question, self.effort.left)))
         solver.add(*self.common, *self.facts, *question)
         return solver
+
+    def _check(self, solver) -> z3.CheckSatResult:
+        outcome = solver.check()
+        if self.effort is not None:
+            self.effort.spend(solver)
+        return outcome
 
     def thread(self, version: str, ctaid: tuple | None = None, bound: bool = False, same: tuple = ()) -> _Instance:
         tag = next(self.tags)
@@ -454,7 +466,7 @@ class _Encoding:
             self.covered[key] = False
             if write.size == read.size:
                 question = _Encoding(self.versions, self.launch, self.common, self.deadline, self.milliseconds,
-                                     self.covered)
+                                     self.covered, self.effort)
                 reader = question.instantiate(version)
                 offset = question.term(reader, read.offset)
                 bound = question.thread(version, reader.ctaid, bound=True,
@@ -624,15 +636,17 @@ def _constants(expression) -> list:
 
 
 def prove_equivalent(pair, given: Fixed | None = None, deadline: float = float("inf"),
-                     milliseconds: int = QUERY_MILLISECONDS, race_free: tuple[str, ...] = ()) -> EquivalenceProof:
+                     milliseconds: int = QUERY_MILLISECONDS, race_free: tuple[str, ...] = (),
+                     effort: Effort | None = None) -> EquivalenceProof:
     """Whether `pair`'s versions (checker.equivalence.Pair) leave the same bytes in every
     buffer for every launch (with what `given` fixes of it, by the old kernel's names),
     every argument and every buffer content. `race_free`: the versions ("old", "new")
-    already proved race-free under `given` (not proved again)."""
+    already proved race-free under `given` (not proved again). `effort`: z3's resource
+    units the questions about the outputs may take (unknown past them, on any machine)."""
     start = time.perf_counter()
     proof = EquivalenceProof("unknown", assumptions=[*ASSUMPTIONS, RACE_FREE, SAME_FLOATS])
     try:
-        _prove(pair, given or Fixed(), deadline, milliseconds, proof, race_free)
+        _prove(pair, given or Fixed(), deadline, milliseconds, proof, race_free, effort)
     except NotModeled as reason:
         proof.verdict, proof.reason = "unknown", str(reason)
     proof.assumptions = list(dict.fromkeys(proof.assumptions))
@@ -641,7 +655,7 @@ def prove_equivalent(pair, given: Fixed | None = None, deadline: float = float("
 
 
 def _prove(pair, given: Fixed, deadline: float, milliseconds: int, proof: EquivalenceProof,
-           race_free: tuple[str, ...]) -> None:
+           race_free: tuple[str, ...], effort: Effort | None) -> None:
     kernels = {"old": Kernel(pair.old_program, pair.old.symbol), "new": Kernel(pair.new_program, pair.new.symbol)}
     for label, kernel in kernels.items():
         _structure(label, kernel)
@@ -653,6 +667,8 @@ def _prove(pair, given: Fixed, deadline: float, milliseconds: int, proof: Equiva
             raise NotModeled(f"the {label} kernel is not proved race-free ({race.reason or race.verdict})")
         proof.assumptions += race.assumptions
     _fresh_context()  # the kernels hold no z3 terms: they outlive it
+    if effort is not None:
+        effort.start()
     old_kernel, new_kernel = kernels["old"], kernels["new"]
     launch = Launch.of(old_kernel.function)
     new_params = _renamed(pair, new_kernel)
@@ -670,7 +686,7 @@ def _prove(pair, given: Fixed, deadline: float, milliseconds: int, proof: Equiva
     covered: dict = {}
     for base in sorted({w.base for v in versions.values() for w in v.walker.writes if w.space == "global"}, key=str):
         def encoding():
-            question = _Encoding(versions, launch, common, deadline, milliseconds, covered)
+            question = _Encoding(versions, launch, common, deadline, milliseconds, covered, effort)
             for label in versions:  # what any thread of either promises holds (a launch where it fails is undefined)
                 question.instantiate(label)
             return question

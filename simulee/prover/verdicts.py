@@ -48,6 +48,7 @@ FIRST_EFFORT = 2_500_000
 UNITS_PER_SECOND = 4_000_000  # z3's units a second on these questions, on this project's machine
 SLACK = 5
 SHARE = 0.2
+REMOVAL_EFFORT = 40_000_000  # z3's units a barrier's removal may take to be proved (the hardest proved took 22 M)
 RUNNABLE_BLOCKS = 4096  # a witness launch with more blocks is not run (possible, too large to run)
 MAX_RUNS = 4  # witness launches `confirm` runs per kernel: the first that shows its race confirms the kernel's
 RACES_SEEDED = 1  # races a check's proof looks for: more seeds stop the search before it varies what they fix
@@ -90,8 +91,9 @@ def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Se
 
 def _prove_removals(program: Program, kernel: KernelInfo, check: KernelCheck, fixed: Fixed, deadline: float) -> None:
     """Prove each redundant barrier whose removal was checked removable for every launch
-    (prover.equivalence: the kernel without it leaves the same outputs); a removal the
-    solver finds a difference of, shown in the interpreter, makes the barrier needed."""
+    (prover.equivalence: the kernel without it leaves the same outputs), each within
+    REMOVAL_EFFORT of z3's units (the same verdict under any load); a removal the solver
+    finds a difference of, shown in the interpreter, makes the barrier needed."""
     from simulee.checker.equivalence import Pair, without_barrier
     from simulee.prover.equivalence import prove_equivalent, replay
 
@@ -102,7 +104,8 @@ def _prove_removals(program: Program, kernel: KernelInfo, check: KernelCheck, fi
             continue
         pair = Pair(program, kernel, without_barrier(program, verdict.site), kernel, {p.name: p.name
                                                                                   for p in kernel.params})
-        proof = prove_equivalent(pair, fixed, deadline, race_free=("old",))  # the check's proof proved it
+        proof = prove_equivalent(pair, fixed, deadline, race_free=("old",),  # the check's proof proved it
+                                 effort=Effort(REMOVAL_EFFORT, REMOVAL_EFFORT))
         shown = replay(pair, proof) if proof.verdict == "differ" else None
         if proof.verdict == "proved":
             verdict.removal_proved = True
