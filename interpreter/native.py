@@ -46,9 +46,10 @@ ENGINES = ("native", "numpy")
 # thread-instructions a kernel's launches run on NumPy before native code is compiled for it: a
 # kernel that does little costs less to interpret than to compile
 WARMUP = 1 << 20
-# thread-instructions a function's quick (unoptimized) code runs before it is compiled again, optimized:
-# optimizing takes about as long as that much work saves
-OPTIMIZE_AFTER = 1 << 27
+# thread-instructions a function's quick (unoptimized) code runs before it is compiled again, optimized
+# (0.1-0.7 s, once per machine: the object is cached): optimized code runs 1.3-3x faster, and quick code's
+# speed varies from run to run (transpose at 262,144 threads: 134-331 M/s quick, 421-428 M/s optimized)
+OPTIMIZE_AFTER = 1 << 24
 # a call costs some microseconds: one lone arithmetic instruction is worth it only for this many threads
 LONE_THREADS = 2048
 SPLIT_ENTRIES = 1024  # threads from which a call's accesses go to the trace as one entry each
