@@ -11,7 +11,8 @@ launch size (threads launched):
 - under each engine (--engines: native, the default one, and numpy, the reference
   interpreter), a fresh process compiles, loads and runs the kernel with tracing on and
   reports thread-instructions per second, trace records and its peak memory (the results
-  are checked against the expected output; native code compiled by an earlier process);
+  are checked against the expected output; native code compiled by an earlier process;
+  the median of RUNS processes);
 - the whole `simulee check` process (race detection and barrier verdicts) is timed on that
   launch, IR and native caches warm, Python's bytecode cache on as on a user's machine;
 - when `oclgrind-kernel` is on PATH (Debian package oclgrind), so is Oclgrind
@@ -35,6 +36,7 @@ import math
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -174,7 +176,8 @@ def timed(command: list[str], engine: str | None = None) -> float:
 
 
 def whole_process(workload: Workload, threads: int, engine: str) -> float:
-    """Seconds for the whole `simulee check` process on the launch (IR and native caches warm)."""
+    """Seconds for the whole `simulee check` process on the launch (IR and native caches
+    warm; the median of RUNS)."""
     shape = workload.shape(threads)
     command = [sys.executable, "-m", "simulee", "check", str(workload.source), "-k", workload.kernel, "-q",
                "--grid", ",".join(map(str, shape.grid)), "--block", ",".join(map(str, shape.block))]
@@ -182,7 +185,7 @@ def whole_process(workload: Workload, threads: int, engine: str) -> float:
         command += ["--buffer", f"{a.name}={a.dtype}:{a.count}:{a.fill}"] if isinstance(a, Buffer) \
             else ["--arg", f"{a.name}={a.value}"]
     timed(command, engine)  # fills the IR cache (and the native code's)
-    return timed(command, engine)
+    return statistics.median(timed(command, engine) for _ in range(RUNS))
 
 
 def oclgrind(workload: Workload, threads: int) -> float | None:
@@ -251,12 +254,15 @@ def scheduler_steps(engine: str = "native") -> list[dict]:
 
 
 def row(workload: Workload, threads: int, engine: str, theirs: float | None) -> dict:
-    for _ in range(2 if engine == "native" else 1):  # the first native run compiles into the cache
+    runs = []
+    for number in range(RUNS + (engine == "native")):  # the first native run compiles into the cache
         output = subprocess.run([sys.executable, "-m", "benchmarks.throughput", "--one", workload.name, str(threads)],
                                 cwd=ROOT, capture_output=True, text=True, env=environment(engine))
         if output.returncode != 0:
             raise SystemExit(f"error: {workload.name} at {threads} threads: {output.stderr.strip().splitlines()[-1]}")
-    measured = json.loads(output.stdout)
+        if number or engine != "native":
+            runs.append(json.loads(output.stdout))
+    measured = sorted(runs, key=lambda run: run["seconds"])[len(runs) // 2]  # the median run
     check = whole_process(workload, threads, engine)
     return {"kernel": workload.name, "engine": engine, "threads": threads, **measured,
             "thread_instructions_per_second": round(measured["thread_instructions"] / measured["seconds"]),
@@ -266,6 +272,7 @@ def row(workload: Workload, threads: int, engine: str, theirs: float | None) -> 
 
 
 SIZES = "4096,65536,262144"
+RUNS = 3  # fresh processes per launch measured: the median (a native run's time varies up to 2x between processes)
 
 
 def main(argv: list[str] | None = None) -> int:
