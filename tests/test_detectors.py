@@ -106,3 +106,23 @@ def test_detect_on_the_command_line():
     wrong = simulee("check", str(KERNELS / BANKS), "--detect", "bank-conflicts")
     assert wrong.returncode == 2 and wrong.stderr.count("\n") == 1 and "expected detector names" in wrong.stderr
     assert "Traceback" not in wrong.stderr
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_write_checked_later_by_its_own_thread_is_found_per_row_however_often_pairs_repeat_it(seed):
+    """race._checked_later (a lane that reads its word again to decide a branch checks what
+    its write left): each row's answer is a check by the same thread, on the same unit, in
+    the same epoch at a later step, for rows given in any order and any number of times."""
+    from simulee.detect.race import READ, _checked_later
+
+    rng = np.random.default_rng(seed)
+    n = 400
+    c = {"unit": rng.integers(0, 4, n) * 8, "block": rng.integers(0, 2, n), "thread": rng.integers(0, 3, n),
+         "epoch": rng.integers(0, 2, n), "step": rng.integers(0, 50, n), "decides": rng.random(n) < 0.3,
+         "action": np.where(rng.random(n) < 0.5, READ, READ + 1)}
+    rows = rng.integers(0, n, 3 * n)
+    key = lambda r: (c["unit"][r], c["block"][r], c["thread"][r], c["epoch"][r])
+    checks = [q for q in range(n) if c["decides"][q] and c["action"][q] == READ]
+    expected = [any(key(q) == key(r) and c["step"][q] > c["step"][r] for q in checks) for r in rows]
+    assert _checked_later(c, rows).tolist() == expected
+    assert any(expected) and not all(expected)

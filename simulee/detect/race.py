@@ -173,13 +173,15 @@ def _conflict_possible(c, rows, starts: np.ndarray, column: str) -> np.ndarray:
     return plain_write | (strong_write & plain)
 
 
-def _partition(c, rows, keys) -> tuple[np.ndarray, np.ndarray]:
-    """Rows sorted by the partition keys, and each row's partition number."""
-    columns = [c[k][rows] for k in keys]
-    rows = rows[_order(columns)]
+def _partition(c, rows, keys, of=None) -> tuple[np.ndarray, np.ndarray]:
+    """Rows sorted by the partition keys, and each row's partition number. `of` maps
+    `rows` to the model's rows whose keys they take (default: they are the model's rows)."""
+    model_rows = rows if of is None else of[rows]
+    order = _order([c[k][model_rows] for k in keys])
+    rows, model_rows = rows[order], model_rows[order]
     change = np.zeros(len(rows), dtype=bool)
     for k in keys:
-        values = c[k][rows]
+        values = c[k][model_rows]
         change[1:] |= values[1:] != values[:-1]
     return rows, np.cumsum(change)
 
@@ -282,7 +284,8 @@ def _lockstep_race(c, a, b) -> np.ndarray:
     plain access and an atomic (whatever the model: an atomic of a warp runs lane by lane)."""
     both_write = (c["action"][a] != READ) & (c["action"][b] != READ)
     same_step = c["step"][a] == c["step"][b]
-    both_write &= ~(_checked_later(c, a) & _checked_later(c, b))
+    checked = _checked_later(c, np.r_[a, b])
+    both_write &= ~(checked[: len(a)] & checked[len(a):])
     lane_a, lane_b = c["lane"][a].astype(np.uint32), c["lane"][b].astype(np.uint32)
     apart = (((c["active"][a] >> lane_b) & 1) == 0) & (((c["active"][b] >> lane_a) & 1) == 0)
     return np.where(same_step, both_write, apart) | (c["atomic"][a] != c["atomic"][b])
@@ -294,13 +297,18 @@ def _checked_later(c, rows) -> np.ndarray:
     checks = np.flatnonzero(c["decides"] & (c["action"] == READ))
     if len(checks) == 0 or len(rows) == 0:
         return np.zeros(len(rows), dtype=bool)
-    both = np.r_[checks, rows]
-    keys = np.stack([c[k][both].astype(np.int64) for k in ("unit", "block", "thread", "epoch")], axis=1)
-    _, place = np.unique(keys, axis=0, return_inverse=True)
-    place = place.reshape(-1)
+    wanted = np.zeros(len(c["step"]), dtype=bool)  # each row once, however many pairs it is in
+    wanted[rows] = True
+    distinct = np.flatnonzero(wanted)
+    both = np.r_[checks, distinct]
+    order, place = _partition(c, np.arange(len(both)), ("unit", "block", "thread", "epoch"), both)
+    at = np.empty(len(both), dtype=np.int64)
+    at[order] = place
     latest = np.full(int(place.max()) + 1, -1, dtype=np.int64)  # per (unit, thread, epoch): its last check
-    np.maximum.at(latest, place[: len(checks)], c["step"][checks].astype(np.int64))
-    return latest[place[len(checks):]] > c["step"][rows]
+    np.maximum.at(latest, at[: len(checks)], c["step"][checks].astype(np.int64))
+    later = np.zeros(len(c["step"]), dtype=bool)
+    later[distinct] = latest[at[len(checks):]] > c["step"][distinct]
+    return later[rows]
 
 
 def _racing(c, a, b, pair_part, scope) -> Pairs:
