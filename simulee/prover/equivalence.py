@@ -55,6 +55,7 @@ from simulee.prover.solve import (ASSUMPTIONS, Effort, Fixed, _fresh_context, _s
                                   prove_kernel, unread_axes)
 
 QUERY_MILLISECONDS = 30000  # per output buffer: past it, not proved
+OUT_OF_EFFORT = "the proof ran out of its effort (z3's units)"
 MAX_INSTANCES = 400  # threads the encoding may instantiate (each read of written memory chooses its writers)
 SAME_FLOATS = "a floating-point operation gives the same result on the same operands"
 RACE_FREE = "both versions are race-free (proved for every launch)"
@@ -326,12 +327,12 @@ class _Encoding:
         if left <= 0:
             raise NotModeled("the proof ran out of time")
         if self.effort is not None and self.effort.left <= 0:
-            raise NotModeled("the proof ran out of its effort")
+            raise NotModeled(OUT_OF_EFFORT)
         solver = self.solver(left, *question)
         outcome = self._check(solver)
         if outcome == z3.unknown:
             if self.effort is not None and solver.reason_unknown() in ("canceled", "max. resource limit exceeded"):
-                raise NotModeled("the proof ran out of its effort (z3's units)")
+                raise NotModeled(OUT_OF_EFFORT)
             raise NotModeled(f"the solver could not decide it ({solver.reason_unknown()})")
         if outcome == z3.unsat:
             return None
