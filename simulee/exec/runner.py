@@ -231,7 +231,12 @@ def _ended_by_signals():
         raise SystemExit(128 + number)
 
     before = {number: signal.signal(number, leave) for number in (signal.SIGTERM, signal.SIGHUP)}
-    return lambda: [signal.signal(number, handler) for number, handler in before.items()]
+
+    def restore():
+        for number, handler in before.items():
+            signal.signal(number, handler)
+
+    return restore
 
 
 class _Checker:
