@@ -395,8 +395,6 @@ def test_a_proof_bounded_in_z3s_units_decides_the_same_on_any_machine_and_stops_
     half = Effort(spent[0] // 2, spent[0] // 2)
     short = prove_pair(f"{LOOPS}:reverse_direct", f"{LOOPS}:reverse_staged", given, half)
     assert short.verdict == "unknown" and short.reason.endswith("ran out of its effort (z3's units)"), short.reason
-    shifted = prove_pair(f"{LOOPS}:reverse_direct", f"{LOOPS}:reverse_staged_shifted", given, Effort(10**12, 10**12))
-    assert shifted.verdict == "differ"
 
 
 @pytest.mark.parametrize("kernel, reason", [
