@@ -174,7 +174,7 @@ def _run(executable: Path, arguments: list[str], device: Device, timeout: float)
                        SIMULEE_EXEC_ARENA_BYTES=str(len(device.arena)))
     try:
         process = subprocess.Popen([str(executable), *arguments], pass_fds=(theirs.fileno(),), env=environment,
-                                   start_new_session=True, preexec_fn=_die_with_parent)
+                                   start_new_session=True, preexec_fn=_die_with_parent())
     except OSError as error:
         raise SimuleeError(f"cannot run the program: {error}") from None
     theirs.close()
@@ -210,15 +210,18 @@ def _kill(process: subprocess.Popen) -> None:
         pass
 
 
-def _die_with_parent() -> None:
-    """In the program's process before it starts: Linux kills it when Simulee dies, however
-    Simulee dies (a program that never ends must not outlive the run that started it)."""
+def _die_with_parent():
+    """What the program's process runs before it starts so that Linux kills it when Simulee
+    dies, however Simulee dies (a program that never ends must not outlive the run that
+    started it); None where there is no prctl. Looked up here, before the fork: the child
+    only calls it (an import after a fork may wait on a lock another thread held)."""
     try:
         import ctypes
 
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):
-        pass
+        return None
+    return lambda: prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def _ended_by_signals():
