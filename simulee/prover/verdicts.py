@@ -92,8 +92,9 @@ def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Se
 def _prove_removals(program: Program, kernel: KernelInfo, check: KernelCheck, fixed: Fixed, deadline: float) -> None:
     """Prove each redundant barrier whose removal was checked removable for every launch
     (prover.equivalence: the kernel without it leaves the same outputs), each within
-    REMOVAL_EFFORT of z3's units (the same verdict under any load); a removal the solver
-    finds a difference of, shown in the interpreter, makes the barrier needed."""
+    REMOVAL_EFFORT of z3's units (the same verdict under any load) and before `deadline`;
+    a removal the solver finds a difference of, shown in the interpreter, makes the
+    barrier needed."""
     from simulee.checker.equivalence import Pair, without_barrier
     from simulee.prover.equivalence import prove_equivalent, replay
 
