@@ -1,6 +1,7 @@
 """Public verifier test suites run as a user would, with what each file states.
 
     python -m benchmarks.suites SUITE_DIR [--mode stated|search|both] [--jobs N] [--timeout S] [-o OUT.csv]
+                                [--check-options "OPTIONS"]
 
 For every .cu file under SUITE_DIR, runs `simulee check FILE --format json` in a process
 of its own:
@@ -13,6 +14,9 @@ of its own:
   using GPUVerify's annotations (`__requires`, `__invariant`, ...) gets
   `--gpuverify-annotations`, as its author would pass.
 - search: no launch given (the input search), same defines, annotations and warp options.
+
+--check-options adds options to every check (say "--population 20 --generations 20", to
+measure what a bigger search finds).
 
 What a file is expected to show: `//xfail:NOT_ALL_VERIFIED` (GPUVerify could not prove it
 race- and divergence-free) and Faial's `racy-*` a bug; `//pass` and Faial's `drf-*` none;
@@ -35,6 +39,7 @@ import csv
 import json
 import os
 import re
+import shlex
 import signal
 import statistics
 import subprocess
@@ -112,8 +117,8 @@ def reference_verdicts(suite: Path | None) -> dict[str, str]:
     return verdicts
 
 
-def command(path: Path, stated: Stated, mode: str) -> list[str]:
-    arguments = [sys.executable, "-m", "simulee", "check", str(path), "--format", "json", "-q"]
+def command(path: Path, stated: Stated, mode: str, extra: tuple[str, ...] = ()) -> list[str]:
+    arguments = [sys.executable, "-m", "simulee", "check", str(path), "--format", "json", "-q", *extra]
     arguments += [f"-D{define}" for define in stated.defines]
     if stated.gpuverify:
         arguments.append("--gpuverify-annotations")
@@ -126,11 +131,12 @@ def command(path: Path, stated: Stated, mode: str) -> list[str]:
     return arguments
 
 
-def run(path: Path, suite: Path, mode: str, timeout: float, reference: dict[str, str]) -> dict:
-    """One file in one mode: its row."""
+def run(path: Path, suite: Path, mode: str, timeout: float, reference: dict[str, str],
+        extra: tuple[str, ...] = ()) -> dict:
+    """One file in one mode (`extra`: options added to the check): its row."""
     stated = Stated.read(path, suite, reference)
     start = time.perf_counter()
-    process = subprocess.Popen(command(path, stated, mode), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    process = subprocess.Popen(command(path, stated, mode, extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, start_new_session=True)
     try:
         out, err = process.communicate(timeout=timeout)
@@ -208,7 +214,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per file and mode, default 300")
     parser.add_argument("--reference", type=Path, help="GPUVerify's testsuite/CUDA, for GPURepair's copies of it")
     parser.add_argument("-o", "--output", type=Path, help="write one row per file and mode here (CSV)")
+    parser.add_argument("--check-options", default="", metavar="OPTIONS",
+                        help="options added to every `simulee check`, in one quoted argument")
     args = parser.parse_args(argv)
+    extra = tuple(shlex.split(args.check_options))
     files = sorted(args.suite.rglob("*.cu"))
     if not files:
         print(f"benchmarks.suites: error: no .cu files under {args.suite}", file=sys.stderr)
@@ -217,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     modes = ("stated", "search") if args.mode == "both" else (args.mode,)
     jobs = [(path, mode) for mode in modes for path in files]
     with ThreadPoolExecutor(args.jobs) as pool:
-        rows = list(pool.map(lambda job: run(job[0], args.suite, job[1], args.timeout, reference), jobs))
+        rows = list(pool.map(lambda job: run(job[0], args.suite, job[1], args.timeout, reference, extra), jobs))
     if args.output:
         with open(args.output, "w", newline="") as handle:
             writer = csv.DictWriter(handle, fieldnames=COLUMNS, lineterminator="\n")

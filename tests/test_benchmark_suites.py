@@ -55,3 +55,17 @@ def test_a_suite_is_run_with_what_each_file_states(tmp_path):
     assert "stated: 5 files, 1 errors, 2/3 bugs detected (+1 as warnings for some buffer contents), 0/1 false " \
            "alarms on clean files" in done.stdout
     assert "missed: racy-contents.cu (a warning: for some buffer contents)" in done.stdout
+
+
+def test_options_given_for_every_check_reach_every_check(tmp_path):
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "racy-faial.cu").write_text("__global__ void k(int *a) { a[0] = threadIdx.x; }\n")
+    done = subprocess.run([sys.executable, "-m", "benchmarks.suites", suite, "--mode", "search", "--check-options",
+                           "--population 0", "-o", tmp_path / "rows.csv"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert done.returncode == 0, done.stderr
+    with open(tmp_path / "rows.csv", newline="") as handle:
+        (row,) = csv.DictReader(handle)
+    assert (row["outcome"], row["exit"]) == ("error", "2")
+    assert "--population" in row["reason"]
