@@ -126,3 +126,18 @@ def test_a_write_checked_later_by_its_own_thread_is_found_per_row_however_often_
     expected = [any(key(q) == key(r) and c["step"][q] > c["step"][r] for q in checks) for r in rows]
     assert _checked_later(c, rows).tolist() == expected
     assert any(expected) and not all(expected)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_pairs_of_different_agents_are_every_such_pair_in_order(seed):
+    """race._pairs_of_agents: every pair of positions i < j of one partition whose agents
+    differ, ordered by (i, j), however unevenly the agents fill the partitions."""
+    from simulee.detect.race import _pairs_of_agents
+
+    rng = np.random.default_rng(seed)
+    part = np.sort(rng.integers(0, 6, 300))
+    agents = np.where(rng.random(300) < 0.7, 0, rng.integers(0, 5, 300))  # one agent fills most
+    expected = [(i, j) for i in range(300) for j in range(i + 1, 300)
+                if part[i] == part[j] and agents[i] != agents[j]]
+    i, j = _pairs_of_agents(part, agents)
+    assert list(zip(i.tolist(), j.tolist())) == expected and expected

@@ -335,15 +335,36 @@ def _conflicting_pairs(c, rows, keys, agent) -> tuple[np.ndarray, np.ndarray, np
     first_of_part = np.repeat(starts, sizes)
     index = first_of_part + (np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes))
     rows, part = rows[index], part[index]
-    lengths = np.repeat(sizes, sizes) - (np.arange(len(rows)) - np.repeat(np.cumsum(sizes) - sizes, sizes)) - 1
-    i = np.repeat(np.arange(len(rows)), lengths)
-    j = i + 1 + (np.arange(len(i)) - np.repeat(np.cumsum(lengths) - lengths, lengths))
+    i, j = _pairs_of_agents(part, c[agent][rows])
     a, b = rows[i], rows[j]
     action_a, action_b = c["action"][a], c["action"][b]
     strong_ = c[_strength(agent)]
     conflict = ((action_a != READ) | (action_b != READ)) & ~(strong_[a] & strong_[b]) \
         & ((c["mask"][a] & c["mask"][b]) != 0) & (c[agent][a] != c[agent][b])
     return a[conflict], b[conflict], part[i][conflict]
+
+
+def _pairs_of_agents(part: np.ndarray, agents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair of positions i < j of one partition (`part`, ascending) whose agents
+    differ, ordered by (i, j). Enumerated between agents' groups, so that a partition one
+    agent fills costs its pairs with the others, not its size squared."""
+    count = len(part)
+    if count < 2:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    order = _order([part, agents])  # by partition, then agent, then position (stable)
+    sorted_part, sorted_agent = part[order], agents[order]
+    new_part = np.r_[True, sorted_part[1:] != sorted_part[:-1]]
+    new_group = new_part | np.r_[True, sorted_agent[1:] != sorted_agent[:-1]]
+    positions = np.arange(count)
+    group_end = np.r_[np.flatnonzero(new_group)[1:], count][np.cumsum(new_group) - 1]
+    part_end = np.r_[np.flatnonzero(new_part)[1:], count][np.cumsum(new_part) - 1]
+    lengths = part_end - group_end  # each sorted position pairs with the later agents' groups of its partition
+    k = np.repeat(positions, lengths)
+    m = np.repeat(group_end, lengths) + (np.arange(len(k)) - np.repeat(np.cumsum(lengths) - lengths, lengths))
+    first, second = order[k], order[m]
+    i, j = np.minimum(first, second), np.maximum(first, second)
+    ranked = np.argsort(i * count + j, kind="stable")
+    return i[ranked], j[ranked]
 
 
 def _collective_between(c, a, b, model: MemoryAccessModel) -> np.ndarray:
