@@ -203,7 +203,7 @@ class CompiledFunction:
         self.constants: dict[int, object] = {}
         self.phis = [[] for _ in decoded.blocks]
         self.block_first = [block.start for block in decoded.blocks]
-        self.block_visits = [0] * len(decoded.blocks)
+        self.block_visits = np.zeros(len(decoded.blocks), dtype=np.int64)  # per block: edges into it taken
         position = {block: index for index, block in enumerate(decoded.rpo)}
         unreachable = len(decoded.blocks)
         order = sorted(range(count), key=lambda pc: (position.get(decoded.ops[pc].block, unreachable), pc))
@@ -248,7 +248,7 @@ class Compiler:
         self.accesses.start(launch)
         self.shared_segment_bytes = self.placement.shared_bytes
         for function in self.functions.values():
-            function.block_visits = [0] * len(function.block_visits)
+            function.block_visits = np.zeros(len(function.block_visits), dtype=np.int64)
         if self.addresses is None:
             self.addresses = dict(self.placement.addresses)
         return self.addresses == self.placement.addresses

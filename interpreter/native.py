@@ -36,9 +36,20 @@ import numpy as np
 
 from interpreter import taint
 from interpreter.mathlib import base_name
+from interpreter.native_ir import (
+    BITS_OF_FLOAT, COLUMNS, COLUMN_PLACES, CONTEXT_WORDS, C_ACTIVE, C_ACTIVE_COL, C_BASES, C_BLOCK, C_BX, C_CHANGED,
+    C_CTAID_X, C_CTAID_Y, C_CTAID_Z, C_EPOCH, C_EPOCH_COL, C_FIRST_BLOCK, C_GX, C_LIMITS, C_LOCAL, C_LOCAL_BYTES,
+    C_OFFSET, C_REGION, C_REGIONS, C_SHARED, C_SHARED_BYTES, C_SPACE, C_THREAD, C_THREADS, C_TID, C_TID_X, C_TID_Y,
+    C_TID_Z, C_TOUCHED, C_TPB, C_VALUE, C_WARP_SYNC, C_WARP_SYNC_COL, C_WAVE_BLOCK, C_WRITABLE, DTYPES, FLOATS, SIZES,
+    Writer, literal, llvm_type, storage,
+)
+from interpreter.native_flow import (
+    FLOW_SIGNATURE, IO_BOUND, IO_BUDGET, IO_COLUMNS, IO_EDGES, IO_LOG, IO_LOG_ROOM, IO_LOGGED, IO_LOGGING, IO_PC,
+    IO_READS, IO_RECORDS, IO_ROOM, IO_STEPS, IO_TAKEN, IO_TRIPS, IO_VISITS, IO_WORDS, IO_WRITES, Flow,
+)
 from interpreter.memory import CONSTANT, GLOBAL, LOCAL, OFFSET_MASK, REGION_MASK, REGION_SHIFT, SHARED, SPACE_SHIFT
 from interpreter.trace import ATOMIC, READ, WRITE
-from interpreter.types import FloatType, IntType, PointerType
+from interpreter.types import FloatType, IntType
 from interpreter.values import WINDOWED_SPACES
 from interpreter.vocabulary import CAST_OPCODES, DIVISION, FLOAT_BINARY, SPECIAL_REGISTER, WRAPPING_BINARY, access_sync
 
@@ -53,14 +64,8 @@ OPTIMIZE_AFTER = 1 << 24
 # a call costs some microseconds: one lone arithmetic instruction is worth it only for this many threads
 LONE_THREADS = 2048
 SPLIT_ENTRIES = 1024  # threads from which a call's accesses go to the trace as one entry each
+FLOW_RECORDS = 1 << 16  # trace records a flow call may write (more when its first run needs more)
 
-# the context array the generated code reads (int64 words)
-(C_SHARED, C_SHARED_BYTES, C_LOCAL, C_LOCAL_BYTES, C_TPB, C_FIRST_BLOCK, C_REGIONS, C_BASES, C_LIMITS,
- C_WRITABLE, C_TOUCHED, C_EPOCH, C_WARP_SYNC, C_ACTIVE, C_THREADS,
- C_SPACE, C_REGION, C_OFFSET, C_BLOCK, C_THREAD, C_EPOCH_COL, C_ACTIVE_COL, C_WARP_SYNC_COL, C_VALUE,
- C_BX, C_BY, C_BZ, C_GX, C_GY, C_GZ,
- C_WAVE_BLOCK, C_TID, C_TID_X, C_TID_Y, C_TID_Z, C_CTAID_X, C_CTAID_Y, C_CTAID_Z, C_CHANGED) = range(39)
-CONTEXT_WORDS = 39
 # per thread of the wave, precomputed once a wave (no division in the generated code): its block in
 # the wave, its linear index in the block, and its thread and block coordinates
 _WAVE_ARRAYS = ((C_WAVE_BLOCK, np.int64), (C_TID, np.int64), (C_TID_X, np.int32), (C_TID_Y, np.int32),
@@ -82,30 +87,6 @@ def default_engine() -> str:
 
 # ---------------------------------------------------------------------------- types
 
-_INT_WIDTHS = (1, 8, 16, 32, 64)
-_FLOATS = {"float": "float", "double": "double"}
-_DTYPES = {"i1": np.dtype(np.bool_), "i8": np.dtype(np.int8), "i16": np.dtype(np.int16), "i32": np.dtype(np.int32),
-           "i64": np.dtype(np.int64), "float": np.dtype(np.float32), "double": np.dtype(np.float64)}
-_SIZES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "float": 4, "double": 8}
-_BITS_OF_FLOAT = {"float": "i32", "double": "i64"}
-
-
-def _llvm_type(ty) -> str | None:
-    """The LLVM type a scalar value computes in (pointers are tagged int64), or None."""
-    if isinstance(ty, IntType):
-        return f"i{ty.bits}" if ty.bits in _INT_WIDTHS else None
-    if isinstance(ty, FloatType):
-        return _FLOATS.get(ty.name)
-    if isinstance(ty, PointerType):
-        return "i64"
-    return None
-
-
-def _storage(llvm_type: str) -> str:
-    """The type a register element is stored as (NumPy's bool is a byte)."""
-    return "i8" if llvm_type == "i1" else llvm_type
-
-
 # ---------------------------------------------------------------------------- which instructions
 
 _MATH = {"llvm.smax": "smax", "llvm.smin": "smin", "llvm.umax": "umax", "llvm.umin": "umin", "llvm.abs": "abs",
@@ -126,14 +107,14 @@ def _no_op(callee: str) -> bool:
 
 def native_op(function, op, layout) -> bool:
     """Whether the native engine runs this plain instruction with the NumPy path's semantics."""
-    if op.result >= 0 and _llvm_type(op.type) is None:
+    if op.result >= 0 and llvm_type(op.type) is None:
         return False
     constants = function.constants
     for slot in op.args:
         value = constants.get(slot)
         if value is not None and not np.isscalar(value) and not (isinstance(value, np.ndarray) and value.ndim == 0):
             return False
-        if _llvm_type(function.slot_types[slot]) is None and op.opcode != "getelementptr":
+        if llvm_type(function.slot_types[slot]) is None and op.opcode != "getelementptr":
             return False
     opcode = op.opcode
     if opcode in WRAPPING_BINARY:
@@ -141,20 +122,20 @@ def native_op(function, op, layout) -> bool:
     if opcode in DIVISION:  # a lane dividing by zero faults: left to the NumPy path
         return isinstance(op.type, IntType) and op.type.bits > 1
     if opcode in FLOAT_BINARY or opcode == "fneg":
-        return op.type.name in _FLOATS if isinstance(op.type, FloatType) else False
+        return op.type.name in FLOATS if isinstance(op.type, FloatType) else False
     if opcode in ("icmp", "fcmp", "select", "freeze"):
-        return all(_llvm_type(function.slot_types[a]) is not None for a in op.args)
+        return all(llvm_type(function.slot_types[a]) is not None for a in op.args)
     if opcode in CAST_OPCODES:
         if opcode in ("fptosi", "fptoui") and op.type.bits == 1:
             return False
-        return opcode != "bitcast" or _SIZES.get(_llvm_type(op.arg_types[0]), 0) == _SIZES.get(_llvm_type(op.type))
+        return opcode != "bitcast" or SIZES.get(llvm_type(op.arg_types[0]), 0) == SIZES.get(llvm_type(op.type))
     if opcode == "getelementptr":
         return _gep_plan(function, op, layout) is not None
     if opcode in ("load", "store"):
         ty = op.type if opcode == "load" else op.arg_types[0]
-        return _llvm_type(ty) is not None and access_sync(opcode, op.extra) == 0
+        return llvm_type(ty) is not None and access_sync(opcode, op.extra) == 0
     if opcode == "atomicrmw":
-        operation, ty = op.extra.get("operation"), _llvm_type(op.type)
+        operation, ty = op.extra.get("operation"), llvm_type(op.type)
         return ty in ("i32", "i64") and operation in _INTEGER_ATOMICS or \
             ty in ("float", "double") and operation == "fadd"
     if opcode == "call":
@@ -165,7 +146,7 @@ def native_op(function, op, layout) -> bool:
             return op.result < 0
         kind = _MATH.get(base_name(callee))
         if kind == "fma":
-            return _llvm_type(op.type) == "float"
+            return llvm_type(op.type) == "float"
         return kind is not None and isinstance(op.type, IntType) and op.type.bits > 1
     return False
 
@@ -181,7 +162,7 @@ def _gep_plan(function, op, layout):
     constant_offset, indices = gep_plan(function, op, layout)
     variable = []
     for slot, scale, bound in indices:
-        index_type = _llvm_type(function.slot_types[slot])
+        index_type = llvm_type(function.slot_types[slot])
         if index_type is None or not index_type.startswith("i"):
             return None
         variable.append((slot, scale, bound, index_type == "i1"))
@@ -191,38 +172,6 @@ def _gep_plan(function, op, layout):
 # ---------------------------------------------------------------------------- code generation
 
 
-def _literal(value, llvm_type: str) -> str:
-    if llvm_type in ("float", "double"):
-        number = float(np.float32(value)) if llvm_type == "float" else float(value)
-        return "0x%016X" % np.array(number, dtype=np.float64).view(np.uint64)
-    if llvm_type == "i1":
-        return "true" if int(value) & 1 else "false"
-    return str(int(value))
-
-
-class _Writer:
-    """LLVM IR text of one run's function."""
-
-    def __init__(self):
-        self.lines: list[str] = []
-        self.count = 0
-
-    def tmp(self) -> str:
-        self.count += 1
-        return f"%t{self.count}"
-
-    def __call__(self, text: str) -> str:
-        name = self.tmp()
-        self.lines.append(f"  {name} = {text}")
-        return name
-
-    def do(self, text: str) -> None:
-        self.lines.append(f"  {text}")
-
-    def label(self, name: str) -> None:
-        self.lines.append(f"{name}:")
-
-
 _WRITING = ("store", "atomicrmw")  # instructions that run as a stage of their own
 
 
@@ -230,34 +179,36 @@ class Run:
     """The native code of one run: instructions `pcs` of a function, and how each uses the
     frame's registers."""
 
-    def __init__(self, function, pcs: list[int], layout, op_ids):
+    def __init__(self, function, pcs: list[int], layout, op_ids, position: dict[int, int]):
         self.function, self.pcs = function, pcs
         self.layout = layout
-        self.slots: list[int] = []  # registers the code reaches, by position in the regs table
-        self.position: dict[int, int] = {}
+        self.slots: list[int] = []  # registers the code reaches
+        self.position = position  # slot -> its place in the function's table of register addresses
         self.outputs: list[int] = []  # per instruction, its result slot (-1: none)
         self.memory = [False] * len(pcs)  # per instruction: whether it records one access per thread
         self.kinds, self.sizes, self.op_ids, self.syncs = ([0] * len(pcs) for _ in range(4))
+        seen = set()
         for index, pc in enumerate(pcs):
             op = function.decoded.ops[pc]
             self.outputs.append(op.result)
             for slot in (*op.args, op.result):
-                if slot >= 0 and slot not in function.constants and slot not in self.position:
-                    self.position[slot] = len(self.slots)
+                if slot >= 0 and slot not in function.constants and slot not in seen:
+                    position.setdefault(slot, len(position))
+                    seen.add(slot)
                     self.slots.append(slot)
             if op.opcode in ("load", "store", "atomicrmw"):
                 self.memory[index] = True
                 self.kinds[index] = {"load": READ, "store": WRITE, "atomicrmw": ATOMIC}[op.opcode]
-                self.sizes[index] = _SIZES[_llvm_type(op.arg_types[0] if op.opcode == "store" else op.type)]
+                self.sizes[index] = SIZES[llvm_type(op.arg_types[0] if op.opcode == "store" else op.type)]
                 self.op_ids[index] = op_ids[pc]
                 self.syncs[index] = access_sync(op.opcode, op.extra)
         self.name = f"RUN_{pcs[0]}"
         self.atomic = ATOMIC in self.kinds
         # per access instruction, its place among the run's accesses (its records' part of the columns)
         self.ordinal = {index: place for place, index in enumerate(i for i in range(len(pcs)) if self.memory[i])}
-        self.types = [_llvm_type(function.slot_types[s]) or "i64" for s in self.slots]
-        self.dtypes = {slot: _DTYPES[ty] for slot, ty in zip(self.slots, self.types)}
-        self.table = np.zeros(len(self.slots), dtype=np.uint64)  # per call: the registers' addresses
+        self.types = [llvm_type(function.slot_types[s]) or "i64" for s in self.slots]
+        self.dtypes = {slot: DTYPES[ty] for slot, ty in zip(self.slots, self.types)}
+        self.table = None  # per call: the registers' addresses (the function's table, shared by its runs)
         self._inputs: dict[int, list] = {}
         self._results: dict[tuple[int, int], list] = {}
         self._accesses: dict[tuple[int, int], list] = {}
@@ -311,14 +262,14 @@ class Run:
         return bounds
 
     def ir(self) -> str:
-        w = self.w = _Writer()
+        w = self.w = Writer()
         count = len(self.pcs)
         w.lines.append(f"define i64 @{self.name}(i64 %start, i64 %stop, i64 %n, ptr noalias %rows, ptr noalias %regs, "
                        f"ptr noalias %ctx) {{")
         w.label("entry")
         self.base = {}
-        for position, slot in enumerate(self.slots):
-            cell = w(f"getelementptr ptr, ptr %regs, i64 {position}")
+        for slot in self.slots:
+            cell = w(f"getelementptr ptr, ptr %regs, i64 {self.position[slot]}")
             self.base[slot] = w(f"load ptr, ptr {cell}")
         self.context = {}
         for word in range(CONTEXT_WORDS):
@@ -377,27 +328,27 @@ class Run:
         w.label(f"{label}.skip")
         previous = None
         if op.result >= 0:  # run before the call (or never used): the register holds it
-            ty = _llvm_type(op.type)
+            ty = llvm_type(op.type)
             previous = self._load_register(op.result, row, ty)
         w.do(f"br label %{label}.after")
         w.label(f"{label}.do")
         self.current = index
         value = self._compute(index, op, row, i)
         if op.result >= 0:
-            self._write(op.result, row, value, _llvm_type(op.type))
+            self._write(op.result, row, value, llvm_type(op.type))
         done_block = f"{label}.done"
         w.do(f"br label %{done_block}")
         w.label(done_block)
         w.do(f"br label %{label}.after")
         w.label(f"{label}.after")
         if op.result >= 0:
-            ty = _llvm_type(op.type)
+            ty = llvm_type(op.type)
             self.values[op.result] = w(f"phi {ty} [ {previous}, %{label}.skip ], [ {value}, %{done_block} ]")
 
     def _load_register(self, slot: int, row: str, ty: str) -> str:
         w = self.w
-        cell = w(f"getelementptr {_storage(ty)}, ptr {self.base[slot]}, i64 {row}")
-        value = w(f"load {_storage(ty)}, ptr {cell}")
+        cell = w(f"getelementptr {storage(ty)}, ptr {self.base[slot]}, i64 {row}")
+        value = w(f"load {storage(ty)}, ptr {cell}")
         return w(f"trunc i8 {value} to i1") if ty == "i1" else value
 
     def _loop(self, label: str, limit0: str | None = None):
@@ -431,10 +382,10 @@ class Run:
 
     def _read(self, slot: int, row: str) -> tuple[str, str]:
         """(value, LLVM type) of operand `slot` at `row`."""
-        ty = _llvm_type(self.function.slot_types[slot]) or "i64"
+        ty = llvm_type(self.function.slot_types[slot]) or "i64"
         constant = self.function.constants.get(slot)
         if constant is not None:
-            return _literal(constant, ty), ty
+            return literal(constant, ty), ty
         known = self.values.get(slot)
         if known is not None:
             return known, ty
@@ -445,8 +396,8 @@ class Run:
         w = self.w
         if ty == "i1":
             value = w(f"zext i1 {value} to i8")
-        cell = w(f"getelementptr {_storage(ty)}, ptr {self.base[slot]}, i64 {row}")
-        w.do(f"store {_storage(ty)} {value}, ptr {cell}")
+        cell = w(f"getelementptr {storage(ty)}, ptr {self.base[slot]}, i64 {row}")
+        w.do(f"store {storage(ty)} {value}, ptr {cell}")
 
     def _abort(self, index: int, condition: str, label: str) -> None:
         """Stop instruction `index` for this thread when `condition` holds: in a stage the
@@ -518,7 +469,7 @@ class Run:
     def _cast(self, op, row: str) -> str:
         w = self.w
         value, source = self._read(op.args[0], row)
-        target = _llvm_type(op.type)
+        target = llvm_type(op.type)
         opcode = op.opcode
         if opcode == "bitcast":
             return value if source == target else w(f"bitcast {source} {value} to {target}")
@@ -572,7 +523,7 @@ class Run:
         if _no_op(callee):  # lifetimes, debug values, hints: nothing to do, as for the NumPy path
             return ""
         kind = _MATH[base_name(callee)]
-        ty = _llvm_type(op.type)
+        ty = llvm_type(op.type)
         args = [self._read(slot, row) for slot in op.args]
         if kind == "fma":  # as the math library: through double, rounded to float once more
             wide = [w(f"fpext float {v} to double") for v, _ in args[:3]]
@@ -704,13 +655,13 @@ class Run:
 
     def _load(self, index: int, op, row: str, i: str) -> str:
         w = self.w
-        ty = _llvm_type(op.type)
+        ty = llvm_type(op.type)
         address, _ = self._read(op.args[0], row)
-        size = _SIZES[ty]
+        size = SIZES[ty]
         align = op.extra.get("align") or self.layout.align(op.type)
         located = self._locate(index, address, size, align, False, row, f"L{index}.m")
         self._trace(index, i, located, None)
-        value = w(f"load {_storage(ty)}, ptr {located[0]}, align 1")
+        value = w(f"load {storage(ty)}, ptr {located[0]}, align 1")
         return w(f"icmp ne i8 {value}, 0") if ty == "i1" else value
 
     def _store(self, index: int, op, label: str) -> None:
@@ -726,8 +677,8 @@ class Run:
         w.label(f"{label}.go")
         atomic = op.opcode == "atomicrmw"
         pointer_slot, value_slot = (op.args[0], op.args[1]) if atomic else (op.args[1], op.args[0])
-        ty = _llvm_type(op.type if atomic else op.arg_types[0])
-        size = _SIZES[ty]
+        ty = llvm_type(op.type if atomic else op.arg_types[0])
+        size = SIZES[ty]
         align = op.extra.get("align") or self.layout.align(op.type if atomic else op.arg_types[0])
         check = f"{label}.c"
         i, row = self._loop(check)
@@ -750,7 +701,7 @@ class Run:
             flag = w(f"getelementptr i64, ptr {self.pointers[C_CHANGED]}, i64 {self.ordinal[index]}")
             before = w(f"load i64, ptr {flag}")
             w.do(f"store i64 {w(f'select i1 {changed}, i64 1, i64 {before}')}, ptr {flag}")
-        w.do(f"store {_storage(ty)} {stored}, ptr {located[0]}, align 1")
+        w.do(f"store {storage(ty)} {stored}, ptr {located[0]}, align 1")
         self._close(write)
 
     def _bits(self, value: str, ty: str) -> str:
@@ -758,8 +709,8 @@ class Run:
         w = self.w
         if ty == "i1":
             return w(f"zext i1 {value} to i64")
-        bits = w(f"bitcast {ty} {value} to {_BITS_OF_FLOAT[ty]}") if ty in _BITS_OF_FLOAT else value
-        width = _BITS_OF_FLOAT.get(ty, ty)
+        bits = w(f"bitcast {ty} {value} to {BITS_OF_FLOAT[ty]}") if ty in BITS_OF_FLOAT else value
+        width = BITS_OF_FLOAT.get(ty, ty)
         return bits if width == "i64" else w(f"zext {width} {bits} to i64")
 
     def _combine(self, operation: str, ty: str, old: str, value: str) -> str:
@@ -889,6 +840,10 @@ class Native:
     def __init__(self, execution):
         self.ex = execution
         self.tables: dict[int, list] = {}  # id of a compiled function -> per pc (run, index, entry) or None
+        self.flows: dict[int, Flow | None] = {}  # id of a compiled function -> its native loops
+        self.io = np.zeros(IO_WORDS, dtype=np.int64)
+        self._flow_columns: list[np.ndarray] = []
+        self._flow_log = np.zeros(0, dtype=np.int64)
         self.levels: dict[int, int] = {}  # id of a compiled function -> the optimization its code has
         self.unoptimized_work: dict[int, int] = {}  # id of a function -> thread-instructions its quick code ran
         self.context = np.zeros(CONTEXT_WORDS, dtype=np.int64)
@@ -901,6 +856,7 @@ class Native:
         self._segments = None
         self._addresses: dict[int, dict] = {}  # frame id -> slot -> (its array, the array's address)
         self.runs = self.instructions = 0  # native calls, and the instructions they completed
+        self.edges = 0  # branches native code took (native_flow)
         self.native_work = self.work = 0  # thread-instructions run natively, and by every launch
         self.tracking = self.small = 0  # launches that tracked taint, and that ended before native code ran
 
@@ -915,7 +871,7 @@ class Native:
         table = [None] * len(function.kinds)
         runs, current = [], []
         ops = function.decoded.ops
-        from interpreter.compiler import PLAIN
+        from interpreter.compiler import BRANCH, PLAIN
         for pc, op in enumerate(ops):
             ok = function.kinds[pc] == PLAIN and native_op(function, op, layout)
             if ok and current and ops[current[-1]].block == op.block and current[-1] == pc - 1:
@@ -926,18 +882,27 @@ class Native:
             current = [pc] if ok else []
         if current:
             runs.append(current)
-        compiled = [Run(function, pcs, layout, function.op_ids) for pcs in runs]
+        position: dict[int, int] = {}
+        compiled = [Run(function, pcs, layout, function.op_ids, position) for pcs in runs]
+        flow = Flow(function, compiled, position, BRANCH) if compiled else None
+        flow = flow if flow is not None and flow.body else None
         if compiled:
-            text = "\n\n".join(run.ir() for run in compiled)
+            text = "\n\n".join([run.ir() for run in compiled] + ([flow.ir()] if flow is not None else []))
             # quick to make first; optimized once the function has done much work, or when kept from before
             level = 2 if optimized or _compiled(text, 2) else 0
             self.levels[id(function)] = level
             prefix, engine = _compile(text, level)
+            shared = np.zeros(len(position), dtype=np.uint64)
             for run in compiled:
                 run.entry = _SIGNATURE(engine.get_function_address(prefix + run.name.removeprefix("RUN_")))
+                run.table = shared
                 for index, pc in enumerate(run.pcs):
                     table[pc] = (run, index)
+            if flow is not None:
+                flow.entry = FLOW_SIGNATURE(engine.get_function_address(prefix + "FLOW"))
+                flow.table = shared
         self.tables[id(function)] = table
+        self.flows[id(function)] = flow
         return table
 
     def _range(self, count: int) -> np.ndarray:
@@ -952,20 +917,27 @@ class Native:
             self._spare = np.zeros(count, dtype=np.int64)
         return self._spare
 
-    def run(self, frame, rows, pc: int, budget: int) -> int:
-        """Run at most `budget` instructions of the run at `pc` for rows of `frame`; returns
-        how many completed (the next is left to the NumPy path)."""
+    def run(self, frame, rows, pc: int, budget: int, bound: int = -1) -> tuple[int, int]:
+        """Run at most `budget` instructions from `pc` for rows of `frame`: (how many
+        completed, the pc of the next, left to the NumPy path or the scheduler). Where
+        the run ends in a flowing block (native_flow), the group goes on through branches
+        to blocks ranked at most `bound`."""
         run, start = self.tables[id(frame.function)][pc]
         ex = self.ex
         count = frame.count
         n = count if rows is None else len(rows)
+        flow = self.flows[id(frame.function)]
+        if flow is not None and not ex.tainting and flow.entry_block(run) is not None:
+            done = self._flow(flow, run, start, frame, rows, n, budget, bound)
+            if done is not None:
+                return done
         if start == len(run.pcs) - 1 and not run.memory[start] and n < LONE_THREADS:
-            return 0
+            return 0, pc
         stop = min(len(run.pcs), start + budget)
         if ex.tainting:  # accesses keep taint in shadow memory, which the NumPy path tends
             stop = next((index for index in range(start, stop) if run.memory[index]), stop)
             if stop == start or stop == start + 1 and n < LONE_THREADS:
-                return 0
+                return 0, pc
         recorder = ex.recorder
         accesses = run.accesses_from(start, stop)
         if recorder is not None and accesses and recorder.limit != float("inf"):
@@ -994,8 +966,8 @@ class Native:
         if recorder is not None and accesses:
             size = n * len(accesses)
             shift = run.ordinal[accesses[0]] * n  # the first access's records start each column
-            columns = [np.empty(size, dtype=dtype) for _, dtype in _COLUMNS]
-            for (word, itemsize), column in zip(_COLUMN_PLACES, columns):
+            columns = [np.empty(size, dtype=dtype) for _, dtype in COLUMNS]
+            for (word, itemsize), column in zip(COLUMN_PLACES, columns):
                 context[word] = _address(column) - shift * itemsize
             active = np.ascontiguousarray(
                 ex.compiler.accesses.active_masks(frame, rows, frame.thread_ids(rows)), dtype=np.uint32)
@@ -1017,28 +989,129 @@ class Native:
                 memory.reads += kind != WRITE
                 memory.version += kind == WRITE or kind == ATOMIC and bool(changed[run.ordinal[index]]) and \
                     self._changed(frame, rows, run, index)
-            touched = self._region_tables[3]
-            marked = np.flatnonzero(touched)
-            for number in marked.tolist():
-                region = memory.regions[number]
-                region.touched = max(region.touched, int(touched[number]))
-            touched[marked] = 0
+            self._touched(memory)
         if ex.tainting:  # each result depends on what its operands do, as taint.propagating gives it
             ops = frame.function.decoded.ops
             for index in range(start, reached):
-                pc = run.pcs[index]
-                taint.assign(frame.taint, run.outputs[index], rows, taint.operands(frame, ops[pc].args, rows, pc),
+                at = run.pcs[index]
+                taint.assign(frame.taint, run.outputs[index], rows, taint.operands(frame, ops[at].args, rows, at),
                              count)
+        self._count(frame.function, reached - start, n)
+        return reached - start, pc + reached - start
+
+    def _flow(self, flow, run, start: int, frame, rows, n: int, budget: int, bound: int):
+        """Run from `start` of `run` through the branches of its component (native_flow):
+        (instructions completed, the next pc), or None when the run does not fit whole in
+        the budget or the trace's room (the run alone then does what fits)."""
+        ex, function = self.ex, frame.function
+        block = function.op_block[run.pcs[0]]
+        accesses = len(run.accesses_from(start, len(run.pcs)))
+        recorder = ex.recorder
+        room = 0 if recorder is None else min(recorder.limit - recorder.count, max(FLOW_RECORDS, n * accesses))
+        if budget < len(run.pcs) - start or recorder is not None and n * accesses > room:
+            return None
+        regs, count = frame.regs, frame.count
+        table = flow.table
+        known = self._addresses.setdefault(frame.id, {})
+        component = flow.component[block]
+        dtypes = flow.dtypes
+        for slot, place in zip(flow.slots[component], flow.places[component].tolist()):
+            value = regs[slot]
+            cached = known.get(slot)
+            if cached is None or cached[0] is not value:
+                value = _register(regs, slot, dtypes[slot], count)
+                cached = known[slot] = (value, _address(value))
+            table[place] = cached[1]
+        self._enter(frame)
+        context, io = self.context, self.io
+        row_array = self._range(count) if rows is None else np.ascontiguousarray(rows, dtype=np.int64)
+        io[IO_BUDGET], io[IO_BOUND] = budget, bound
+        io[IO_LOGGING] = recorder is not None
+        if recorder is not None:
+            room = int(room)
+            columns, log = self._flow_buffers(room, room // n + 1)
+            io[IO_ROOM], io[IO_LOG_ROOM], io[IO_LOG] = room, len(log) // 2, _address(log)
+            for place, column in enumerate(columns):
+                io[IO_COLUMNS + place] = _address(column)
+            active = np.ascontiguousarray(
+                ex.compiler.accesses.active_masks(frame, rows, frame.thread_ids(rows)), dtype=np.uint32)
+            context[C_ACTIVE] = _address(active)
+        else:
+            context[C_SPACE] = 0
+        visits = function.block_visits
+        io[IO_VISITS], io[IO_TAKEN], io[IO_TRIPS] = _address(visits), _address(flow.taken), _address(flow.trips)
+        memory = ex.memory
+        version, reads = memory.version, memory.reads
+        flow.entry(block, start, n, _address(row_array), _address(table), self._context_address, _address(io))
+        done = int(io[IO_STEPS])
+        if done == 0:
+            return 0, run.pcs[start]
+        logged, read, written = int(io[IO_LOGGED]), int(io[IO_READS]), int(io[IO_WRITES])
+        if logged:
+            self._record_flow(flow, columns, log, logged, int(io[IO_RECORDS]), n, recorder)
+        if read or written:
+            self._touched(memory)
+        memory.reads, memory.version = reads + read, version + written
+        trips = flow.trips
+        for target in flow.back_targets:
+            if trips[3 * target]:  # the scheduler's record of the loop's last trip (Execution.spins)
+                threads = (None, None) if rows is None else (int(rows[0]), int(rows[-1]))
+                ex.trips[(function.name, target)] = (
+                    (version + int(trips[3 * target + 1]), ex.clock_reads, frame.id, n, threads),
+                    reads + int(trips[3 * target + 2]))
+        taken = flow.taken
+        branches = np.flatnonzero(taken)
+        if ex.launch.coverage:  # the edges the call took, as Execution.cover records them
+            for pc in branches.tolist():
+                for bit, target in enumerate(function.decoded.ops[pc].extra["targets"][:2]):
+                    if taken[pc] >> bit & 1:
+                        ex.events.coverage.add((function.name, pc, target))
+        taken[branches] = 0
+        self.edges += int(io[IO_EDGES])
+        self._count(frame.function, done, n)
+        return done, int(io[IO_PC])
+
+    def _flow_buffers(self, records: int, entries: int):
+        """The columns (`records` each) and the access log (`entries` pairs) a flow call
+        writes, kept from call to call."""
+        if not self._flow_columns or len(self._flow_columns[0]) < records:
+            self._flow_columns = [np.empty(records, dtype=dtype) for _, dtype in COLUMNS]
+        if len(self._flow_log) < 2 * entries:
+            self._flow_log = np.empty(2 * entries, dtype=np.int64)
+        return self._flow_columns, self._flow_log
+
+    def _record_flow(self, flow, columns, log, logged: int, records: int, n: int, recorder) -> None:
+        """Hand the records of a flow call's `logged` accesses (log: pc, step after the
+        call's first) to the trace recorder as one entry."""
+        ex = self.ex
+        names = ("space", "region", "offset", "block", "thread", "epoch", "active", "warp_sync", "value")
+        pcs, steps = log[0:2 * logged:2], log[1:2 * logged:2]
+        entry = {name: column[:records].copy() for name, column in zip(names, columns)}
+        entry.update(kind=np.repeat(flow.kind_of[pcs], n), size=np.repeat(flow.size_of[pcs], n),
+                     op=np.repeat(flow.op_of[pcs], n), step=np.repeat(steps + ex.steps, n),
+                     sync=np.repeat(flow.sync_of[pcs], n), grid_epoch=ex.grid_epoch)
+        recorder.append(records, entry)
+
+    def _touched(self, memory) -> None:
+        """Carry the code's touched marks into the regions."""
+        touched = self._region_tables[3]
+        marked = np.flatnonzero(touched)
+        for number in marked.tolist():
+            region = memory.regions[number]
+            region.touched = max(region.touched, int(touched[number]))
+        touched[marked] = 0
+
+    def _count(self, function, done: int, n: int) -> None:
+        """Count a call's work; enough of it on quick code has the function optimized."""
         self.runs += 1
-        self.instructions += reached - start
-        self.native_work += (reached - start) * n
-        if not self.levels[id(frame.function)]:  # enough work done on quick code: optimize
-            key = id(frame.function)
-            self.unoptimized_work[key] = self.unoptimized_work.get(key, 0) + (reached - start) * n
+        self.instructions += done
+        self.native_work += done * n
+        key = id(function)
+        if not self.levels[key]:
+            self.unoptimized_work[key] = self.unoptimized_work.get(key, 0) + done * n
             if self.unoptimized_work[key] > OPTIMIZE_AFTER:
                 del self.tables[key]
-                self.table(frame.function, optimized=True)
-        return reached - start
+                self.table(function, optimized=True)
 
     def finished(self, work: int, tracking: bool, native_after: float) -> None:
         """A launch of `work` thread-instructions ended (`tracking`: it tracked taint;
@@ -1178,13 +1251,6 @@ class Native:
             writable[number] = not region.read_only
         self._region_tables = bases, limits, writable, touched
         return self._region_tables
-
-
-_COLUMNS = (("space", np.uint8), ("region", np.int32), ("offset", np.int64), ("block", np.int64),
-            ("thread", np.int32), ("epoch", np.int32), ("active", np.uint32), ("warp_sync", np.int32),
-            ("value", np.uint64))
-_COLUMN_PLACES = [(word, np.dtype(dtype).itemsize) for word, (_, dtype) in zip(
-    (C_SPACE, C_REGION, C_OFFSET, C_BLOCK, C_THREAD, C_EPOCH_COL, C_ACTIVE_COL, C_WARP_SYNC_COL, C_VALUE), _COLUMNS)]
 
 
 def _one_way(frame, slot: int, take, lanes: int, size: int) -> bool:

@@ -57,6 +57,8 @@ LOCAL_MEMORY_BUDGET = 1 << 28  # bytes of local (stack) memory of a wave: big st
 SHARED_MEMORY_BUDGET = 1 << 28  # bytes of the shared memory of a wave's blocks: big segments make smaller waves
 FAULT_SAMPLE = 4096  # threads kept per faulting instruction and kind
 TIME_CHECK_MASK = 1023  # the clock is read every 1,024 steps
+NATIVE_STEPS = 1 << 24  # thread-instructions a native call may run through branches before the clock is read
+NO_RANK = 1 << 62  # no other group is runnable: native code may go on at any rank
 
 
 class Frame:
@@ -363,10 +365,10 @@ class Execution:
             kind = kinds[pc]
             if kind == PLAIN:
                 if self.thread_instructions >= self.native_after and pc != left_to_numpy:
-                    done = self.run_native(frame, rows, pc, limit, work_limit)
-                    left_to_numpy = pc + done
+                    done, reached = self.run_native(frame, rows, pc, limit, work_limit)
+                    left_to_numpy = reached
                     if done:
-                        pc += done
+                        pc = reached
                         continue
                 runs[pc](frame, rows)
                 pc += 1
@@ -416,16 +418,17 @@ class Execution:
                 raise Unsupported(self.compiler.unsupported_message(function, pc))
             raise AssertionError(f"unknown op kind {kind}")
 
-    def run_native(self, frame: Frame, rows, pc: int, limit: int, work_limit: float) -> int:
-        """Run the native run at `pc` as far as the step and work limits allow (this step
-        counted already); returns the instructions done, each counted as the loop would."""
+    def run_native(self, frame: Frame, rows, pc: int, limit: int, work_limit: float) -> tuple[int, int]:
+        """Run native code from `pc` as far as the step and work limits allow (this step
+        counted already), through branches while the group would be scheduled next:
+        (instructions done, each counted as the loop would; the pc to go on at)."""
         table = self.native.table(frame.function)
         if table[pc] is None:
-            return 0
+            return 0, pc
         width = frame.width(rows)
         budget = 1 + min(limit - self.steps, (work_limit - self.thread_instructions) // width
-                         if work_limit != float("inf") else limit)
-        done = self.native.run(frame, rows, pc, int(max(budget, 1)))
+                         if work_limit != float("inf") else limit, max(NATIVE_STEPS // width, 64))
+        done, reached = self.native.run(frame, rows, pc, int(max(budget, 1)), self.first_rank_after(frame))
         if done > 1:
             before = self.steps
             self.steps += done - 1
@@ -433,7 +436,23 @@ class Execution:
             if (before ^ self.steps) & ~TIME_CHECK_MASK and time.perf_counter() > self.deadline:
                 raise Stop("time-limit", self.compiler.looping_op(frame.function),
                            f"ran out of its {self.launch.time_limit:.3g} s")
-        return done
+        return done, reached
+
+    def first_rank_after(self, frame: Frame) -> int:
+        """The highest rank in `frame`'s function at which its group would be scheduled
+        before every other runnable group (-1: at none). An entry the heap still holds for a
+        group gone (pop drops it) counts too: a group revived at its key would take its place."""
+        heap = self.heap
+        if not heap:
+            return NO_RANK
+        key, top = frame.key, heap[0][0]
+        for mine, theirs in zip(key, top):
+            if mine != theirs:
+                return NO_RANK if mine < theirs else -1
+        if len(top) <= len(key):
+            return -1
+        rank = top[len(key)]
+        return rank - 1 if len(top) == len(key) + 1 else rank
 
     def stop_limit(self, function) -> None:
         """The step or work limit ran out while `function` ran."""

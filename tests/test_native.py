@@ -91,6 +91,7 @@ def assert_same(numpy_result, native_result):
     assert native_result.events.fault_counts == numpy_result.events.fault_counts
     assert [(op, blocks.tolist(), epochs.tolist()) for op, blocks, epochs in native_result.events.barrier_passes] == \
         [(op, blocks.tolist(), epochs.tolist()) for op, blocks, epochs in numpy_result.events.barrier_passes]
+    assert native_result.events.coverage == numpy_result.events.coverage
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -158,6 +159,53 @@ def test_benchmark_workloads_run_the_same_under_both_engines(monkeypatch, source
     assert ran > 0
     levels = program.executions[program.kernel(kernel).symbol].native.levels
     assert set(levels.values()) == ({2} if optimized else {0}) or not optimized and 2 in levels.values()
+
+
+FLOW_CASES = {  # tests/native/flow.cu: launch, arguments, how the interpreter ends it, whether loops go round natively
+    # (else each back edge, which may spin, is left to the scheduler)
+    "rounds": ((2, 1, 1), (64, 1, 1), lambda: {"out": np.zeros(128, np.float32),
+                                               "in": np.arange(64, dtype=np.float32) - 20.5, "n": 300}, "ok", True),
+    "nested": ((1, 1, 1), (64, 1, 1), lambda: {"out": np.zeros(64, np.int32), "rows": 7, "cols": 13}, "ok", True),
+    "waits": ((2, 1, 1), (64, 1, 1), lambda: {"flag": np.zeros(2, np.int32), "out": np.zeros(128, np.int32)}, "ok",
+              False),
+    "endless": ((1, 1, 1), (32, 1, 1), lambda: {"out": np.zeros(32, np.int32), "n": 5}, "infinite-loop", False),
+    "rewrites": ((1, 1, 1), (32, 1, 1), lambda: {"out": np.zeros(32, np.int32), "n": 5}, "step-limit", True),
+}
+
+
+@pytest.fixture(scope="module")
+def loops():
+    return load_module(load_ir(TESTS / "native" / "flow.cu"))
+
+
+@pytest.mark.parametrize("case", sorted(FLOW_CASES))
+@pytest.mark.parametrize("coverage", [False, True], ids=["", "coverage"])
+@pytest.mark.parametrize("trace_limit", [float("inf"), 3000], ids=["", "trace limit"])
+def test_loops_go_round_in_native_code_as_the_interpreter_runs_them(loops, case, coverage, trace_limit):
+    """Through uniform branches, phis and back edges; leaving to the scheduler where the
+    group splits, where a trip may spin (a deadlock or an endless loop is found as the
+    interpreter finds it), at the step limit and where the trace fills."""
+    grid, block, arguments, status, goes_round = FLOW_CASES[case]
+    symbol = loops.kernel(case).symbol
+    before = loops.executions[symbol].native.edges if symbol in loops.executions else 0
+    numpy_result, native_result, _ = both(loops, case, lambda engine: Launch(
+        grid, block, arguments(), engine=engine, coverage=coverage, step_limit=20_000, trace_limit=trace_limit))
+    assert_same(numpy_result, native_result)
+    assert numpy_result.status == status
+    edges = loops.executions[symbol].native.edges - before
+    assert edges > 100 if goes_round else edges < 10
+    if coverage:
+        assert numpy_result.events.coverage
+
+
+def test_a_loop_of_the_step_benchmark_goes_round_many_times_a_call():
+    program = load_module(load_ir(ROOT / "benchmarks" / "workloads" / "steps.cu"))
+    arguments = {"out": np.zeros(64, np.int32), "in": np.arange(64, dtype=np.int32), "n": 1001}
+    numpy_result, native_result, _ = both(program, "steps", lambda engine: Launch(
+        (1, 1, 1), (64, 1, 1), dict(arguments), engine=engine, step_limit=30_000))
+    assert_same(numpy_result, native_result)
+    native = program.executions[program.kernel("steps").symbol].native
+    assert native_result.status == "step-limit" and native.edges > 5_000 and native.runs < 100
 
 
 def test_the_numpy_engine_runs_no_native_code(program):
