@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from conftest import line_of
@@ -366,3 +367,44 @@ def test_texture_references_bind_linear_pitched_and_array_memory_as_cuda_before_
     # tex1Dfetch from linear memory; byte (2, 1) read as a normalized float; a linear filter between two texels
     assert out == "gathered 63 0\nsampled 102.0 50\n"
     assert status == 0 and "2 launches checked" in err, err
+
+
+def test_checking_that_runs_out_of_the_programs_time_says_so_and_judges_no_barrier_on_it(monkeypatch, tmp_path):
+    """Checking a launch stops a quarter of --timeout after the program's deadline (here at
+    once): the launch is said to be checked in part, and its barriers are not judged on
+    accesses nobody checked."""
+    from simulee.cli import main
+    from simulee.exec import runner
+
+    monkeypatch.chdir(PROGRAMS)
+
+    def checked():
+        status = main(["exec", "reduction.cu", "--timeout", "100", "--format", "json", "-o", str(tmp_path / "r.json"),
+                       "-q"])
+        assert status == 0
+        (kernel,) = json.loads((tmp_path / "r.json").read_text())["kernels"]
+        return kernel
+
+    assert checked()["barriers"]
+    monkeypatch.setattr(runner._Checker, "checking_deadline", lambda self: float("-inf"))
+    kernel = checked()
+    assert any("launch 1 was checked only in part: checking ran out of time" in note for note in kernel["notes"])
+    assert kernel["barriers"] == [] and kernel["findings"] == []
+
+
+def test_race_detection_past_its_deadline_stops():
+    from interpreter.launch import Launch
+    from interpreter.loader import load_module
+    from interpreter.simt import execute
+    from simulee.detect.base import OutOfTime, within
+    from simulee.detect.race import find_races
+    from simulee.frontend.compiler import load_ir
+    from simulee.model.access import build_model
+
+    program = load_module(load_ir(PROGRAMS / "reduction.cu"))
+    kernel = program.kernels[0]
+    arguments = {p.name: (np.zeros(4096, np.int32) if p.kind == "pointer" else 1000) for p in kernel.params}
+    model = build_model(execute(program, kernel, Launch((4, 1, 1), (256, 1, 1), arguments)))
+    assert find_races(model) == []
+    with pytest.raises(OutOfTime), within(time.perf_counter() - 1):
+        find_races(model)

@@ -6,11 +6,16 @@ It never touches the interpreter, the search or the reports: `check` runs every 
 detector on each launch it keeps (`launch`, then `keep` to record what it needs later),
 then once over all of them (`kernel`); the
 report writers take rule descriptions, SARIF levels and extra CSV columns from the
-detectors' declarations.
+detectors' declarations. Detection that must end by a deadline (`simulee exec --timeout`)
+runs `within(deadline)`; long detectors call `check_time()` between steps of their work,
+which raises OutOfTime past it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import time
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -18,6 +23,29 @@ from interpreter.launch import Result
 from interpreter.loader import KernelInfo
 from simulee.model.findings import Finding
 from simulee.model.access import MemoryAccessModel, build_model
+
+
+class OutOfTime(Exception):
+    """Detection ran past the deadline it was given (`within`)."""
+
+
+_DEADLINE = contextvars.ContextVar("detection_deadline", default=float("inf"))
+
+
+@contextlib.contextmanager
+def within(deadline: float):
+    """Detection in this context stops at `deadline` (time.perf_counter()): check_time raises OutOfTime."""
+    token = _DEADLINE.set(deadline)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def check_time() -> None:
+    """Raise OutOfTime when the deadline detection runs within has passed."""
+    if time.perf_counter() > _DEADLINE.get():
+        raise OutOfTime
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ import re
 import numpy as np
 
 from interpreter.memory import GLOBAL, SHARED
-from simulee.detect.base import Detector, LaunchRun, Rule
+from simulee.detect.base import Detector, LaunchRun, Rule, check_time
 from simulee.model.ordering import MAX_EVENTS
 from interpreter.vocabulary import BLOCK_SCOPE, SCOPE_BITS
 from simulee.model.findings import ERROR, WARNING, Finding, launch_of, place, where
@@ -36,6 +36,7 @@ INTER_BLOCK, INTER_WARP, INTRA_WARP = 0, 1, 2
 SCOPE_NAMES = ("inter-block", "inter-warp", "intra-warp")
 WARP_MODELS = ("independent", "lockstep")
 INTRA_WARP_LIMIT = 512  # accesses kept per intra-warp partition (earliest first)
+PAIRS_PER_CHUNK = 1 << 22  # candidate pairs enumerated at once
 WARP_SYNCHRONOUS = "warp-synchronous-race"
 RACES = ("data-race", WARP_SYNCHRONOUS)  # races between accesses nothing orders (not a too narrow scope)
 RACE_WORDS = {"data-race": "data race", "scoped-race": "scoped race", WARP_SYNCHRONOUS: "warp-synchronous race"}
@@ -110,6 +111,7 @@ def racing_pairs(model: MemoryAccessModel, warp_model: str = "independent", rows
     orders, are then left out."""
     if warp_model not in WARP_MODELS:
         raise ValueError(f"unknown warp model {warp_model}")
+    check_time()
     c = dict(model.columns)
     rows = np.arange(len(model)) if rows is None else rows
     # two atomics (or flag accesses) never race, but between blocks only at a wide scope:
@@ -335,13 +337,20 @@ def _conflicting_pairs(c, rows, keys, agent) -> tuple[np.ndarray, np.ndarray, np
     first_of_part = np.repeat(starts, sizes)
     index = first_of_part + (np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes))
     rows, part = rows[index], part[index]
-    i, j = _pairs_of_agents(part, c[agent][rows])
-    a, b = rows[i], rows[j]
-    action_a, action_b = c["action"][a], c["action"][b]
-    strong_ = c[_strength(agent)]
-    conflict = ((action_a != READ) | (action_b != READ)) & ~(strong_[a] & strong_[b]) \
-        & ((c["mask"][a] & c["mask"][b]) != 0) & (c[agent][a] != c[agent][b])
-    return a[conflict], b[conflict], part[i][conflict]
+    agents, strong_ = c[agent][rows], c[_strength(agent)]
+    found = []
+    # partitions in chunks of at most PAIRS_PER_CHUNK pairs: memory stays bounded, and the time is checked between
+    ends = np.cumsum(sizes)
+    chunk = (np.cumsum(sizes * (sizes - 1) // 2) - 1) // PAIRS_PER_CHUNK
+    for last in np.r_[np.flatnonzero(chunk[1:] != chunk[:-1]), len(sizes) - 1].tolist():
+        low, high = (ends[found[-1][3]] if found else 0), ends[last]
+        i, j = _pairs_of_agents(part[low:high], agents[low:high])
+        a, b = rows[low + i], rows[low + j]
+        conflict = ((c["action"][a] != READ) | (c["action"][b] != READ)) & ~(strong_[a] & strong_[b]) \
+            & ((c["mask"][a] & c["mask"][b]) != 0)
+        found.append((a[conflict], b[conflict], part[low + i[conflict]], last))
+        check_time()
+    return tuple(np.concatenate([part_[k] for part_ in found]) for k in range(3))
 
 
 def _pairs_of_agents(part: np.ndarray, agents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -31,7 +31,7 @@ from interpreter.memory import GLOBAL
 from simulee.exec import hostbuild, replay
 from simulee.checker.kernel import KernelCheck, _merge
 from simulee.detect import enabled
-from simulee.detect.base import KernelRuns, LaunchRun
+from simulee.detect.base import KernelRuns, LaunchRun, OutOfTime, within
 from simulee.detect.streams import Operation, StreamOrder, StreamRace, footprint
 from simulee.exec.device import CHILD_STREAM, Device, DeviceLaunch, Request
 from simulee.errors import SimuleeError
@@ -81,6 +81,7 @@ def run_program(sources: list[Path], options: CompileOptions, arguments: list[st
         executable, degraded = _built(sources, options, Path(folder), progress, say)
         outcome = ProgramRun(degraded=_merged(program.degraded_sources + degraded))
         checker = _Checker(program, warp_model, detect, progress)
+        checker.grace = timeout / 4
         device = checker.device = Device(program, sites=_line_table(str(executable)), observer=checker,
                                          stop_on_fault=stop_on_fault)
         if save_launches is not None:
@@ -251,14 +252,18 @@ class _Checker:
         self.program, self.warp_model, self.progress = program, warp_model, progress
         # a program's launches are those its kernels are used with: a kernel that touches no
         # memory (one that only prints) is what it is, not a launch to ask the user about
-        self.detectors = tuple(d for d in enabled(detect) if d.name != "vacuous-check")
+        # races last: the costliest, the one that running out of time (checking_deadline) cuts
+        self.detectors = tuple(sorted((d for d in enabled(detect) if d.name != "vacuous-check"),
+                                      key=lambda d: d.name == "data-race"))
         self.checks: dict[str, KernelCheck] = {}
         self.merged: dict[str, dict] = {}
         self.kept: dict[str, KernelRuns] = {}
         self.order = StreamOrder()
         self.device: Device | None = None
         self.operations: dict[int, Operation] = {}  # by launch number: what each launch touched
+        self.grace = float("inf")  # seconds checking may go on past the program's deadline
         self.truncated: set[str] = set()  # kernels a launch of which ran past the trace limit
+        self.partly: set[str] = set()  # kernels checked only in part: the time ran out
         self.reused: set[str] = set()  # kernels a launch of which another process ran (reused)
 
     def launched(self, launch: DeviceLaunch) -> None:
@@ -287,18 +292,32 @@ class _Checker:
         run = LaunchRun(self.program, kernel, result, self.warp_model)
         sharing = self.device is not None and self.device.shared_launches is not None
         found = []
-        for detector in self.detectors:
-            for finding in detector.launch(run):
-                if sharing:
-                    found.append(copy.deepcopy(finding))
-                _merge(self.merged[kernel.symbol], finding)
-        for detector in self.detectors:
-            detector.keep(run, self.kept[kernel.symbol])
+        try:
+            with within(self.checking_deadline()):
+                for detector in self.detectors:
+                    for finding in detector.launch(run):
+                        if sharing:
+                            found.append(copy.deepcopy(finding))
+                        _merge(self.merged[kernel.symbol], finding)
+                for detector in self.detectors:
+                    detector.keep(run, self.kept[kernel.symbol])
+        except OutOfTime:  # what was found is kept; barriers are not judged on what was not checked
+            self._out_of_time(check, kernel, f"launch {launch.number} was checked only in part: {OUT_OF_TIME}")
+            return
         self.kept[kernel.symbol].launches.append(launch_of(result))
         reads, writes, atomics = footprint(result.trace, GLOBAL)
         self.operations[launch.number] = self._ordered(launch, reads, writes, atomics, entry)
         if sharing and not result.trace.dropped:  # what another process repeating it takes as its own
             launch.checked = dict(entry=entry, findings=found, reads=reads, writes=writes, atomics=atomics)
+
+    def checking_deadline(self) -> float:
+        """When checking stops: a quarter of the program's time limit after it."""
+        return self.device.deadline + self.grace if self.device is not None else float("inf")
+
+    def _out_of_time(self, check: KernelCheck, kernel, note: str) -> None:
+        self.partly.add(kernel.symbol)
+        if note not in check.notes:
+            check.notes.append(note)
 
     def _reused(self, launch: DeviceLaunch) -> None:
         """A launch that repeats exactly one another process of the test suite ran: its
@@ -397,15 +416,20 @@ class _Checker:
             kept = self.kept.get(symbol)
             if kept is not None:
                 kept.status = check.status
-                for detector in self.detectors:
-                    kept.found = len(self.merged[symbol])
-                    for finding in detector.kernel(kept):
-                        _merge(self.merged[symbol], finding)
+                try:
+                    with within(self.checking_deadline()):
+                        for detector in self.detectors:
+                            kept.found = len(self.merged[symbol])
+                            for finding in detector.kernel(kept):
+                                _merge(self.merged[symbol], finding)
+                except OutOfTime:
+                    self._out_of_time(check, kept.kernel, f"its barriers were not all judged: {OUT_OF_TIME}")
                 check.verdicts = kept.verdicts
         # A barrier a launch used past the trace limit is not judged redundant, in any kernel
         # reaching it (the instances of a template share it): its uses there are unseen.
         unseen = {_at(v.place): LIMIT_REASON for symbol in self.truncated for v in self.checks[symbol].verdicts or ()}
         unseen |= {_at(v.place): REUSED_REASON for symbol in self.reused for v in self.checks[symbol].verdicts or ()}
+        unseen |= {_at(v.place): PARTLY_REASON for symbol in self.partly for v in self.checks[symbol].verdicts or ()}
         for symbol, check in self.checks.items():
             for verdict in check.verdicts or ():
                 if verdict.verdict == "redundant" and _at(verdict.place) in unseen:
@@ -417,8 +441,10 @@ class _Checker:
 
 
 HOST = "(host)"  # the check of races between copies and fills
+OUT_OF_TIME = "checking ran out of time (a quarter of --timeout after the program's)"
 LIMIT_NOTE = "launches past the trace limit were checked on their first accesses only (no barrier judged redundant)"
 LIMIT_REASON = "a launch used it past the trace limit"
+PARTLY_REASON = "a launch using it was checked only in part: the time ran out"
 REUSED_REASON = "a launch using it repeats one another process ran, which judged it"
 
 
