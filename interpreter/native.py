@@ -65,6 +65,9 @@ OPTIMIZE_AFTER = 1 << 24
 LONE_THREADS = 2048
 SPLIT_ENTRIES = 1024  # threads from which a call's accesses go to the trace as one entry each
 FLOW_RECORDS = 1 << 16  # trace records a flow call may write (more when its first run needs more)
+# groups up to this many threads go on through branches in native code; a larger one's branch costs the
+# scheduler little beside its work, and NumPy takes its phis by reference where native code copies them
+FLOW_THREADS = 8192
 
 # per thread of the wave, precomputed once a wave (no division in the generated code): its block in
 # the wave, its linear index in the block, and its thread and block coordinates
@@ -927,7 +930,7 @@ class Native:
         count = frame.count
         n = count if rows is None else len(rows)
         flow = self.flows[id(frame.function)]
-        if flow is not None and not ex.tainting and flow.entry_block(run) is not None:
+        if flow is not None and n <= FLOW_THREADS and not ex.tainting and flow.entry_block(run) is not None:
             done = self._flow(flow, run, start, frame, rows, n, budget, bound)
             if done is not None:
                 return done
@@ -1082,13 +1085,25 @@ class Native:
 
     def _record_flow(self, flow, columns, log, logged: int, records: int, n: int, recorder) -> None:
         """Hand the records of a flow call's `logged` accesses (log: pc, step after the
-        call's first) to the trace recorder as one entry."""
+        call's first) to the trace recorder: one entry for all of them, or for many threads
+        one entry per access (its constant columns one value), as `_record` does."""
         ex = self.ex
         names = ("space", "region", "offset", "block", "thread", "epoch", "active", "warp_sync", "value")
-        pcs, steps = log[0:2 * logged:2], log[1:2 * logged:2]
-        entry = {name: column[:records].copy() for name, column in zip(names, columns)}
+        pcs, steps = log[0:2 * logged:2], log[1:2 * logged:2] + ex.steps
+        kept = 2 * records >= len(columns[0])  # mostly full: the columns go to the trace, new ones next call
+        if kept:
+            self._flow_columns = []
+        parts = [column[:records] if kept else column[:records].copy() for column in columns]
+        if logged == 1 or n >= SPLIT_ENTRIES:
+            for place, (pc, step) in enumerate(zip(pcs.tolist(), steps.tolist())):
+                entry = {name: part[place * n:(place + 1) * n] for name, part in zip(names, parts)}
+                entry.update(kind=flow.kind_of[pc], size=flow.size_of[pc], op=flow.op_of[pc], step=step,
+                             sync=flow.sync_of[pc], grid_epoch=ex.grid_epoch)
+                recorder.append(n, entry)
+            return
+        entry = dict(zip(names, parts))
         entry.update(kind=np.repeat(flow.kind_of[pcs], n), size=np.repeat(flow.size_of[pcs], n),
-                     op=np.repeat(flow.op_of[pcs], n), step=np.repeat(steps + ex.steps, n),
+                     op=np.repeat(flow.op_of[pcs], n), step=np.repeat(steps, n),
                      sync=np.repeat(flow.sync_of[pcs], n), grid_epoch=ex.grid_epoch)
         recorder.append(records, entry)
 

@@ -353,7 +353,7 @@ class Execution:
         function = frame.function
         kinds, runs = function.kinds, function.taint_runs if self.tainting else function.runs
         limit, work_limit = self.step_limit, self.launch.work_limit
-        left_to_numpy = -1  # where native code last stopped short: the NumPy closure runs it
+        left_to_numpy = -1  # where native code could do nothing: the NumPy closure runs it
         while True:
             self.steps += 1
             self.thread_instructions += frame.width(rows)
@@ -366,10 +366,10 @@ class Execution:
             if kind == PLAIN:
                 if self.thread_instructions >= self.native_after and pc != left_to_numpy:
                     done, reached = self.run_native(frame, rows, pc, limit, work_limit)
-                    left_to_numpy = reached
-                    if done:
+                    if done:  # where it stopped, native code may go on (a new call has room) or not (do nothing)
                         pc = reached
                         continue
+                    left_to_numpy = pc
                 runs[pc](frame, rows)
                 pc += 1
                 continue
