@@ -44,8 +44,8 @@ from interpreter.native_ir import (
     Writer, literal, llvm_type, storage,
 )
 from interpreter.native_flow import (
-    FLOW_SIGNATURE, IO_BOUND, IO_BUDGET, IO_COLUMNS, IO_EDGES, IO_LOG, IO_LOG_ROOM, IO_LOGGED, IO_LOGGING, IO_PC,
-    IO_READS, IO_RECORDS, IO_ROOM, IO_STEPS, IO_TAKEN, IO_TRIPS, IO_VISITS, IO_WORDS, IO_WRITES, Flow,
+    FLOW_SIGNATURE, IO_BOUND, IO_BUDGET, IO_COLUMNS, IO_LOG, IO_LOG_ROOM, IO_LOGGING, IO_ROOM, IO_STEPS, IO_TAKEN,
+    IO_TRIPS, IO_VISITS, IO_WORDS, Flow,
 )
 from interpreter.memory import CONSTANT, GLOBAL, LOCAL, OFFSET_MASK, REGION_MASK, REGION_SHIFT, SHARED, SPACE_SHIFT
 from interpreter.trace import ATOMIC, READ, WRITE
@@ -845,8 +845,13 @@ class Native:
         self.tables: dict[int, list] = {}  # id of a compiled function -> per pc (run, index, entry) or None
         self.flows: dict[int, Flow | None] = {}  # id of a compiled function -> its native loops
         self.io = np.zeros(IO_WORDS, dtype=np.int64)
+        self._io_address = _address(self.io)
         self._flow_columns: list[np.ndarray] = []
+        self._column_addresses: list[int] = []
         self._flow_log = np.zeros(0, dtype=np.int64)
+        self._log_address = [0]
+        self._range_addresses: dict[int, int] = {}
+        self._visits = (None, 0)  # the block visits array native code counts into, and its address
         self.levels: dict[int, int] = {}  # id of a compiled function -> the optimization its code has
         self.unoptimized_work: dict[int, int] = {}  # id of a function -> thread-instructions its quick code ran
         self.context = np.zeros(CONTEXT_WORDS, dtype=np.int64)
@@ -903,7 +908,8 @@ class Native:
                     table[pc] = (run, index)
             if flow is not None:
                 flow.entry = FLOW_SIGNATURE(engine.get_function_address(prefix + "FLOW"))
-                flow.table = shared
+                flow.table, flow.table_address = shared, _address(shared)
+                flow.taken_address, flow.trips_address = _address(flow.taken), _address(flow.trips)
         self.tables[id(function)] = table
         self.flows[id(function)] = flow
         return table
@@ -1015,7 +1021,7 @@ class Native:
             return None
         regs, count = frame.regs, frame.count
         table = flow.table
-        known = self._addresses.setdefault(frame.id, {})
+        known = self._addresses.setdefault(frame.id, {})  # the registers' arrays, kept while unchanged
         component = flow.component[block]
         dtypes = flow.dtypes
         for slot, place in zip(flow.slots[component], flow.places[component].tolist()):
@@ -1027,37 +1033,49 @@ class Native:
             table[place] = cached[1]
         self._enter(frame)
         context, io = self.context, self.io
-        row_array = self._range(count) if rows is None else np.ascontiguousarray(rows, dtype=np.int64)
+        rows_address = self._range_address(count) if rows is None else \
+            _address(np.ascontiguousarray(rows, dtype=np.int64))
         io[IO_BUDGET], io[IO_BOUND] = budget, bound
         io[IO_LOGGING] = recorder is not None
         if recorder is not None:
             room = int(room)
             columns, log = self._flow_buffers(room, room // n + 1)
-            io[IO_ROOM], io[IO_LOG_ROOM], io[IO_LOG] = room, len(log) // 2, _address(log)
-            for place, column in enumerate(columns):
-                io[IO_COLUMNS + place] = _address(column)
+            io[IO_ROOM], io[IO_LOG_ROOM] = room, len(log) // 2
+            io[IO_LOG:IO_LOG + 1] = self._log_address
+            io[IO_COLUMNS:IO_COLUMNS + len(columns)] = self._column_addresses
             active = np.ascontiguousarray(
                 ex.compiler.accesses.active_masks(frame, rows, frame.thread_ids(rows)), dtype=np.uint32)
             context[C_ACTIVE] = _address(active)
         else:
             context[C_SPACE] = 0
         visits = function.block_visits
-        io[IO_VISITS], io[IO_TAKEN], io[IO_TRIPS] = _address(visits), _address(flow.taken), _address(flow.trips)
+        if visits is not self._visits[0]:
+            self._visits = (visits, _address(visits))
+        io[IO_VISITS], io[IO_TAKEN], io[IO_TRIPS] = self._visits[1], flow.taken_address, flow.trips_address
         memory = ex.memory
         version, reads = memory.version, memory.reads
-        flow.entry(block, start, n, _address(row_array), _address(table), self._context_address, _address(io))
-        done = int(io[IO_STEPS])
+        flow.entry(block, start, n, rows_address, flow.table_address, self._context_address, self._io_address)
+        done, records, logged, reached, written, read, edges = io[IO_STEPS:IO_WORDS].tolist()  # native_flow order
         if done == 0:
             return 0, run.pcs[start]
-        logged, read, written = int(io[IO_LOGGED]), int(io[IO_READS]), int(io[IO_WRITES])
         if logged:
-            self._record_flow(flow, columns, log, logged, int(io[IO_RECORDS]), n, recorder)
+            self._record_flow(flow, columns, log, logged, records, n, recorder)
         if read or written:
             self._touched(memory)
         memory.reads, memory.version = reads + read, version + written
+        if edges:
+            self._after_edges(flow, frame, rows, n, version, reads)
+            self.edges += edges
+        self._count(frame.function, done, n)
+        return done, reached
+
+    def _after_edges(self, flow, frame, rows, n: int, version: int, reads: int) -> None:
+        """What the branches a flow call took leave for the scheduler: each loop's last trip
+        (Execution.spins), and the edges taken when the launch records coverage."""
+        ex, function = self.ex, frame.function
         trips = flow.trips
         for target in flow.back_targets:
-            if trips[3 * target]:  # the scheduler's record of the loop's last trip (Execution.spins)
+            if trips[3 * target]:
                 threads = (None, None) if rows is None else (int(rows[0]), int(rows[-1]))
                 ex.trips[(function.name, target)] = (
                     (version + int(trips[3 * target + 1]), ex.clock_reads, frame.id, n, threads),
@@ -1070,18 +1088,23 @@ class Native:
                     if taken[pc] >> bit & 1:
                         ex.events.coverage.add((function.name, pc, target))
         taken[branches] = 0
-        self.edges += int(io[IO_EDGES])
-        self._count(frame.function, done, n)
-        return done, int(io[IO_PC])
 
     def _flow_buffers(self, records: int, entries: int):
         """The columns (`records` each) and the access log (`entries` pairs) a flow call
-        writes, kept from call to call."""
+        writes, kept from call to call (their addresses too)."""
         if not self._flow_columns or len(self._flow_columns[0]) < records:
             self._flow_columns = [np.empty(records, dtype=dtype) for _, dtype in COLUMNS]
+            self._column_addresses = [_address(column) for column in self._flow_columns]
         if len(self._flow_log) < 2 * entries:
             self._flow_log = np.empty(2 * entries, dtype=np.int64)
+            self._log_address = [_address(self._flow_log)]
         return self._flow_columns, self._flow_log
+
+    def _range_address(self, count: int) -> int:
+        found = self._range_addresses.get(count)
+        if found is None:
+            found = self._range_addresses[count] = _address(self._range(count))
+        return found
 
     def _record_flow(self, flow, columns, log, logged: int, records: int, n: int, recorder) -> None:
         """Hand the records of a flow call's `logged` accesses (log: pc, step after the
