@@ -70,6 +70,7 @@ class Region:
     touched: int = 0  # one past the highest byte accessed
     growth_limit: int = DEFAULT_GROWTH_LIMIT
     filled: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))  # per FILL_CHUNK: has its content
+    prefix: int = 0  # chunks from the start that all have their content (native code may touch them)
     guard: object = None  # (offsets, size) -> per access 0 or a FAULT_CODES code (the heap's allocations)
     pointees: object = None  # (slot indices) -> the addresses a table of pointers holds there (pointer_table)
     taint: int = 0  # the shadow index of what bytes never written hold (a label when Simulee invented them)
@@ -114,6 +115,8 @@ class Region:
                 elements = (fresh[:, None] * per_chunk + np.arange(per_chunk)).ravel()
                 self.data.view(self.fill.dtype)[elements] = self.fill.values(elements)
             self.filled[fresh] = True
+            rest = self.filled[self.prefix:]
+            self.prefix += len(rest) if rest.all() else int(rest.argmin())
 
 
 FILL_CHUNK = 256  # bytes of a random region (or a table of pointers) filled at once
@@ -388,9 +391,9 @@ class Memory:
             if len(selected):
                 end = int(ends.max())
                 if target.paged:
-                    before = target.data
+                    before, prefix = target.data, target.prefix
                     target.ensure(end, offset[selected], size)
-                    self.revision += target.data is not before
+                    self.revision += target.data is not before or target.prefix != prefix
                 target.touched = max(target.touched, end)
                 parts.append((target, selected, offset[selected]))
 

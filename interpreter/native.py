@@ -47,7 +47,9 @@ from interpreter.native_flow import (
     FLOW_SIGNATURE, IO_BOUND, IO_BUDGET, IO_COLUMNS, IO_LOG, IO_LOG_ROOM, IO_LOGGING, IO_ROOM, IO_STEPS, IO_TAKEN,
     IO_TRIPS, IO_VISITS, IO_WORDS, Flow,
 )
-from interpreter.memory import CONSTANT, GLOBAL, LOCAL, OFFSET_MASK, REGION_MASK, REGION_SHIFT, SHARED, SPACE_SHIFT
+from interpreter.memory import (
+    CONSTANT, FILL_CHUNK, GLOBAL, LOCAL, OFFSET_MASK, REGION_MASK, REGION_SHIFT, SHARED, SPACE_SHIFT,
+)
 from interpreter.trace import ATOMIC, READ, WRITE
 from interpreter.types import FloatType, IntType
 from interpreter.values import WINDOWED_SPACES
@@ -57,6 +59,8 @@ ENGINES = ("native", "numpy")
 # thread-instructions a kernel's launches run on NumPy before native code is compiled for it: a
 # kernel that does little costs less to interpret than to compile
 WARMUP = 1 << 20
+# or scheduler steps (each some microseconds of Python: a serial loop of one thread costs them, not work)
+WARMUP_STEPS = 1 << 14
 # thread-instructions a function's quick (unoptimized) code runs before it is compiled again, optimized
 # (0.1-0.7 s, once per machine: the object is cached): optimized code runs 1.3-3x faster, and quick code's
 # speed varies from run to run (transpose at 262,144 threads: 134-331 M/s quick, 421-428 M/s optimized)
@@ -75,11 +79,12 @@ _WAVE_ARRAYS = ((C_WAVE_BLOCK, np.int64), (C_TID, np.int64), (C_TID_X, np.int32)
                 (C_TID_Z, np.int32), (C_CTAID_X, np.int32), (C_CTAID_Y, np.int32), (C_CTAID_Z, np.int32))
 
 
-def warmup() -> int:
-    """Thread-instructions before native code runs: $SIMULEE_NATIVE_WARMUP (0 runs every
-    run natively, as the differential test does), else WARMUP."""
+def warmup() -> tuple[int, int]:
+    """(thread-instructions, scheduler steps) a kernel's launches run on NumPy before native
+    code runs, whichever comes first: $SIMULEE_NATIVE_WARMUP for both (0 runs every run
+    natively, as the differential test does), else WARMUP and WARMUP_STEPS."""
     value = os.environ.get("SIMULEE_NATIVE_WARMUP", "")
-    return int(value) if value.isdigit() else WARMUP
+    return (int(value), int(value)) if value.isdigit() else (WARMUP, WARMUP_STEPS)
 
 
 def default_engine() -> str:
@@ -866,6 +871,7 @@ class Native:
         self.runs = self.instructions = 0  # native calls, and the instructions they completed
         self.edges = 0  # branches native code took (native_flow)
         self.native_work = self.work = 0  # thread-instructions run natively, and by every launch
+        self.steps = 0  # scheduler steps of every launch
         self.tracking = self.small = 0  # launches that tracked taint, and that ended before native code ran
 
     def table(self, function, optimized: bool = False) -> list:
@@ -1151,12 +1157,13 @@ class Native:
                 del self.tables[key]
                 self.table(function, optimized=True)
 
-    def finished(self, work: int, tracking: bool, native_after: float) -> None:
-        """A launch of `work` thread-instructions ended (`tracking`: it tracked taint;
-        `native_after`: the work it was to do on NumPy first)."""
+    def finished(self, work: int, steps: int, tracking: bool, native_after: tuple[float, float]) -> None:
+        """A launch of `work` thread-instructions in `steps` ended (`tracking`: it tracked
+        taint; `native_after`: the work and steps it was to run on NumPy first)."""
         self.work += work
+        self.steps += steps
         self.tracking += tracking
-        self.small += native_after != float("inf") and work <= native_after
+        self.small += native_after[0] != float("inf") and work <= native_after[0] and steps <= native_after[1]
 
     def summary(self) -> dict:
         """What ran natively over the launches so far: thread-instructions native and in
@@ -1276,16 +1283,18 @@ class Native:
 
     def _regions(self, memory):
         """Per region: base address, the bytes native code may touch (0: none, the NumPy
-        path acts), whether it may be written, and its touched marks (filled by the code)."""
+        path acts; of a filled region, the chunks from its start that have their content),
+        whether it may be written, and its touched marks (filled by the code)."""
         count = len(memory.regions)
         bases, limits = np.zeros(count, dtype=np.int64), np.zeros(count, dtype=np.int64)
         writable, touched = np.zeros(count, dtype=np.int64), np.zeros(count, dtype=np.int64)
         for number, region in enumerate(memory.regions):
-            if region is None or region.guard is not None or region.fill is not None or \
-                    region.pointees is not None or not region.data.flags.c_contiguous or len(region.data) == 0:
+            if region is None or region.guard is not None or region.pointees is not None or \
+                    not region.data.flags.c_contiguous or len(region.data) == 0:
                 continue
             bases[number] = region.data.ctypes.data
-            limits[number] = min(len(region.data), region.limit())
+            limits[number] = min(len(region.data), region.limit(),
+                                 region.prefix * FILL_CHUNK if region.fill is not None else len(region.data))
             writable[number] = not region.read_only
         self._region_tables = bases, limits, writable, touched
         return self._region_tables

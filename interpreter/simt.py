@@ -193,9 +193,11 @@ class Execution:
         if not self.compiler.start(launch):
             return False
         self.tainting = launch.taint and bool(self.compiler.placement.labels)
-        # native runs once the kernel's launches have done enough work to pay for compiling
-        self.native_after = max(0, warmup() - self.native.work) \
-            if (launch.engine or default_engine()) == "native" else float("inf")
+        # native runs once the kernel's launches have done enough work (or steps) to pay for compiling
+        work, steps = warmup()
+        native = (launch.engine or default_engine()) == "native"
+        self.native_after = max(0, work - self.native.work) if native else float("inf")
+        self.native_steps_after = max(0, steps - self.native.steps) if native else float("inf")
         # waves are smaller when threads need much local memory, or blocks much shared memory
         stack = self.compiler.static_stack_bytes()
         wave_threads = min(launch.wave_threads, LOCAL_MEMORY_BUDGET // stack) if stack else launch.wave_threads
@@ -254,7 +256,8 @@ class Execution:
             list(self.compiler.placement.labels) if self.tainting else [],
             traced / finished if finished else 0.0,
         )
-        self.native.finished(self.thread_instructions, self.tainting, self.native_after)
+        self.native.finished(self.thread_instructions, self.steps, self.tainting,
+                             (self.native_after, self.native_steps_after))
         # the execution outlives the launch (it is kept to run the next): what the launch
         # made goes with the result, or is freed now
         self.memory.release(regions=launch.device is None)
@@ -364,7 +367,8 @@ class Execution:
                            f"ran out of its {self.launch.time_limit:.3g} s")
             kind = kinds[pc]
             if kind == PLAIN:
-                if self.thread_instructions >= self.native_after and pc != left_to_numpy:
+                if (self.thread_instructions >= self.native_after or self.steps >= self.native_steps_after) \
+                        and pc != left_to_numpy:
                     done, reached = self.run_native(frame, rows, pc, limit, work_limit)
                     if done:  # where it stopped, native code may go on (a new call has room) or not (do nothing)
                         pc = reached

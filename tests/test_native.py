@@ -198,6 +198,36 @@ def test_loops_go_round_in_native_code_as_the_interpreter_runs_them(loops, case,
         assert numpy_result.events.coverage
 
 
+@pytest.mark.parametrize("source", ["tests/native/flow.cu", "tests/kernels/reduction.cu", "tests/kernels/histogram.cu",
+                                    "benchmarks/kernels/cudaSift/FindMaxCorr.cu"])
+def test_buffers_of_content_simulee_invents_are_read_natively_as_the_interpreter_reads_them(monkeypatch, source):
+    """A buffer filled on first touch (the search's invented content, no taint tracked):
+    native code reads and writes the chunks from its start that have their content, the
+    interpreter fills the others; the same values, trace and output buffers (untouched
+    chunks stay unfilled) as on NumPy."""
+    import interpreter.native
+
+    opened = []  # bytes of filled buffers native code was let touch
+    regions = interpreter.native.Native._regions
+
+    def spied(self, memory):
+        tables = regions(self, memory)
+        opened.extend(int(limit) for region, limit in zip(memory.regions, tables[1])
+                      if region is not None and region.fill is not None)
+        return tables
+
+    monkeypatch.setattr(interpreter.native.Native, "_regions", spied)
+    program = load_module(load_ir(ROOT / source))
+    ran = 0
+    for kernel in program.kernels:
+        base = default_launch(kernel, reads=indices_read(program, kernel), seed=3, work_limit=1 << 20, fill="small",
+                              taint=False, step_limit=20_000)
+        numpy_result, native_result, native = both(program, kernel.symbol, lambda engine: replace(base, engine=engine))
+        assert_same(numpy_result, native_result)
+        ran += native
+    assert ran > 0 and max(opened) > 0
+
+
 def test_a_loop_of_the_step_benchmark_goes_round_many_times_a_call():
     program = load_module(load_ir(ROOT / "benchmarks" / "workloads" / "steps.cu"))
     arguments = {"out": np.zeros(64, np.int32), "in": np.arange(64, dtype=np.int32), "n": 1001}
