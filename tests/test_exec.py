@@ -392,6 +392,31 @@ def test_checking_that_runs_out_of_the_programs_time_says_so_and_judges_no_barri
     assert kernel["barriers"] == [] and kernel["findings"] == []
 
 
+@pytest.mark.parametrize("calls", [1, 2, 3, 4])
+def test_checking_cut_anywhere_by_the_time_limit_reports_what_it_has(monkeypatch, tmp_path, calls):
+    """The time runs out at the n-th look at the clock: in the launch's detection, or while
+    a barrier is judged without it (keep), or in the kernel's verdicts; the run still
+    reports, and says what was cut."""
+    from simulee.cli import main
+    from simulee.detect import race
+    from simulee.detect.base import OutOfTime
+
+    looks = []
+
+    def clock():
+        looks.append(1)
+        if len(looks) >= calls:
+            raise OutOfTime
+
+    monkeypatch.setattr(race, "check_time", clock)
+    monkeypatch.chdir(PROGRAMS)
+    status = main(["exec", "reduction.cu", "--format", "json", "-o", str(tmp_path / "r.json"), "-q"])
+    (kernel,) = json.loads((tmp_path / "r.json").read_text())["kernels"]
+    assert status == 0 and len(looks) >= calls
+    assert any("checking ran out of time" in note for note in kernel["notes"])
+    assert all(b["verdict"] != "redundant" for b in kernel["barriers"])
+
+
 def test_race_detection_past_its_deadline_stops():
     from interpreter.launch import Launch
     from interpreter.loader import load_module

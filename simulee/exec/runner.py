@@ -301,7 +301,7 @@ class _Checker:
                         _merge(self.merged[kernel.symbol], finding)
                 for detector in self.detectors:
                     detector.keep(run, self.kept[kernel.symbol])
-        except OutOfTime:  # what was found is kept; barriers are not judged on what was not checked
+        except OutOfTime:  # what was found is kept; the kernel's barriers are not judged (finish)
             self._out_of_time(check, kernel, f"launch {launch.number} was checked only in part: {OUT_OF_TIME}")
             return
         self.kept[kernel.symbol].launches.append(launch_of(result))
@@ -414,7 +414,7 @@ class _Checker:
     def finish(self) -> list[KernelCheck]:
         for symbol, check in self.checks.items():
             kept = self.kept.get(symbol)
-            if kept is not None:
+            if kept is not None and symbol not in self.partly:  # a kernel checked in part is not judged on it
                 kept.status = check.status
                 try:
                     with within(self.checking_deadline()):
