@@ -137,6 +137,7 @@ def racing_pairs(model: MemoryAccessModel, warp_model: str = "independent", rows
         in_global = rows[c["space"][rows] == GLOBAL]
         parts.insert(0, find(c, in_global, ("unit", "grid_epoch"), "block", INTER_BLOCK))
     pairs = Pairs.join(parts)
+    check_time()
     if ordering.active:
         pairs = pairs.without(ordering.ordered(pairs.first, pairs.second))
         pairs.scoped = ordering.ordered(pairs.first, pairs.second, any_scope=True)
@@ -275,6 +276,7 @@ def _pairwise(c, rows, keys, agent, scope) -> Pairs:
 def _intra_warp(c, rows, warp_model: str, model: MemoryAccessModel) -> Pairs:
     """Races between lanes of one warp in one epoch, pair by pair, under the warp model."""
     a, b, pair_part = _conflicting_pairs(c, rows, ("unit", "block", "grid_epoch", "epoch", "warp"), "thread")
+    check_time()
     race = _lockstep_race(c, a, b) if warp_model == "lockstep" else ~_collective_between(c, a, b, model)
     return _racing(c, a[race], b[race], pair_part[race], INTRA_WARP)
 
@@ -412,6 +414,7 @@ def summarize(model: MemoryAccessModel, pairs: Pairs, sample: int = 0) -> list[F
     scope, how many times (partitions) and at how many units it happened, whether every
     instance was two writes of the same value, and up to `sample` (default PAIR_SAMPLE) of
     its instances (Finding.pairs)."""
+    check_time()
     if len(pairs.first) == 0:
         return []
     c = model.columns
