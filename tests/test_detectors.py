@@ -141,3 +141,22 @@ def test_pairs_of_different_agents_are_every_such_pair_in_order(seed):
                 if part[i] == part[j] and agents[i] != agents[j]]
     i, j = _pairs_of_agents(part, agents)
     assert list(zip(i.tolist(), j.tolist())) == expected and expected
+
+
+def test_pairs_made_in_chunks_are_the_pairs_made_at_once(monkeypatch):
+    """race._conflicting_pairs enumerates partitions in chunks of PAIRS_PER_CHUNK pairs:
+    however small the chunks, the same pairs in the same order."""
+    from simulee.detect import race
+
+    rng = np.random.default_rng(1)
+    n = 3000
+    c = {"unit": rng.integers(0, 30, n), "block": rng.integers(0, 2, n), "grid_epoch": np.zeros(n, int),
+         "epoch": rng.integers(0, 2, n), "warp": rng.integers(0, 2, n), "thread": rng.integers(0, 8, n),
+         "action": rng.integers(0, 2, n), "mask": np.full(n, 15), "exempt": rng.random(n) < 0.1}
+    keys = ("unit", "block", "grid_epoch", "epoch", "warp")
+    made = []
+    for chunk in (1 << 40, 7, 1000):
+        monkeypatch.setattr(race, "PAIRS_PER_CHUNK", chunk)
+        made.append(race._conflicting_pairs(c, np.arange(n), keys, "thread"))
+    assert len(made[0][0]) > 1000
+    assert all(np.array_equal(x, y) for other in made[1:] for x, y in zip(made[0], other))

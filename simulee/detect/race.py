@@ -340,19 +340,19 @@ def _conflicting_pairs(c, rows, keys, agent) -> tuple[np.ndarray, np.ndarray, np
     index = first_of_part + (np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes))
     rows, part = rows[index], part[index]
     agents, strong_ = c[agent][rows], c[_strength(agent)]
-    found = []
-    # partitions in chunks of at most PAIRS_PER_CHUNK pairs: memory stays bounded, and the time is checked between
-    ends = np.cumsum(sizes)
+    found, low = [], 0
+    # partitions in chunks of at most PAIRS_PER_CHUNK candidate pairs: the enumeration's memory stays bounded,
+    # and the time is checked between
     chunk = (np.cumsum(sizes * (sizes - 1) // 2) - 1) // PAIRS_PER_CHUNK
-    for last in np.r_[np.flatnonzero(chunk[1:] != chunk[:-1]), len(sizes) - 1].tolist():
-        low, high = (ends[found[-1][3]] if found else 0), ends[last]
+    for high in np.cumsum(sizes)[np.r_[np.flatnonzero(chunk[1:] != chunk[:-1]), len(sizes) - 1]].tolist():
         i, j = _pairs_of_agents(part[low:high], agents[low:high])
         a, b = rows[low + i], rows[low + j]
         conflict = ((c["action"][a] != READ) | (c["action"][b] != READ)) & ~(strong_[a] & strong_[b]) \
             & ((c["mask"][a] & c["mask"][b]) != 0)
-        found.append((a[conflict], b[conflict], part[low + i[conflict]], last))
+        found.append((a[conflict], b[conflict], part[low + i[conflict]]))
+        low = high
         check_time()
-    return tuple(np.concatenate([part_[k] for part_ in found]) for k in range(3))
+    return tuple(np.concatenate(column) for column in zip(*found))
 
 
 def _pairs_of_agents(part: np.ndarray, agents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
