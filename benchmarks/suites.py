@@ -1,7 +1,7 @@
 """Public verifier test suites run as a user would, with what each file states.
 
-    python -m benchmarks.suites SUITE_DIR [--mode stated|search|both] [--jobs N] [--timeout S] [-o OUT.csv]
-                                [--check-options "OPTIONS"]
+    python -m benchmarks.suites SUITE_DIR [--mode stated|search|both|prove] [--jobs N] [--timeout S]
+                                [-o OUT.csv] [--check-options "OPTIONS"]
 
 For every .cu file under SUITE_DIR, runs `simulee check FILE --format json` in a process
 of its own:
@@ -14,6 +14,10 @@ of its own:
   using GPUVerify's annotations (`__requires`, `__invariant`, ...) gets
   `--gpuverify-annotations`, as its author would pass.
 - search: no launch given (the input search), same defines, annotations and warp options.
+
+- prove: `simulee prove FILE --format json` with the launch and options the file states
+  (its kernels' verdicts: proved, race, unknown). A file expected to have a bug whose
+  every kernel is proved is a wrong proof (there must be none).
 
 --check-options adds options to every check (say "--population 20 --generations 20", to
 measure what a bigger search finds).
@@ -29,7 +33,9 @@ Prints per mode: files, errors (grouped by reason), detections (a bug expected a
 error finding reported), misses (those with a warning that holds only for some contents of
 the kernel's buffers said apart: the verifiers take every content as possible, Simulee
 names the contents such a race needs), false alarms (no bug expected, an error finding
-reported) and the seconds; writes one row per file and mode to OUT.csv (default: none).
+reported) and the seconds; for prove: files with a bug proved (wrong proofs), clean files
+proved, and why the others are not, with the median seconds per kernel. Writes one row per
+file and mode to OUT.csv (default: none).
 """
 
 from __future__ import annotations
@@ -51,7 +57,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 COLUMNS = ("file", "mode", "expected", "outcome", "exit", "errors", "warnings", "contents", "types", "seconds",
-           "reason")
+           "reason", "verdicts", "kernel_seconds")
 CONTENTS = "only for some contents of"  # a finding that needs what Simulee invented for buffers
 ANNOTATIONS = re.compile(r"\b__(?:requires|ensures|invariant|global_invariant|uniform_int|uniform_bool|distinct_int|"
                          r"axiom|assert|global_assert|implies|enabled|read_implies|write_implies|no_read|no_write)\b")
@@ -118,15 +124,17 @@ def reference_verdicts(suite: Path | None) -> dict[str, str]:
 
 
 def command(path: Path, stated: Stated, mode: str, extra: tuple[str, ...] = ()) -> list[str]:
-    arguments = [sys.executable, "-m", "simulee", "check", str(path), "--format", "json", "-q", *extra]
+    verb = ["prove", str(path), "--format", "json"] if mode == "prove" else \
+        ["check", str(path), "--format", "json", "-q"]
+    arguments = [sys.executable, "-m", "simulee", *verb, *extra]
     arguments += [f"-D{define}" for define in stated.defines]
     if stated.gpuverify:
         arguments.append("--gpuverify-annotations")
     if stated.lockstep:  # the verifiers take a warp's lanes to run apart unless told --warp-sync
         arguments += ["--warp-model", "lockstep"]
-    if mode == "stated" and stated.grid:
+    if mode in ("stated", "prove") and stated.grid:
         arguments += ["--grid", stated.grid]
-    if mode == "stated" and stated.block:
+    if mode in ("stated", "prove") and stated.block:
         arguments += ["--block", stated.block]
     return arguments
 
@@ -151,6 +159,8 @@ def run(path: Path, suite: Path, mode: str, timeout: float, reference: dict[str,
     except (json.JSONDecodeError, KeyError, TypeError):
         return _row(path, suite, mode, stated, "error", process.returncode, [], seconds,
                     (err.strip().splitlines() or ["no output"])[-1])
+    if mode == "prove":
+        return _proof_row(path, suite, stated, process.returncode, kernels, seconds)
     findings = [f for kernel in kernels for f in kernel["findings"]]
     failed = [kernel for kernel in kernels if kernel["status"] != "ok"]
     if failed and not any(f["severity"] == "error" for f in findings):
@@ -165,7 +175,45 @@ def _row(path, suite, mode, stated, outcome, status, findings, seconds, reason) 
     return {"file": path.relative_to(suite).as_posix(), "mode": mode, "expected": stated.expected,
             "outcome": outcome, "exit": status, "errors": len(errors), "warnings": len(findings) - len(errors),
             "contents": len(contents),
-            "types": " ".join(sorted({f["type"] for f in errors})), "seconds": round(seconds, 2), "reason": reason}
+            "types": " ".join(sorted({f["type"] for f in errors})), "seconds": round(seconds, 2), "reason": reason,
+            "verdicts": "", "kernel_seconds": ""}
+
+
+def _proof_row(path, suite, stated, status, kernels, seconds) -> dict:
+    """A file's row of `simulee prove`: the verdict of each kernel (proved, race, unknown),
+    and why the first that is not proved is not."""
+    verdicts = [kernel["verdict"] for kernel in kernels]
+    reasons = [kernel["reason"] or kernel["verdict"] for kernel in kernels if kernel["verdict"] != "proved"]
+    return {"file": path.relative_to(suite).as_posix(), "mode": "prove", "expected": stated.expected,
+            "outcome": "ok" if kernels else "error", "exit": status, "errors": 0, "warnings": 0, "contents": 0,
+            "types": "", "seconds": round(seconds, 2), "reason": reasons[0] if reasons else "",
+            "verdicts": " ".join(verdicts),
+            "kernel_seconds": " ".join(str(kernel["seconds"]) for kernel in kernels)}
+
+
+def _proof_summary(rows: list[dict]) -> list[str]:
+    """Files with a bug proved (wrong proofs: none may be), clean files proved, the reasons
+    of the others, and the seconds per kernel."""
+    ran = [row for row in rows if row["outcome"] == "ok"]
+    proved = lambda row: set(row["verdicts"].split()) == {"proved"}  # noqa: E731
+    bugs = [row for row in ran if row["expected"] == "bug"]
+    clean = [row for row in ran if row["expected"] == "clean"]
+    per_kernel = [float(s) for row in ran for s in row["kernel_seconds"].split()]
+    lines = [f"prove: {len(rows)} files, {len(rows) - len(ran)} errors, "
+             f"{sum(map(proved, bugs))}/{len(bugs)} files with a bug proved (wrong proofs), "
+             f"{sum(map(proved, clean))}/{len(clean)} clean files proved, "
+             f"{sum(map(proved, (r for r in ran if r['expected'] == 'unknown')))} of "
+             f"{sum(1 for r in ran if r['expected'] == 'unknown')} unknown proved; seconds per kernel median "
+             f"{statistics.median(per_kernel) if per_kernel else 0:.2f}, max {max(per_kernel, default=0):.2f}"]
+    for row in bugs:
+        if proved(row):
+            lines.append(f"  WRONG PROOF: {row['file']}")
+    for reason, count in Counter(_cause(row["reason"]) for row in clean if not proved(row)).most_common():
+        lines.append(f"  {count:4d} clean, not proved: {reason}")
+    for row in rows:
+        if row["outcome"] != "ok":
+            lines.append(f"       {row['file']}: {row['reason']}")
+    return lines
 
 
 def summary(rows: list[dict]) -> str:
@@ -173,6 +221,9 @@ def summary(rows: list[dict]) -> str:
     lines = []
     for mode in dict.fromkeys(row["mode"] for row in rows):
         chosen = [row for row in rows if row["mode"] == mode]
+        if mode == "prove":
+            lines += _proof_summary(chosen)
+            continue
         failed = [row for row in chosen if row["outcome"] != "ok"]
         ran = [row for row in chosen if row["outcome"] == "ok"]
         found = lambda row: row["errors"] > 0  # noqa: E731
@@ -209,7 +260,7 @@ def _cause(reason: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("suite", type=Path)
-    parser.add_argument("--mode", choices=("stated", "search", "both"), default="both")
+    parser.add_argument("--mode", choices=("stated", "search", "both", "prove"), default="both")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per file and mode, default 300")
     parser.add_argument("--reference", type=Path, help="GPUVerify's testsuite/CUDA, for GPURepair's copies of it")

@@ -51,8 +51,9 @@ def barrier_kind(callee: str) -> str | None:
 # for a volatile access that is no atomic.
 BLOCK_SCOPE, DEVICE_SCOPE, SYSTEM_SCOPE = 1, 2, 3
 SCOPE_BITS, ACQUIRE, RELEASE, VOLATILE = 3, 4, 8, 16
-_SYNCSCOPES = {"block": BLOCK_SCOPE, "cta": BLOCK_SCOPE, "device": DEVICE_SCOPE, "agent": DEVICE_SCOPE,
-               "gpu": DEVICE_SCOPE, "cluster": DEVICE_SCOPE}
+# a cluster is one block: Simulee launches no thread-block clusters (nor does a launch without the attribute)
+_SYNCSCOPES = {"block": BLOCK_SCOPE, "cta": BLOCK_SCOPE, "cluster": BLOCK_SCOPE, "device": DEVICE_SCOPE,
+               "agent": DEVICE_SCOPE, "gpu": DEVICE_SCOPE}
 
 
 def access_sync(opcode: str, extra: dict) -> int:
@@ -82,11 +83,18 @@ def syncscope(extra: dict, default: int) -> int:
     return _SYNCSCOPES.get(extra["syncscope"], SYSTEM_SCOPE)
 
 
+def unknown_syncscope(extra: dict) -> str | None:
+    """The syncscope an LLVM atomic or fence names when it is none of those above
+    ("singlethread", another target's), else None."""
+    name = extra.get("syncscope")
+    return name if name is not None and name not in _SYNCSCOPES else None
+
+
 def call_scope(callee: str) -> int:
-    """The scope of an NVVM atomic or fence intrinsic: .cta block, .sys system, else device
-    (llvm.nvvm.membar.gl, llvm.nvvm.atomic.add.gen.i.cta.i32.p0, ...)."""
+    """The scope of an NVVM atomic or fence intrinsic: .cta (and .cluster, one block) block,
+    .sys system, else device (llvm.nvvm.membar.gl, llvm.nvvm.atomic.add.gen.i.cta.i32.p0, ...)."""
     name = callee + "."
-    if ".cta." in name:
+    if ".cta." in name or ".cluster." in name:
         return BLOCK_SCOPE
     if ".sys." in name:
         return SYSTEM_SCOPE

@@ -19,6 +19,10 @@ ANNOTATED = TESTS / "annotated"
 
 # One IR cache for the whole run (shared by xdist workers); tests of the cache use their own.
 os.environ.setdefault("SIMULEE_CACHE", str(ROOT / ".pytest_cache" / "simulee-ir"))
+# Every proof a run contradicts, in any process of the run (prover.verdicts.log_contradiction): the controller
+# names the file before the workers start, and the run fails if any is logged (pytest_sessionfinish)
+if "PYTEST_XDIST_WORKER" not in os.environ:
+    os.environ["SIMULEE_CONTRADICTIONS"] = str(ROOT / ".pytest_cache" / f"contradictions-{os.getpid()}.jsonl")
 
 
 def position_of(file: str | Path, text: str, kernel: str = "") -> tuple[int, int]:
@@ -164,6 +168,8 @@ def pytest_sessionstart(session):
 
 
 def pytest_sessionfinish(session, exitstatus):
+    if not hasattr(session.config, "workerinput"):
+        _contradicted(session)
     before = session.config.stash.get(_BEFORE, None)
     after = _checkout_state() if before is not None else None
     left = left_behind(before, after) if after is not None else []
@@ -171,6 +177,19 @@ def pytest_sessionfinish(session, exitstatus):
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         reporter.write_line(f"FAILED: the tests left {len(left)} file(s) in the checkout that git does not ignore: "
                             + ", ".join(left[:10]), red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def _contradicted(session) -> None:
+    """Fail the run on any proof a check's run contradicted (an internal error of Simulee's)."""
+    log = Path(os.environ["SIMULEE_CONTRADICTIONS"])
+    if not log.exists():
+        return
+    lines = log.read_text().splitlines()
+    log.unlink()
+    if lines:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        reporter.write_line(f"FAILED: {len(lines)} proof(s) contradicted by a run: " + "; ".join(lines[:5]), red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 

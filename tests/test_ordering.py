@@ -76,6 +76,8 @@ def test_atomics_of_a_block_scope_race_with_other_blocks_atomics():
     counter = at("atomicAdd_block(count, 1)", "block_scoped_counter")
     found = findings("block_scoped_counter", "--launch", "2/32")
     assert ("data-race", counter, at("*count = 0", "block_scoped_counter")) in found
+    # an error, though both add 1: a read-modify-write's operand is not what it leaves (never benign)
+    assert ("scoped-race", counter, counter) in found
     result = subprocess.run([sys.executable, "-m", "simulee", "check", str(FILE), "-k", "block_scoped_counter", "-q",
                              "--launch", "2/32"], capture_output=True, text=True)
     assert "scoped race" in result.stdout and "atomicAdd_block at line" in result.stdout

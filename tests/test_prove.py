@@ -229,3 +229,87 @@ def test_a_simulee_toml_relation_is_an_assumption_of_the_proof(run_cli, tmp_path
     assert exact[0] == "proved"  # Python's arithmetic: offset * 2 does not wrap at 32 bits
     assert divided == ("race", [f"{grid} (simulee.toml)"])  # true division is not followed: nothing assumed of it
     assert none[0] == "race"
+
+
+# ---------------------------------------------------------------------------- scopes (tests/prove/scopes.cu)
+
+SCOPES = TESTS / "prove" / "scopes.cu"
+SCOPED_RACES = {  # kernel -> (the kind of the solver's race, its lines by what is written there)
+    "exchange_across_blocks": ("scoped-race", {"block 0's exchange", "block 1's exchange"}),
+    "count_across_blocks": ("scoped-race", {"every block's add"}),
+    "mixed_scopes": ("scoped-race", {"orders nothing with block 0's"}),
+    "reference_across_blocks": ("scoped-race", {"block 0 writes", "block 1 reads"}),
+    "locked_total_in_block_scope": ("scoped-race", {"atomicCAS_block(lock, 0, 1)"}),
+    "cluster_across_blocks": ("scoped-race", {"atom.relaxed.cluster"}),
+    "peek_beside_atomic": ("data-race", {"thread 0's add", "reads what thread 0 adds to"}),
+    "publish_in_block_scope": ("data-race", {"published under a block fence", "read under a block fence"}),
+}
+SCOPED_PROVED = ("count_within_blocks", "count_in_shared", "count_device", "loads_across_blocks", "gpu_scope_counter")
+THROUGH_MEMORY = ("publish", "locked_total")  # race-free through a fence and a flag or a lock: the prover says unknown
+
+
+@pytest.fixture(scope="module")
+def scoped():
+    program = load_program(SCOPES)
+    found = {}
+    for kernel in program.kernels:
+        proof = prove_kernel(program, kernel)
+        confirm(program, kernel, proof)
+        found[kernel.name] = proof
+    return program, found
+
+
+@pytest.mark.parametrize("name", sorted(SCOPED_RACES))
+def test_an_atomic_or_fence_orders_nothing_outside_its_scope(scoped, name):
+    _, proofs = scoped
+    proof = proofs[name]
+    kind, lines = SCOPED_RACES[name]
+    assert proof.verdict == "race" and any(c.confirmed for c in proof.candidates), proof
+    first = next(c for c in proof.candidates if c.confirmed)
+    assert first.kind == kind and set(first.lines()) == {line_of(SCOPES, text) for text in lines}, first
+    if kind == "scoped-race":
+        assert first.scope == "different blocks" and first.threads[0][0] != first.threads[1][0]
+
+
+def test_atomics_of_a_scope_that_holds_both_threads_are_proved(scoped):
+    _, proofs = scoped
+    assert {name for name, proof in proofs.items() if proof.verdict == "proved"} == set(SCOPED_PROVED)
+
+
+@pytest.mark.parametrize("name", THROUGH_MEMORY)
+def test_what_orders_through_memory_is_unknown_to_the_prover_never_proved(scoped, name):
+    _, proofs = scoped
+    proof = proofs[name]
+    assert proof.verdict == "unknown" and "orders accesses through memory" in proof.reason
+    assert "a fence at line" in proof.reason and not any(c.confirmed for c in proof.candidates)
+
+
+@pytest.mark.parametrize("name", SCOPED_PROVED)
+def test_the_interpreter_finds_no_race_where_scopes_were_proved(scoped, name):
+    program, _ = scoped
+    kernel = program.kernel(name)
+    launches = [default_launch(kernel, grid=grid, block=block) for grid, block in
+                (((3, 1, 1), (96, 1, 1)), ((2, 1, 1), (33, 1, 1)))]
+    check = check_kernel(program, kernel, launches)
+    assert check.status == "ok" and check.launches
+    assert not [f for f in check.findings if f.type in ("data-race", "scoped-race", "barrier-divergence")], \
+        check.findings
+
+
+def test_an_atomic_of_a_scope_the_model_does_not_know_is_unknown(run_cli):
+    status, out, _ = run_cli("prove", TESTS / "prove" / "unknown_scope.ll", "--format", "json")
+    (kernel,) = json.loads(out)["kernels"]
+    assert status == 0 and kernel["verdict"] == "unknown"
+    assert 'an atomic of scope "singlethread"' in kernel["reason"]
+
+
+def test_a_scoped_race_is_never_proved_by_check_and_its_run_shows_it(run_cli, tmp_path):
+    kernels = {}
+    for name in ("exchange_across_blocks", "count_within_blocks"):
+        out = tmp_path / f"{name}.json"
+        run_cli("check", SCOPES, "-k", name, "-q", "--format", "json", "-o", out)
+        kernels.update({k["kernel"]: k for k in json.loads(out.read_text())["kernels"]})
+    racy = kernels["exchange_across_blocks"]
+    assert racy["verdict"] == "race" and racy["proof"]["verdict"] == "race"
+    assert [(f["type"], f["severity"]) for f in racy["findings"]] == [("scoped-race", "error")]
+    assert kernels["count_within_blocks"]["verdict"] == "proved" and not kernels["count_within_blocks"]["findings"]

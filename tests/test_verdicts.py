@@ -106,3 +106,87 @@ def test_a_kernel_racy_only_past_what_a_simulee_toml_states_is_racy_without_it(c
     found = checked["proving"]["first_n"]  # a run shows it for n Simulee chose, which no launch site gives: a warning
     assert found["verdict"] in ("race", "possible-race") and found["proof"]["verdict"] == "race"
     assert any(f["type"] == "data-race" for f in found["findings"])
+
+
+# ---------------------------------------------------------------------------- a proof never costs the check
+
+
+def test_a_removal_proof_that_chains_reads_ends_and_the_check_stands(run_cli, tmp_path):
+    sides = TESTS / "prove" / "sides.cu"
+    out = tmp_path / "report.json"
+    status, _, err = run_cli("check", sides, "-q", "--format", "json", "-o", out)
+    (record,) = json.loads(out.read_text())["kernels"]
+    assert record["status"] == "ok" and "internal error" not in json.dumps(record), record
+    assert record["verdict"] == "proved"
+    barriers = {(f["type"], f["line"]) for f in record["findings"]}
+    assert barriers == {("redundant-barrier", line_of(sides, "the even blocks' barrier")),
+                        ("redundant-barrier", line_of(sides, "the odd blocks' barrier"))}
+
+
+def _failing(*args, **kwargs):
+    raise RuntimeError("planted failure")
+
+
+def test_a_failing_prover_leaves_the_race_reported_and_the_proof_unknown(run_cli, tmp_path, monkeypatch):
+    import simulee.prover.solve
+
+    monkeypatch.delenv("SIMULEE_DEBUG", raising=False)
+    monkeypatch.setattr(simulee.prover.solve, "_prove_kernel", _failing)
+    out = tmp_path / "report.json"
+    status, _, _ = run_cli("check", TWINS, "-k", "shift_left", "-q", "--format", "json", "-o", out)
+    (record,) = json.loads(out.read_text())["kernels"]
+    assert status == 1 and record["status"] == "ok" and record["verdict"] == "race"
+    assert [f["type"] for f in record["findings"]] == ["data-race"]
+    assert record["proof"]["verdict"] == "unknown"
+    assert record["proof"]["reason"] == "internal error in the prover: RuntimeError: planted failure"
+    status, out, _ = run_cli("prove", TWINS, "-k", "shift_left")
+    assert status == 0 and "unknown: internal error in the prover: RuntimeError: planted failure" in out
+
+
+def test_a_failing_removal_proof_leaves_the_barrier_verdicts(run_cli, tmp_path, monkeypatch):
+    import simulee.prover.equivalence
+
+    monkeypatch.delenv("SIMULEE_DEBUG", raising=False)
+    monkeypatch.setattr(simulee.prover.equivalence, "_prove", _failing)
+    out = tmp_path / "report.json"
+    run_cli("check", TESTS / "prove" / "sides.cu", "-q", "--format", "json", "-o", out)
+    (record,) = json.loads(out.read_text())["kernels"]
+    assert record["status"] == "ok" and record["verdict"] == "proved"
+    assert [f["type"] for f in record["findings"]] == ["redundant-barrier", "redundant-barrier"]
+    assert all("proved for every launch" not in f["message"] for f in record["findings"])
+
+
+# ---------------------------------------------------------------------------- one verdict per kernel
+
+
+def test_a_proof_a_run_contradicts_is_an_internal_error_the_report_names(run_cli, tmp_path, monkeypatch):
+    import simulee.prover.solve
+    from simulee.prover.solve import Proof
+
+    def wrong(program, info, *args, **kwargs):  # a prover that proves whatever it is given
+        return Proof(info.name, info.file, info.line, "proved")
+
+    log = tmp_path / "contradictions.jsonl"
+    monkeypatch.setenv("SIMULEE_CONTRADICTIONS", str(log))
+    monkeypatch.setattr(simulee.prover.solve, "_prove_kernel", wrong)
+    status, out, _ = run_cli("check", TWINS, "-k", "shift_left")
+    race = line_of(TWINS, "thread i+1 writes x[i+1]")
+    assert status == 1 and "error: data race" in out  # the run's finding stands
+    assert f"twins.cu:{line_of(TWINS, 'void shift_left(')}: error: shift_left: internal error: the prover proved " \
+        f"shift_left race-free" in out
+    assert f"a run shows the data-race at tests/prove/twins.cu:{race}" in out
+    assert "note: shift_left: race: a run shows it; the prover proved the opposite, an internal error" in out
+    assert "1 proof contradicted by a run (internal error)" in out.splitlines()[-1]
+    (logged,) = [json.loads(line) for line in log.read_text().splitlines()]
+    assert logged["kernel"] == "shift_left" and logged["file"].endswith("twins.cu")
+    run_cli("check", TWINS, "-k", "shift_left", "--format", "sarif", "-o", tmp_path / "report.sarif")
+    (run,) = json.loads((tmp_path / "report.sarif").read_text())["runs"]
+    notes = run["invocations"][0]["toolExecutionNotifications"]
+    assert [n["level"] for n in notes] == ["error"] and "internal error" in notes[0]["message"]["text"]
+
+
+def test_a_run_that_agrees_with_the_proof_logs_nothing(run_cli, tmp_path, monkeypatch):
+    log = tmp_path / "contradictions.jsonl"
+    monkeypatch.setenv("SIMULEE_CONTRADICTIONS", str(log))
+    status, out, _ = run_cli("check", TWINS, "-k", "scale")
+    assert status == 0 and "proved: race-free" in out and "internal error" not in out and not log.exists()

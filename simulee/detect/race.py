@@ -30,7 +30,7 @@ from simulee.detect.base import Detector, LaunchRun, Rule, check_time
 from simulee.model.ordering import MAX_EVENTS
 from interpreter.vocabulary import BLOCK_SCOPE, SCOPE_BITS
 from simulee.model.findings import ERROR, WARNING, Finding, launch_of, place, where
-from simulee.model.access import KIND_NAMES, READ, MemoryAccessModel
+from simulee.model.access import KIND_NAMES, READ, WRITE, MemoryAccessModel
 
 INTER_BLOCK, INTER_WARP, INTRA_WARP = 0, 1, 2
 SCOPE_NAMES = ("inter-block", "inter-warp", "intra-warp")
@@ -38,7 +38,7 @@ WARP_MODELS = ("independent", "lockstep")
 INTRA_WARP_LIMIT = 512  # accesses kept per intra-warp partition (earliest first)
 PAIRS_PER_CHUNK = 1 << 22  # candidate pairs enumerated at once
 WARP_SYNCHRONOUS = "warp-synchronous-race"
-RACES = ("data-race", WARP_SYNCHRONOUS)  # races between accesses nothing orders (not a too narrow scope)
+RACES = ("data-race", "scoped-race", WARP_SYNCHRONOUS)  # every class of race
 RACE_WORDS = {"data-race": "data race", "scoped-race": "scoped race", WARP_SYNCHRONOUS: "warp-synchronous race"}
 WARP_SYNCHRONOUS_FIX = (": correct only while the warp runs in lockstep (before Volta); with independent thread "
                         "scheduling (sm_70 and later) put __syncwarp() between them, or make the memory volatile "
@@ -261,8 +261,8 @@ def _summarized(c, rows, keys, agent, scope) -> Pairs:
     use_low_high = same | (low[i] != high[j])
     first = np.where(use_low_high, low_row[i], high_row[i])
     second = np.where(use_low_high, high_row[j], low_row[j])
-    both_write = (c["action"][first] != READ) & (c["action"][second] != READ)
-    benign = both_write & same_value[i] & same_value[j] & (c["value"][low_row[i]] == c["value"][low_row[j]])
+    both_store = (c["action"][first] == WRITE) & (c["action"][second] == WRITE)
+    benign = both_store & same_value[i] & same_value[j] & (c["value"][low_row[i]] == c["value"][low_row[j]])
     partition = group_part[i] + (scope << 48)
     return Pairs(first, second, np.full(len(first), scope), partition, benign)
 
@@ -316,9 +316,9 @@ def _checked_later(c, rows) -> np.ndarray:
 
 
 def _racing(c, a, b, pair_part, scope) -> Pairs:
-    """Pairs of rows a[i], b[i] that race in `scope`, benign where both wrote one value."""
-    both_write = (c["action"][a] != READ) & (c["action"][b] != READ)
-    benign = both_write & (c["value"][a] == c["value"][b])
+    """Pairs of rows a[i], b[i] that race in `scope`, benign where both stored one value (a
+    read-modify-write's value is its operand, not what it leaves: never benign)."""
+    benign = (c["action"][a] == WRITE) & (c["action"][b] == WRITE) & (c["value"][a] == c["value"][b])
     return Pairs(a, b, np.full(len(a), scope), pair_part + (scope << 48), benign)
 
 

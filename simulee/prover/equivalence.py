@@ -39,6 +39,7 @@ interpreter to replay (`replay`); none is `proved`.
 from __future__ import annotations
 
 import itertools
+import os
 import re
 import struct
 import time
@@ -52,11 +53,12 @@ from interpreter.types import FloatType, PointerType
 from interpreter.vocabulary import barrier_kind
 from simulee.prover.model import AXES, Kernel, Launch, Pointer, Thread, Walker, _UNSET, _width
 from simulee.prover.solve import (ASSUMPTIONS, Effort, Fixed, _fresh_context, _small, _small_arguments,
-                                  prove_kernel, unread_axes)
+                                  prove_kernel, prover_failure, unread_axes)
 
 QUERY_MILLISECONDS = 30000  # per output buffer: past it, not proved
 OUT_OF_EFFORT = "the proof ran out of its effort (z3's units)"
 MAX_INSTANCES = 400  # threads the encoding may instantiate (each read of written memory chooses its writers)
+MAX_CHAIN = 24  # reads resolved within each other: a writer's value read from a writer's ... (else not modeled)
 SAME_FLOATS = "a floating-point operation gives the same result on the same operands"
 RACE_FREE = "both versions are race-free (proved for every launch)"
 NO_OVERFLOW = ("no signed integer operation marked nsw overflows (nor nuw wraps) in either version: a launch where "
@@ -214,7 +216,8 @@ class ValueWalker(Walker):
     def call(self, state, pc: int, op):
         callee = op.extra.get("callee") or ""
         kind = barrier_kind(callee)
-        if callee.startswith(("llvm.memset", "llvm.memcpy", "llvm.memmove")):
+        if callee.startswith(("llvm.memset", "llvm.memcpy", "llvm.memmove")) or callee in ("memset", "memcpy",
+                                                                                               "memmove"):
             self.problems.append(f"a memory copy at {self.where(pc)}")
         elif callee.startswith(("llvm.nvvm.atomic", "llvm.nvvm.atom")):
             self.problems.append(f"an atomic at {self.where(pc)}")
@@ -319,6 +322,7 @@ class _Encoding:
         self.memo: dict = {}
         self.garbage = itertools.count()
         self.covered = {} if covered is None else covered  # (version, read, write pc) -> every read covered by it
+        self.resolving = 0  # reads being resolved within each other (each writer's value may read in turn)
 
     def ask(self, *question):
         """The solver's model when the facts and `question` can hold, None when they cannot;
@@ -366,11 +370,17 @@ class _Encoding:
         return _Instance(version, tid, ctaid, tag, bound, same)
 
     def thread_facts(self, instance: _Instance) -> list:
-        """Its indices within the launch, and what its walk promises."""
+        """Its indices within the launch, and what its walk promises; for a writer chosen
+        while a read is resolved, only what does not rest on its own reads (fewer facts admit
+        more, never less: resolving them would choose writers of its reads in turn, without
+        end)."""
         facts = [z3.ULT(i, d) for i, d in zip(instance.tid, self.launch.ntid)] + \
             [z3.ULT(i, d) for i, d in zip(instance.ctaid, self.launch.nctaid)]
         walker = self.versions[instance.version].walker
-        return facts + [self.term(instance, f) for f in walker.walk.facts + walker.promises]
+        promised = walker.walk.facts + walker.promises
+        if self.resolving:
+            promised = [f for f in promised if not any(c.decl().name() in walker.reads for c in _constants(f))]
+        return facts + [self.term(instance, f) for f in promised]
 
     def instantiate(self, version: str, ctaid: tuple | None = None, same: tuple = ()) -> _Instance:
         instance = self.thread(version, ctaid, same=same)
@@ -405,6 +415,17 @@ class _Encoding:
         key = (instance.tag, name)
         if key in self.memo:
             return self.memo[key]
+        if self.resolving >= MAX_CHAIN:
+            raise NotModeled(f"a read of memory written before it chains through more than {MAX_CHAIN} writers "
+                             "whose values are read in turn")
+        self.resolving += 1
+        try:
+            self.memo[key] = self._resolved(instance, name)
+        finally:
+            self.resolving -= 1
+        return self.memo[key]
+
+    def _resolved(self, instance: _Instance, name: str):
         version = self.versions[instance.version]
         read = version.walker.reads[name]
         at = version.position(read.pc)
@@ -436,7 +457,6 @@ class _Encoding:
                 exact = self.term(writer, write.value) if write.size == read.size else self.fresh(read.size * 8)
                 value = z3.If(self.overlap(writer, write, offset, read.size),
                               z3.If(start == offset, exact, self.fresh(read.size * 8)), value)
-        self.memo[key] = value
         return value
 
     @staticmethod
@@ -650,6 +670,10 @@ def prove_equivalent(pair, given: Fixed | None = None, deadline: float = float("
         _prove(pair, given or Fixed(), deadline, milliseconds, proof, race_free, effort)
     except NotModeled as reason:
         proof.verdict, proof.reason = "unknown", str(reason)
+    except Exception as error:  # the prover's own failure: no verdict, and nothing else lost
+        if os.environ.get("SIMULEE_DEBUG"):
+            raise
+        proof.verdict, proof.reason = "unknown", prover_failure(error)
     proof.assumptions = list(dict.fromkeys(proof.assumptions))
     proof.seconds = time.perf_counter() - start
     return proof

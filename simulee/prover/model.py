@@ -35,7 +35,8 @@ from interpreter.decode import Address, DecodedFunction
 from interpreter.loader import Program
 from interpreter.loops import Loop, natural_loops
 from interpreter.types import ArrayType, FloatType, FunctionType, IntType, PointerType, StructType, VectorType
-from interpreter.vocabulary import SPECIAL_REGISTER, barrier_kind, index_register
+from interpreter.vocabulary import (ACQUIRE, RELEASE, SCOPE_BITS, SPECIAL_REGISTER, access_sync, barrier_kind,
+                                    call_scope, index_register, unknown_syncscope)
 from simulee.frontend.compiler import user_location
 
 AXES = "xyz"
@@ -43,8 +44,9 @@ COUNTERS_DO_NOT_WRAP = "a loop counter compared as a signed (unsigned) number do
 MAX_BLOCK_VISITS = 20000  # per walk: past it the walk is cut and the verdict unknown
 SPACES = {0: "global", 1: "global", 3: "shared", 4: "constant", 5: "local"}
 _VARYING = {"phi", "load", "atomicrmw", "cmpxchg", "alloca", "unsupported", "call", "extractvalue", "insertvalue"}
+_FENCES = ("llvm.nvvm.fence", "llvm.nvvm.membar")  # they order through memory: nothing the model follows
 _NO_EFFECT = ("llvm.lifetime.", "llvm.dbg.", "llvm.experimental.noalias", "llvm.nvvm.bar.warp.sync",
-              "llvm.nvvm.barrier.cta.arrive", "llvm.nvvm.fence", "llvm.nvvm.membar", "llvm.prefetch",
+              "llvm.nvvm.barrier.cta.arrive", "llvm.prefetch",
               "llvm.nvvm.prefetch", "llvm.invariant.", "llvm.var.annotation", "llvm.ptr.annotation",
               "llvm.nvvm.isspacep", "llvm.sideeffect", "llvm.donothing")
 _NO_MEMORY = ("llvm.", "__simulee_texture")  # calls that write no memory a thread of the kernel reads
@@ -70,7 +72,7 @@ class Pointer:
 
 @dataclass
 class Access:
-    kind: str  # read, write, atomic
+    kind: str  # read, write, atomic (a read-modify-write)
     base: tuple | None
     space: str  # global, shared (None base: any)
     offset: z3.BitVecRef
@@ -80,6 +82,8 @@ class Access:
     line: int | None
     file: str = ""
     function: str = ""  # the function called through a pointer it is in (its pc is that function's); "" the kernel's
+    scope: int = 0  # an atomic's scope (interpreter.vocabulary BLOCK_SCOPE, DEVICE_SCOPE, SYSTEM_SCOPE), 0 a plain
+    # access's (an atomic load is a read of a scope, an atomic store a write of one)
 
 
 @dataclass(frozen=True)
@@ -97,13 +101,16 @@ class Induction:
 @dataclass
 class Walk:
     """What one thread may do from one start: its accesses, where its paths end (a barrier's
-    pc, or "exit") under which condition, what holds at the start, and why the walk is not
-    exact enough to prove anything (empty when it is)."""
+    pc, or "exit") under which condition, what holds at the start, why the walk is not
+    exact enough to prove anything (empty when it is), and what it does that orders
+    accesses through memory (fences, releases, acquires: the model orders by barriers only,
+    so it may find races these order)."""
 
     accesses: list[Access] = field(default_factory=list)
     ends: dict = field(default_factory=dict)  # end -> [condition, ...]
     facts: list = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)
+    ordering: list[str] = field(default_factory=list)
     assumed: list[str] = field(default_factory=list)  # assumptions the walk made beyond the launch's
     inductions: list[Induction] = field(default_factory=list)
 
@@ -584,6 +591,9 @@ class Walker:
         if opcode in ("load", "store", "atomicrmw", "cmpxchg"):
             self.memory(state, pc, op)
             return None
+        if opcode == "fence":
+            self.orders(pc, "a fence")
+            return None
         if opcode == "unsupported":  # it may touch memory the model does not see
             self.walk.unknown.append(f"an instruction the model does not know ({op.extra.get('reason', op.text)[:80]})")
         if opcode == "call":
@@ -686,19 +696,40 @@ class Walker:
     # --- memory -------------------------------------------------------------------------
     def memory(self, state: _State, pc: int, op) -> None:
         opcode = op.opcode
+        scope = self.scope(pc, op) if opcode in ("atomicrmw", "cmpxchg") or op.extra.get("atomic") else 0
         if opcode == "load":
             pointer = self.value(state, op.args[0])
-            self.record(state, pc, "atomic" if op.extra.get("atomic") else "read", pointer, self.size(op.type))
+            self.record(state, pc, "read", pointer, self.size(op.type), scope)
             state.values[op.result] = self.loaded(pointer, op)
         elif opcode == "store":
             pointer = self.value(state, op.args[1])
-            self.record(state, pc, "atomic" if op.extra.get("atomic") else "write", pointer,
-                        self.size(op.arg_types[0]))
+            self.record(state, pc, "write", pointer, self.size(op.arg_types[0]), scope)
         else:
             pointer = self.value(state, op.args[0])
-            self.record(state, pc, "atomic", pointer, self.size(op.arg_types[1]))
+            self.record(state, pc, "atomic", pointer, self.size(op.arg_types[1]), scope)
             if op.result >= 0:
                 state.values[op.result] = self.opaque(op.type, opcode)
+
+    def scope(self, pc: int, op) -> int:
+        """The scope of an atomic load, store or read-modify-write (none named: the device's,
+        as CUDA's atomicAdd); one the model does not know makes the walk inexact (it could
+        order less than the model would take). An acquire or a release is noted (ordering)."""
+        unknown = unknown_syncscope(op.extra)
+        if unknown is not None:
+            line = self.kernel.line(pc)
+            self.walk.unknown.append(f'an atomic of scope "{unknown}"{f" at line {line}" if line else ""}, a scope '
+                                     "the model does not know")
+        sync = access_sync(op.opcode, op.extra)
+        if sync & (ACQUIRE | RELEASE):
+            self.orders(pc, "an acquire" if sync & ACQUIRE else "a release")
+        return sync & SCOPE_BITS
+
+    def orders(self, pc: int, what: str) -> None:
+        """Note that the instruction at `pc` (`what` it is) may order accesses through memory."""
+        line = self.kernel.line(pc)
+        noted = f"{what} at line {line}" if line else what
+        if noted not in self.walk.ordering:
+            self.walk.ordering.append(noted)
 
     def loaded(self, pointer, op):
         """A loaded value: a member of a struct passed by value is the launch's (uniform; a
@@ -718,7 +749,7 @@ class Walker:
     def size(self, ty) -> z3.BitVecRef:
         return z3.BitVecVal(self.kernel.layout.store_size(ty), 64)
 
-    def record(self, state: _State, pc: int, kind: str, pointer, size) -> None:
+    def record(self, state: _State, pc: int, kind: str, pointer, size, scope: int = 0) -> None:
         if not isinstance(pointer, Pointer):
             pointer = Pointer(None, self.fresh(64, "address"))
         space = self.space(pointer.base)
@@ -728,7 +759,7 @@ class Walker:
         if pointer.inbounds:  # an offset that wrapped is in no buffer: out of bounds, check's question
             condition = z3.And(condition, *pointer.inbounds)
         self.walk.accesses.append(Access(kind, pointer.base, space, pointer.offset, size, condition, pc,
-                                         self.kernel.line(pc), self.kernel.file(pc)))
+                                         self.kernel.line(pc), self.kernel.file(pc), scope=scope))
 
     def space(self, base) -> str:
         if base is None:
@@ -754,6 +785,13 @@ class Walker:
             if op.result >= 0:
                 state.values[op.result] = self.opaque(op.type, "barrier")
             return None
+        if callee.startswith(_FENCES):
+            self.orders(pc, "a fence")
+            return None
+        if callee.startswith("llvm.nvvm.isspacep."):  # which space a pointer of a known base is in
+            state.values[op.result] = self.in_space(callee.removeprefix("llvm.nvvm.isspacep."),
+                                                    self.value(state, op.args[0]), op)
+            return None
         if callee.startswith(_NO_EFFECT):
             if op.result >= 0:
                 state.values[op.result] = self.opaque(op.type, "call")
@@ -763,14 +801,17 @@ class Walker:
         if callee in _ASSUMES:  # a launch where it fails is invalid, as check says
             state.condition = state.condition + tuple(self.assumption(callee, self.value(state, op.args[0])))
             return None
-        if callee.startswith(("llvm.memset", "llvm.memcpy", "llvm.memmove")):
+        if callee.startswith(("llvm.memset", "llvm.memcpy", "llvm.memmove")) or callee in ("memset", "memcpy",
+                                                                                               "memmove"):
             length = self.value(state, op.args[2])
             length = z3.ZeroExt(64 - length.size(), length) if z3.is_bv(length) and length.size() < 64 else length
             if not z3.is_bv(length):
                 length = self.fresh(64, "length")
             self.record(state, pc, "write", self.value(state, op.args[0]), length)
-            if not callee.startswith("llvm.memset"):
+            if not callee.startswith(("llvm.memset", "memset")):
                 self.record(state, pc, "read", self.value(state, op.args[1]), length)
+            if op.result >= 0:  # the C functions return their destination
+                state.values[op.result] = self.value(state, op.args[0])
             return None
         if callee.startswith(("llvm.umin", "llvm.umax", "llvm.smin", "llvm.smax", "llvm.abs")):
             state.values[op.result] = self.minmax(callee, [self.value(state, a) for a in op.args], op)
@@ -781,7 +822,7 @@ class Walker:
             state.values[op.result] = _INTEGER_INTRINSICS[callee](*args) if exact else self.opaque(op.type, "call")
             return None
         if callee.startswith(("llvm.nvvm.atomic", "llvm.nvvm.atom")):
-            self.record(state, pc, "atomic", self.value(state, op.args[0]), self.size(op.type))
+            self.record(state, pc, "atomic", self.value(state, op.args[0]), self.size(op.type), call_scope(callee))
             state.values[op.result] = self.opaque(op.type, "atomic")
             return None
         if not callee and "function_type" in op.extra:
@@ -797,6 +838,14 @@ class Walker:
         if op.result >= 0:
             state.values[op.result] = self.opaque(op.type, "call")
         return None
+
+    def in_space(self, space: str, pointer, op):
+        """__isGlobal, __isShared, __isLocal, __isConstant of a pointer: known for a base
+        object's space, else any value."""
+        where = self.space(pointer.base) if isinstance(pointer, Pointer) and pointer.base else None
+        if where in ("global", "shared", "local", "constant"):
+            return z3.BitVecVal(int(where == {"const": "constant"}.get(space, space)), _width(op.type) or 1)
+        return self.opaque(op.type, "call")
 
     def indirect(self, state: _State, op):
         """A call through a function pointer: what each function it may name does (the
@@ -822,6 +871,7 @@ class Walker:
             if set(walk.ends) - {"exit"}:
                 self.walk.unknown.append(f"a barrier in {name}, called through a function pointer")
             self.walk.unknown += walk.unknown
+            self.walk.ordering += walk.ordering
             self.walk.assumed += walk.assumed
             self.walk.inductions += walk.inductions
             self.walk.facts += walk.facts
@@ -909,6 +959,12 @@ class Walker:
             return _UNSET
         if opcode == "getelementptr":
             return self.getelementptr(read, op)
+        if opcode == "inttoptr":  # a pointer made an integer and back (libcu++'s atomics) is that pointer
+            source = self.kernel.definer.get(op.args[0])
+            if source is not None and self.function.ops[source].opcode == "ptrtoint":
+                pointer = read(self.function.ops[source].args[0])
+                return pointer if isinstance(pointer, Pointer) else _UNSET
+            return _UNSET
         if opcode == "select":
             condition, a, b = (read(s) for s in op.args)
             if z3.is_bv(condition) and z3.is_bv(a) and z3.is_bv(b) and a.size() == b.size():

@@ -28,9 +28,10 @@ def text(proof: Proof) -> str:
     where = f"{display(proof.file)}:{proof.line}: {proof.kernel}"
     if proof.verdict == "proved":
         return f"{where}: proved: race-free and barrier-divergence-free for every launch ({proof.seconds:.1f} s)"
-    if proof.verdict == "unknown":
-        return f"{where}: unknown: {proof.reason} ({proof.seconds:.1f} s)"
-    lines = [f"{where}: {verdict_of(proof)} ({proof.seconds:.1f} s)"]
+    if proof.verdict == "unknown":  # with the races the solver found that no run showed, if any
+        lines = [f"{where}: unknown: {proof.reason} ({proof.seconds:.1f} s)"]
+    else:
+        lines = [f"{where}: {verdict_of(proof)} ({proof.seconds:.1f} s)"]
     shown = sorted(proof.candidates, key=lambda c: not c.confirmed)[:SHOWN]
     for candidate in shown:
         lines.append(f"    {_what(candidate, proof)}: {describe(candidate)}{_arguments(candidate, proof)}"
@@ -47,9 +48,16 @@ def _what(candidate: Candidate, proof: Proof) -> str:
                 for end in (candidate.first, candidate.second)]
         return f"barrier divergence: one thread goes to {ends[0]}, another to {ends[1]}"
     first, second = candidate.first, candidate.second
-    kinds = f"{first.kind} at {display(first.file) or file}:{first.line} and " \
-            f"{second.kind} at {display(second.file) or file}:{second.line}"
+    kinds = f"{_access(first)} at {display(first.file) or file}:{first.line} and " \
+            f"{_access(second)} at {display(second.file) or file}:{second.line}"
+    if candidate.kind == "scoped-race":
+        return f"scoped race ({candidate.scope}): {kinds}, one of block scope"
     return f"data race ({candidate.scope}): {kinds}"
+
+
+def _access(access) -> str:
+    """read, write, atomic (a read-modify-write), atomic read or atomic write."""
+    return f"atomic {access.kind}" if access.scope and access.kind != "atomic" else access.kind
 
 
 def _arguments(candidate: Candidate, proof: Proof) -> str:
@@ -70,7 +78,7 @@ def to_json(proof: Proof) -> dict:
 def _candidate_json(candidate: Candidate, params: tuple[str, ...]) -> dict:
     def place(end):
         if hasattr(end, "space"):  # an access; else where a thread's path goes next (End)
-            return {"access": end.kind, "line": end.line, "space": end.space}
+            return {"access": _access(end), "line": end.line, "space": end.space}
         return {"end": end.kind, "line": end.line}
 
     (block1, thread1), (block2, thread2) = candidate.threads
@@ -84,6 +92,7 @@ def _candidate_json(candidate: Candidate, params: tuple[str, ...]) -> dict:
 
 
 RULES = {"data-race": "two threads access the same bytes, one writing, with nothing ordering them",
+         "scoped-race": "atomics of threads of different blocks on the same bytes, one of block scope",
          "barrier-divergence": "threads of a block reach different barriers (or one its end)"}
 
 

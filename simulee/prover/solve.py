@@ -11,12 +11,14 @@ not follow the kernel. Assumptions every verdict rests on are listed in it.
 from __future__ import annotations
 
 import itertools
+import os
 import time
 from dataclasses import dataclass, field
 
 import z3
 
 from interpreter.loader import KernelInfo, Program
+from interpreter.vocabulary import BLOCK_SCOPE
 from simulee.prover.model import AXES, Access, Kernel, Launch, Thread, Walk, Walker
 from simulee.prover.sites import relation_facts, site_facts
 
@@ -45,7 +47,7 @@ class End:
 class Candidate:
     """Two threads the solver found: what they do, and the launch they do it in."""
 
-    kind: str  # data-race, barrier-divergence
+    kind: str  # data-race, scoped-race (two atomics of different blocks, one of block scope), barrier-divergence
     first: object  # Access, or the end ("exit" / a barrier pc) thread 1 reaches
     second: object
     scope: str  # same block, different blocks
@@ -72,6 +74,7 @@ class Proof:
     seconds: float = 0.0
     params: tuple[str, ...] = ()  # the kernel's parameter names, by position
     spent: bool = False  # unknown because a question ran out of time or effort (more of them might decide it)
+    ordering: list[str] = field(default_factory=list)  # what orders through memory, which the model does not follow
 
 
 @dataclass
@@ -159,7 +162,27 @@ def prove_kernel(program: Program, info: KernelInfo, milliseconds: int = QUERY_M
     walk the model cannot follow exactly ends the proof (unknown: no proof can come of it,
     only the races it could still find are lost), and site pairs are not asked one by one
     when the question of them all ran out of time. `warp_model` as check's: lockstep warps
-    order what their lanes do at different instructions (DESIGN.md, "Bug semantics")."""
+    order what their lanes do at different instructions (DESIGN.md, "Bug semantics").
+    Whatever the prover raises makes the verdict unknown, with the error as its reason
+    (SIMULEE_DEBUG raises it): a failed proof costs the check nothing else."""
+    start = time.perf_counter()
+    try:
+        return _prove_kernel(program, info, milliseconds, given, deadline, effort, races, quick, warp_model)
+    except Exception as error:
+        if os.environ.get("SIMULEE_DEBUG"):
+            raise
+        return Proof(info.name, info.file, info.line, "unknown", reason=prover_failure(error),
+                     assumptions=list(ASSUMPTIONS), seconds=time.perf_counter() - start,
+                     params=tuple(p.name for p in info.params))
+
+
+def prover_failure(error: Exception) -> str:
+    """The reason a proof is unknown when the prover raised `error` (an internal error)."""
+    return f"internal error in the prover: {type(error).__name__}: {error}"
+
+
+def _prove_kernel(program: Program, info: KernelInfo, milliseconds: int, given: "Fixed | None", deadline: float,
+                  effort: Effort | None, races: int, quick: bool, warp_model: str) -> Proof:
     start = time.perf_counter()
     _fresh_context()
     if effort is not None:
@@ -195,6 +218,7 @@ def prove_kernel(program: Program, info: KernelInfo, milliseconds: int = QUERY_M
         second = Walker(kernel, launch, two, where, through_barriers=not same_block, deadline=deadline).run()
         unknown += first.unknown + second.unknown
         assumed += first.assumed + second.assumed
+        proof.ordering += [what for what in first.ordering if what not in proof.ordering]
         if unknown and quick:
             break
         distinct = [z3.And([a == b for a, b in zip(one.ctaid, two.ctaid)]),
@@ -357,7 +381,7 @@ def _conflicts(solver: _Questions, first: Walk, second: Walk, spaces: tuple, sco
         if number % 1024 == 1023 and time.perf_counter() > solver.deadline:  # more pairs than there is time for
             yield "unknown"
             return
-        if a.space in spaces and b.space in spaces and _may_conflict(a, b):
+        if a.space in spaces and b.space in spaces and _may_conflict(a, b, scope):
             key = (a.pc, b.pc) if (b.pc, a.pc) not in pairs else (b.pc, a.pc)
             unordered_here = unordered(a, b) if unordered else z3.BoolVal(True)
             pairs.setdefault(key, []).append((a, b, z3.And(a.condition, b.condition, _overlap(a, b),
@@ -378,7 +402,7 @@ def _conflicts(solver: _Questions, first: Walk, second: Walk, spaces: tuple, sco
         model = solver.model
         if solver.ask(conflict, small=_small(launch), apart=apart) == z3.sat:  # a small launch shows this pair
             model = solver.model
-        yield _candidate("data-race", a, b, scope, model, launch, one, two)
+        yield _candidate(_race_kind(a, b, scope), a, b, scope, model, launch, one, two)
         del pairs[key]
 
 
@@ -394,11 +418,15 @@ def _one_by_one(solver: _Questions, pairs: dict, scope: str, launch: Launch, one
                 return
             outcome = solver.ask(conflict, small=_small(launch), apart=_apart(launch, one, two, scope))
             if outcome == z3.sat:
-                yield _candidate("data-race", a, b, scope, solver.model, launch, one, two)
+                yield _candidate(_race_kind(a, b, scope), a, b, scope, solver.model, launch, one, two)
                 break
             if outcome == z3.unknown:
                 yield "unknown"
                 break
+
+
+def _race_kind(a: Access, b: Access, scope: str) -> str:
+    return "scoped-race" if _scoped(a, b, scope) else "data-race"
 
 
 def _warp(launch: Launch, thread: Thread) -> z3.BitVecRef:
@@ -429,7 +457,7 @@ def _lockstep(kernel: Kernel, launch: Launch, one: Thread, two: Thread, first: W
         if a.function or b.function:  # in a function called through a pointer: its blocks are not the kernel's
             return z3.BoolVal(True)
         blocks = [kernel.function.ops[x.pc].block for x in (a, b)]
-        if a.pc == b.pc or (a.kind == "atomic") != (b.kind == "atomic") or not set(blocks) <= converged:
+        if a.pc == b.pc or bool(a.scope) != bool(b.scope) or not set(blocks) <= converged:
             return z3.BoolVal(True)
         together = z3.Or(*ran[1].get(a.pc, [z3.BoolVal(False)]), *ran[0].get(b.pc, [z3.BoolVal(False)]))
         return z3.Or(z3.Not(same_warp), z3.Not(together))
@@ -443,14 +471,22 @@ def _overlap(a: Access, b: Access) -> z3.BoolRef:
     return z3.Or(z3.ULT(b.offset - a.offset, a.size), z3.ULT(a.offset - b.offset, b.size))
 
 
-def _may_conflict(a: Access, b: Access) -> bool:
+def _may_conflict(a: Access, b: Access, scope: str) -> bool:
+    """Whether two accesses may conflict, as the dynamic detectors take it: two reads never;
+    two atomics only between blocks, where an atomic of block scope orders nothing (a
+    scoped race); an atomic and a plain access always."""
     if a.kind == "read" and b.kind == "read":
         return False
-    if a.kind == "atomic" and b.kind == "atomic":
+    if a.scope and b.scope and not _scoped(a, b, scope):
         return False
     if a.base is None or b.base is None:  # a pointer the model does not know: any memory
         return {a.space, b.space} <= {"global", "any"} or "any" in (a.space, b.space)
     return a.base == b.base
+
+
+def _scoped(a: Access, b: Access, scope: str) -> bool:
+    """Two atomics of threads of different blocks, one of block scope: nothing orders them."""
+    return bool(a.scope and b.scope) and scope == "different blocks" and BLOCK_SCOPE in (a.scope, b.scope)
 
 
 def _divergence(solver: _Questions, first: Walk, second: Walk, scope: str, launch: Launch, one: Thread, two: Thread,

@@ -25,6 +25,8 @@ removal the solver shows to change an output makes it needed.
 
 from __future__ import annotations
 
+import json
+import os
 import struct
 import time
 from dataclasses import replace
@@ -35,7 +37,7 @@ from simulee.checker.kernel import DECIDED, Given, KernelCheck, Settings, check_
 from simulee.checker.kernel import check_given as run_checks
 from simulee.detect.race import RACES
 from simulee.detect.redundant import REDUNDANT_BARRIER, redundant_message
-from simulee.model.findings import Finding
+from simulee.model.findings import ERROR, Finding, display
 from simulee.prover.solve import Candidate, Effort, Fixed, Proof, describe, prove_kernel
 
 # what a check's proof may ask of the solver: z3's resource units, the same on any machine under any load, so that a
@@ -72,12 +74,12 @@ def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Se
     proved = proof is not None and proof.verdict == "proved"
     if proof is not None and proof.verdict == "race":
         witnesses = tuple(witness(kernel, candidate, settings) for candidate in proof.candidates
-                          if candidate.kind == "data-race")
+                          if candidate.kind in RACES)
         seeds = dict(settings.seed_launches)
         seeds[kernel.symbol] = (*witnesses, *seeds.get(kernel.symbol, ()))
         settings = replace(settings, seed_launches=seeds)
     check = run_checks(program, kernel, given, settings, contract, sites, progress, search=not proved)
-    if proved:
+    if proved and not contradiction(kernel, check.findings):
         _prove_removals(program, kernel, check, fixed, time.perf_counter() + settings.max_seconds * SHARE)
     more = int(SHARE * check.seconds * UNITS_PER_SECOND)
     if proof is not None and proof.spent and more > FIRST_EFFORT:
@@ -85,8 +87,37 @@ def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Se
             progress("proving")
         proof = _prove(program, kernel, fixed, more, settings)
     check.proof = _proof_json(proof, check.findings) if proof is not None else {"verdict": "off", "reason": why_not}
+    contradicted = contradiction(kernel, check.findings) if check.proof["verdict"] == "proved" else ""
+    if contradicted:
+        check.proof["verdict"], check.proof["reason"] = CONTRADICTED, contradicted
+        log_contradiction(kernel, contradicted)
     check.seconds = time.perf_counter() - start
     return check
+
+
+CONTRADICTED = "contradicted"  # a proof a run shows wrong: an internal error (the run's findings stand)
+
+
+def contradiction(kernel: KernelInfo, findings: list[Finding]) -> str:
+    """The internal error that the first error-severity race or barrier divergence among
+    `findings` (a run's: it holds for the program's values or every invented one) makes of
+    a proof that the kernel has none; '' when there is none."""
+    shown = next((f for f in findings if f.type in DECIDED and f.severity == ERROR), None)
+    if shown is None:
+        return ""
+    where = f"{display(shown.file or kernel.file)}:{shown.line}"
+    return (f"internal error: the prover proved {kernel.name} race-free and barrier-divergence-free for every launch, "
+            f"but a run shows the {shown.type} at {where}; the finding stands (please report this)")
+
+
+def log_contradiction(kernel: KernelInfo, contradicted: str) -> None:
+    """Append the contradiction to the file $SIMULEE_CONTRADICTIONS names (a JSON line), so that
+    a test suite or a benchmark fails on any, in whatever process it happened."""
+    path = os.environ.get("SIMULEE_CONTRADICTIONS")
+    if path:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        with open(path, "a", encoding="utf-8") as log:
+            log.write(json.dumps({"file": display(kernel.file), "kernel": kernel.name, "error": contradicted}) + "\n")
 
 
 def _prove_removals(program: Program, kernel: KernelInfo, check: KernelCheck, fixed: Fixed, deadline: float) -> None:
@@ -163,8 +194,22 @@ def _proof_json(proof: Proof, findings: list[Finding]) -> dict:
                   args={proof.params[k] if k < len(proof.params) else str(k): v for k, v in sorted(c.args.items())},
                   shown=frozenset(filter(None, c.lines())) in shown)
              for c in proof.candidates]
-    return {"verdict": proof.verdict, "reason": proof.reason, "assumptions": proof.assumptions,
+    verdict, reason = proof.verdict, proof.reason
+    if verdict == "race" and not any(race["shown"] for race in races) and proof.ordering:
+        verdict, reason = "unknown", through_memory(proof)
+    return {"verdict": verdict, "reason": reason, "assumptions": proof.assumptions,
             "seconds": round(proof.seconds, 3), "races": races}
+
+
+def through_memory(proof: Proof) -> str:
+    """Why a proof whose races no run shows is unknown when the kernel orders accesses
+    through memory: the prover orders by barriers only, so a fence, a release or an acquire
+    may order what it takes for a race."""
+    race = proof.candidates[0]
+    lines = " and ".join(str(line) for line in dict.fromkeys(filter(None, race.lines()))) or "?"
+    what = ", ".join(proof.ordering[:3]) + (", ..." if len(proof.ordering) > 3 else "")
+    return (f"the kernel orders accesses through memory ({what}), which the prover does not follow, and no run "
+            f"shows the solver's {race.kind} at line {lines}")
 
 
 def _lines(finding: Finding) -> frozenset:
@@ -193,17 +238,21 @@ def confirm(program: Program, info: KernelInfo, proof: Proof, warp_model: str = 
         launch = default_launch(info, arguments(info, candidate), grid=candidate.grid, block=candidate.block)
         check = check_kernel(program, info, [launch], warp_model=warp_model, deadline=deadline)
         wanted = frozenset(filter(None, candidate.lines()))
-        kinds = RACES if candidate.kind == "data-race" else (candidate.kind,)  # a warp-synchronous race too
+        kinds = RACES if candidate.kind in RACES else (candidate.kind,)  # a warp-synchronous race too
         shown = [f for f in check.findings if f.type in kinds and
-                 (candidate.kind != "data-race" or _lines(f) == wanted or {f.first.line} == wanted)]
+                 (candidate.kind not in RACES or _lines(f) == wanted or {f.first.line} == wanted)]
         candidate.confirmed = bool(shown)
         if shown:
             candidate.why = ""
         elif any(entry["status"] == "time-limit" for entry in check.launches) or not check.launches:
             candidate.why = "the interpreter's run of the solver's launch ran out of the kernel's time"
         else:
-            candidate.why = "the interpreter's run of the solver's launch does not show it: the model rests on a " \
-                "value it leaves unconstrained (read from memory, a float, a call's result)"
+            candidate.why = "the interpreter's run of the solver's launch does not show it: " + (
+                "a fence, release or acquire may order it (the prover does not follow them), or " if proof.ordering
+                else "") + "the model rests on a value it leaves unconstrained (read from memory, a float, a call's " \
+                "result)"
+    if proof.verdict == "race" and not any(c.confirmed for c in proof.candidates) and proof.ordering:
+        proof.verdict, proof.reason = "unknown", through_memory(proof)
 
 
 def arguments(info: KernelInfo, candidate: Candidate) -> dict:

@@ -42,6 +42,8 @@ def text(bugs: Bugs, show_barriers: bool = False, seconds: float | None = None, 
         if check["status"] != "ok":
             level = "warning" if check["status"] == "not-checked" else "error"
             out.write(f"{check['file']}:{check['line']}: {level}: {check['kernel']}: {check['error']}\n")
+        if contradicted(check):
+            out.write(f"{check['file']}:{check['line']}: error: {check['kernel']}: {check['proof']['reason']}\n")
         if verbose and check.get("search"):
             _text_search(out, check)
         if verbose and check.get("engine"):
@@ -104,11 +106,19 @@ def _summary(bugs: Bugs, shown: list[dict], seconds: float | None, uncompiled: i
         summary += f", {proved} proved race-free"
     if failed:
         summary += f", {failed} not checked"
+    wrong = sum(1 for c in checks if contradicted(c))
+    if wrong:
+        summary += f", {plural(wrong, 'proof')} contradicted by a run (internal error)"
     if uncompiled:
         summary += f"; {plural(uncompiled, 'file')} not compiled"
     if seconds is not None:
         summary += f" ({seconds:.2f} s)"
     return summary
+
+
+def contradicted(check: dict) -> bool:
+    """Whether a run contradicted the kernel's proof (an internal error; prover.verdicts)."""
+    return (check.get("proof") or {}).get("verdict") == "contradicted"
 
 
 VERDICT_WORDS = {"proved": "proved", "race": "race", "possible-race": "possible race", "not-proved": "not proved"}
@@ -397,7 +407,11 @@ def sarif_document(bugs: Bugs, uncompiled: list[dict] = ()) -> dict:
                     {"level": "error", "message": {"text": entry["error"]},
                      "locations": [{"physicalLocation": _sarif_location(
                          {"file": entry["file"], "line": 1, "column": 0}, "")["physicalLocation"]}]}
-                    for entry in uncompiled],
+                    for entry in uncompiled] + [
+                    {"level": "error", "message": {"text": f"{check['kernel']}: {check['proof']['reason']}"},
+                     "locations": [{"physicalLocation": _sarif_location(
+                         {"file": check["file"], "line": check["line"], "column": 0}, "")["physicalLocation"]}]}
+                    for check in bugs.records if contradicted(check)],
             }],
             "results": results,
             # what was decided of each kernel: proved race-free, race, possible race or not proved (a property

@@ -546,6 +546,10 @@ class Ledger:
             lines += ["What was decided of the kernels: " + ", ".join(
                 f"{verdicts[name]} {formats.VERDICT_WORDS[name]}" for name in formats.VERDICT_WORDS if verdicts[name])
                 + " (proved: race-free for every launch; kernels.csv says why of each)", ""]
+        wrong = [check for check in checks if formats.contradicted(check)]
+        if wrong:  # internal errors: a run shows what the prover excluded (prover.verdicts)
+            lines += [f"**Internal error**: {formats.plural(len(wrong), 'proof')} contradicted by a run: " + "; ".join(
+                f"{check['file']}:{check['line']}: {check['proof']['reason']}" for check in wrong), ""]
         by_type: dict[tuple, list[dict]] = {}  # (type, severity) of each root cause: the causes
         for cause in causes:
             by_type.setdefault((cause["witness"]["type"], cause["witness"]["severity"]), []).append(cause)
