@@ -180,9 +180,10 @@ def _row(path, suite, mode, stated, outcome, status, findings, seconds, reason) 
 
 
 def _proof_row(path, suite, stated, status, kernels, seconds) -> dict:
-    """A file's row of `simulee prove`: the verdict of each kernel (proved, race, unknown),
-    and why the first that is not proved is not."""
-    verdicts = [kernel["verdict"] for kernel in kernels]
+    """A file's row of `simulee prove`: the verdict of each kernel (proved, confirmed-race,
+    possible-race, unknown), and why the first that is not proved is not."""
+    verdicts = [("confirmed-" if kernel["confirmed"] else "possible-") + "race" if kernel["verdict"] == "race"
+                else kernel["verdict"] for kernel in kernels]
     reasons = [kernel["reason"] or kernel["verdict"] for kernel in kernels if kernel["verdict"] != "proved"]
     return {"file": path.relative_to(suite).as_posix(), "mode": "prove", "expected": stated.expected,
             "outcome": "ok" if kernels else "error", "exit": status, "errors": 0, "warnings": 0, "contents": 0,
@@ -196,20 +197,27 @@ def _proof_summary(rows: list[dict]) -> list[str]:
     of the others, and the seconds per kernel."""
     ran = [row for row in rows if row["outcome"] == "ok"]
     proved = lambda row: set(row["verdicts"].split()) == {"proved"}  # noqa: E731
+    racy = lambda row: "confirmed-race" in row["verdicts"].split()  # noqa: E731
     bugs = [row for row in ran if row["expected"] == "bug"]
     clean = [row for row in ran if row["expected"] == "clean"]
+    undecided = [row for row in clean if not proved(row) and not racy(row)]
     per_kernel = [float(s) for row in ran for s in row["kernel_seconds"].split()]
     lines = [f"prove: {len(rows)} files, {len(rows) - len(ran)} errors, "
              f"{sum(map(proved, bugs))}/{len(bugs)} files with a bug proved (wrong proofs), "
-             f"{sum(map(proved, clean))}/{len(clean)} clean files proved, "
-             f"{sum(map(proved, (r for r in ran if r['expected'] == 'unknown')))} of "
+             f"{sum(map(racy, bugs))} of them a race confirmed; clean files: {sum(map(proved, clean))} proved, "
+             f"{sum(map(racy, clean))} racy on a launch they do not state (a race confirmed), {len(undecided)} "
+             f"undecided (proved: {sum(map(proved, clean))}/{len(clean) - sum(map(racy, clean))} of those not "
+             f"shown racy); {sum(map(proved, (r for r in ran if r['expected'] == 'unknown')))} of "
              f"{sum(1 for r in ran if r['expected'] == 'unknown')} unknown proved; seconds per kernel median "
              f"{statistics.median(per_kernel) if per_kernel else 0:.2f}, max {max(per_kernel, default=0):.2f}"]
     for row in bugs:
         if proved(row):
             lines.append(f"  WRONG PROOF: {row['file']}")
-    for reason, count in Counter(_cause(row["reason"]) for row in clean if not proved(row)).most_common():
-        lines.append(f"  {count:4d} clean, not proved: {reason}")
+    for reason, count in Counter(_cause(row["reason"]) for row in undecided).most_common():
+        lines.append(f"  {count:4d} clean, undecided: {reason}")
+    for row in clean:
+        if racy(row):
+            lines.append(f"  clean, a race confirmed: {row['file']}")
     for row in rows:
         if row["outcome"] != "ok":
             lines.append(f"       {row['file']}: {row['reason']}")

@@ -156,7 +156,7 @@ class SearchSpace:
         for site in sites:
             arguments = kernel_arguments(kernel.params, site) or {}
             given = {name: e for name, e in arguments.items() if name in scalars and name not in fixed}
-            aliases = _aliases(kernel, arguments)
+            aliases = aliased_pointers(kernel, arguments)
             defaults = [_input_default(i, base) for i in site.inputs]
             chosen: list[int | None] = [None] * len(site.inputs)
             for what in ("grid", "block"):
@@ -448,7 +448,7 @@ def _reads_axis(reads: set[str], what: str, axis: str) -> bool:
     return any(f"{register}.{axis}" in reads for register in _REGISTERS[what])
 
 
-def _aliases(kernel: KernelInfo, arguments: dict[str, list]) -> tuple[tuple[str, str], ...]:
+def aliased_pointers(kernel: KernelInfo, arguments: dict[str, list]) -> tuple[tuple[str, str], ...]:
     """Pointer parameters a site passes the same buffer as an earlier one."""
     first: dict[str, str] = {}
     aliases = []

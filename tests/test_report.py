@@ -192,7 +192,7 @@ def test_a_folder_checks_every_kernel_and_keeps_going_past_a_bad_file(run_cli, t
     assert err.count("expected expression") == 1 and err.startswith("simulee: error: ")  # reported once
     status, out, err = check(run_cli, tmp_path, "-k", "clean")
     assert status == 2  # nothing found, but a file could not be checked
-    assert out.endswith("checked 1 kernel in 1 file: 0 errors, 0 warnings; 1 file not compiled (" +
+    assert out.endswith("checked 1 kernel in 1 file: 0 errors, 0 warnings, 1 proved race-free; 1 file not compiled (" +
                         out.rpartition("(")[2])
     status, out, _ = check(run_cli, tmp_path, "--format", "sarif")
     notification, = json.loads(out)["runs"][0]["invocations"][0]["toolExecutionNotifications"]

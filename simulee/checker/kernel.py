@@ -780,18 +780,15 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
     if host_written:  # counts and limits the host wrote: each kind of content Simulee makes up
         at_sites = [replace(launch, fill=fill) for launch in at_sites for fill in SEARCHED_FILLS]
     searching = searching or any(isinstance(value, Alias) for launch in at_sites for value in launch.args.values())
-    seeds = tuple(options.seed_launches.get(kernel.symbol, ()))
     if not space.genes or not searching:
-        # with nothing to search, the seeds (the solver's witnesses, a program's launches) are run as they are
-        launches = (at_sites if space.plans else [b for b in [base] if b]) + ([] if space.genes else list(seeds))
-        check = check_kernel(program, kernel, launches, warp_model, deadline=deadline, progress=progress,
-                             detect=detect)
+        check = check_kernel(program, kernel, at_sites if space.plans else [b for b in [base] if b], warp_model,
+                             deadline=deadline, progress=progress, detect=detect)
         # what a proved kernel's few launches judge from too little (a barrier none needed, nothing accessed) is
         # judged, as any kernel's, over the search's
         if not space.genes or not any(finding.type in (REDUNDANT_BARRIER, VACUOUS) for finding in check.findings):
             return check
     found = search(program, space, options.population, options.generations, options.launches, options.seed,
-                   progress, deadline, seeds)
+                   progress, deadline, tuple(options.seed_launches.get(kernel.symbol, ())))
     searched = [replace(c.launch, origin=c.launch.origin if c.launch.origin and not _aliased(c.launch, fixed)
                         else "search") for c in found.best]  # an in-place call the search tried: its own
     fitness = [candidate.fitness for candidate in found.best]

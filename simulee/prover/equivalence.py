@@ -55,7 +55,7 @@ from simulee.prover.model import AXES, Kernel, Launch, Pointer, Thread, Walker, 
 from simulee.prover.solve import (ASSUMPTIONS, Effort, Fixed, _fresh_context, _small, _small_arguments,
                                   prove_kernel, prover_failure, unread_axes)
 
-QUERY_MILLISECONDS = 30000  # per output buffer: past it, not proved
+QUERY_MILLISECONDS = 90000  # per question about an output buffer: past it, not proved (one takes 48 s on 2 cores)
 OUT_OF_EFFORT = "the proof ran out of its effort (z3's units)"
 MAX_INSTANCES = 400  # threads the encoding may instantiate (each read of written memory chooses its writers)
 MAX_CHAIN = 24  # reads resolved within each other: a writer's value read from a writer's ... (else not modeled)

@@ -15,7 +15,8 @@ import ast
 
 import z3
 
-from evolve.launchsite import Site
+from evolve.launchsite import Site, kernel_arguments
+from evolve.space import aliased_pointers
 from interpreter.vocabulary import INT_BINARY
 from simulee.prover.model import COMPARE, OPERATIONS
 
@@ -24,10 +25,11 @@ class _Unexpressed(Exception):
     """An expression the translation does not follow."""
 
 
-def site_facts(sites: tuple[Site, ...], launch, slots: list) -> tuple[list, list[str]]:
+def site_facts(sites: tuple[Site, ...], launch, params, values: dict) -> tuple[list, list[str]]:
     """One fact, that the launch is one of `sites`' (each a conjunction of what it fixes),
-    and the assumption as the user reads it; `slots` are the kernel's parameters' symbolic
-    values by position (None for what the model keeps no value of)."""
+    and the assumption as the user reads it. `params` are the kernel's (ParamInfo), `values`
+    their symbolic values by name, and "param.member" of a struct passed by value (what
+    the model keeps no value of is left out)."""
     if not sites:
         return [], []
     each = []
@@ -37,14 +39,22 @@ def site_facts(sites: tuple[Site, ...], launch, slots: list) -> tuple[list, list
         fixed = []
         for dims, expressions in ((launch.nctaid, site.grid), (launch.ntid, site.block)):
             fixed += [_equal(dim, expression, inputs) for dim, expression in zip(dims, expressions)]
-        for slot, expression in zip(slots, site.args or ()):
-            if slot is not None and z3.is_bv(slot):
-                fixed.append(_equal(slot, expression, inputs))
+        for name, expression in (kernel_arguments(params, site) or {}).items():
+            value = values.get(name)
+            if value is not None and z3.is_bv(value):
+                fixed.append(_equal(value, expression, inputs))
         for condition in site.conditions:
             fixed.append(_holds(condition, inputs))
         each.append(z3.And([fact for fact in fixed if fact is not None]))
     places = ", ".join(site.label for site in sites[:3]) + (f" and {len(sites) - 3} more" if len(sites) > 3 else "")
     return [z3.Or(each)], [f"the kernel is launched as its launch sites launch it ({places})"]
+
+
+def one_buffer(sites: tuple[Site, ...], info) -> list[tuple[str, str, str]]:
+    """(pointer, earlier pointer, the site's label) for each pointer parameter a launch site
+    passes the same buffer as an earlier one (an in-place call)."""
+    return [(name, target, site.label) for site in sites
+            for name, target in aliased_pointers(info, kernel_arguments(info.params, site) or {})]
 
 
 def _equal(value, expression, inputs):

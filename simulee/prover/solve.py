@@ -20,6 +20,7 @@ import z3
 from interpreter.loader import KernelInfo, Program
 from interpreter.vocabulary import BLOCK_SCOPE
 from simulee.prover.model import AXES, Access, Kernel, Launch, Thread, Walk, Walker
+from simulee.prover.sites import one_buffer as sites_one_buffer
 from simulee.prover.sites import relation_facts, site_facts
 
 QUERY_MILLISECONDS = 5000  # per question to the solver: past it, unknown
@@ -118,17 +119,24 @@ class Fixed:
     ranges: dict = field(default_factory=dict)
     choices: dict = field(default_factory=dict)
     relations: tuple = ()  # simulee.checker.config.Expression
+    launches: tuple = ()  # exact launches given ((grid, block, args) each): the launch is one of them
 
     def facts(self, info: KernelInfo, launch: Launch, function) -> tuple[list, list[str]]:
-        facts, stated = site_facts(self.sites, launch, [launch.params.get(slot) for slot in function.params])
+        slots = dict(zip((p.name for p in info.params), (launch.params.get(slot) for slot in function.params)))
+        slots.update(_members(info))
+        facts, stated = site_facts(self.sites, launch, info.params, slots)
+        if self.launches:
+            facts.append(z3.Or([_exactly(launch, slots, *given) for given in self.launches]))
+            stated.append("the launches given: " + ", ".join(f"grid {grid} block {block}"
+                                                             for grid, block, _ in self.launches))
         if self.grid:
             facts += [d == v for d, v in zip(launch.nctaid, self.grid)]
             stated.append(f"the grid given: {self.grid}")
         if self.block:
             facts += [d == v for d, v in zip(launch.ntid, self.block)]
             stated.append(f"the block given: {self.block}")
-        slots = dict(zip((p.name for p in info.params), (launch.params.get(slot) for slot in function.params)))
         signed = {p.name: p.signed is not False for p in info.params}
+        signed.update({f.name: f.signed is not False for p in info.params for f in p.fields})
         for name, value in self.args.items():
             symbol = slots.get(name)
             if symbol is not None and z3.is_bv(symbol) and isinstance(value, int):
@@ -151,6 +159,24 @@ class Fixed:
                 facts.append(z3.Or([symbol == v % (1 << symbol.size()) for v in values]))
                 stated.append(f"{name} in {{{', '.join(map(str, values))}}} (simulee.toml)")
         return facts, stated
+
+
+def _exactly(launch: Launch, slots: dict, grid, block, args: dict) -> z3.BoolRef:
+    """That the launch is this one: its dimensions (those it gives) and its integer arguments."""
+    dims = [*(tuple(grid or (None,) * 3) + (1, 1))[:3], *(tuple(block or (None,) * 3) + (1, 1))[:3]]
+    facts = [d == v for d, v in zip(launch.nctaid + launch.ntid, dims) if isinstance(v, int)]
+    facts += [slots[name] == value % (1 << slots[name].size()) for name, value in args.items()
+              if isinstance(value, int) and not isinstance(value, bool) and slots.get(name) is not None
+              and z3.is_bv(slots[name])]
+    return z3.And(facts)
+
+
+def _members(info: KernelInfo) -> dict:
+    """The integer members of structs passed by value, by name ("param.member"), as the
+    model names what a thread loads of them (model.Walker.loaded)."""
+    return {member.name: z3.BitVec(f"arg{index}+{member.offset}:{member.bits}", member.bits)
+            for index, param in enumerate(info.params) for member in param.fields
+            if member.kind == "integer" and member.bits}
 
 
 def prove_kernel(program: Program, info: KernelInfo, milliseconds: int = QUERY_MILLISECONDS,
@@ -192,7 +218,9 @@ def _prove_kernel(program: Program, info: KernelInfo, milliseconds: int, given: 
     kernel = Kernel(program, info.symbol)
     launch = Launch.of(kernel.function)
     given = given or Fixed()
+    in_place = _one_buffer(info, launch, kernel.function, given.sites)
     fixed, stated = given.facts(info, launch, kernel.function)
+    stated += in_place
     shape, unread = unread_axes(set(info.builtins), launch, given)
     common = launch.limits() + shape + fixed
     proof.assumptions += unread + stated + ([LOCKSTEP] if warp_model == "lockstep" else [])
@@ -249,6 +277,18 @@ def _prove_kernel(program: Program, info: KernelInfo, milliseconds: int, given: 
     return proof
 
 
+def _one_buffer(info: KernelInfo, launch: Launch, function, sites: tuple) -> list[str]:
+    """Make each pointer parameter a launch site passes the same buffer as an earlier one
+    that buffer (the base object of the earlier one), so that their accesses may conflict;
+    the assumptions as the user reads them."""
+    slot_of = {p.name: slot for p, slot in zip(info.params, function.params)}
+    stated = []
+    for name, target, label in sites_one_buffer(sites, info):
+        launch.params[slot_of[name]] = launch.params[slot_of[target]]
+        stated.append(f"{name} and {target} may be one buffer (the launch at {label} passes the same one as both)")
+    return list(dict.fromkeys(stated))
+
+
 def _fresh_context() -> None:
     """Make z3's default context a new one: the terms an earlier proof of the process made
     change the order the solver meets the variables in, and so the model it gives (the
@@ -273,11 +313,17 @@ def _take(proof: Proof, found, races: int) -> bool:
 def unread_axes(reads: set[str], launch: Launch, given) -> tuple[list, list[str]]:
     """A block or grid axis the kernel reads no index or size of (`reads`: the index
     registers it reads) is 1 long (a 1-D kernel launched with 2-D blocks would run each of
-    its threads' work several times): the constraints, and the assumptions as the user
-    reads them."""
+    its threads' work several times; a kernel that reads no block index does a block's
+    work, once, as check launches it), unless what is `given` says the dimension: the
+    constraints, and the assumptions as the user reads them."""
     facts, stated = [], []
-    for number, axis in enumerate(AXES[1:], 1):
-        if not given.block and not {f"tid.{axis}", f"ntid.{axis}"} & reads:
+    if given.launches:  # they say every dimension
+        return facts, stated
+    for number, axis in enumerate(AXES):
+        # a grid of one row along x only where nothing else gives the grid (a launch site's may have more)
+        if axis == "x" and (given.grid or given.sites):
+            continue
+        if axis != "x" and not given.block and not {f"tid.{axis}", f"ntid.{axis}"} & reads:
             facts.append(launch.ntid[number] == 1)
             stated.append(f"blockDim.{axis} = 1 (the kernel reads neither threadIdx.{axis} nor blockDim.{axis})")
         if not given.grid and not {f"ctaid.{axis}", f"nctaid.{axis}"} & reads:

@@ -174,7 +174,8 @@ def _fixed(given: Given, sites: tuple, settings: Settings, contract) -> Fixed:
     ranges, choices = (dict(contract.ranges), dict(contract.choices)) if contract else ({}, {})
     relations = tuple(contract.relations) if contract else ()
     if given.launches:
-        return Fixed(args=numbers, ranges=ranges, choices=choices, relations=relations)
+        return Fixed(args=numbers, ranges=ranges, choices=choices, relations=relations, launches=tuple(
+            (grid, block, args) for grid, block, args in given.launches))
     launched = tuple(sites) if settings.launch_sites and not (given.grid or given.block) else ()
     return Fixed(given.grid, given.block, numbers, launched, ranges, choices, relations)
 

@@ -35,9 +35,9 @@ __global__ void count_device(int *count, int *other) {
   atomicAdd_system(&other[0], 1);
 }
 
-// One word counted by every block at block scope: the blocks race.
+// Each word counted by two blocks at block scope: the blocks race.
 __global__ void count_across_blocks(int *count) {
-  atomicAdd_block(&count[0], 1);  // every block's add
+  atomicAdd_block(&count[blockIdx.x / 2], 1);  // every block's add
 }
 
 // A block-scoped add beside a device-scoped one: the narrower scope decides.
@@ -130,12 +130,12 @@ __global__ void locked_total_in_block_scope(int *lock, int *total) {
 // A cluster-scoped atomic of inline PTX: a launch without clusters makes every block a cluster
 // of its own, so the blocks race.
 __global__ void cluster_across_blocks(int *count) {
-  int old;
-  asm volatile("atom.relaxed.cluster.global.add.s32 %0, [%1], 1;" : "=r"(old) : "l"(count) : "memory");  // cluster
+  int old, *word = count + blockIdx.x / 2;
+  asm volatile("atom.relaxed.cluster.global.add.s32 %0, [%1], 1;" : "=r"(old) : "l"(word) : "memory");  // cluster
 }
 
 // The same at the scope of the device (.gpu): every block is inside it.
 __global__ void gpu_scope_counter(int *count) {
-  int old;
-  asm volatile("atom.relaxed.gpu.global.add.s32 %0, [%1], 1;" : "=r"(old) : "l"(count) : "memory");
+  int old, *word = count + blockIdx.x / 2;
+  asm volatile("atom.relaxed.gpu.global.add.s32 %0, [%1], 1;" : "=r"(old) : "l"(word) : "memory");
 }
