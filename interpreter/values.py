@@ -300,7 +300,8 @@ def round_bfloat(values, ty: Type):
         return values
     bits = np.asarray(values, dtype=np.float32).view(np.uint32)
     rounded = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) & np.uint32(0xFFFF0000)
-    return rounded.view(np.float32)
+    quiet = (bits | np.uint32(0x00400000)) & np.uint32(0xFFFF0000)  # a NaN stays a NaN (rounding could carry it away)
+    return np.where(np.isnan(np.asarray(values, dtype=np.float32)), quiet, rounded).view(np.float32)
 
 
 def float_compare(predicate: str, a, b):
@@ -392,7 +393,11 @@ def _float_to_int(value, target: Type, signed: bool):
 
 def to_bytes(value, ty: Type) -> np.ndarray:
     """The little-endian bytes of a scalar or vector value: shape (threads, itemsize * n), or
-    (itemsize * n,) for a constant."""
+    (itemsize * n,) for a constant. A bfloat is its 16 bits (the high half of the float32
+    that carries it)."""
+    if is_bfloat(ty):
+        bits = round_bfloat(np.asarray(value, dtype=np.float32), ty).view(np.uint32) >> np.uint32(16)
+        return to_bytes(bits.astype(np.uint16).view(np.int16), _bfloat_bits(ty))
     array = np.asarray(value, dtype=dtype_of(ty))
     if array.ndim == 0:  # a scalar constant
         return np.frombuffer(array.tobytes(), dtype=np.uint8)
@@ -404,7 +409,11 @@ def to_bytes(value, ty: Type) -> np.ndarray:
 
 def from_bytes(data: np.ndarray, ty: Type):
     """The value of type `ty` stored in `data` (shape (threads, bytes)); integers narrower
-    than their dtype (i24, ...) are sign-extended."""
+    than their dtype (i24, ...) are sign-extended; a bfloat's 16 bits are the high half of
+    the float32 that carries it."""
+    if is_bfloat(ty):
+        bits = unsigned(from_bytes(data, _bfloat_bits(ty))).astype(np.uint32) << np.uint32(16)
+        return bits.view(np.float32)
     dtype = dtype_of(ty)
     data = np.ascontiguousarray(data, dtype=np.uint8)
     if isinstance(ty, VectorType):
@@ -414,6 +423,11 @@ def from_bytes(data: np.ndarray, ty: Type):
     if data.shape[1] < dtype.itemsize:
         data = np.concatenate([data, np.zeros((data.shape[0], dtype.itemsize - data.shape[1]), np.uint8)], axis=1)
     return wrap(data[:, : dtype.itemsize].copy().view(dtype).reshape(data.shape[0]), ty)
+
+
+def _bfloat_bits(ty: Type) -> Type:
+    """The 16-bit integer type (or vector of them) holding a bfloat's (or bfloat vector's) bits."""
+    return VectorType(ty.count, IntType(16)) if isinstance(ty, VectorType) else IntType(16)
 
 
 def bitcast(value, source: Type, target: Type):

@@ -433,3 +433,13 @@ def test_race_detection_past_its_deadline_stops():
     assert find_races(model) == []
     with pytest.raises(OutOfTime), within(time.perf_counter() - 1):
         find_races(model)
+
+
+@pytest.mark.parametrize("arch", ["sm_70", "sm_80", "sm_90"])
+def test_what_nvcc_12_builds_computes_what_the_host_computes_on_every_arch(arch):
+    """bfloat16 arithmetic takes inline PTX (fma.rn.bf16) from sm_80 on: its 16 bits once
+    read as a float32's low half, every product 0; __nv_atomic_* and `register` once did
+    not compile."""
+    status, out, err = simulee_exec("--arch", arch, "nvcc12.cu", "-q")
+    assert out == ("-2.75 -2.5 -1.25 1 4.25 8.5 13.75 20 \nbfloat16: PASS\natomics: 256 255 PASS\n"), err
+    assert status == 0 and "0 errors, 0 warnings" in err

@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from conftest import KERNELS, line_of
@@ -267,3 +268,40 @@ def test_a_plain_write_beside_another_lanes_atomic_is_a_data_race_under_every_wa
         volatile_at("atomicAdd(&counter[1], 1)", "atomic_vs_plain_in_a_warp")
     assert volatile_findings("atomic_vs_plain_in_a_warp", "1/32", "--warp-model", model) == [
         ("data-race", "error", write, atomic)]
+
+
+NV = KERNELS / "nv_atomics.cu"
+
+
+def nv_findings(kernel: str) -> list[tuple[str, int, int]]:
+    result = subprocess.run([sys.executable, "-m", "simulee", "check", str(NV), "-k", kernel, "-q", "--format",
+                             "json", "--launch", "2/64"], capture_output=True, text=True)
+    assert result.returncode in (0, 1), result.stderr
+    found = json.loads(result.stdout)["kernels"][0]["findings"]
+    return sorted((f["type"], f["first"]["line"], f["second"]["line"]) for f in found if f["severity"] == "error")
+
+
+def test_cuda_12_built_in_atomics_release_and_acquire_at_their_scope():
+    value, read = line_of(NV, "the value handed off"), line_of(NV, "the value read")
+    store, load = line_of(NV, "__nv_atomic_store_n(ready"), line_of(NV, "__nv_atomic_load_n(ready")
+    assert nv_findings("release_acquire") == []
+    assert nv_findings("release_acquire_in_block_scope") == [("scoped-race", value, read),
+                                                             ("scoped-race", store, load)]
+    assert nv_findings("relaxed_hand_off") == [("data-race", value, read)]
+    add = line_of(NV, "a thread's own add")
+    assert nv_findings("count_in_thread_scope") == [("data-race", add, add)]  # thread scope: plain adds
+    assert nv_findings("count_every_scope") == []
+
+
+def test_cuda_12_built_in_atomics_leave_what_cudas_atomics_leave(tmp_path):
+    out = tmp_path / "out.npz"
+    for engine in ("native", "numpy"):
+        done = subprocess.run([sys.executable, "-m", "simulee", "--engine", engine, "run", str(NV), "-k",
+                               "count_every_scope", "--grid", "2", "--block", "64", "--buffer", "counts=int32:16:zeros",
+                               "--buffer", "wide=uint64:1:zeros", "--buffer", "total=float32:1:zeros", "--buffer",
+                               "peak=int32:3:zeros", "-o", out, "-q"], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        buffers = np.load(out)
+        assert buffers["counts"].tolist() == [128, 256, -64, -64, 0, 0, 0, 0, 2 ** 31 - 1, 0, 0, 1, 0, 0, 0, 0]
+        assert buffers["wide"].tolist() == [128 << 33] and buffers["total"].tolist() == [64.0]
+        assert buffers["peak"].tolist() == [127, -63, -127]

@@ -70,6 +70,7 @@
 #include "simulee/sync.h"
 #include "simulee/warp.h"
 #include "simulee/atomics.h"
+#include "simulee/nv_atomics.h"
 #include "simulee/intrinsics.h"
 #include "simulee/simd.h"
 #include "simulee/textures.h"
