@@ -11,6 +11,8 @@ from interpreter.memory import DEFAULT_GROWTH_LIMIT
 from interpreter.trace import Events, Trace
 
 Dim3 = tuple[int, int, int]
+CUT_OFF_MESSAGE = "was stopped: the program it ran for ended"  # a launch its `cut_off` stopped (Result.message)
+
 # CUDA's launch limits (compute capability 3.0 and later)
 GRID_LIMITS = (2**31 - 1, 65_535, 65_535)
 BLOCK_LIMITS = (1024, 1024, 64)
@@ -35,6 +37,9 @@ class Launch:
     step_limit: int | None = None  # scheduler steps (an instruction run by one group); None: as loops.step_budget
     work_limit: float = float("inf")  # thread-instructions; beyond, the launch stops as at the step limit
     time_limit: float = float("inf")  # seconds; beyond, the launch stops
+    # a one-element list: the time.perf_counter() at which the launch stops, which another thread may lower while
+    # it runs (the program a device serves has ended); None: never
+    cut_off: list | None = None
     recursion_limit: int = 64
     heap_bytes: int = DEFAULT_HEAP_BYTES  # the device heap in-kernel malloc allocates from
     wave_threads: int = 1 << 18  # threads run together; larger grids run in waves of blocks

@@ -62,6 +62,16 @@ def _float2(function):
     return call
 
 
+def _fmax(x, y):
+    """The GPU's max (PTX max, fmaxf): the other operand where one is NaN, and +0 above -0."""
+    return np.where((x == 0) & (y == 0), np.where(np.signbit(x), y, x), np.fmax(x, y))
+
+
+def _fmin(x, y):
+    """The GPU's min (PTX min, fminf): the other operand where one is NaN, and -0 below +0."""
+    return np.where((x == 0) & (y == 0), np.where(np.signbit(x), x, y), np.fmin(x, y))
+
+
 def _round_half_away(x):
     """C round(): halves away from zero."""
     truncated = np.trunc(x)
@@ -307,6 +317,75 @@ def _h2f(args, types, result):
     return np.asarray(args[0], dtype=np.int16).view(np.float16).astype(np.float32)
 
 
+# FP8 formats (OCP's, as PTX has them): mantissa bits, exponent bias, largest finite value
+_FP8 = {"e4m3": (3, 7, 448.0), "e5m2": (2, 15, 57344.0)}
+
+
+def to_fp8(values, name: str, relu: bool = False) -> np.ndarray:
+    """The FP8 bytes (uint8) of float `values`, rounded to nearest even and saturated to the
+    largest finite magnitude (PTX's cvt.rn.satfinite); NaN is 0x7F; with `relu` a negative
+    value is 0 first."""
+    mantissa, bias, largest = _FP8[name]
+    x = np.asarray(values, dtype=np.float64)
+    nan = np.isnan(x)
+    if relu:
+        x = np.where(x < 0, 0.0, x)
+    sign = np.signbit(x) & ~nan
+    a = np.abs(np.where(nan, 0.0, x))
+    exponent = np.maximum(np.frexp(a)[1] - 1, 1 - bias)  # the binade (subnormals share the smallest normal's)
+    quantum = np.ldexp(1.0, exponent - mantissa)
+    rounded = np.minimum(np.rint(np.where(np.isinf(a), largest, a) / quantum) * quantum, largest)
+    field = np.frexp(rounded)[1] - 1
+    normal = (rounded > 0) & (field >= 1 - bias)
+    exponent_bits = np.where(normal, field + bias, 0)
+    fraction = np.where(normal, rounded / np.ldexp(1.0, field - mantissa) - (1 << mantissa),
+                        rounded / np.ldexp(1.0, 1 - bias - mantissa))
+    byte = (sign.astype(np.int64) << 7) | (exponent_bits.astype(np.int64) << mantissa) | fraction.astype(np.int64)
+    return np.where(nan, 0x7F, byte).astype(np.uint8)
+
+
+def from_fp8(bytes_, name: str) -> np.ndarray:
+    """The values (float64) of FP8 bytes: E4M3 has NaN for S.1111.111 and no infinity, E5M2
+    IEEE's infinities and NaNs."""
+    mantissa, bias, _ = _FP8[name]
+    b = np.asarray(bytes_).astype(np.int64) & 0xFF
+    sign = np.where(b & 0x80, -1.0, 1.0)
+    exponent_bits, fraction = (b >> mantissa) & ((1 << (7 - mantissa)) - 1), b & ((1 << mantissa) - 1)
+    top = (1 << (7 - mantissa)) - 1
+    value = np.where(exponent_bits == 0, np.ldexp(fraction.astype(np.float64), 1 - bias - mantissa),
+                     np.ldexp((fraction + (1 << mantissa)).astype(np.float64), exponent_bits - bias - mantissa))
+    if name == "e4m3":
+        value = np.where((exponent_bits == top) & (fraction == (1 << mantissa) - 1), np.nan, value)
+    else:
+        value = np.where(exponent_bits == top, np.where(fraction == 0, np.inf, np.nan), value)
+    return sign * value
+
+
+def _floats_to_fp8x2(name: str, relu: bool):
+    """llvm.nvvm.ff.to.{e4m3,e5m2}x2.rn(.relu)(high, low): two FP8 bytes in an i16."""
+    def call(args, types, result):
+        high, low = (to_fp8(a, name, relu).astype(np.int32) for a in args[:2])
+        return ((high << 8) | low).astype(np.uint16).view(np.int16)
+    return call
+
+
+def _halves_to_fp8x2(name: str, relu: bool):
+    """llvm.nvvm.f16x2.to.{e4m3,e5m2}x2.rn(.relu)(<2 x half>): element 1 the high byte."""
+    def call(args, types, result):
+        pair = np.asarray(args[0], dtype=np.float16)
+        low, high = (to_fp8(pair[..., lane], name, relu).astype(np.int32) for lane in (0, 1))
+        return ((high << 8) | low).astype(np.uint16).view(np.int16)
+    return call
+
+
+def _fp8x2_to_halves(name: str):
+    """llvm.nvvm.{e4m3,e5m2}x2.to.f16x2.rn(i16): <2 x half>, the low byte element 0 (exact)."""
+    def call(args, types, result):
+        word = np.asarray(args[0]).astype(np.int64) & 0xFFFF
+        return np.stack([from_fp8(word & 0xFF, name), from_fp8(word >> 8, name)], axis=-1).astype(np.float16)
+    return call
+
+
 def _identity(args, types, result):
     return np.asarray(args[0], dtype=dtype_of(result)).copy()
 
@@ -351,8 +430,8 @@ for _name, _function in {
 }.items():
     _libdevice_pair(_name, _float1(_function))
 for _name, _function in {
-    "pow": np.power, "atan2": np.arctan2, "fmod": np.fmod, "remainder": _remainder, "fmin": np.fmin,
-    "fmax": np.fmax, "fdim": lambda x, y: np.where(np.isnan(x) | np.isnan(y), x + y, np.maximum(x - y, 0)),
+    "pow": np.power, "atan2": np.arctan2, "fmod": np.fmod, "remainder": _remainder, "fmin": _fmin,
+    "fmax": _fmax, "fdim": lambda x, y: np.where(np.isnan(x) | np.isnan(y), x + y, np.maximum(x - y, 0)),
     "copysign": np.copysign, "hypot": np.hypot, "rhypot": lambda x, y: 1 / np.hypot(x, y),
     "nextafter": np.nextafter,
 }.items():
@@ -382,8 +461,8 @@ FUNCTIONS.update({
     "llvm.exp": _float1(np.exp), "llvm.exp2": _float1(np.exp2), "llvm.exp10": _float1(lambda x: np.power(
         x.dtype.type(10), x)), "llvm.log": _float1(np.log), "llvm.log2": _float1(np.log2),
     "llvm.log10": _float1(np.log10), "llvm.sin": _float1(np.sin), "llvm.cos": _float1(np.cos),
-    "llvm.tan": _float1(np.tan), "llvm.pow": _float2(np.power), "llvm.minnum": _float2(np.fmin),
-    "llvm.maxnum": _float2(np.fmax), "llvm.minimum": _float2(np.minimum), "llvm.maximum": _float2(np.maximum),
+    "llvm.tan": _float1(np.tan), "llvm.pow": _float2(np.power), "llvm.minnum": _float2(_fmin),
+    "llvm.maxnum": _float2(_fmax), "llvm.minimum": _float2(np.minimum), "llvm.maximum": _float2(np.maximum),
     "llvm.copysign": _float2(np.copysign), "llvm.fma": _fma, "llvm.fmuladd": _fma,
     "llvm.smax": _min_max(np.maximum), "llvm.smin": _min_max(np.minimum),
     "llvm.umax": _min_max(np.maximum, True), "llvm.umin": _min_max(np.minimum, True), "llvm.abs": _abs,
@@ -410,7 +489,13 @@ FUNCTIONS.update({
     "llvm.nvvm.rcp.rn.f": _float1(lambda x: 1 / x), "llvm.nvvm.rcp.rn.d": _float1(lambda x: 1 / x),
     "llvm.nvvm.div.rn.f": _float2(np.divide), "llvm.nvvm.div.approx.f": _float2(np.divide),
     "llvm.nvvm.fabs.f": _float1(np.abs), "llvm.nvvm.fabs.d": _float1(np.abs),
-    "llvm.nvvm.fmin.f": _float2(np.fmin), "llvm.nvvm.fmax.f": _float2(np.fmax),
-    "llvm.nvvm.fmin.d": _float2(np.fmin), "llvm.nvvm.fmax.d": _float2(np.fmax),
+    "llvm.nvvm.fmin.f": _float2(_fmin), "llvm.nvvm.fmax.f": _float2(_fmax),
+    "llvm.nvvm.fmin.d": _float2(_fmin), "llvm.nvvm.fmax.d": _float2(_fmax),
     "llvm.nvvm.brev32": _bitreverse, "llvm.nvvm.brev64": _bitreverse,
 })
+for _format in _FP8:
+    FUNCTIONS[f"llvm.nvvm.ff.to.{_format}x2.rn"] = _floats_to_fp8x2(_format, False)
+    FUNCTIONS[f"llvm.nvvm.ff.to.{_format}x2.rn.relu"] = _floats_to_fp8x2(_format, True)
+    FUNCTIONS[f"llvm.nvvm.f16x2.to.{_format}x2.rn"] = _halves_to_fp8x2(_format, False)
+    FUNCTIONS[f"llvm.nvvm.f16x2.to.{_format}x2.rn.relu"] = _halves_to_fp8x2(_format, True)
+    FUNCTIONS[f"llvm.nvvm.{_format}x2.to.f16x2.rn"] = _fp8x2_to_halves(_format)

@@ -41,7 +41,7 @@ from interpreter.compiler import (
     BARRIER, BRANCH, CALL, COLLECTIVE, GRID_BARRIER, PLAIN, RETURN, STOP, SWITCH, UNREACHABLE, UNSUPPORTED,
     Compiler,
 )
-from interpreter.launch import Launch, Result, Stop
+from interpreter.launch import CUT_OFF_MESSAGE, Launch, Result, Stop
 from interpreter.loops import step_budget
 from interpreter.native import Native, default_engine, warmup
 from interpreter.loader import KernelInfo, Program, demangle
@@ -362,9 +362,8 @@ class Execution:
             self.thread_instructions += frame.width(rows)
             if self.steps > limit or self.thread_instructions > work_limit:
                 self.stop_limit(function)
-            if self.steps & TIME_CHECK_MASK == 0 and time.perf_counter() > self.deadline:
-                raise Stop("time-limit", self.compiler.looping_op(function),
-                           f"ran out of its {self.launch.time_limit:.3g} s")
+            if self.steps & TIME_CHECK_MASK == 0:
+                self.check_time(function)
             kind = kinds[pc]
             if kind == PLAIN:
                 if (self.thread_instructions >= self.native_after or self.steps >= self.native_steps_after) \
@@ -437,10 +436,18 @@ class Execution:
             before = self.steps
             self.steps += done - 1
             self.thread_instructions += (done - 1) * width
-            if (before ^ self.steps) & ~TIME_CHECK_MASK and time.perf_counter() > self.deadline:
-                raise Stop("time-limit", self.compiler.looping_op(frame.function),
-                           f"ran out of its {self.launch.time_limit:.3g} s")
+            if (before ^ self.steps) & ~TIME_CHECK_MASK:
+                self.check_time(frame.function)
         return done, reached
+
+    def check_time(self, function) -> None:
+        """Stop the launch past its time limit, or past its cut-off (Launch.cut_off)."""
+        now = time.perf_counter()
+        if now > self.deadline:
+            raise Stop("time-limit", self.compiler.looping_op(function),
+                       f"ran out of its {self.launch.time_limit:.3g} s")
+        if self.launch.cut_off is not None and now > self.launch.cut_off[0]:
+            raise Stop("time-limit", self.compiler.looping_op(function), CUT_OFF_MESSAGE)
 
     def first_rank_after(self, frame: Frame) -> int:
         """The highest rank in `frame`'s function at which its group would be scheduled

@@ -2,6 +2,7 @@
 launch checked on the program's own data."""
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -11,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import line_of
+from conftest import TESTS, line_of
 
 PROGRAMS = Path(__file__).parent / "programs"
 pytestmark = pytest.mark.xdist_group("exec")  # one worker builds the runtime, the others wait for nothing
@@ -386,7 +387,7 @@ def test_checking_that_runs_out_of_the_programs_time_says_so_and_judges_no_barri
         return kernel
 
     assert checked()["barriers"]
-    monkeypatch.setattr(runner._Checker, "checking_deadline", lambda self: float("-inf"))
+    monkeypatch.setattr(runner._Checker, "checking", lambda self: [float("-inf")])
     kernel = checked()
     assert any("launch 1 was checked only in part: checking ran out of time" in note for note in kernel["notes"])
     assert kernel["barriers"] == [] and kernel["findings"] == []
@@ -443,3 +444,36 @@ def test_what_nvcc_12_builds_computes_what_the_host_computes_on_every_arch(arch)
     status, out, err = simulee_exec("--arch", arch, "nvcc12.cu", "-q")
     assert out == ("-2.75 -2.5 -1.25 1 4.25 8.5 13.75 20 \nbfloat16: PASS\natomics: 256 255 PASS\n"), err
     assert status == 0 and "0 errors, 0 warnings" in err
+
+
+def test_a_program_killed_during_a_launch_ends_the_run_soon_with_the_launch_reported():
+    """The program dies (killed by another process) while its device runs a launch that would
+    take hours: the launch stops at once, what it did is checked, and the run reports."""
+    ended = TESTS / "nvcc" / "ended" / "ended.cu"
+    run = subprocess.Popen([sys.executable, "-m", "simulee", "exec", str(ended), "--", "wait"], cwd=PROGRAMS,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert run.stdout.readline() == "launching\n"
+    time.sleep(1.5)  # the long launch runs
+    (program,) = [int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()
+                  and _command(entry)[:1] and _command(entry)[0].endswith("/program")
+                  and "simulee-exec-" in _command(entry)[0] and _parent(entry) == run.pid]
+    os.kill(program, signal.SIGKILL)
+    killed = time.monotonic()
+    _, err = run.communicate(timeout=120)
+    assert time.monotonic() - killed < 30, "the run waited for the launch"
+    assert run.returncode == 128 + signal.SIGKILL and "the program was killed by signal 9" in err
+    assert "when the launch was stopped: the program it ran for ended (what it did until then was checked)" in err
+
+
+def _command(entry: Path) -> list[str]:
+    try:
+        return [part.decode() for part in (entry / "cmdline").read_bytes().split(b"\0") if part]
+    except OSError:
+        return []
+
+
+def _parent(entry: Path) -> int:
+    try:
+        return int((entry / "stat").read_text().rpartition(")")[2].split()[1])
+    except (OSError, IndexError, ValueError):
+        return -1

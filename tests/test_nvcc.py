@@ -5,6 +5,7 @@ through ctest and make, its clean twin passing), and `simulee test` / `simulee r
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -240,5 +241,62 @@ def test_a_program_killed_by_a_time_out_still_reports_what_was_checked(tmp_path)
             break
         time.sleep(0.5)
     (record,) = [json.loads(path.read_text()) for path in reports.glob("slow-*.json")]
-    assert [launch["kernel"] for launch in record["launches"]] == ["shift"] and record["cut"][0][0] == "spin"
-    assert [f["type"] for check in record["checks"] for f in check["findings"]] == ["data-race"]
+    # the launch running when the program was killed is stopped there, and what it did is checked too
+    assert [launch["kernel"] for launch in record["launches"]] == ["shift", "spin"] and record["cut"] == []
+    assert sorted(f["type"] for check in record["checks"] for f in check["findings"]) == ["data-race", "time-limit"]
+
+
+@pytest.fixture(scope="module")
+def ended_program(tmp_path_factory):
+    """tests/nvcc/ended built by simulee-nvcc."""
+    folder = tmp_path_factory.mktemp("ended")
+    done = subprocess.run([TOOLS["NVCC"], "-o", str(folder / "ended"), str(HERE / "ended" / "ended.cu")],
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr
+    return folder / "ended"
+
+
+def _devices(executable: Path) -> list[int]:
+    """The process ids of the devices serving `executable` (python -m simulee.exec.standalone FD EXECUTABLE)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            arguments = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"simulee.exec.standalone" in arguments and str(executable).encode() in arguments:
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.parametrize("how", ["exit", "abort", "SIGTERM", "SIGKILL", "group"])
+def test_a_device_reports_and_ends_however_its_program_ends(ended_program, tmp_path, how):
+    """A program exits, crashes, is killed, or its process group is (a time-out's way): its
+    device reports what it checked and is gone within its grace and cut-off (2 s and 10 s),
+    however long the launch it was running would have taken (a second kernel's worth here)."""
+    from simulee.exec.standalone import CUT_SECONDS, GRACE_SECONDS
+
+    report = tmp_path / "report"
+    program = subprocess.Popen([str(ended_program), how if how in ("exit", "abort") else "wait"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                               env={**os.environ, "SIMULEE_REPORT": str(report)})
+    assert program.stdout.readline() == "launching\n"
+    time.sleep(1.5)  # the long launch runs
+    if how in ("SIGTERM", "SIGKILL"):
+        program.send_signal(getattr(signal, how))
+    elif how == "group":
+        os.killpg(program.pid, signal.SIGTERM)
+    program.wait(timeout=120)
+    ended = time.monotonic()
+    while _devices(ended_program) and time.monotonic() - ended < GRACE_SECONDS + CUT_SECONDS + 20:
+        time.sleep(0.2)
+    assert not _devices(ended_program), f"the device outlived its program ({how})"
+    (record,) = [json.loads(path.read_text()) for path in report.glob("ended-*.json")]
+    (launch,) = record["launches"]
+    assert launch["kernel"] == "spin" and record["pid"] == program.pid
+    (check,) = record["checks"]
+    if how == "exit":
+        assert program.returncode == 0 and check["findings"] == []
+    else:
+        (stopped,) = check["findings"]
+        assert stopped["type"] == "time-limit" and "the program it ran for ended" in stopped["message"]

@@ -33,8 +33,9 @@ _DEADLINE = contextvars.ContextVar("detection_deadline", default=float("inf"))
 
 
 @contextlib.contextmanager
-def within(deadline: float):
-    """Detection in this context stops at `deadline` (time.perf_counter()): check_time raises OutOfTime."""
+def within(deadline: float | list):
+    """Detection in this context stops at `deadline` (time.perf_counter()): check_time raises
+    OutOfTime. A one-element list holds a deadline another thread may lower meanwhile."""
     token = _DEADLINE.set(deadline)
     try:
         yield
@@ -44,7 +45,8 @@ def within(deadline: float):
 
 def check_time() -> None:
     """Raise OutOfTime when the deadline detection runs within has passed."""
-    if time.perf_counter() > _DEADLINE.get():
+    deadline = _DEADLINE.get()
+    if time.perf_counter() > (deadline[0] if isinstance(deadline, list) else deadline):
         raise OutOfTime
 
 

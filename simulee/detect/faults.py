@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from interpreter import trace
-from interpreter.launch import Result
+from interpreter.launch import CUT_OFF_MESSAGE, Result
 from interpreter.memory import split
 from simulee.detect.base import Detector, LaunchRun, Rule
 from simulee.model.findings import ERROR, WARNING, Finding, launch_of, place
@@ -122,8 +122,11 @@ def stopped_early(result: Result) -> list[Finding]:
         severity = ERROR if result.blocks_run == result.blocks_total == result.launch.blocks else WARNING
         return [Finding(result.status, severity, result.kernel, result.message, first, launch=launch_of(result),
                         taint=events.looping_taint)]
-    stop = f"{result.message} of time" if result.status == "time-limit" else result.message
-    if result.status == "time-limit":
+    ended = result.message == CUT_OFF_MESSAGE  # its program ended while it ran (interpreter.launch.cut_off)
+    stop = f"{result.message} of time" if result.status == "time-limit" and not ended else result.message
+    if ended:
+        hint = "what it did until then was checked"
+    elif result.status == "time-limit":
         hint = "--max-seconds, or a scan's --kernel-timeout"
     elif "step limit" in result.message:
         hint = f"raise it with --step-limit {10 * result.step_limit}"

@@ -157,10 +157,17 @@ class Device:
         self.repeats: dict[tuple, tuple] = {}  # launch key -> (its launch, the bytes it changed, its output)
         self.process = str(os.getpid())
         self._repeat_bytes = 0
+        self.answering = False  # a request (a launch: run, then checked) is being answered
+        self.cut = [float("inf")]  # when every launch stops (Launch.cut_off): lowered by stop_launches
         placement = Placement(self.program, None, Launch((1, 1, 1), (1, 1, 1), device=self), self.memory)
         self.addresses = {name: address for name, address in placement.addresses.items()
                           if int(split(np.int64(address))[0][()]) != SHARED}
         self.symbol_regions = dict(placement.regions)
+
+    def stop_launches(self, at: float) -> None:
+        """Stop the launch running at `at` (a time.perf_counter()), and every later one at once;
+        from any thread (the program is gone: nothing waits for what they would do)."""
+        self.cut[0] = min(self.cut[0], at)
 
     def close(self) -> None:
         """Unmap and remove the arena."""
@@ -235,7 +242,11 @@ class Device:
             payload = _receive(channel, size) if size else b""
             if payload is None:
                 return
-            status, answer = self.answer(op, payload)
+            self.answering = True
+            try:
+                status, answer = self.answer(op, payload)
+            finally:
+                self.answering = False
             try:
                 channel.sendall(REPLY.pack(status, 0, len(answer)) + answer)
             except (BrokenPipeError, ConnectionResetError):  # the program was stopped meanwhile
@@ -378,7 +389,8 @@ class Device:
         where = f" at {record.where}" if record.site else ""
         launch = Launch(record.grid, record.block, arguments, shared_bytes=shared, device=self,
                         keep_buffers=False, trace_limit=TRACE_LIMIT, origin=f"launch {record.number}{where}",
-                        time_limit=max(self.deadline - time.perf_counter(), 0.0), step_limit=STEP_LIMIT)
+                        time_limit=max(self.deadline - time.perf_counter(), 0.0), step_limit=STEP_LIMIT,
+                        cut_off=self.cut)
         if self.before_launch is not None:
             self.before_launch(launch, record)
         start = time.perf_counter()

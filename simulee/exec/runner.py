@@ -39,6 +39,7 @@ from simulee.model.findings import ERROR, Finding, Place, display, launch_of
 from simulee.frontend.compiler import CompileOptions
 
 EXIT_STATUS_LOST = 197  # runtime/protocol.h SIMULEE_EXIT_LOST
+ENDED_SECONDS = 10.0  # checking goes on past a program that ended during a launch (with no time limit)
 
 
 @dataclass
@@ -88,7 +89,7 @@ def run_program(sources: list[Path], options: CompileOptions, arguments: list[st
             device.before_launch = lambda launch, record: replay.save(save_launches, device, launch, record,
                                                                       options, sources)
         try:
-            outcome.ending, outcome.exit_status = _run(executable, arguments, device, timeout)
+            outcome.ending, outcome.exit_status = _run(executable, arguments, device, checker, timeout)
         finally:
             device.close()
     outcome.checks = checker.finish()
@@ -167,7 +168,8 @@ def _built(sources: list[Path], options: CompileOptions, folder: Path, progress,
     return hostbuild.build(sources, options, folder, say)
 
 
-def _run(executable: Path, arguments: list[str], device: Device, timeout: float) -> tuple[str, int]:
+def _run(executable: Path, arguments: list[str], device: Device, checker: "_Checker",
+         timeout: float) -> tuple[str, int]:
     """Run the program, serving its device, until it ends: (ending, exit status)."""
     device.deadline = time.perf_counter() + timeout
     ours, theirs = socket.socketpair()
@@ -181,6 +183,7 @@ def _run(executable: Path, arguments: list[str], device: Device, timeout: float)
     theirs.close()
     ended = _ended_by_signals()
     timed_out = threading.Event()
+    threading.Thread(target=_bounded_after, args=(process, device, checker, timeout), daemon=True).start()
 
     def stop():
         timed_out.set()
@@ -202,6 +205,17 @@ def _run(executable: Path, arguments: list[str], device: Device, timeout: float)
             timer.cancel()
         ended()
     return ("timed out" if timed_out.is_set() else "exited"), status
+
+
+def _bounded_after(process: subprocess.Popen, device: Device, checker: "_Checker", timeout: float) -> None:
+    """When the program ends while its device answers it (a launch runs, or is being
+    checked), stop the launch at once and its checking a quarter of the time limit later
+    (ENDED_SECONDS with none): nothing waits for the answer, and the run reports soon."""
+    process.wait()
+    if device.answering:
+        now = time.perf_counter()
+        device.stop_launches(now)
+        checker.stop_checking(now + (timeout / 4 if timeout != float("inf") else ENDED_SECONDS))
 
 
 def _kill(process: subprocess.Popen) -> None:
@@ -252,7 +266,7 @@ class _Checker:
         self.program, self.warp_model, self.progress = program, warp_model, progress
         # a program's launches are those its kernels are used with: a kernel that touches no
         # memory (one that only prints) is what it is, not a launch to ask the user about
-        # races last: the costliest, the one that running out of time (checking_deadline) cuts
+        # races last: the costliest, the one that running out of time (checking) cuts
         self.detectors = tuple(sorted((d for d in enabled(detect) if d.name != "vacuous-check"),
                                       key=lambda d: d.name == "data-race"))
         self.checks: dict[str, KernelCheck] = {}
@@ -265,6 +279,8 @@ class _Checker:
         self.truncated: set[str] = set()  # kernels a launch of which ran past the trace limit
         self.partly: set[str] = set()  # kernels checked only in part: the time ran out
         self.reused: set[str] = set()  # kernels a launch of which another process ran (reused)
+        self.cut = float("inf")  # when checking stops whatever the program's time (stop_checking)
+        self.deadline = [float("inf")]  # the deadline checking runs within now (lowered by stop_checking)
 
     def launched(self, launch: DeviceLaunch) -> None:
         if launch.repeat_of:
@@ -293,7 +309,7 @@ class _Checker:
         sharing = self.device is not None and self.device.shared_launches is not None
         found = []
         try:
-            with within(self.checking_deadline()):
+            with within(self.checking()):
                 for detector in self.detectors:
                     for finding in detector.launch(run):
                         if sharing:
@@ -310,9 +326,19 @@ class _Checker:
         if sharing and not result.trace.dropped:  # what another process repeating it takes as its own
             launch.checked = dict(entry=entry, findings=found, reads=reads, writes=writes, atomics=atomics)
 
-    def checking_deadline(self) -> float:
-        """When checking stops: a quarter of the program's time limit after it."""
-        return self.device.deadline + self.grace if self.device is not None else float("inf")
+    def checking(self) -> list:
+        """The deadline the next checking runs within (detect.base.within): a quarter of the
+        program's time limit after it, or the cut stop_checking made; another thread may
+        lower it meanwhile."""
+        self.deadline = [min(self.device.deadline + self.grace if self.device is not None else float("inf"),
+                             self.cut)]
+        return self.deadline
+
+    def stop_checking(self, at: float) -> None:
+        """End the checking under way at `at` (a time.perf_counter()), and every later one then;
+        from any thread."""
+        self.cut = min(self.cut, at)
+        self.deadline[0] = min(self.deadline[0], at)
 
     def _out_of_time(self, check: KernelCheck, kernel, note: str) -> None:
         self.partly.add(kernel.symbol)
@@ -417,7 +443,7 @@ class _Checker:
             if kept is not None and symbol not in self.partly:  # a kernel checked in part is not judged on it
                 kept.status = check.status
                 try:
-                    with within(self.checking_deadline()):
+                    with within(self.checking()):
                         for detector in self.detectors:
                             kept.found = len(self.merged[symbol])
                             for finding in detector.kernel(kept):

@@ -28,6 +28,7 @@ IR_MAGIC = b"SIMULEE-IR\0\0\0\0\0\0"  # 16 bytes, then u64 bytes of zlib-compres
 REPORT_VERSION = 1
 PROGRAM = 0  # the process id of the program served
 GRACE_SECONDS = 2.0  # after the program's end, for the device's own report before the watch gives it
+CUT_SECONDS = 10.0  # then the launch being run stops, and the checking of what it did ends within this
 FATBIN_SECTIONS = (".nv_fatbin", "__nv_relfatbin")  # where clang puts a GPU binary it embeds
 
 
@@ -90,6 +91,11 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _ended(launch) -> bool:
+    """Whether a launch has ended (its run and its checking: the status comes with both)."""
+    return bool(launch.status or launch.repeat_of or launch.reused)
+
+
 class _Ending:
     """What the device says when the program ends: the report, once per new launch seen."""
 
@@ -104,17 +110,23 @@ class _Ending:
                 return function(*arguments)
         return call
 
-    def report_once(self) -> bool:
-        """The report, unless it was given since the last launch; whether it was given now."""
-        with self.lock:
+    def report_once(self, timeout: float = -1) -> bool | None:
+        """The report, unless it was given since the last launch; whether it was given now
+        (None: the launch being checked held on past `timeout` seconds)."""
+        if not self.lock.acquire(timeout=timeout):
+            return None
+        try:
             if self.reported and len(self.device.launches) <= self.reported_launches:
                 return False
             self.report()
             return True
+        finally:
+            self.lock.release()
 
     def watch(self, channel: socket.socket) -> None:
-        """When the program is gone (killed by a time-out while a launch runs, say), report
-        the launches checked so far and end, without waiting for the launch."""
+        """When the program is gone (killed by a time-out while a launch runs, say), stop
+        the launch being run (what it did so far is checked, for at most CUT_SECONDS),
+        report, and end: the device never outlives its program by much more."""
         poll = select.poll()
         poll.register(channel.fileno(), select.POLLRDHUP)
         while True:
@@ -125,8 +137,21 @@ class _Ending:
             if any(event & (select.POLLRDHUP | select.POLLHUP | select.POLLNVAL) for _, event in events):
                 break
         time.sleep(GRACE_SECONDS)  # a program that ended as programs do: the main thread reports
-        if self.report_once():  # the main thread is still in a launch: end without it
+        now = time.perf_counter()
+        self.device.stop_launches(now)
+        self.checker.stop_checking(now + CUT_SECONDS)
+        while time.perf_counter() < now + CUT_SECONDS and self.device.launches and not _ended(self.device.launches[-1]):
+            time.sleep(0.05)  # the launch stops at its next look at the clock; then it is checked
+        reported = self.report_once(timeout=2 * CUT_SECONDS)
+        if reported:  # the main thread was in a launch: end without it
             os._exit(0)
+        if reported is False:  # reported already: the main thread ends the process
+            return
+        name = Path(self.executable).name
+        sys.stderr.write(f"simulee: {name}: the program ended during a launch that did not stop within "
+                         f"{2 * CUT_SECONDS:g} s: not reported\n")
+        sys.stderr.flush()
+        os._exit(1)
 
     def report(self) -> int:
         """Print and save the findings; the number of errors among them."""
@@ -140,7 +165,7 @@ class _Ending:
         seconds = time.perf_counter() - self.start
         text = formats.text(bugs, False, seconds, False) if bugs.shown(False) else ""
         name = Path(self.executable).name
-        launches = [launch for launch in self.device.launches if launch.status or launch.repeat_of or launch.reused]
+        launches = [launch for launch in self.device.launches if _ended(launch)]
         cut = [launch for launch in self.device.launches if launch not in launches]  # running when the program ended
         repeats = sum(1 for launch in launches if launch.repeat_of)
         reused = sum(1 for launch in launches if launch.reused)

@@ -32,6 +32,7 @@ _CALL = re.compile(r'^(\s*(?:%[-\w.$]+ = )?)(?:tail |notail |musttail )?call '
 INT_TYPES = {f"{k}{n}": (k, n) for k in "sub" for n in (8, 16, 32, 64)}
 FLOAT_TYPES = {"f16": ("half", 16), "bf16": ("bfloat", 16), "f32": ("float", 32), "f64": ("double", 64)}
 PAIR_TYPES = {"f16x2": "f16", "bf16x2": "bf16"}
+FP8_PAIRS = ("e4m3x2", "e5m2x2")  # two FP8 numbers in 16 bits (cvt)
 TYPES = set(INT_TYPES) | set(FLOAT_TYPES) | set(PAIR_TYPES) | {"pred", "b128"}
 SPACES = {"global": 1, "shared": 3, "const": 4, "local": 5, "param": 0, "generic": 0}
 SPECIAL = {"tid", "ntid", "ctaid", "nctaid"}
@@ -77,7 +78,7 @@ def lift_inline_asm(ir: str) -> str:
                 added.append(statement.function())
                 declarations.update(statement.declarations)
                 cache[key] = name
-        except NotLifted:
+        except (NotLifted, IndexError, KeyError, ValueError):  # a form the lifter does not know stays inline asm
             continue
         values = ", ".join(f"{t} {_argument_value(a)}" for t, a in zip(types, arguments))
         lines[index] = f"{prefix}call {ret} @{cache[key]}({values}){rest}"
@@ -515,6 +516,10 @@ class Statement:
         self._write(destination, self._read(source, bits, kinds[0] if kinds[0] in FLOAT_TYPES else None), bits)
 
     def _op_cvt(self, modifiers, operands):
+        fp8 = [m for m in modifiers if m in FP8_PAIRS]
+        if fp8:
+            self._cvt_fp8(modifiers, operands, fp8[0])
+            return
         kinds = [m for m in modifiers if m in TYPES]
         rounding = next((m for m in modifiers if m in ("rni", "rzi", "rmi", "rpi")), None)
         saturate, relu = "sat" in modifiers, "relu" in modifiers
@@ -555,6 +560,27 @@ class Statement:
                 wide = self._call("i64", f"llvm.{compare}max.i64", [("i64", wide), ("i64", str(low))])
                 wide = self._call("i64", f"llvm.{compare}min.i64", [("i64", wide), ("i64", str(high))])
             self._write(operands[0], self._resize(wide, 64, target_bits), target_bits, target_kind == "s")
+
+    def _cvt_fp8(self, modifiers, operands, pair: str) -> None:
+        """Conversions between pairs of FP8 numbers (E4M3, E5M2: a byte each, the first
+        source's the high one) and pairs of f32 or f16, as LLVM's NVVM intrinsics that
+        name them (each rounds to nearest even and saturates to the finite range)."""
+        name = pair.removesuffix("x2")
+        if modifiers.index(pair) > 0 and "f16x2" in modifiers:  # to f16x2 from an FP8 pair
+            word = self._call("<2 x half>", f"llvm.nvvm.{name}x2.to.f16x2.rn", [("i16", self._read(operands[1], 16))])
+            self._write(operands[0], self._tmp(f"bitcast <2 x half> {word} to i32"), 32)
+            return
+        if len(operands) == 3 and "f32" in modifiers:  # from two f32
+            relu = ".relu" if "relu" in modifiers else ""
+            high, low = (self._float(self._read(o, 32, "f32"), "f32") for o in operands[1:])
+            value = self._call("i16", f"llvm.nvvm.ff.to.{name}x2.rn{relu}", [("float", high), ("float", low)])
+        elif len(operands) == 2 and "f16x2" in modifiers:  # from a pair of f16
+            relu = ".relu" if "relu" in modifiers else ""
+            halves = self._tmp(f"bitcast i32 {self._read(operands[1], 32)} to <2 x half>")
+            value = self._call("i16", f"llvm.nvvm.f16x2.to.{name}x2.rn{relu}", [("<2 x half>", halves)])
+        else:
+            raise NotLifted(f"cvt.{'.'.join(modifiers)}")
+        self._write(operands[0], value, 16)
 
     def _convert_float(self, value, source, target, relu=False, rounding=None):
         """The bits of float `value` (bits of `source`) converted to `target`."""
