@@ -497,7 +497,10 @@ def memory_intrinsic(c, function, pc, op):
 
 
 def _on_lanes(taint, everyone: bool, lanes):
-    return taint if everyone or type(taint) is int else taint[lanes]
+    """The lanes' taint, never a view of a register's (which later rows overwrite in place)."""
+    if type(taint) is int:
+        return taint
+    return np.array(taint, dtype=np.uint64) if everyone else taint[lanes]
 
 
 def _chosen(taint, chosen):
@@ -536,11 +539,12 @@ def free(c, function, pc, op):
 
 
 def _value_bits(data: np.ndarray) -> np.ndarray:
-    """The written bytes as one uint64 per lane (XOR-folded beyond 8 bytes)."""
+    """The written bytes as one uint64 per lane (XOR-folded beyond 8 bytes), an array of
+    its own: `data` may view a register that native code later overwrites in place."""
     data = np.ascontiguousarray(data, dtype=np.uint8)
     width = data.shape[1]
     padded_width = (width + 7) // 8 * 8
     if padded_width != width:
         data = np.concatenate([data, np.zeros((len(data), padded_width - width), np.uint8)], axis=1)
     words = data.view(np.uint64)
-    return np.bitwise_xor.reduce(words, axis=1) if words.shape[1] > 1 else words[:, 0]
+    return np.bitwise_xor.reduce(words, axis=1) if words.shape[1] > 1 else words[:, 0].copy()

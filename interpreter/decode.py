@@ -106,7 +106,7 @@ def decode_function(function: ir.Function, layout: DataLayout, debug: DebugInfo)
                 raise ir.IRSyntaxError(f"use of undefined value %{value.name}")
             return slots[value.name]
         constant = fold_constant(value, layout)
-        key = (constant, constant.type)
+        key = (repr(constant), constant.type)  # not the value: -0.0 == 0.0, and one slot would hold both
         found = constant_slots.get(key)
         if found is None:
             found = constant_slots[key] = len(slot_types)

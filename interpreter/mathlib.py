@@ -90,11 +90,56 @@ def _logb(x):
 
 
 def _fma(args, types, result):
-    """x*y+z rounded once for float (through double); double uses long double."""
+    """x*y+z rounded once, as the GPU's fma. Float: the product is exact in double, the sum
+    rounded to odd there, then to float (rounding to odd first makes the two roundings one).
+    Double: Boldo and Melquiond's emulation, the exact product as two doubles (Dekker), its
+    sum with z rounded to odd, then to nearest; where their terms would overflow or lose bits
+    below the subnormals (and for inf and NaN), through long double."""
     dtype = dtype_of(result)
-    wide = np.float64 if dtype != np.float64 else np.longdouble
-    x, y, z = (np.asarray(a).astype(wide) for a in args)
-    return (x * y + z).astype(dtype)
+    with np.errstate(all="ignore"):
+        if dtype != np.float64:
+            x, y, z = (np.asarray(a, dtype=np.float64) for a in args)
+            return _odd_sum(x * y, z).astype(dtype)
+        x, y, z = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64) for a in args))
+        product, low = _exact_product(x, y)
+        high, rest = _two_sum(z, product)
+        fused = high + _odd_sum(rest, low)
+        magnitudes = np.abs(np.stack([x, y, z, product]))
+        exact = np.all(np.isfinite(magnitudes) & (magnitudes < 2.0 ** 995), axis=0) & \
+            ((product == 0) | (np.abs(product) > 2.0 ** -960)) & np.isfinite(fused)
+        if exact.all():
+            return fused
+        wide = [np.asarray(a, dtype=np.longdouble) for a in (x, y, z)]
+        return np.where(exact, fused, (wide[0] * wide[1] + wide[2]).astype(np.float64))
+
+
+def _two_sum(a, b):
+    """(a + b rounded, its exact error) (Knuth)."""
+    total = a + b
+    back = total - a
+    return total, (a - (total - back)) + (b - back)
+
+
+def _exact_product(a, b):
+    """(a * b rounded, its exact error) of doubles (Dekker, Veltkamp's split)."""
+    def halves(v):
+        scaled = 134217729.0 * v  # 2**27 + 1
+        high = scaled - (scaled - v)
+        return high, v - high
+    product = a * b
+    (a_high, a_low), (b_high, b_low) = halves(a), halves(b)
+    return product, ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
+
+
+def _odd_sum(a, b):
+    """a + b of doubles rounded to odd: where inexact, of the two doubles around it the one
+    whose last bit is 1."""
+    total, error = _two_sum(a, b)
+    total = np.asarray(total, dtype=np.float64)
+    bits = total.view(np.int64)
+    even = (error != 0) & np.isfinite(total) & (bits & 1 == 0)
+    outward = np.where((error > 0) == (total > 0), 1, -1)  # away from zero where the error has the sum's sign
+    return np.where(even, (bits + outward).view(np.float64), total)
 
 
 def _classify(function):

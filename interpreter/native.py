@@ -533,11 +533,8 @@ class Run:
         kind = _MATH[base_name(callee)]
         ty = llvm_type(op.type)
         args = [self._read(slot, row) for slot in op.args]
-        if kind == "fma":  # as the math library: through double, rounded to float once more
-            wide = [w(f"fpext float {v} to double") for v, _ in args[:3]]
-            product = w(f"fmul double {wide[0]}, {wide[1]}")
-            total = w(f"fadd double {product}, {wide[2]}")
-            return w(f"fptrunc double {total} to float")
+        if kind == "fma":  # rounded once: the host's fused multiply-add (or its libm's fmaf)
+            return w(f"call float @llvm.fma.f32({', '.join(f'float {v}' for v, _ in args[:3])})")
         if kind == "abs":
             return w(f"call {ty} @llvm.abs.{ty}({ty} {args[0][0]}, i1 false)")
         if kind == "ctpop":
@@ -740,7 +737,8 @@ _DECLARATIONS = "\n".join(
     + [f"declare {t} @llvm.{k}.{t}({t}, {t})" for k in ("smax", "smin", "umax", "umin")
        for t in ("i8", "i16", "i32", "i64")]
     + [f"declare {t} @llvm.abs.{t}({t}, i1)" for t in ("i8", "i16", "i32", "i64")]
-    + [f"declare {t} @llvm.ctpop.{t}({t})" for t in ("i8", "i16", "i32", "i64")])
+    + [f"declare {t} @llvm.ctpop.{t}({t})" for t in ("i8", "i16", "i32", "i64")]
+    + ["declare float @llvm.fma.f32(float, float, float)"])
 
 
 # ---------------------------------------------------------------------------- compiling

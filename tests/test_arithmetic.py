@@ -24,6 +24,12 @@ N = 512  # operands of each operation: random ones, then every special value aga
 BF16 = ml_dtypes.bfloat16
 
 
+@pytest.fixture(autouse=True)
+def native_from_the_first_instruction(monkeypatch):
+    """The native engine compiles a kernel's code at once (not after its warm-up's work)."""
+    monkeypatch.setenv("SIMULEE_NATIVE_WARMUP", "0")
+
+
 @pytest.fixture(scope="module", params=ARCHS)
 def compiled(request):
     from simulee.frontend.compiler import CompileOptions, load_program
@@ -298,3 +304,50 @@ def test_the_math_api_is_within_the_errors_nvidia_documents(engine, kernel, dtyp
         assert off[worst] <= bound + slack, \
             f"{name}({a[worst]!r}, {b[worst]!r}) = {found[worst]!r}, {off[worst]:g} ulp from {expected[worst]!r} " \
             f"(at most {bound})"
+
+
+def _exactly_rounded(x, y, z, dtype) -> np.ndarray:
+    """x*y+z of each lane computed in rationals, rounded once to `dtype` (to float: first to
+    the double that rounds to odd, which rounds on as the rational would)."""
+    from fractions import Fraction
+
+    values = []
+    for p, q, r in zip(x.tolist(), y.tolist(), z.tolist()):
+        exact = Fraction(p) * Fraction(q) + Fraction(r)
+        nearest = float(exact)
+        if dtype == np.float32 and Fraction(nearest) != exact and np.float64(nearest).view(np.int64) % 2 == 0:
+            nearest = float(np.nextafter(nearest, np.inf if exact > nearest else -np.inf))
+        values.append(nearest)
+    return np.array(values).astype(dtype)
+
+
+def _fused_operands(dtype, rng) -> tuple[np.ndarray, ...]:
+    """Products exactly halfway between two values of `dtype` with an addend far below them
+    (where rounding the sum twice goes the other way), cancellations, and random triples."""
+    first, second = {np.float32: (12, 12), np.float64: (26, 27)}[dtype]  # 2**-24 and 2**-53: half an ulp of 1
+    signs = rng.choice([1.0, -1.0], N // 4)
+    tiny = rng.choice([1e-30, -1e-30, 1e-38, -1e-38], N // 4)
+    x = rng.normal(0, 8, N)
+    y = rng.normal(0, 8, N) * np.exp2(rng.integers(-20, 20, N))
+    z = rng.normal(0, 8, N)
+    q = N // 4
+    x[:q], y[:q], z[:q] = (1 + np.exp2(-first)) * signs, 1 + np.exp2(-second), tiny
+    z[q:2 * q] = -(x[q:2 * q] * y[q:2 * q])  # x*y rounded, taken away: what is left is the product's error
+    return tuple(v.astype(dtype) for v in (x, y, z))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_fused_multiply_add_rounds_once(engine):
+    """__fmaf_rn, fmaf and fma as the GPU computes them: the exact x*y+z rounded once, also
+    where the product lies halfway between two floats and the addend is far below it."""
+    from simulee.frontend.compiler import load_program
+
+    rng = np.random.default_rng(7)
+    a, b, c = _fused_operands(np.float32, rng)
+    x, y, z = _fused_operands(np.float64, rng)
+    out = _run(load_program(MATH), "fused", engine, {"a": a, "b": b, "c": c, "x": x, "y": y, "z": z},
+               {"out": (np.float32, 2 * N), "dout": (np.float64, N)})
+    single = _exactly_rounded(a, b, c, np.float32)
+    _same(out["out"][:N], single, "__fmaf_rn")
+    _same(out["out"][N:], single, "fmaf")
+    _same(out["dout"], _exactly_rounded(x, y, z, np.float64), "fma")

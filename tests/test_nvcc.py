@@ -206,6 +206,41 @@ def test_a_shared_library_of_kernels_links_into_the_program_that_uses_it(tmp_pat
     assert ran.returncode == 0 and ran.stdout == "9\n" and "1 launch checked" in ran.stderr
 
 
+def test_the_c_and_cxx_stand_ins_build_what_gcc_and_g_plus_plus_build(tmp_path):
+    """simulee-cc compiles C with libc's headers into a static program and links CUDA objects
+    (with the C++ library, as nvcc's link has it); simulee-c++ takes a string literal before a
+    macro (g++: a warning); a real CUDA's lib64 given with -L shadows none of the runtime."""
+    def run(*command):
+        done = subprocess.run(list(command), cwd=tmp_path, capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, (command, done.stderr)
+        return done
+    (tmp_path / "host.c").write_text('#include <stdio.h>\n#include <string.h>\n'
+                                     'int main(void) { printf("%zu\\n", strlen("four")); return 0; }\n')
+    run(TOOLS["CC"], "host.c", "-o", "host")
+    assert run("./host").stdout == "4\n"
+    (tmp_path / "k.cu").write_text("__global__ void k(int *x) { x[threadIdx.x] = threadIdx.x; }\n"
+                                   "extern \"C\" int on_device(void) {\n  int *x, y;\n  cudaMalloc(&x, 128);\n"
+                                   "  k<<<1, 32>>>(x);\n  cudaMemcpy(&y, x + 31, 4, cudaMemcpyDeviceToHost);\n"
+                                   "  return y;\n}\n")
+    (tmp_path / "main.c").write_text('#include <stdio.h>\nint on_device(void);\n'
+                                     'int main(void) { printf("%d\\n", on_device()); return 0; }\n')
+    fake = tmp_path / "cuda" / "lib64"
+    fake.mkdir(parents=True)
+    (fake / "bogus.c").write_text("void missing_from_everywhere(void); int cudaMalloc(void) "
+                                  "{ missing_from_everywhere(); return 0; }\n")
+    run(TOOLS["CC"], "-c", str(fake / "bogus.c"), "-o", str(fake / "bogus.o"))
+    run(sys.executable, "-m", "ziglang", "ar", "rcs", str(fake / "libcudart_static.a"), str(fake / "bogus.o"))
+    run(TOOLS["NVCC"], "-c", "k.cu", "-o", "k.o")
+    run(TOOLS["CC"], "-c", "main.c", "-o", "main.o")
+    run(TOOLS["CC"], "main.o", "k.o", f"-L{fake}", "-lcudart", "-o", "main")
+    ran = run("./main")
+    assert ran.stdout == "31\n" and "1 launch checked" in ran.stderr
+    (tmp_path / "format.cpp").write_text('#include <cinttypes>\n#include <cstdio>\n'
+                                         'int main() { std::printf("%"PRId64"\\n", (int64_t)7); return 0; }\n')
+    run(TOOLS["CXX"], "format.cpp", "-o", "format")
+    assert run("./format").stdout == "7\n"
+
+
 def test_a_release_build_with_ndebug_compiles_cccl_and_keeps_asserts_off(tmp_path):
     (tmp_path / "checked.cu").write_text(
         "#include <cassert>\n#include <cstdio>\n#include <cuda/std/atomic>\n"

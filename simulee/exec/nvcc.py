@@ -30,7 +30,7 @@ from simulee import __version__
 from simulee.exec import hostbuild
 from simulee.frontend import toolkit
 from simulee.errors import CompileError, SimuleeError
-from simulee.frontend.compiler import DEFAULT_ARCH, CompileOptions, find_clang
+from simulee.frontend.compiler import DEFAULT_ARCH, DIALECT, CompileOptions, find_clang
 
 HOST = {".c": "c", ".cc": "c++", ".cpp": "c++", ".cxx": "c++", ".c++": "c++", ".C": "c++"}
 # nvcc's options with a value, by every name it accepts -> what the value is
@@ -496,15 +496,15 @@ def host_compiler(language: str, arguments: list[str]) -> int:
     """simulee-cc / simulee-c++: clang for musl and libc++ with the toolkit's headers; a link
     (no -c, -E, -S, -M) goes through `linker` (stubs for toolkit libraries)."""
     clang = find_clang(None)
-    driver = "clang" if language == "c" else "c++"
+    driver = "cc" if language == "c" else "c++"  # zig's drivers: its libc (musl) and, for C++, libc++
     root = toolkit_folder()
     arguments = _expanded(arguments)  # CMake passes objects and libraries in response files
     compiling = any(a in ("-c", "-E", "-S", "-M", "-MM", "-fsyntax-only") for a in arguments)
     if not arguments or arguments in (["--version"], ["-v"], ["-dumpversion"], ["-dumpmachine"]):
         return subprocess.run([*clang.command[:-1], driver, *hostbuild.target(), *arguments]).returncode
     headers = ["-isystem", str(root / "include"), "-idirafter", str(hostbuild.STAND_INS)]
-    command = [*clang.command[:-1], driver, *hostbuild.target(), *headers, "-fwrapv",
-               *(hostbuild.GCC_C_LENIENCE if language == "c" else [])]
+    lenience = hostbuild.GCC_C_LENIENCE if language == "c" else DIALECT  # what gcc and g++ accept with a warning
+    command = [*clang.command[:-1], driver, *hostbuild.target(), *headers, "-fwrapv", *lenience]
     if compiling:
         return subprocess.run([*command, *arguments]).returncode
     if "-shared" in arguments:
@@ -518,9 +518,12 @@ def host_compiler(language: str, arguments: list[str]) -> int:
         extra = hostbuild.linked_binaries(clang, objects, Path(scratch))
         wanted = any(a.startswith("-lcud") or Path(a).name.startswith("libcud") for a in arguments) or \
             any(_has_device_code(o) for o in objects)
-        runtime = [f"-L{root / 'lib64'}", "-lcudart_static"] if wanted else [f"-L{root / 'lib64'}"]
+        if wanted and language == "c":  # CUDA objects need the C++ library: g++'s link, as nvcc's is
+            command[len(clang.command) - 1] = "c++"
+        # the toolkit's folder before the user's (a real CUDA's lib64 would shadow its stand-ins), the runtime by path
+        runtime = [str(root / "lib64" / "libcudart_static.a")] if wanted else []
         try:
-            linker([*command, *map(str, extra), *kept, *runtime], Path(scratch), libraries)
+            linker([*command, f"-L{root / 'lib64'}", *map(str, extra), *kept, *runtime], Path(scratch), libraries)
         except CompileError as error:
             sys.stderr.write(error.diagnostics)
             return 1

@@ -18,3 +18,13 @@ __global__ void double_math(const double *x, const double *y, double *out, int n
   double r[] = {sin(a), cos(a), exp(a), log(a), pow(a, b), sqrt(a), tanh(a), atan2(a, b), erf(a), a / b};
   for (int k = 0; k < 10; ++k) out[k * n + i] = r[k];
 }
+
+// fused multiply-adds, rounded once (the GPU's FFMA and DFMA)
+__global__ void fused(const float *a, const float *b, const float *c, const double *x, const double *y,
+                      const double *z, float *out, double *dout, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  out[i] = __fmaf_rn(a[i], b[i], c[i]);
+  out[n + i] = fmaf(a[i], b[i], c[i]);
+  dout[i] = fma(x[i], y[i], z[i]);
+}
