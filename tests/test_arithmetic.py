@@ -351,3 +351,24 @@ def test_a_fused_multiply_add_rounds_once(engine):
     _same(out["out"][:N], single, "__fmaf_rn")
     _same(out["out"][N:], single, "fmaf")
     _same(out["dout"], _exactly_rounded(x, y, z, np.float64), "fma")
+
+
+def _tf32(x: np.ndarray, mode: str) -> np.ndarray:
+    """f32 to TF32 by the bits: 13 low mantissa bits dropped after rounding (ties away, to
+    even, or none), NaN as it is."""
+    bits = x.view(np.uint32).astype(np.uint64)
+    add = {"rna": 0x1000, "rn": 0xFFF + (bits >> 13 & 1), "rz": 0}[mode]
+    rounded = ((bits + add) & 0xFFFFE000).astype(np.uint32)
+    return np.where(np.isnan(x), x, rounded.view(np.float32))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_tf32_conversions_round_as_each_ptx_mode_says(engine):
+    from simulee.frontend.compiler import CompileOptions, load_program
+
+    x = _operands(np.float32, 8)[0]
+    x[:4] = np.array([1 + 2 ** -11, 1 + 3 * 2 ** -11, -(1 + 2 ** -11), 3.4e38], np.float32)  # ties, the largest
+    out = _run(load_program(TESTS / "arith" / "tf32.cu", CompileOptions(arch="sm_80")), "tf32", engine, {"x": x},
+               {"out": (np.float32, 3 * N)})["out"]
+    for k, mode in enumerate(("rna", "rn", "rz")):
+        _same(out[k * N:(k + 1) * N], _tf32(x, mode), f"cvt.{mode}.tf32.f32")

@@ -516,6 +516,9 @@ class Statement:
         self._write(destination, self._read(source, bits, kinds[0] if kinds[0] in FLOAT_TYPES else None), bits)
 
     def _op_cvt(self, modifiers, operands):
+        if "tf32" in modifiers:
+            self._cvt_tf32(modifiers, operands)
+            return
         fp8 = [m for m in modifiers if m in FP8_PAIRS]
         if fp8:
             self._cvt_fp8(modifiers, operands, fp8[0])
@@ -560,6 +563,25 @@ class Statement:
                 wide = self._call("i64", f"llvm.{compare}max.i64", [("i64", wide), ("i64", str(low))])
                 wide = self._call("i64", f"llvm.{compare}min.i64", [("i64", wide), ("i64", str(high))])
             self._write(operands[0], self._resize(wide, 64, target_bits), target_bits, target_kind == "s")
+
+    def _cvt_tf32(self, modifiers, operands) -> None:
+        """f32 to TF32 (10 bits of mantissa, the 13 below them zero), rounded to nearest with
+        ties away (rna, as mma.h's __float_to_tf32), to nearest even (rn) or toward zero
+        (rz); NaN stays as it is, a value beyond TF32's largest rounds to infinity."""
+        if "f32" not in modifiers:
+            raise NotLifted(f"cvt.{'.'.join(modifiers)}")
+        bits = self._read(operands[1], 32)
+        if "rz" in modifiers:
+            rounded = bits
+        elif "rn" in modifiers:
+            kept = self._tmp(f"and i32 {self._tmp(f'lshr i32 {bits}, 13')}, 1")
+            rounded = self._tmp(f"add i32 {bits}, {self._tmp(f'add i32 {kept}, 4095')}")
+        else:
+            rounded = self._tmp(f"add i32 {bits}, 4096")
+        truncated = self._tmp(f"and i32 {rounded}, -8192")
+        magnitude = self._tmp(f"and i32 {bits}, 2147483647")
+        nan = self._tmp(f"icmp ugt i32 {magnitude}, 2139095040")
+        self._write(operands[0], self._tmp(f"select i1 {nan}, i32 {bits}, i32 {truncated}"), 32)
 
     def _cvt_fp8(self, modifiers, operands, pair: str) -> None:
         """Conversions between pairs of FP8 numbers (E4M3, E5M2: a byte each, the first
