@@ -132,6 +132,8 @@ def test_asynchronous_copy():
     ("wmma.load.a.sync.aligned.row.m16n16k16.f16 {$0}, [$1];", "=r,l", ["ptr"]),
     ("mov.u32 $0, %dynamic_smem_size;", "=r", []),
     ("exit;", "", []),
+    ("cvt.rn.satfinite.e2m1x2.f32 $0, $1, $2;", "=r,f,f", ["float", "float"]),  # FP4: not another type's
+    ("cvt.rs.f16x2.f32 $0, $1, $2;", "=r,f,f", ["float", "float"]),  # stochastic rounding
 ])
 def test_what_cannot_be_lifted_stays_inline_asm(text, constraints, types):
     ret = "i32" if constraints.startswith("=") else "void"

@@ -33,6 +33,7 @@ INT_TYPES = {f"{k}{n}": (k, n) for k in "sub" for n in (8, 16, 32, 64)}
 FLOAT_TYPES = {"f16": ("half", 16), "bf16": ("bfloat", 16), "f32": ("float", 32), "f64": ("double", 64)}
 PAIR_TYPES = {"f16x2": "f16", "bf16x2": "bf16"}
 FP8_PAIRS = ("e4m3x2", "e5m2x2")  # two FP8 numbers in 16 bits (cvt)
+CVT_MODIFIERS = {"rn", "rz", "rm", "rp", "rna", "rni", "rzi", "rmi", "rpi", "ftz", "sat", "satfinite", "relu"}
 TYPES = set(INT_TYPES) | set(FLOAT_TYPES) | set(PAIR_TYPES) | {"pred", "b128"}
 SPACES = {"global": 1, "shared": 3, "const": 4, "local": 5, "param": 0, "generic": 0}
 SPECIAL = {"tid", "ntid", "ctaid", "nctaid"}
@@ -519,6 +520,8 @@ class Statement:
         if "tf32" in modifiers:
             self._cvt_tf32(modifiers, operands)
             return
+        if any(m not in TYPES and m not in FP8_PAIRS and m not in CVT_MODIFIERS for m in modifiers):
+            raise NotLifted(f"cvt.{'.'.join(modifiers)}")  # a type it does not know (FP4, FP6): never as another
         fp8 = [m for m in modifiers if m in FP8_PAIRS]
         if fp8:
             self._cvt_fp8(modifiers, operands, fp8[0])
