@@ -19,18 +19,18 @@ seconds; exit status 1 on any disagreement. `Generator(choose)` makes kernels fr
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import random
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from benchmarks import batches
 
 GRID, BLOCK = 2, 64  # two blocks of two warps
 THREADS = GRID * BLOCK
@@ -437,25 +437,14 @@ def _first_difference(got: bytes, expected: bytes) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--kernels", type=int, default=1000)
-    parser.add_argument("--batch", type=int, default=50, help="kernels compiled together (default 50)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--keep", type=Path, help="write the generated sources here")
-    args = parser.parse_args(argv)
-    if args.kernels < 1 or args.batch < 1:
-        print("benchmarks.differential: error: --kernels and --batch must be at least 1", file=sys.stderr)
+    args = batches.arguments("differential", __doc__, 50, argv)
+    if args is None:
         return 2
     rng = random.Random(args.seed)
     generator = Generator(lambda options: rng.choice(list(options)))
-    start, results = time.perf_counter(), []
-    with tempfile.TemporaryDirectory() as scratch:
-        folder = args.keep or Path(scratch)
-        folder.mkdir(parents=True, exist_ok=True)
-        for number, first in enumerate(range(0, args.kernels, args.batch)):
-            kernels = [generator.kernel(f"k{i}") for i in range(first, min(first + args.batch, args.kernels))]
-            results += run_batch(kernels, folder, number, args.seed + number)
-            print(f"{len(results)} kernels run ({time.perf_counter() - start:.0f} s)", file=sys.stderr)
+    start = time.perf_counter()
+    results = batches.in_batches(args, lambda number, names, folder: run_batch(
+        [generator.kernel(f"k{i}") for i in names], folder, number, args.seed + number), "run")
     wrong = [entry for entry in results if entry["disagreements"]]
     for entry in wrong:
         print(f"DISAGREEMENT: {entry['kernel']}: {'; '.join(entry['disagreements'])}\n{entry['source']}")

@@ -18,12 +18,11 @@ them), so that tests/test_soundness.py draws the same kernels through Hypothesis
 
 from __future__ import annotations
 
-import argparse
 import random
-import sys
-import tempfile
 import time
 from pathlib import Path
+
+from benchmarks import batches
 
 # guards a statement may run under: every thread, some lanes of a warp, some warps, some blocks
 GUARDS = ("", "t % 2 == 0", "t < 32", "t == 0", "t == 33", "b == 0", "b == 1", "t == 0 && b == 0",
@@ -116,26 +115,14 @@ def batch(sources: list[str], folder: Path, number: int) -> list[dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--kernels", type=int, default=1000)
-    parser.add_argument("--batch", type=int, default=25, help="kernels compiled together in one file (default 25)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--keep", type=Path, help="write the generated files to this folder")
-    args = parser.parse_args(argv)
-    if args.kernels < 1 or args.batch < 1:
-        print("benchmarks.soundness: error: --kernels and --batch must be at least 1", file=sys.stderr)
+    args = batches.arguments("soundness", __doc__, 25, argv)
+    if args is None:
         return 2
     rng = random.Random(args.seed)
     choose = lambda options: rng.choice(list(options))  # noqa: E731
     start = time.perf_counter()
-    results = []
-    with tempfile.TemporaryDirectory() as scratch:
-        folder = args.keep or Path(scratch)
-        folder.mkdir(parents=True, exist_ok=True)
-        for number, first in enumerate(range(0, args.kernels, args.batch)):
-            names = range(first, min(first + args.batch, args.kernels))
-            results += batch([kernel_source(f"k{i}", choose) for i in names], folder, number)
-            print(f"{len(results)} kernels judged ({time.perf_counter() - start:.0f} s)", file=sys.stderr)
+    results = batches.in_batches(args, lambda number, names, folder: batch(
+        [kernel_source(f"k{i}", choose) for i in names], folder, number), "judged")
     racy = [r for r in results if r["shown"]]
     proved = [r for r in results if r["verdict"] == "proved"]
     wrong = [r for r in racy if r["verdict"] == "proved"]
