@@ -313,12 +313,19 @@ def _exactly_rounded(x, y, z, dtype) -> np.ndarray:
 
     values = []
     for p, q, r in zip(x.tolist(), y.tolist(), z.tolist()):
+        if not all(np.isfinite((p, q, r))):  # infinities and NaN: no rounding to speak of
+            values.append(p * q + r)
+            continue
         exact = Fraction(p) * Fraction(q) + Fraction(r)
-        nearest = float(exact)
+        try:
+            nearest = float(exact)
+        except OverflowError:
+            nearest = np.inf if exact > 0 else -np.inf
         if dtype == np.float32 and Fraction(nearest) != exact and np.float64(nearest).view(np.int64) % 2 == 0:
             nearest = float(np.nextafter(nearest, np.inf if exact > nearest else -np.inf))
         values.append(nearest)
-    return np.array(values).astype(dtype)
+    with np.errstate(over="ignore"):  # past float's largest: infinity, as rounding once gives
+        return np.array(values).astype(dtype)
 
 
 def _fused_operands(dtype, rng) -> tuple[np.ndarray, ...]:
@@ -333,6 +340,9 @@ def _fused_operands(dtype, rng) -> tuple[np.ndarray, ...]:
     q = N // 4
     x[:q], y[:q], z[:q] = (1 + np.exp2(-first)) * signs, 1 + np.exp2(-second), tiny
     z[q:2 * q] = -(x[q:2 * q] * y[q:2 * q])  # x*y rounded, taken away: what is left is the product's error
+    big = float(np.sqrt(np.finfo(dtype).max)) * 4  # products past the largest value, and what is not a number
+    x[-6:], y[-6:], z[-6:] = [big, -big, np.inf, np.inf, np.nan, 1.0], [big, big, 0.0, 2.0, 1.0, np.inf], \
+        [0.0, 1.0, 1.0, -np.inf, 1.0, -np.inf]
     return tuple(v.astype(dtype) for v in (x, y, z))
 
 
