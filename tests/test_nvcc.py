@@ -241,6 +241,31 @@ def test_the_c_and_cxx_stand_ins_build_what_gcc_and_g_plus_plus_build(tmp_path):
     assert run("./format").stdout == "7\n"
 
 
+def test_what_gcc_builds_on_glibc_builds_openmp_on_one_thread_and_unoptimized_objects_link(tmp_path):
+    """Three things gcc's Makefiles rely on: struct timeval and fd_set from <stdlib.h> alone
+    (glibc declares them through it, musl does not), -fopenmp and -lgomp (the program runs on
+    one thread: the result is the same), and an object compiled without -O in a library an
+    -O3 link uses (gcc adds no sanitizer whose runtime that link would lack)."""
+    def run(*command):
+        done = subprocess.run(list(command), cwd=tmp_path, capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, (command, done.stderr)
+        return done
+    (tmp_path / "timer.c").write_text(
+        "#include <stdlib.h>\nlong elapsed(void) { struct timeval tv; fd_set set; FD_ZERO(&set);\n"
+        "  tv.tv_sec = 2; tv.tv_usec = 5; return tv.tv_sec * 1000000L + tv.tv_usec + FD_ISSET(0, &set); }\n"
+        "int shift(int x) { int y = x << 2; return y; }\n")
+    (tmp_path / "main.c").write_text(
+        "#include <omp.h>\n#include <stdio.h>\nlong elapsed(void); int shift(int);\n"
+        "int main(void) { long sum = 0;\n#pragma omp parallel for reduction(+ : sum)\n"
+        "  for (int i = 0; i < 100; ++i) sum += i;\n"
+        "  printf(\"%ld %ld %d %d\\n\", sum, elapsed(), shift(3), omp_get_max_threads()); return 0; }\n")
+    run(TOOLS["CC"], "-O", "-c", "timer.c", "-o", "timer.o")
+    run(sys.executable, "-m", "ziglang", "ar", "rcs", str(tmp_path / "libtimer.a"), str(tmp_path / "timer.o"))
+    run(TOOLS["CC"], "-O3", "-fopenmp", "-c", "main.c", "-o", "main.o")
+    run(TOOLS["CC"], "-O3", "-fopenmp", "main.o", "-L.", "-ltimer", "-lgomp", "-o", "main")
+    assert run("./main").stdout == "4950 2000005 12 1\n"
+
+
 def test_a_release_build_with_ndebug_compiles_cccl_and_keeps_asserts_off(tmp_path):
     (tmp_path / "checked.cu").write_text(
         "#include <cassert>\n#include <cstdio>\n#include <cuda/std/atomic>\n"

@@ -105,7 +105,7 @@ def host_arguments(clang, source: Path, options: CompileOptions) -> list[str]:
     arguments = [*_bundled_library_arguments(clang), *(GCC_C_LENIENCE if language == "c" else DIALECT)]
     for directory in toolkit.include_dirs():
         arguments += ["-isystem", directory]
-    arguments += ["-idirafter", str(STAND_INS)]
+    arguments += ["-idirafter", str(STAND_INS), "-include", str(GLIBC_TRANSITIVE)]
     for directory in options.include_dirs:
         arguments += ["-I", str(Path(directory).resolve())]
     return arguments + ["-I", str(source.parent), *[f"-D{d}" for d in options.defines], *options.clang_args,
@@ -119,6 +119,11 @@ def _salvaged(salvage: Salvage, diagnostics: str) -> bool:
     never by leaving out `main`: a program without it would do nothing."""
     return salvage.answer(diagnostics) and not any(name == "main" for _, name, _ in salvage.left_out)
 
+
+# what glibc's <stdlib.h> declares besides the standard and musl's does not (struct timeval)
+GLIBC_TRANSITIVE = STAND_INS / "simulee_glibc_transitive.h"
+# OpenMP: a program runs on one thread (the omp.h stand-in), so its flags and libraries go
+OPENMP_FLAGS = re.compile(r"^(-f(no-)?openmp(=.*)?|-fopenmp-simd|-qopenmp|-openmp|-l(gomp|omp|iomp5))$")
 
 # what gcc accepts in C with a warning and clang refuses: implicit int and function declarations, int and
 # pointers converted into each other

@@ -503,8 +503,13 @@ def host_compiler(language: str, arguments: list[str]) -> int:
     if not arguments or arguments in (["--version"], ["-v"], ["-dumpversion"], ["-dumpmachine"]):
         return subprocess.run([*clang.command[:-1], driver, *hostbuild.target(), *arguments]).returncode
     headers = ["-isystem", str(root / "include"), "-idirafter", str(hostbuild.STAND_INS)]
+    if not any(a.endswith((".s", ".S", ".sx", ".asm")) for a in arguments):
+        headers += ["-include", str(hostbuild.GLIBC_TRANSITIVE)]
     lenience = hostbuild.GCC_C_LENIENCE if language == "c" else DIALECT  # what gcc and g++ accept with a warning
-    command = [*clang.command[:-1], driver, *hostbuild.target(), *headers, "-fwrapv", *lenience]
+    arguments = [a for a in arguments if not hostbuild.OPENMP_FLAGS.match(a)]  # one thread: omp.h's stand-in
+    # gcc adds no sanitizer; zig's driver adds UBSan to unoptimized objects, whose runtime an -O3 link then lacks
+    command = [*clang.command[:-1], driver, *hostbuild.target(), *headers, "-fwrapv", "-fno-sanitize=undefined",
+               *lenience]
     if compiling:
         return subprocess.run([*command, *arguments]).returncode
     if "-shared" in arguments:
