@@ -338,7 +338,7 @@ def out_parameter_math(c, function, pc, op):
     readers = [c.reader(function, a) for a in op.args]
     out = c.writer(function, op.result, True) if op.result >= 0 else None
     op_id = function.op_ids[pc]
-    single = callee.endswith("f")
+    single = callee in {f"__nv_{name}f" for name in ("frexp", "modf", "remquo", "sincos", "sincospi")}
     dtype = np.float32 if single else np.float64
     layout, accesses = c.layout, c.accesses
 
@@ -360,14 +360,12 @@ def out_parameter_math(c, function, pc, op):
             store(frame, rows, readers[1](frame, rows), whole.astype(dtype), float_type)
             result = fraction.astype(dtype)
         elif base == "remquo":
-            y = np.asarray(readers[1](frame, rows), dtype=dtype)
-            quotient = np.rint(x / y)
-            store(frame, rows, readers[2](frame, rows), quotient.astype(np.int32) & 0x7, I32)
-            result = (x - quotient * y).astype(dtype)
+            result, quotient = mathlib.remquo(x, np.asarray(readers[1](frame, rows), dtype=dtype))
+            store(frame, rows, readers[2](frame, rows), quotient, I32)
         else:  # sincos, sincospi
-            angle = x * dtype(np.pi) if base == "sincospi" else x
-            store(frame, rows, readers[1](frame, rows), np.sin(angle).astype(dtype), float_type)
-            store(frame, rows, readers[2](frame, rows), np.cos(angle).astype(dtype), float_type)
+            sine, cosine = (mathlib.sinpi, mathlib.cospi) if base == "sincospi" else (np.sin, np.cos)
+            store(frame, rows, readers[1](frame, rows), sine(x).astype(dtype), float_type)
+            store(frame, rows, readers[2](frame, rows), cosine(x).astype(dtype), float_type)
             result = None
         if out is not None and result is not None:
             out(frame, rows, result)

@@ -570,8 +570,11 @@ def _clang_named(name: str | None) -> Clang:
 
 @functools.cache
 def _frontend_fingerprint() -> str:
-    """A hash of the modules that produce IR, so that changing them invalidates the cache."""
-    modules = (sys.modules[__name__], device_library, passes, ptx, salvage)
+    """A hash of the modules that produce IR, so that changing them invalidates the cache
+    (mathlib and intrinsics: what they compute decides what libdevice links)."""
+    from interpreter import intrinsics, mathlib, rounding
+
+    modules = (sys.modules[__name__], device_library, passes, ptx, salvage, mathlib, intrinsics, rounding)
     return "".join(file_digest(module.__file__) or "" for module in modules)
 
 

@@ -21,13 +21,14 @@ _GRID_WAIT = re.compile(r"^define [^@\n]*@(_ZN18cooperative_groups\w*sync_grids_
 
 
 def adapt(ir: str) -> str:
-    """`ir` with inline PTX lifted, grid barriers the interpreter's and libdevice linked."""
-    ir = ptx.lift_inline_asm(ir)
+    """`ir` with libdevice linked, inline PTX (its and the program's) lifted, and grid
+    barriers the interpreter's."""
+    ir = ptx.lift_inline_asm(link_libdevice(ir))
     ir = _replace_bodies(ir, _GRID_ARRIVE, "call void @__simulee_grid_sync()\n  ret i32 0")
     ir = _replace_bodies(ir, _GRID_WAIT, "ret void")
     if "@__simulee_grid_sync(" in ir and not re.search(r"^declare [^\n]*@__simulee_grid_sync\(", ir, re.M):
         ir += "\ndeclare void @__simulee_grid_sync()\n"
-    return link_libdevice(ir)
+    return ir
 
 
 def link_libdevice(ir: str) -> str:
@@ -42,10 +43,10 @@ def link_libdevice(ir: str) -> str:
     wanted = [name for name in wanted if name in library.definitions]
     if not wanted:
         return ir
-    functions, globals_, intrinsics = library.closure(wanted)
+    functions, globals_, intrinsics, types = library.closure(wanted)
     present = set(re.findall(r"^(?:declare|define)[^@\n]*@([-\w.$]+)\(", ir, re.M))
     ir = re.sub(r"^declare [^@\n]*@(%s)\(.*\n" % "|".join(map(re.escape, functions)), "", ir, flags=re.M)
-    added = [library.globals[name] for name in globals_]
+    added = types + [library.globals[name] for name in globals_]
     added += [library.definitions[name] for name in functions]
     added += [library.declarations[name] for name in intrinsics if name not in present]
     return ir + "\n" + "\n".join(added) + "\n"
@@ -67,12 +68,16 @@ class _Library:
         self.definitions, self.declarations = {}, {}
         for match in re.finditer(r"^define [^@\n]*@([\w.$]+)\(.*?\n}\n", text, re.M | re.S):
             body = re.sub(r"\) #\d+", ")", match.group(0))
+            body = re.sub(r", ![\w.]+ !\d+", "", body)  # metadata (loop hints): its nodes stay behind
             body = re.sub(r"^define (?:linkonce_odr |weak |internal )?", "define internal ", body)
             self.definitions[match.group(1)] = body
         for match in re.finditer(r"^declare [^@\n]*@([\w.$]+)\(.*$", text, re.M):
             self.declarations[match.group(1)] = re.sub(r"\) #\d+", ")", match.group(0))
+        # named types (a struct that trigonometric reduction returns), renamed like the globals
+        self.types = {name: self._retyped(line, name) for name, line in
+                      ((m.group(1), m.group(0)) for m in re.finditer(r"^%([\w.$]+) = type .*$", text, re.M))}
         for name, body in list(self.definitions.items()):
-            self.definitions[name] = self._renamed(body, *self.globals)
+            self.definitions[name] = self._retyped(self._renamed(body, *self.globals), *self.types)
 
     @staticmethod
     def _renamed(text: str, *names: str) -> str:
@@ -81,8 +86,15 @@ class _Library:
             text = re.sub(r"@%s\b(?![\w.$])" % re.escape(name), f"@__libdevice_{name}", text)
         return text
 
+    @staticmethod
+    def _retyped(text: str, *names: str) -> str:
+        for name in names:
+            text = re.sub(r"%%%s(?![\w.$])" % re.escape(name), f"%__libdevice.{name}", text)
+        return text
+
     def closure(self, names: list[str]):
-        """(functions, globals, intrinsic declarations) `names` need, transitively."""
+        """(functions, globals, intrinsic declarations, named types) `names` need,
+        transitively."""
         functions, globals_, intrinsics, stack = [], [], [], list(names)
         while stack:
             name = stack.pop()
@@ -96,7 +108,9 @@ class _Library:
                     globals_.append(used[12:])
                 elif used in self.declarations and used not in intrinsics:
                     intrinsics.append(used)
-        return functions, globals_, intrinsics
+        used_types = {name for name in self.types for function in functions
+                      if f"%__libdevice.{name}" in self.definitions[function]}
+        return functions, globals_, intrinsics, [self.types[name] for name in sorted(used_types)]
 
 
 @functools.cache

@@ -8,8 +8,10 @@ block, a predicated instruction a branch around it. A statement with an instruct
 module does not know is left as it is; the interpreter reports it if a thread reaches it.
 
 Floating-point instructions compute in their own precision (f16, bf16, f32, f64, and the
-x2 forms element by element); the rounding modifiers of arithmetic are ignored (round to
-nearest), those that round to an integer (rni, rzi, rmi, rpi) are honoured. Memory
+x2 forms element by element); the directed roundings (rz, rm, rp) of f32 and f64 arithmetic
+and of conversions to f32, f64 and f16 call the intrinsics that round so
+(interpreter/rounding.py), those that round to an integer (rni, rzi, rmi, rpi) are honoured;
+f16 and bf16 arithmetic rounds to nearest. Memory
 instructions of every state space become loads, stores and atomics on pointers of that
 address space; `ld.acquire`, `st.release` and `.relaxed` accesses are atomic loads and stores
 at their scope, fences and `membar` LLVM fences at theirs, and an `atom.release` a fence
@@ -453,9 +455,15 @@ class Statement:
                 return modifier, 1
         return None
 
-    def _float_map(self, modifiers, operands, compute) -> None:
-        """d = compute(a, b, ...) per lane, on the float type of `modifiers`."""
+    def _float_map(self, modifiers, operands, compute, directed: str = "") -> None:
+        """d = compute(a, b, ...) per lane, on the float type of `modifiers`; on f32 and f64
+        with a directed rounding (rz, rm, rp), NVVM's intrinsic `directed` in that mode."""
         ftype, lanes = self._lanes(modifiers)
+        mode = next((m for m in modifiers if m in ("rz", "rm", "rp")), None)
+        if directed and mode and ftype in ("f32", "f64"):
+            name = f"{'__simulee_' if directed == 'sub' else 'llvm.nvvm.'}{directed}.{mode}" \
+                   f"{'.ftz' if 'ftz' in modifiers and ftype == 'f32' else ''}"  # NVVM has no sub: Simulee's
+            compute = lambda t, *values: self._call(t, f"{name}.{t[0]}", [(t, v) for v in values])  # noqa: E731
         bits = FLOAT_TYPES[ftype][1]
         words = [self._read(o, bits * lanes, ftype) for o in operands[1:]]
         results = []
@@ -536,6 +544,10 @@ class Statement:
             high = self._convert_float(self._read(operands[1], 32), source, element, relu)
             self._write(operands[0], self._pack([low, high], 16), 32)
             return
+        directed = next((m for m in modifiers if m in ("rz", "rm", "rp")), None)
+        if directed and target in FLOAT_TYPES and self._cvt_directed(directed, "ftz" in modifiers, operands, target,
+                                                                      source):
+            return
         if target in FLOAT_TYPES and source in FLOAT_TYPES:
             value = self._convert_float(self._read(operands[1], _bits_of(source), source), source, target, relu,
                                         rounding)
@@ -566,6 +578,28 @@ class Statement:
                 wide = self._call("i64", f"llvm.{compare}max.i64", [("i64", wide), ("i64", str(low))])
                 wide = self._call("i64", f"llvm.{compare}min.i64", [("i64", wide), ("i64", str(high))])
             self._write(operands[0], self._resize(wide, 64, target_bits), target_bits, target_kind == "s")
+
+    def _cvt_directed(self, mode: str, ftz: bool, operands, target: str, source: str) -> bool:
+        """A conversion to a float in a directed rounding `mode` by the function that rounds
+        so (interpreter/rounding.py); False where every value converts exactly (the plain
+        path's). Into bf16, or from f16 and bf16, it stays inline asm."""
+        if source in FLOAT_TYPES:
+            exact = _bits_of(source) <= _bits_of(target) and source == target
+            exact = exact or (source, target) in (("f16", "f32"), ("f16", "f64"), ("bf16", "f32"), ("bf16", "f64"),
+                                                  ("f32", "f64"))
+            argument = (FLOAT_TYPES[source][0], self._float(self._read(operands[1], _bits_of(source), source), source))
+        else:
+            kind, bits = INT_TYPES[source]
+            exact = bits <= {"f16": 8, "bf16": 8, "f32": 16, "f64": 32}[target]
+            argument = (f"i{bits}", self._read(operands[1], bits, signed=kind == "s"))
+        if exact:
+            return False
+        if target == "bf16" or source in ("f16", "bf16"):
+            raise NotLifted(f"cvt.{mode}.{target}.{source}")  # never rounded another way than asked
+        function = f"__simulee_cvt.{mode}{'.ftz' if ftz else ''}.{source}"
+        name = FLOAT_TYPES[target][0]
+        self._write(operands[0], self._unfloat(self._call(name, function, [argument]), target), _bits_of(target))
+        return True
 
     def _cvt_tf32(self, modifiers, operands) -> None:
         """f32 to TF32 (10 bits of mantissa, the 13 below them zero), rounded to nearest with
@@ -797,7 +831,7 @@ class Statement:
     def _arith(self, modifiers, operands, op, carry_in=False):
         if self._lanes(modifiers):
             flop = {"add": "fadd", "sub": "fsub"}[op]
-            self._float_map(modifiers, operands, lambda t, a, b: self._tmp(f"{flop} {t} {a}, {b}"))
+            self._float_map(modifiers, operands, lambda t, a, b: self._tmp(f"{flop} {t} {a}, {b}"), op)
             return
         kind, bits = self._int_type(modifiers)
         a, b = self._read(operands[1], bits), self._read(operands[2], bits)
@@ -843,7 +877,7 @@ class Statement:
 
     def _op_mul(self, modifiers, operands):
         if self._lanes(modifiers):
-            self._float_map(modifiers, operands, lambda t, a, b: self._tmp(f"fmul {t} {a}, {b}"))
+            self._float_map(modifiers, operands, lambda t, a, b: self._tmp(f"fmul {t} {a}, {b}"), "mul")
             return
         self._write(*self._multiply(modifiers, operands[:3]))
 
@@ -869,9 +903,26 @@ class Statement:
         if self._lanes(modifiers):
             self._op_fma(modifiers, operands)
             return
+        self._multiply_add(modifiers, operands, carry_in=False)
+
+    def _op_madc(self, modifiers, operands):
+        self._multiply_add(modifiers, operands, carry_in=True)
+
+    def _multiply_add(self, modifiers, operands, carry_in: bool) -> None:
+        """mad/madc (.lo, .hi, .wide): the product's part plus c (plus the carry flag with
+        madc); with .cc the carry out of that sum sets the flag (multiword arithmetic, as
+        libdevice's trigonometric reduction does)."""
         destination, product, bits = self._multiply(modifiers, operands[:3])
         addend = self._read(operands[3], bits)
         result = self._tmp(f"add i{bits} {product}, {addend}")
+        carry = self._tmp(f"icmp ult i{bits} {result}, {product}")
+        if carry_in:
+            flag = self._load(self._carry())
+            total = self._tmp(f"add i{bits} {result}, {self._resize(flag, 1, bits)}")
+            carry = self._tmp(f"or i1 {carry}, {self._tmp(f'icmp ult i{bits} {total}, {result}')}")
+            result = total
+        if "cc" in modifiers:
+            self._emit(f"store i1 {carry}, ptr {self._carry().slot}")
         self._write(destination, result, bits)
 
     def _op_mul24(self, modifiers, operands):
@@ -898,7 +949,7 @@ class Statement:
 
     def _op_div(self, modifiers, operands):
         if self._lanes(modifiers):
-            self._float_map(modifiers, operands, lambda t, a, b: self._tmp(f"fdiv {t} {a}, {b}"))
+            self._float_map(modifiers, operands, lambda t, a, b: self._tmp(f"fdiv {t} {a}, {b}"), "div")
             return
         kind, bits = self._int_type(modifiers)
         a, b = self._read(operands[1], bits), self._read(operands[2], bits)
@@ -1110,14 +1161,14 @@ class Statement:
     # -- floating point
 
     def _op_fma(self, modifiers, operands):
-        self._float_map(modifiers, operands, lambda t, a, b, c: self._fcall(t, "llvm.fma", a, b, c))
+        self._float_map(modifiers, operands, lambda t, a, b, c: self._fcall(t, "llvm.fma", a, b, c), "fma")
 
     def _float_unary(self, modifiers, operands, opcode):
         intrinsic = _FLOAT_UNARY[opcode]
         self._float_map(modifiers, operands, lambda t, a: self._fcall(t, intrinsic, a))
 
     def _op_sqrt(self, modifiers, operands):
-        self._float_unary(modifiers, operands, "sqrt")
+        self._float_map(modifiers, operands, lambda t, a: self._fcall(t, _FLOAT_UNARY["sqrt"], a), "sqrt")
 
     def _op_ex2(self, modifiers, operands):
         self._float_unary(modifiers, operands, "ex2")
@@ -1132,7 +1183,7 @@ class Statement:
         self._float_unary(modifiers, operands, "cos")
 
     def _op_rcp(self, modifiers, operands):
-        self._float_map(modifiers, operands, lambda t, a: self._tmp(f"fdiv {t} {_one(t)}, {a}"))
+        self._float_map(modifiers, operands, lambda t, a: self._tmp(f"fdiv {t} {_one(t)}, {a}"), "rcp")
 
     def _op_rsqrt(self, modifiers, operands):
         self._float_map(modifiers, operands,

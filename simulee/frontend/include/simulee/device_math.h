@@ -128,6 +128,8 @@ __SIMULEE_MATH_SIG(double, norm4d, (double x, double y, double z, double w), (x,
                    (float x, float y, float z, float w))
 __SIMULEE_MATH_SIG(double, rnorm4d, (double x, double y, double z, double w), (x, y, z, w), float,
                    (float x, float y, float z, float w))
+__SIMULEE_MATH_SIG(double, jn, (int n, double x), (n, x), float, (int n, float x))
+__SIMULEE_MATH_SIG(double, yn, (int n, double x), (n, x), float, (int n, float x))
 #undef __SIMULEE_MATH1
 #undef __SIMULEE_MATH2
 #undef __SIMULEE_MATH_SIG
@@ -145,6 +147,8 @@ __SIMULEE_NORM(norm, double, __nv_sqrt, false)
 __SIMULEE_NORM(rnorm, double, __nv_sqrt, true)
 #undef __SIMULEE_NORM
 
+__SIMULEE_DEVICE float scalblnf(float x, long e) { return __nv_scalbnf(x, e > 2147483647L ? 2147483647 : e < -2147483647L ? -2147483647 : (int)e); }
+__SIMULEE_DEVICE double scalbln(double x, long e) { return __nv_scalbn(x, e > 2147483647L ? 2147483647 : e < -2147483647L ? -2147483647 : (int)e); }
 __SIMULEE_DEVICE long lrintf(float x) { return (long)__nv_llrintf(x); }
 __SIMULEE_DEVICE long lrint(double x) { return (long)__nv_llrint(x); }
 __SIMULEE_DEVICE long lroundf(float x) { return (long)__nv_llroundf(x); }
@@ -215,28 +219,28 @@ __SIMULEE_DEVICE double fdivide(double x, double y) { return x / y; }
 __SIMULEE_DEVICE float __saturatef(float x) { return __nvvm_saturate_f(x); }
 __SIMULEE_DEVICE float __frsqrt_rn(float x) { return __nv_rsqrtf(x); }
 
-/* Arithmetic with an explicit rounding mode: _rn is IEEE's default; the directed modes are
-   modelled as round-to-nearest. */
-#define __SIMULEE_ROUNDED(R) \
-  __SIMULEE_DEVICE float __fadd_##R(float x, float y) { return x + y; } \
-  __SIMULEE_DEVICE float __fsub_##R(float x, float y) { return x - y; } \
-  __SIMULEE_DEVICE float __fmul_##R(float x, float y) { return x * y; } \
-  __SIMULEE_DEVICE float __fdiv_##R(float x, float y) { return x / y; } \
-  __SIMULEE_DEVICE float __frcp_##R(float x) { return 1.0f / x; } \
-  __SIMULEE_DEVICE float __fsqrt_##R(float x) { return __nv_sqrtf(x); } \
-  __SIMULEE_DEVICE float __fmaf_##R(float x, float y, float z) { return __nv_fmaf(x, y, z); } \
-  __SIMULEE_DEVICE float __fmaf_ieee_##R(float x, float y, float z) { return __nv_fmaf(x, y, z); } \
-  __SIMULEE_DEVICE double __dadd_##R(double x, double y) { return x + y; } \
-  __SIMULEE_DEVICE double __dsub_##R(double x, double y) { return x - y; } \
-  __SIMULEE_DEVICE double __dmul_##R(double x, double y) { return x * y; } \
-  __SIMULEE_DEVICE double __ddiv_##R(double x, double y) { return x / y; } \
-  __SIMULEE_DEVICE double __drcp_##R(double x) { return 1.0 / x; } \
-  __SIMULEE_DEVICE double __dsqrt_##R(double x) { return __nv_sqrt(x); } \
-  __SIMULEE_DEVICE double __fma_##R(double x, double y, double z) { return __nv_fma(x, y, z); }
-__SIMULEE_ROUNDED(rn)
-__SIMULEE_ROUNDED(rz)
-__SIMULEE_ROUNDED(ru)
-__SIMULEE_ROUNDED(rd)
+/* Arithmetic with an explicit rounding mode (rn nearest even, rz toward zero, ru up, rd
+   down): NVVM's intrinsics, which round as PTX does (interpreter/rounding.py). */
+#define __SIMULEE_ROUNDED(R, M) \
+  __SIMULEE_DEVICE float __fadd_##R(float x, float y) { return __nvvm_add_##M##_f(x, y); } \
+  __SIMULEE_DEVICE float __fsub_##R(float x, float y) { return __nvvm_add_##M##_f(x, -y); } \
+  __SIMULEE_DEVICE float __fmul_##R(float x, float y) { return __nvvm_mul_##M##_f(x, y); } \
+  __SIMULEE_DEVICE float __fdiv_##R(float x, float y) { return __nvvm_div_##M##_f(x, y); } \
+  __SIMULEE_DEVICE float __frcp_##R(float x) { return __nvvm_rcp_##M##_f(x); } \
+  __SIMULEE_DEVICE float __fsqrt_##R(float x) { return __nvvm_sqrt_##M##_f(x); } \
+  __SIMULEE_DEVICE float __fmaf_##R(float x, float y, float z) { return __nvvm_fma_##M##_f(x, y, z); } \
+  __SIMULEE_DEVICE float __fmaf_ieee_##R(float x, float y, float z) { return __nvvm_fma_##M##_f(x, y, z); } \
+  __SIMULEE_DEVICE double __dadd_##R(double x, double y) { return __nvvm_add_##M##_d(x, y); } \
+  __SIMULEE_DEVICE double __dsub_##R(double x, double y) { return __nvvm_add_##M##_d(x, -y); } \
+  __SIMULEE_DEVICE double __dmul_##R(double x, double y) { return __nvvm_mul_##M##_d(x, y); } \
+  __SIMULEE_DEVICE double __ddiv_##R(double x, double y) { return __nvvm_div_##M##_d(x, y); } \
+  __SIMULEE_DEVICE double __drcp_##R(double x) { return __nvvm_rcp_##M##_d(x); } \
+  __SIMULEE_DEVICE double __dsqrt_##R(double x) { return __nvvm_sqrt_##M##_d(x); } \
+  __SIMULEE_DEVICE double __fma_##R(double x, double y, double z) { return __nvvm_fma_##M##_d(x, y, z); }
+__SIMULEE_ROUNDED(rn, rn)
+__SIMULEE_ROUNDED(rz, rz)
+__SIMULEE_ROUNDED(ru, rp)
+__SIMULEE_ROUNDED(rd, rm)
 #undef __SIMULEE_ROUNDED
 
 #endif

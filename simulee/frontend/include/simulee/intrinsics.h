@@ -80,22 +80,22 @@ __SIMULEE_CONVERSIONS(double, double, unsigned int, uint, __builtin_rint, __buil
 __SIMULEE_CONVERSIONS(double, double, long long, ll, __builtin_rint, __builtin_ceil, __builtin_floor)
 __SIMULEE_CONVERSIONS(double, double, unsigned long long, ull, __builtin_rint, __builtin_ceil, __builtin_floor)
 #undef __SIMULEE_CONVERSIONS
-/* Integer to float and narrowing float conversions round to nearest; the directed modes are
-   modelled as round-to-nearest too. */
-#define __SIMULEE_TO_FLOAT(FROM, FNAME, TO, TNAME) \
-  __SIMULEE_DEVICE TO __##FNAME##2##TNAME##_rn(FROM x) { return (TO)x; } \
-  __SIMULEE_DEVICE TO __##FNAME##2##TNAME##_rz(FROM x) { return (TO)x; } \
-  __SIMULEE_DEVICE TO __##FNAME##2##TNAME##_ru(FROM x) { return (TO)x; } \
-  __SIMULEE_DEVICE TO __##FNAME##2##TNAME##_rd(FROM x) { return (TO)x; }
-__SIMULEE_TO_FLOAT(int, int, float, float)
-__SIMULEE_TO_FLOAT(unsigned int, uint, float, float)
-__SIMULEE_TO_FLOAT(long long, ll, float, float)
-__SIMULEE_TO_FLOAT(unsigned long long, ull, float, float)
-__SIMULEE_TO_FLOAT(int, int, double, double)
-__SIMULEE_TO_FLOAT(unsigned int, uint, double, double)
-__SIMULEE_TO_FLOAT(long long, ll, double, double)
-__SIMULEE_TO_FLOAT(unsigned long long, ull, double, double)
-__SIMULEE_TO_FLOAT(double, double, float, float)
+/* Integer to float and narrowing float conversions in each mode: NVVM's intrinsics (32-bit
+   integers convert to double exactly). */
+#define __SIMULEE_TO_FLOAT(FROM, FNAME, TO, TNAME, BUILTIN) \
+  __SIMULEE_DEVICE TO __##FNAME##2##TNAME##_rn(FROM x) { return BUILTIN##_rn(x); } \
+  __SIMULEE_DEVICE TO __##FNAME##2##TNAME##_rz(FROM x) { return BUILTIN##_rz(x); } \
+  __SIMULEE_DEVICE TO __##FNAME##2##TNAME##_ru(FROM x) { return BUILTIN##_rp(x); } \
+  __SIMULEE_DEVICE TO __##FNAME##2##TNAME##_rd(FROM x) { return BUILTIN##_rm(x); }
+__SIMULEE_TO_FLOAT(int, int, float, float, __nvvm_i2f)
+__SIMULEE_TO_FLOAT(unsigned int, uint, float, float, __nvvm_ui2f)
+__SIMULEE_TO_FLOAT(long long, ll, float, float, __nvvm_ll2f)
+__SIMULEE_TO_FLOAT(unsigned long long, ull, float, float, __nvvm_ull2f)
+__SIMULEE_TO_FLOAT(long long, ll, double, double, __nvvm_ll2d)
+__SIMULEE_TO_FLOAT(unsigned long long, ull, double, double, __nvvm_ull2d)
+__SIMULEE_TO_FLOAT(double, double, float, float, __nvvm_d2f)
+__SIMULEE_DEVICE double __int2double_rn(int x) { return (double)x; }
+__SIMULEE_DEVICE double __uint2double_rn(unsigned int x) { return (double)x; }
 #undef __SIMULEE_TO_FLOAT
 
 /* Cache-hinted loads and stores are plain accesses for the memory model. */
