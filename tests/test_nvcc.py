@@ -242,10 +242,11 @@ def test_the_c_and_cxx_stand_ins_build_what_gcc_and_g_plus_plus_build(tmp_path):
 
 
 def test_what_gcc_builds_on_glibc_builds_openmp_on_one_thread_and_unoptimized_objects_link(tmp_path):
-    """Three things gcc's Makefiles rely on: struct timeval and fd_set from <stdlib.h> alone
-    (glibc declares them through it, musl does not), -fopenmp and -lgomp (the program runs on
-    one thread: the result is the same), and an object compiled without -O in a library an
-    -O3 link uses (gcc adds no sanitizer whose runtime that link would lack)."""
+    """What gcc's Makefiles rely on: struct timeval and fd_set from <stdlib.h> alone (glibc
+    declares them through it, musl does not), -fopenmp and -lgomp (the program runs on one
+    thread: the result is the same), an object compiled without -O in a library an -O3 link
+    uses (gcc adds no sanitizer whose runtime that link would lack), an object named
+    `main.c_o`, and -lGL -lGLU for a display the program does not use."""
     def run(*command):
         done = subprocess.run(list(command), cwd=tmp_path, capture_output=True, text=True, timeout=900)
         assert done.returncode == 0, (command, done.stderr)
@@ -261,8 +262,8 @@ def test_what_gcc_builds_on_glibc_builds_openmp_on_one_thread_and_unoptimized_ob
         "  printf(\"%ld %ld %d %d\\n\", sum, elapsed(), shift(3), omp_get_max_threads()); return 0; }\n")
     run(TOOLS["CC"], "-O", "-c", "timer.c", "-o", "timer.o")
     run(sys.executable, "-m", "ziglang", "ar", "rcs", str(tmp_path / "libtimer.a"), str(tmp_path / "timer.o"))
-    run(TOOLS["CC"], "-O3", "-fopenmp", "-c", "main.c", "-o", "main.o")
-    run(TOOLS["CC"], "-O3", "-fopenmp", "main.o", "-L.", "-ltimer", "-lgomp", "-o", "main")
+    run(TOOLS["CC"], "-O3", "-fopenmp", "-c", "main.c", "-o", "main.c_o")  # an object named as a Makefile may
+    run(TOOLS["CC"], "-O3", "-fopenmp", "main.c_o", "-L.", "-ltimer", "-lgomp", "-lGL", "-lGLU", "-o", "main")
     assert run("./main").stdout == "4950 2000005 12 1\n"
 
 

@@ -508,3 +508,25 @@ def test_a_barrier_redundant_in_one_instance_is_not_covered_while_another_could_
     assert (narrow["verdict"], narrow["kernel_verdict"]) == ("not-covered", "redundant")
     assert narrow["reason"] == "not judged in shift<2048>: not checked: no launch could be made"
     assert (wide["verdict"], wide["reason"]) == ("not-covered", "not checked: no launch could be made")
+
+
+@pytest.mark.parametrize("width, races", [(16, False), (8, True)])
+def test_a_width_main_passes_through_a_constructor_in_another_file_is_the_hosts(tmp_path, width, races):
+    """tests/sites/program: main.cpp constructs a Net of a width, which the launcher in
+    layer.cu passes to the kernel from the struct it stored it in. Linked as one program, the
+    launch passes main's width: 16, rows never overlap (no race, and width is not searched);
+    8, they do (an error: the host's value, not a guess)."""
+    import shutil
+
+    folder = tmp_path / "program"
+    shutil.copytree(SITES / "program", folder)
+    main = folder / "main.cpp"
+    main.write_text(main.read_text().replace("Net net(16)", f"Net net({width})"))
+    sites, *_ = host_code(folder / "layer.cu", CompileOptions())
+    (site,) = sites
+    assert site.args[1] == ["const", width]
+    result = simulee("check", folder / "layer.cu", "-q", "--format", "json", "-v")
+    kernel = json.loads(result.stdout)["kernels"][0]
+    assert "width" not in kernel["search"]["genes"]
+    assert {(f["type"], f["line"]) for f in errors(kernel)} == (
+        {("data-race", line_in("program/layer.cu", "// the update"))} if races else set())

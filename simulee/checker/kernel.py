@@ -872,7 +872,30 @@ def search_summary(space, found, options: Settings) -> dict:
             "relevant": dict(space.relevant),
             "fixed": {p.name: space.base.args[p.name] for p in space.kernel.scalars()
                       if p.name in space.base.args and p.name not in searched},
-            "history": found.history}
+            "host": host_values(space), "history": found.history}
+
+
+def host_values(space) -> list[dict]:
+    """Per launch site of the search, the kernel's scalars and the launch's dimensions its
+    host code fixes (`given`: their constants) and those it computes from what Simulee
+    cannot see (`open`: searched within what the site computes of them)."""
+    from evolve.launchsite import kernel_arguments
+
+    scalars = {p.name for p in space.kernel.scalars()}
+    sites = []
+    for plan in space.plans:
+        site, given, open_ = plan.site, {}, []
+        expressions = [(f"{what}Dim.{axis}", e) for what in ("grid", "block")
+                       for axis, e in zip("xyz", getattr(site, what))]
+        expressions += [(name, e) for name, e in (kernel_arguments(space.kernel.params, site) or {}).items()
+                        if name.partition(".")[0] in scalars]
+        for name, expression in expressions:
+            if expression[0] == "const":
+                given[name] = expression[1]
+            else:
+                open_.append(name)
+        sites.append({"site": site.label, "given": given, "open": open_})
+    return sites
 
 
 def _assumption(bound) -> dict:

@@ -17,6 +17,7 @@ then varies only the inputs, so every launch it tries is one the host code could
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -573,7 +574,27 @@ def host_code(path: Path, options) -> tuple[list[Site], dict[str, list | None], 
     if Path(path).suffix.lower() not in (".cu",):
         return [], {}, set(), ""
     (sites, written, defined), problem = _reading_host(path, options, read_host, ([], {}, set()))
-    return sites, written, defined, problem
+    return with_program(path, options, sites), written, defined, problem
+
+
+def with_program(path: Path, options, sites: list[Site]) -> list[Site]:
+    """`sites` of the launches in `path`, those of a kernel the source's whole host program
+    launches (frontend.hostprogram: every file of it linked and optimized, what `main`
+    passes folded in) replaced by the program's: the same launches, with what the host
+    fixes of them as constants."""
+    from simulee.frontend.hostprogram import program_ir
+
+    linked, _ = program_ir(Path(path), options)
+    if linked is None:
+        return sites
+    try:
+        program_sites = read_host(linked)[0]
+    except (ir.IRSyntaxError, ValueError, KeyError, IndexError):
+        return sites
+    here = os.path.realpath(path)
+    program_sites = [site for site in program_sites if os.path.realpath(site.file) == here]
+    launched = {site.kernel for site in program_sites}
+    return [site for site in sites if site.kernel not in launched] + program_sites
 
 
 def launching(sites: dict[str, list], file: str, defining: set[str]) -> list:

@@ -26,8 +26,8 @@ from elftools.elf.elffile import ELFFile
 
 from simulee.frontend import toolkit
 from simulee.errors import CompileError, SimuleeError
-from simulee.frontend.compiler import (DIALECT, STAND_INS, CompileOptions, _bundled_library_arguments, _read_depfile,
-                              clang_arguments, find_clang, stood_in)
+from simulee.frontend.compiler import (DIALECT, GCC_C_LENIENCE, GLIBC_TRANSITIVE, STAND_INS, CompileOptions,
+                                      _bundled_library_arguments, _read_depfile, clang_arguments, find_clang, stood_in)
 from simulee.frontend.salvage import _CURAND_BUILTINS, _DEVICE_LAUNCH, Salvage, unspaced_launches
 
 RUNTIME_DIR = Path(__file__).parent / "runtime"
@@ -120,17 +120,8 @@ def _salvaged(salvage: Salvage, diagnostics: str) -> bool:
     return salvage.answer(diagnostics) and not any(name == "main" for _, name, _ in salvage.left_out)
 
 
-# what glibc's <stdlib.h> declares besides the standard and musl's does not (struct timeval)
-GLIBC_TRANSITIVE = STAND_INS / "simulee_glibc_transitive.h"
 # OpenMP: a program runs on one thread (the omp.h stand-in), so its flags and libraries go
 OPENMP_FLAGS = re.compile(r"^(-f(no-)?openmp(=.*)?|-fopenmp-simd|-qopenmp|-openmp|-l(gomp|omp|iomp5))$")
-
-# what gcc accepts in C with a warning and clang refuses: implicit int and function declarations, int and
-# pointers converted into each other
-GCC_C_LENIENCE = ["-Wno-error=implicit-int", "-Wno-error=implicit-function-declaration", "-Wno-error=int-conversion",
-                  "-Wno-error=incompatible-pointer-types", "-Wno-error=incompatible-function-pointer-types",
-                  "-Wno-error=return-type"]
-
 
 def _as_nvcc_reads(source: Path, scratch: Path) -> Salvage:
     """What makes clang read `source` as nvcc does, from edited copies under their own names

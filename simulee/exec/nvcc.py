@@ -93,6 +93,9 @@ STUBBED = {"curand": ("curand",), "cublas": ("cublas",), "cublasLt": ("cublasLt"
            "cusparse": ("cusparse",), "cusolver": ("cusolver",), "nvToolsExt": ("nvtx",), "nvrtc": ("nvrtc",),
            "nvjpeg": ("nvjpeg",), "cudnn": ("cudnn",), "nccl": ("nccl",), "nppc": ("npp",), "npps": ("npp",),
            "nppi": ("npp",), "nvjitlink": ("nvJitLink",), "cupti": ("cupti",)}
+# OpenGL and the window system's libraries, which a program links for its display (a call of one fails the link
+# as an undefined symbol, which names it): a static musl program cannot link the system's
+GRAPHICS_LIBRARIES = {"GL", "GLU", "glut", "GLEW", "X11", "Xi", "Xmu", "Xext", "EGL", "OpenGL"}
 # the C and C++ libraries' own files as CMake finds them on the system (glibc's): musl and libc++ are linked instead
 SYSTEM_LIBRARY = re.compile(r"^lib(rt|pthread|dl|m|c|stdc\+\+|gcc_s|gcc|atomic)\.(so(\.[0-9.]+)?|a)$")
 IMPLICIT_LIBRARIES = ("-lcudadevrt", "-lcudart_static", "-lrt", "-lpthread", "-ldl")  # what nvcc's link adds
@@ -515,7 +518,8 @@ def host_compiler(language: str, arguments: list[str]) -> int:
     if "-shared" in arguments:
         return _shared_as_archive(arguments)
     libraries = [a[2:] for a in arguments if a.startswith("-l") and len(a) > 2]
-    kept = [a for a in arguments if not (a.startswith("-l") and a[2:] in RUNTIME_LIBRARIES) and
+    dropped = set(RUNTIME_LIBRARIES) | GRAPHICS_LIBRARIES
+    kept = [a for a in arguments if not (a.startswith("-l") and a[2:] in dropped) and
             not SYSTEM_LIBRARY.match(Path(a).name)]
     with tempfile.TemporaryDirectory(prefix="simulee-link-") as scratch:
         kept = _archives_as_archives(kept, Path(scratch))
@@ -553,6 +557,11 @@ def _archives_as_archives(arguments: list[str], scratch: Path) -> list[str]:
     folders = [a[2:] for a in arguments if a.startswith("-L") and len(a) > 2]
     out = []
     for argument in arguments:
+        if _object_of_another_name(argument):  # gcc hands a file it has no language for to the linker
+            link = scratch / f"{len(out)}-{Path(argument).name}.o"
+            link.symlink_to(Path(argument).resolve())
+            out.append(str(link))
+            continue
         path = Path(argument) if argument.endswith(".so") else None
         if argument.startswith("-l") and len(argument) > 2:
             path = next((Path(f) / f"lib{argument[2:]}.so" for f in folders if (Path(f) / f"lib{argument[2:]}.so")
@@ -563,6 +572,14 @@ def _archives_as_archives(arguments: list[str], scratch: Path) -> list[str]:
             argument = str(link)
         out.append(argument)
     return out
+
+
+def _object_of_another_name(argument: str) -> bool:
+    """Whether a link's argument is an object file named otherwise than .o (a Makefile's
+    `obj/main.cpp_o`): an ELF file of a suffix the driver has no language for."""
+    path = Path(argument)
+    return not argument.startswith("-") and path.suffix.lower() not in (".o", ".so", ".obj", ".lo") and \
+        not re.search(r"\.so(\.\d+)*$", argument) and path.is_file() and _starts_with(path, b"\x7fELF")
 
 
 def _starts_with(path: Path, magic: bytes) -> bool:

@@ -75,6 +75,13 @@ LIBCXX_CONFIG = (
 # ("%"PRId64, which C++11 reads as a user-defined literal); the `register` storage class C++17 removed (a warning
 # to both, as to clang here)
 DIALECT = ("-Wno-reserved-user-defined-literal", "-Wno-error=register")
+# what gcc accepts in C with a warning and clang refuses: implicit int and function declarations, int and
+# pointers converted into each other
+GCC_C_LENIENCE = ("-Wno-error=implicit-int", "-Wno-error=implicit-function-declaration", "-Wno-error=int-conversion",
+                  "-Wno-error=incompatible-pointer-types", "-Wno-error=incompatible-function-pointer-types",
+                  "-Wno-error=return-type")
+# what glibc's <stdlib.h> declares besides the standard and musl's does not (struct timeval)
+GLIBC_TRANSITIVE = STAND_INS / "simulee_glibc_transitive.h"
 
 
 @dataclass(frozen=True)
@@ -473,7 +480,9 @@ def _confined(files: list[str], allowed: list[str], path: Path) -> None:
 
 def clang_arguments(clang: Clang, source: Path, options: CompileOptions, host: bool = False) -> list[str]:
     """The driver arguments that compile `source` (the last of them) to device IR text on
-    stdout (with `host`, to host IR with line tables)."""
+    stdout (with `host`, to host IR with line tables; a C source's as C, as gcc would)."""
+    if host and source.suffix == ".c":
+        return _c_arguments(clang, source, options)
     arguments = [
         "-x", "cuda",
         "--cuda-host-only" if host else "--cuda-device-only",
@@ -505,6 +514,21 @@ def clang_arguments(clang: Clang, source: Path, options: CompileOptions, host: b
     arguments += options.clang_args
     arguments.append(str(source))
     return arguments
+
+
+def _c_arguments(clang: Clang, source: Path, options: CompileOptions) -> list[str]:
+    """clang_arguments of a C source's host IR: C with what gcc accepts and glibc declares."""
+    arguments = ["-x", "c", "-O1", "-Xclang", "-disable-llvm-passes", "-gline-tables-only", *GCC_C_LENIENCE,
+                 "-ferror-limit=0", "-S", "-emit-llvm"]
+    if clang.bundled:
+        arguments += _bundled_library_arguments(clang)
+    for directory in toolkit.include_dirs():
+        arguments += ["-isystem", directory]
+    arguments += ["-idirafter", str(STAND_INS), "-include", str(GLIBC_TRANSITIVE)]
+    for directory in options.include_dirs:
+        arguments += ["-I", str(Path(directory).resolve())]
+    return [*arguments, "-I", str(source.parent), *[f"-D{define}" for define in options.defines],
+            *options.clang_args, str(source)]
 
 
 def _bundled_library_arguments(clang: Clang) -> list[str]:

@@ -183,6 +183,10 @@ def _text_search(out, check: dict) -> None:
     varied = ", ".join(search["genes"])
     out.write(f"{check['kernel']}: searched {varied} (seed {search['seed']}): {search['evaluations']} launches in "
               f"{search['generations']} generations, {search['seconds']:.2f} s, stopped: {search['stopped']}\n")
+    for site in search.get("host", ()):
+        given = ", ".join(f"{name}={value}" for name, value in site["given"].items()) or "nothing"
+        out.write(f"  launch at {site['site']}: from the host: {given}; "
+                  f"not fixed by it: {', '.join(site['open']) or 'nothing'}\n")
     for record in search["history"]:
         best = record["best"]
         fitness = _fitness_text(best) if best else "no valid launch"

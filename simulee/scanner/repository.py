@@ -546,6 +546,16 @@ class Ledger:
             lines += ["What was decided of the kernels: " + ", ".join(
                 f"{verdicts[name]} {formats.VERDICT_WORDS[name]}" for name in formats.VERDICT_WORDS if verdicts[name])
                 + " (proved: race-free for every launch; kernels.csv says why of each)", ""]
+        given, open_ = Counter(), Counter()  # per launch site of a searched kernel: what its host code fixes
+        for check in checks:
+            for site in (check.get("search") or {}).get("host", ()):
+                given.update(site["given"].keys())
+                open_.update(site["open"])
+        if given or open_:
+            lines += [f"Launch arguments and dimensions at the host code's launch sites: {sum(given.values())} came "
+                      f"from the host, {sum(open_.values())} did not (searched within what the sites compute of them"
+                      + (f"; most often {', '.join(name for name, _ in open_.most_common(3))}" if open_ else "")
+                      + "; `simulee check -v` names them per launch)", ""]
         wrong = [check for check in checks if formats.contradicted(check)]
         if wrong:  # internal errors: a run shows what the prover excluded (prover.verdicts)
             lines += [f"**Internal error**: {formats.plural(len(wrong), 'proof')} contradicted by a run: " + "; ".join(
