@@ -161,7 +161,7 @@ def test_warp_model_option(run_cli):
 def test_several_launches(run_cli):
     status, out, _ = check(run_cli, KERNELS / "barrier_verdicts.cu", "-k", "early_exit", "--launch", "2/64/n=128",
                            "--launch", "2/64/n=100", "--format", "json")
-    assert status == 1
+    assert status == 0  # a barrier after threads exited is a warning
     kernel = json.loads(out)["kernels"][0]
     assert [launch["args"] for launch in kernel["launches"]] == [{"n": 128}, {"n": 100}]
     (finding,) = kernel["findings"]

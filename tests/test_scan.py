@@ -88,8 +88,9 @@ def test_a_scan_records_every_file_kernel_and_finding(full):
                else int(row["launches"]) > 1 for row in kernels)
     verdicts = {row["kernel"]: row["verdict"] for row in kernels}
     assert verdicts["divide"] == "proved" and verdicts["spin"] == "proved"
-    assert {verdicts[name] for name in ("phases", "add_right", "smooth", "pairs<float>", "pairs<int>")} == {"race"}
-    assert "What was decided of the kernels: 2 proved, 5 race, 1 possible race" in (full / "summary.md").read_text()
+    assert {verdicts[name] for name in ("add_right", "smooth", "pairs<float>", "pairs<int>")} == {"race"}
+    assert verdicts["phases"] == "possible-race"  # its divergence is a barrier the other threads exit past: a warning
+    assert "What was decided of the kernels: 2 proved, 4 race, 2 possible race" in (full / "summary.md").read_text()
     findings = {(row["file"], row["kernel"]): int(row["findings"]) for row in kernels}
     assert findings[("src/stencil/smooth.cu", "smooth_fixed")] == 0
 
@@ -108,10 +109,10 @@ def test_a_scan_records_every_file_kernel_and_finding(full):
     assert len({row["root_cause"] for row in bugs}) == len(bugs) == 8
     pairs = next(row for row in bugs if row["kernel"] == "pairs<float>")
     assert (pairs["kernels"], pairs["findings"], pairs["baseline"]) == ("2", "2", "")
-    assert [row["severity"] for row in bugs] == ["error"] * 6 + ["warning"] * 2  # worst first
+    assert [row["severity"] for row in bugs] == ["error"] * 5 + ["warning"] * 3  # worst first
 
     summary = (full / "summary.md").read_text()
-    assert "7 files (1 not compiled), 8 kernels (8 ok), 8 root causes (6 errors, 2 warnings) from 9 findings in " \
+    assert "7 files (1 not compiled), 8 kernels (8 ok), 8 root causes (5 errors, 3 warnings) from 9 findings in " \
            "7 kernels" in summary
     assert "| data-race | error | 3 | 4 | 4 | 3 |" in summary  # pairs<float> and pairs<int>: one root cause
     assert "| src/broken.cu | compile-error |" in summary

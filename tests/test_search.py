@@ -158,7 +158,7 @@ def test_same_seed_same_report(run_cli):
 
 def test_json_shows_the_search(run_cli):
     status, out, _ = run_cli("check", KERNELS / TARGETS, "-k", "early_exit", "--seed", "1", "--format", "json")
-    assert status == 1
+    assert status == 0  # threads that exited before a barrier: a warning
     kernel = json.loads(out)["kernels"][0]
     search_json = kernel["search"]
     assert search_json["seed"] == 1 and search_json["population"] == 10

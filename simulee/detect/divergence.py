@@ -3,7 +3,14 @@ thread of the block exited or waited at a different barrier (the interpreter rec
 such barrier release). One finding per divergent barrier, with a thread that arrived and one
 that did not, and where that thread went. When the threads of a block split between two
 barriers, the one every thread of the block reaches in the end is where the others waited,
-not where they diverged: it is reported only if no barrier of the split is divergent."""
+not where they diverged: it is reported only if no barrier of the split is divergent.
+
+A block barrier that every thread of its block reaches but those that exited (a `return`
+past the end of the data before a `__syncthreads()`) is a warning: the CUDA programming
+guide leaves a barrier not every thread reaches undefined, while the GPUs Simulee targets
+count exited threads as arrived, so the live threads neither hang nor meet the wrong
+barrier. A live thread that waits at another barrier, or a grid barrier with exited threads
+(a block whose exited thread 0 never signals the grid), is an error."""
 
 from __future__ import annotations
 
@@ -13,14 +20,15 @@ import numpy as np
 
 from interpreter.launch import Result
 from simulee.detect.base import Detector, LaunchRun, Rule
-from simulee.model.findings import ERROR, Finding, launch_of, place, where
+from simulee.model.findings import ERROR, WARNING, Finding, launch_of, place, where
 
 
 class Divergence(Detector):
     name = "barrier-divergence"
     needs_trace = False
     rules = (Rule("barrier-divergence", ERROR,
-                  "A barrier is reached by some threads of a block but not by all live ones"),)
+                  "A barrier is reached by some threads of a block but not by all live ones (a warning where the "
+                  "others exited before a block barrier: undefined, though current GPUs count them as arrived)"),)
 
     def launch(self, run: LaunchRun) -> list[Finding]:
         return find_divergence(run.result)
@@ -50,7 +58,13 @@ def find_divergence(result: Result) -> list[Finding]:
                    f"({','.join(map(str, arrived.block))}) waits here but thread "
                    f"({','.join(map(str, missed.thread)) if missed else '?'}) {fate}"
                    f" ({blocks} block{'s' if blocks > 1 else ''})")
-        findings.append(Finding("barrier-divergence", ERROR, result.kernel, message, arrived, missed,
+        after_exit = all(e.missing_blocks is None and len(e.missing) and np.all(e.missing_exited) for e in events)
+        if after_exit:
+            message += (": every live thread of the block reaches it, the others exited; the CUDA programming guide "
+                        "leaves such a barrier undefined, current GPUs count exited threads as arrived (no hang); "
+                        "keep the threads to the barrier and skip their work instead")
+        findings.append(Finding("barrier-divergence", WARNING if after_exit else ERROR, result.kernel, message,
+                                arrived, missed,
                                 launch=launch_of(result), instances=len(events),
                                 taint=0 if any(not e.taint for e in events) else event.taint))
     return findings
