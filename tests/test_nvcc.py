@@ -43,6 +43,7 @@ def test_nvcc_options_read_as_build_files_write_them(tmp_path):
     options = nvcc.options(Path("k.cu"))
     assert options.arch == "sm_80" and "FROM_FILE=1" in options.defines and "include" in options.include_dirs
     assert "-fgpu-rdc" in options.clang_args
+    assert Nvcc(["-c", "-arch", "sm_13", "k.cu"]).options(Path("k.cu")).arch == "sm_50"  # an old Makefile's GPU
 
 
 def test_bad_input_is_one_line_and_status_2(tmp_path):

@@ -96,6 +96,7 @@ STUBBED = {"curand": ("curand",), "cublas": ("cublas",), "cublasLt": ("cublasLt"
 # OpenGL and the window system's libraries, which a program links for its display (a call of one fails the link
 # as an undefined symbol, which names it): a static musl program cannot link the system's
 GRAPHICS_LIBRARIES = {"GL", "GLU", "glut", "GLEW", "X11", "Xi", "Xmu", "Xext", "EGL", "OpenGL"}
+OLDEST_ARCH = 50  # the oldest GPU CUDA 12 compiles for (Maxwell)
 # the C and C++ libraries' own files as CMake finds them on the system (glibc's): musl and libc++ are linked instead
 SYSTEM_LIBRARY = re.compile(r"^lib(rt|pthread|dl|m|c|stdc\+\+|gcc_s|gcc|atomic)\.(so(\.[0-9.]+)?|a)$")
 IMPLICIT_LIBRARIES = ("-lcudadevrt", "-lcudart_static", "-lrt", "-lpthread", "-ldl")  # what nvcc's link adds
@@ -237,6 +238,7 @@ class Nvcc:
         self.arguments = _expanded(arguments)
         self.command = parse(self.arguments)
         self.verbose = "verbose" in self.command.flags
+        self.warned_arch = False
 
     def run(self) -> int:
         command = self.command
@@ -316,6 +318,12 @@ class Nvcc:
             candidates += re.findall(r"(?:sm|compute)_\d+a?", gencode)
         for candidate in candidates:
             found = re.search(r"(?:sm|compute)_(\d+)", candidate)
+            if found and int(found.group(1)) < OLDEST_ARCH:  # an old Makefile's sm_13: no GPU of CUDA 12 has it
+                if not self.warned_arch:
+                    print(f"simulee-nvcc: warning: {candidate} is older than any GPU the CUDA toolkit supports; "
+                          f"compiling for sm_{OLDEST_ARCH}", file=sys.stderr)
+                    self.warned_arch = True
+                return f"sm_{OLDEST_ARCH}"
             if found:
                 return f"sm_{found.group(1)}"
         return DEFAULT_ARCH
