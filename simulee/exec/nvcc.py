@@ -564,8 +564,8 @@ def _archives_as_archives(arguments: list[str], scratch: Path) -> list[str]:
     on seeing a .so."""
     folders = [a[2:] for a in arguments if a.startswith("-L") and len(a) > 2]
     out = []
-    for argument in arguments:
-        if _object_of_another_name(argument):  # gcc hands a file it has no language for to the linker
+    for previous, argument in zip(["", *arguments], arguments):
+        if previous != "-o" and _object_of_another_name(argument):  # gcc links a file it has no language for
             link = scratch / f"{len(out)}-{Path(argument).name}.o"
             link.symlink_to(Path(argument).resolve())
             out.append(str(link))
