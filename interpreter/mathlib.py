@@ -129,10 +129,14 @@ def _classify(function):
     return call
 
 
-def _to_int(function):
-    """llrint, llround: rounded, then saturated to the result's range (NaN 0), as PTX's cvt."""
+def _float_to_integer(rounded, signed: bool, flush: bool = False):
+    """PTX's cvt to an integer in a rounding mode (and llrint, llround): saturated, NaN 0
+    (`flush`: subnormal operands are zeros first)."""
     def call(args, types, result):
-        return cast("fptosi", function(np.asarray(args[0], dtype=np.float64)), FloatType("double"), result)
+        value = np.asarray(args[0], dtype=np.float64)
+        if flush:
+            value = np.where(np.abs(value) < np.finfo(np.float32).tiny, 0.0, value)
+        return cast("fptosi" if signed else "fptoui", rounded(value), FloatType("double"), result)
     return call
 
 
@@ -486,10 +490,10 @@ _libdevice_pair("fma", rounding.fma)
 _libdevice_pair("ldexp", _ldexp)
 _libdevice_pair("scalbn", _ldexp)
 _libdevice_pair("ilogb", _ilogb)
-_libdevice_pair("llrint", _to_int(np.rint))
-_libdevice_pair("llround", _to_int(_round_half_away))
+_libdevice_pair("llrint", _float_to_integer(np.rint, True))
+_libdevice_pair("llround", _float_to_integer(_round_half_away, True))
 FUNCTIONS["__nv_llroundf"] = lambda args, types, result: np.where(  # libdevice's float version: NaN is LLONG_MIN
-    np.isnan(np.asarray(args[0], dtype=np.float32)), np.int64(-2 ** 63), _to_int(_round_half_away)(args, types, result))
+    np.isnan(np.asarray(args[0], dtype=np.float32)), np.int64(-2 ** 63), FUNCTIONS["__nv_llround"](args, types, result))
 _libdevice_pair("nan", _nan)
 _libdevice_pair("norm3d", _norm(False))
 _libdevice_pair("rnorm3d", _norm(True))
@@ -548,17 +552,6 @@ for _format in _FP8:
     FUNCTIONS[f"llvm.nvvm.f16x2.to.{_format}x2.rn.relu"] = _halves_to_fp8x2(_format, True)
     FUNCTIONS[f"llvm.nvvm.{_format}x2.to.f16x2.rn"] = _fp8x2_to_halves(_format)
 rounding.register(FUNCTIONS)
-
-
-def _float_to_integer(rounded, signed: bool, flush: bool = False):
-    """PTX's cvt to an integer in a rounding mode: saturated, NaN 0 (`flush`: subnormal
-    operands are zeros first)."""
-    def call(args, types, result):
-        value = np.asarray(args[0], dtype=np.float64)
-        if flush:
-            value = np.where(np.abs(value) < np.finfo(np.float32).tiny, 0.0, value)
-        return cast("fptosi" if signed else "fptoui", rounded(value), FloatType("double"), result)
-    return call
 
 
 def _double_half(high: bool):

@@ -245,18 +245,30 @@ def _converted(source: str, mode: str, flush: bool = False):
     return call
 
 
+def operation_name(operation: str, mode: str, flush: bool, double: bool) -> str:
+    """The intrinsic an operation in a mode is called by: NVVM's (`llvm.nvvm.add.rz.ftz.f`),
+    Simulee's for sub, which NVVM has not (inline PTX's `sub.rz.f32`)."""
+    prefix = "__simulee_" if operation == "sub" else "llvm.nvvm."
+    return f"{prefix}{operation}.{mode}{'.ftz' if flush else ''}.{'d' if double else 'f'}"
+
+
+def conversion_name(mode: str, flush: bool, source: str) -> str:
+    """The function inline PTX's `cvt.<mode>[.ftz].<float>.<source>` is called by (its result
+    type says the target)."""
+    return f"__simulee_cvt.{mode}{'.ftz' if flush else ''}.{source}"
+
+
 def register(functions: dict) -> None:
     """Put every operation and conversion with a rounding mode into `functions` by its
     intrinsic's name."""
     for mode in MODES:
         for name in _OPERATIONS:
-            prefix = "__simulee_" if name == "sub" else "llvm.nvvm."  # NVVM has no sub (inline PTX's sub.rz)
-            for suffix in ("f", "d", "ftz.f"):
-                functions[f"{prefix}{name}.{mode}.{suffix}"] = _rounded(name, mode, suffix == "ftz.f")
+            for flush, double in ((False, False), (False, True), (True, False)):
+                functions[operation_name(name, mode, flush, double)] = _rounded(name, mode, flush)
         for name, source in {"i2f": "s32", "ui2f": "u32", "ll2f": "s64", "ull2f": "u64", "ll2d": "s64",
                              "ull2d": "u64", "d2f": "f64"}.items():
             functions[f"llvm.nvvm.{name}.{mode}"] = _converted(source, mode)
         functions[f"llvm.nvvm.d2f.{mode}.ftz"] = _converted("f64", mode, flush=True)
         for source in ("s16", "u16", "s32", "u32", "s64", "u64", "f32", "f64"):  # inline PTX's cvt.<mode>.<to>.<from>
-            functions[f"__simulee_cvt.{mode}.{source}"] = _converted(source, mode)
-            functions[f"__simulee_cvt.{mode}.ftz.{source}"] = _converted(source, mode, flush=True)
+            for flush in (False, True):
+                functions[conversion_name(mode, flush, source)] = _converted(source, mode, flush)

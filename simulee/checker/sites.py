@@ -17,6 +17,7 @@ then varies only the inputs, so every launch it tries is one the host code could
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from pathlib import Path
@@ -585,16 +586,23 @@ def with_program(path: Path, options, sites: list[Site]) -> list[Site]:
     from simulee.frontend.hostprogram import program_ir
 
     linked, _ = program_ir(Path(path), options)
-    if linked is None:
-        return sites
-    try:
-        program_sites = read_host(linked)[0]
-    except (ir.IRSyntaxError, ValueError, KeyError, IndexError):
+    program_sites = _program_sites(linked) if linked is not None else None
+    if program_sites is None:
         return sites
     here = os.path.realpath(path)
     program_sites = [site for site in program_sites if os.path.realpath(site.file) == here]
     launched = {site.kernel for site in program_sites}
     return [site for site in sites if site.kernel not in launched] + program_sites
+
+
+@functools.lru_cache(maxsize=4)
+def _program_sites(linked: str) -> tuple[Site, ...] | None:
+    """The launch sites of a whole program's host IR (read once for all its sources), None
+    when it cannot be read."""
+    try:
+        return tuple(read_host(linked)[0])
+    except (ir.IRSyntaxError, ValueError, KeyError, IndexError):
+        return None
 
 
 def launching(sites: dict[str, list], file: str, defining: set[str]) -> list:

@@ -26,8 +26,8 @@ from elftools.elf.elffile import ELFFile
 
 from simulee.frontend import toolkit
 from simulee.errors import CompileError, SimuleeError
-from simulee.frontend.compiler import (DIALECT, GCC_C_LENIENCE, GLIBC_TRANSITIVE, STAND_INS, CompileOptions,
-                                      _bundled_library_arguments, _read_depfile, clang_arguments, find_clang, stood_in)
+from simulee.frontend.compiler import (CompileOptions, _bundled_library_arguments, _read_depfile, clang_arguments,
+                                      find_clang, host_arguments, stood_in)
 from simulee.frontend.salvage import _CURAND_BUILTINS, _DEVICE_LAUNCH, Salvage, unspaced_launches
 
 RUNTIME_DIR = Path(__file__).parent / "runtime"
@@ -96,20 +96,6 @@ def compile_object(clang, source: Path, options: CompileOptions, output: Path, s
                 arguments[-1:-1] = ["-fgpu-rdc", "--no-offload-new-driver"]
             elif not _salvaged(salvage, error.diagnostics):
                 raise first from None
-
-
-def host_arguments(clang, source: Path, options: CompileOptions) -> list[str]:
-    """What compiles C or C++ `source` (the last of them) for the program: musl, libc++ and
-    the toolkit's headers, stand-ins for what is missing, the options' folders and macros."""
-    language = "c" if source.suffix == ".c" else "c++"
-    arguments = [*_bundled_library_arguments(clang), *(GCC_C_LENIENCE if language == "c" else DIALECT)]
-    for directory in toolkit.include_dirs():
-        arguments += ["-isystem", directory]
-    arguments += ["-idirafter", str(STAND_INS), "-include", str(GLIBC_TRANSITIVE)]
-    for directory in options.include_dirs:
-        arguments += ["-I", str(Path(directory).resolve())]
-    return arguments + ["-I", str(source.parent), *[f"-D{d}" for d in options.defines], *options.clang_args,
-                        str(source)]
 
 
 def _salvaged(salvage: Salvage, diagnostics: str) -> bool:

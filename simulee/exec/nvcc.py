@@ -30,7 +30,8 @@ from simulee import __version__
 from simulee.exec import hostbuild
 from simulee.frontend import toolkit
 from simulee.errors import CompileError, SimuleeError
-from simulee.frontend.compiler import DEFAULT_ARCH, DIALECT, CompileOptions, find_clang
+from simulee.frontend.compiler import (DEFAULT_ARCH, DIALECT, GCC_C_LENIENCE, GLIBC_TRANSITIVE, STAND_INS,
+                                      CompileOptions, find_clang, host_arguments)
 
 HOST = {".c": "c", ".cc": "c++", ".cpp": "c++", ".cxx": "c++", ".c++": "c++", ".C": "c++"}
 # nvcc's options with a value, by every name it accepts -> what the value is
@@ -389,7 +390,7 @@ class Nvcc:
             from simulee.frontend.compiler import clang_arguments
 
             arguments = clang_arguments(clang, source, options, host=True) if language == "cuda" else \
-                ["-x", language, *hostbuild.host_arguments(clang, source, options)]
+                ["-x", language, *host_arguments(clang, source, options)]
             arguments = [a for a in arguments if a not in ("-S", "-emit-llvm")]
             mode = ["-M"] if "deps" in self.command.flags else ["-E"]
             if "deps" in self.command.flags and self.command.value("deptarget"):
@@ -513,10 +514,10 @@ def host_compiler(language: str, arguments: list[str]) -> int:
     compiling = any(a in ("-c", "-E", "-S", "-M", "-MM", "-fsyntax-only") for a in arguments)
     if not arguments or arguments in (["--version"], ["-v"], ["-dumpversion"], ["-dumpmachine"]):
         return subprocess.run([*clang.command[:-1], driver, *hostbuild.target(), *arguments]).returncode
-    headers = ["-isystem", str(root / "include"), "-idirafter", str(hostbuild.STAND_INS)]
+    headers = ["-isystem", str(root / "include"), "-idirafter", str(STAND_INS)]
     if not any(a.endswith((".s", ".S", ".sx", ".asm")) for a in arguments):
-        headers += ["-include", str(hostbuild.GLIBC_TRANSITIVE)]
-    lenience = hostbuild.GCC_C_LENIENCE if language == "c" else DIALECT  # what gcc and g++ accept with a warning
+        headers += ["-include", str(GLIBC_TRANSITIVE)]
+    lenience = GCC_C_LENIENCE if language == "c" else DIALECT  # what gcc and g++ accept with a warning
     arguments = [a for a in arguments if not hostbuild.OPENMP_FLAGS.match(a)]  # one thread: omp.h's stand-in
     # gcc adds no sanitizer; zig's driver adds UBSan to unoptimized objects, whose runtime an -O3 link then lacks
     command = [*clang.command[:-1], driver, *hostbuild.target(), *headers, "-fwrapv", "-fno-sanitize=undefined",
@@ -561,7 +562,8 @@ def _shared_as_archive(arguments: list[str]) -> int:
 def _archives_as_archives(arguments: list[str], scratch: Path) -> list[str]:
     """`arguments` with each shared library that is an archive (_shared_as_archive), named
     or found by -l, given by a link of an archive's name: the driver would link dynamically
-    on seeing a .so."""
+    on seeing a .so; and each object of another name than .o (not the output) by a link
+    named .o: the driver refuses a suffix it has no language for."""
     folders = [a[2:] for a in arguments if a.startswith("-L") and len(a) > 2]
     out = []
     for previous, argument in zip(["", *arguments], arguments):

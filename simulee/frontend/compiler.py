@@ -518,17 +518,21 @@ def clang_arguments(clang: Clang, source: Path, options: CompileOptions, host: b
 
 def _c_arguments(clang: Clang, source: Path, options: CompileOptions) -> list[str]:
     """clang_arguments of a C source's host IR: C with what gcc accepts and glibc declares."""
-    arguments = ["-x", "c", "-O1", "-Xclang", "-disable-llvm-passes", "-gline-tables-only", *GCC_C_LENIENCE,
-                 "-ferror-limit=0", "-S", "-emit-llvm"]
-    if clang.bundled:
-        arguments += _bundled_library_arguments(clang)
+    return ["-x", "c", "-O1", "-Xclang", "-disable-llvm-passes", "-gline-tables-only", "-ferror-limit=0", "-S",
+            "-emit-llvm", *host_arguments(clang, source, options)]
+
+
+def host_arguments(clang: Clang, source: Path, options: CompileOptions) -> list[str]:
+    """What compiles C or C++ `source` (the last of them) for the program: musl, libc++ and
+    the toolkit's headers, stand-ins for what is missing, the options' folders and macros."""
+    arguments = [*_bundled_library_arguments(clang), *(GCC_C_LENIENCE if source.suffix == ".c" else DIALECT)]
     for directory in toolkit.include_dirs():
         arguments += ["-isystem", directory]
     arguments += ["-idirafter", str(STAND_INS), "-include", str(GLIBC_TRANSITIVE)]
     for directory in options.include_dirs:
         arguments += ["-I", str(Path(directory).resolve())]
-    return [*arguments, "-I", str(source.parent), *[f"-D{define}" for define in options.defines],
-            *options.clang_args, str(source)]
+    return arguments + ["-I", str(source.parent), *[f"-D{d}" for d in options.defines], *options.clang_args,
+                        str(source)]
 
 
 def _bundled_library_arguments(clang: Clang) -> list[str]:

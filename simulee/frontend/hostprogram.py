@@ -22,6 +22,7 @@ from pathlib import Path
 
 from simulee.errors import SimuleeError
 from simulee.frontend import passes
+from simulee.frontend.compiler import compile_cuda
 
 SUFFIXES = (".cu", ".c", ".cc", ".cpp", ".cxx", ".c++")
 MAX_UNITS = 64  # translation units a program links at most
@@ -34,30 +35,37 @@ _INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 def program_ir(source: Path, options) -> tuple[str | None, str]:
     """(the optimized host IR of the program `source` belongs to, or None; what to say of
     it: why there is none, or the files left out of it, or '')."""
-    return _program(Path(source).resolve(), options)
+    source = Path(source).resolve()
+    linked, note, units, compiled = _folder_program(source.parent, options)
+    if source not in units:
+        return None, "the source is included by another"
+    if linked is not None and source not in compiled:
+        return None, "its host code does not compile"
+    return linked, note
 
 
 @functools.lru_cache(maxsize=8)
-def _program(source: Path, options) -> tuple[str | None, str]:
-    units = translation_units(source)
-    if source not in units:
-        return None, "the source is included by another"
+def _folder_program(folder: Path, options) -> tuple[str | None, str, frozenset, frozenset]:
+    """(the program's IR or None, the note, the folder's translation units, those that
+    compiled), once per folder for all its sources."""
+    units = translation_units(folder)
+    if len(units) > MAX_UNITS:
+        return None, f"its folder has more than {MAX_UNITS} translation units", frozenset(units), frozenset()
     mains = [unit for unit in units if _MAIN.search(_text(unit))]
     if len(mains) != 1:
-        return None, f"{len(mains)} files of its folder define main" if mains else "no main in its folder"
+        why = f"{len(mains)} files of its folder define main" if mains else "no main in its folder"
+        return None, why, frozenset(units), frozenset()
     compiled = {}
     for unit in units:
         try:
-            compiled[unit] = _host_ir(unit, options)
+            compiled[unit] = compile_cuda(unit, options, host=True)
         except SimuleeError:
             continue  # a file that does not compile is left out: what the rest passes still counts
     if mains[0] not in compiled or not re.search(r"^define [^@\n]*@main\(", compiled[mains[0]], re.M):
-        return None, f"{mains[0].name}, which defines main, does not compile"
-    if source not in compiled:
-        return None, "its host code does not compile"
+        return None, f"{mains[0].name}, which defines main, does not compile", frozenset(units), frozenset(compiled)
     if sum(map(len, compiled.values())) > MAX_IR:
-        return None, "the program's host code is too large to link"
-    return _cached_link(compiled, mains[0])
+        return None, "the program's host code is too large to link", frozenset(units), frozenset(compiled)
+    return (*_cached_link(compiled, mains[0]), frozenset(units), frozenset(compiled))
 
 
 def _cached_link(compiled: dict[Path, str], main: Path) -> tuple[str | None, str]:
@@ -77,15 +85,12 @@ def _cached_link(compiled: dict[Path, str], main: Path) -> tuple[str | None, str
     return linked, note
 
 
-def translation_units(source: Path) -> list[Path]:
-    """The sources of `source`'s folder that are translation units of their own (not
-    included by another of them), at most MAX_UNITS, `source` among them."""
-    folder = source.parent
+def translation_units(folder: Path) -> list[Path]:
+    """The sources of `folder` that are translation units of their own (not included by
+    another of them)."""
     files = sorted(path.resolve() for path in folder.iterdir() if path.suffix.lower() in SUFFIXES and path.is_file())
     included = {(folder / name).resolve() for path in files for name in _INCLUDE.findall(_text(path))}
     units = [path for path in files if path not in included]
-    if len(units) > MAX_UNITS:
-        units = [source] if source in units else []
     return units
 
 
@@ -94,12 +99,6 @@ def _text(path: Path) -> str:
         return path.read_text(errors="replace")
     except OSError:
         return ""
-
-
-def _host_ir(unit: Path, options) -> str:
-    from simulee.frontend.compiler import compile_cuda
-
-    return compile_cuda(unit, options.for_source(unit) if hasattr(options, "for_source") else options, host=True)
 
 
 def _linked(compiled: dict[Path, str], main: Path) -> tuple[str | None, str]:

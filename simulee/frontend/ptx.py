@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 import struct
 
+from interpreter import rounding
 from interpreter.irparse import split_top_level
 
 # the IR of an inline-asm call: prefix, return type, asm string, constraints, arguments, rest
@@ -461,9 +462,8 @@ class Statement:
         ftype, lanes = self._lanes(modifiers)
         mode = next((m for m in modifiers if m in ("rz", "rm", "rp")), None)
         if directed and mode and ftype in ("f32", "f64"):
-            name = f"{'__simulee_' if directed == 'sub' else 'llvm.nvvm.'}{directed}.{mode}" \
-                   f"{'.ftz' if 'ftz' in modifiers and ftype == 'f32' else ''}"  # NVVM has no sub: Simulee's
-            compute = lambda t, *values: self._call(t, f"{name}.{t[0]}", [(t, v) for v in values])  # noqa: E731
+            name = rounding.operation_name(directed, mode, "ftz" in modifiers and ftype == "f32", ftype == "f64")
+            compute = lambda t, *values: self._call(t, name, [(t, v) for v in values])  # noqa: E731
         bits = FLOAT_TYPES[ftype][1]
         words = [self._read(o, bits * lanes, ftype) for o in operands[1:]]
         results = []
@@ -596,7 +596,7 @@ class Statement:
             return False
         if target == "bf16" or source in ("f16", "bf16"):
             raise NotLifted(f"cvt.{mode}.{target}.{source}")  # never rounded another way than asked
-        function = f"__simulee_cvt.{mode}{'.ftz' if ftz else ''}.{source}"
+        function = rounding.conversion_name(mode, ftz, source)
         name = FLOAT_TYPES[target][0]
         self._write(operands[0], self._unfloat(self._call(name, function, [argument]), target), _bits_of(target))
         return True
