@@ -530,3 +530,12 @@ def test_a_width_main_passes_through_a_constructor_in_another_file_is_the_hosts(
     assert "width" not in kernel["search"]["genes"]
     assert {(f["type"], f["line"]) for f in errors(kernel)} == (
         {("data-race", line_in("program/layer.cu", "// the update"))} if races else set())
+
+
+def test_a_width_a_c_main_passes_is_the_hosts():
+    """tests/sites/cprogram: main.c (K&R C, compiled as C) passes twice(8) to a launcher in
+    launcher.cu: the program's launch passes 16, a constant, and the kernel is clean."""
+    sites, *_ = host_code(SITES / "cprogram" / "launcher.cu", CompileOptions())
+    (site,) = sites
+    assert site.args[1] == ["const", 16]
+    assert errors(check_json("cprogram/launcher.cu")) == []
