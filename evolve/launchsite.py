@@ -87,6 +87,22 @@ class Site:
                    tuple(Input.from_json(i) for i in data["inputs"]), data.get("cooperative", False),
                    tuple(data.get("conditions", ())), tuple(data.get("callers", ())))
 
+    def written(self) -> tuple[list[str], list[str]] | None:
+        """What the source says at the launch: the `<<<...>>>` configuration's and the
+        call's arguments as written (`(n + 63) / 64`, `net->hidden_n`); None when the
+        file has no `<<<` launch from the site's line on (cudaLaunchKernel, a macro)."""
+        try:
+            lines = Path(self.file).read_text(errors="replace").splitlines()
+        except OSError:
+            return None
+        text = "\n".join(lines[self.line - 1:self.line + 20])
+        start = text.find("<<<")
+        end = text.find(">>>", start)
+        if start < 0 or end < 0 or not text[end + 3:].lstrip().startswith("("):
+            return None
+        call = text[end + 3:].lstrip()
+        return arguments_written(text[start + 3:end]), arguments_written(call[1:], ")")
+
     def open_functions(self) -> set[str]:
         """The host functions whose parameters the launch reads: a caller of one fixes them."""
         return {i.parameter[0] for i in self.inputs if i.parameter}
@@ -116,6 +132,26 @@ class Site:
         function and inlined into its caller is one site)."""
         return repr((self.kernel, self.file, self.line, self.grid, self.block, self.shared, self.args,
                      tuple((i.kind, i.bits) for i in self.inputs), self.conditions))
+
+
+def arguments_written(text: str, closing: str = "") -> list[str]:
+    """The comma-separated expressions of `text` at bracket depth 0, up to the
+    unmatched `closing` bracket (or the end), each stripped and on one line."""
+    parts, depth, current = [], 0, []
+    for char in text:
+        if depth == 0 and char == closing:
+            break
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        if depth == 0 and char == ",":
+            parts.append("".join(current))
+            current = []
+            continue
+        current.append(char)
+    parts.append("".join(current))
+    return [" ".join(part.split()) for part in parts]
 
 
 @dataclass(frozen=True)

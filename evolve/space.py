@@ -13,10 +13,12 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 
-from evolve.launchsite import Site, Unknown, evaluate, input_bounds, inputs_of, kernel_arguments, packed_inputs
+from evolve.launchsite import (Site, Unknown, arguments_written, evaluate, input_bounds, inputs_of, kernel_arguments,
+                              packed_inputs)
 from evolve.taint import ADDRESS, DIVISOR
 from interpreter.launch import BLOCK_LIMITS, GRID_LIMITS, MAX_THREADS_PER_BLOCK, Alias, Launch, launch_problem
 from interpreter.limits import MAX_SHARED_BYTES
@@ -379,25 +381,10 @@ class SearchSpace:
         return {"fill": self.fill if chosen is None else SEARCHED_FILLS[int(chosen)], "dictionary": self.dictionary}
 
     def site_launch(self, values: list[float], **options) -> Launch:
-        plan = self.plans[int(values[0]) if self.genes and self.genes[0].name == SITE_GENE else 0]
+        number = int(values[0]) if self.genes and self.genes[0].name == SITE_GENE else 0
+        plan = self.plans[number]
         inputs = plan.inputs(values)
-        try:
-            if not all(int(evaluate(condition, inputs)) & 1 for condition in plan.site.conditions):
-                raise Unknown("the host code does not launch it with those values")
-            grid = tuple(int(evaluate(e, inputs)) for e in plan.site.grid)
-            block = tuple(int(evaluate(e, inputs)) for e in plan.site.block)
-            shared = int(evaluate(plan.site.shared, inputs))
-            computed = {name: evaluate(e, inputs) for name, e in plan.scalars}
-        except (Unknown, TypeError, ValueError) as error:
-            raise InvalidGenome(f"no launch at {plan.site.label}: {error}") from None
-        for name, expression in plan.scalars:  # searched inputs never make a divisor 0 (the host code would not)
-            if computed[name] == 0 and DIVISOR in self.relevant.get(name, ()) and expression[0] != "const":
-                raise InvalidGenome(f"no launch at {plan.site.label}: the kernel divides by {name}, which would be 0")
-        problem = launch_problem(grid, block) or (min(grid + block) < 1 and "a dimension of 0") or \
-            (self.kernel.dynamic_shared and not 0 <= shared <= MAX_SHARED_BYTES and
-             f"{shared:,} bytes of dynamic shared memory, more than a CUDA block has")
-        if problem:
-            raise InvalidGenome(f"no launch at {plan.site.label}: {problem}")
+        grid, block, shared, computed = self._computed(plan, inputs)
         scalars = {p.name: p for p in self.kernel.scalars()}
         args = dict(self.base.args)
         args.update({name: _as_parameter(scalars[name], value) for name, value in computed.items()})
@@ -417,7 +404,107 @@ class SearchSpace:
                          for what, dims in (("gridDim", plan.site.grid), ("blockDim", plan.site.block))
                          for axis, expression in zip("xyz", dims) if inputs_of(expression))
         return replace(self.base, grid=grid, block=block, args=args, guessed=guessed,
-                       unread=tuple(plan.site.unread_axes().items()), **options)
+                       unread=tuple(plan.site.unread_axes().items()), site_inputs=(number, tuple(inputs)),
+                       **options)
+
+    def _computed(self, plan: SitePlan, inputs: list) -> tuple[tuple, tuple, int, dict]:
+        """The grid, block, dynamic shared bytes and kernel scalars a site computes from
+        its `inputs`; InvalidGenome when they give no launch the host code makes."""
+        try:
+            if not all(int(evaluate(condition, inputs)) & 1 for condition in plan.site.conditions):
+                raise Unknown("the host code does not launch it with those values")
+            grid = tuple(int(evaluate(e, inputs)) for e in plan.site.grid)
+            block = tuple(int(evaluate(e, inputs)) for e in plan.site.block)
+            shared = int(evaluate(plan.site.shared, inputs))
+            computed = {name: evaluate(e, inputs) for name, e in plan.scalars}
+        except (Unknown, TypeError, ValueError) as error:
+            raise InvalidGenome(f"no launch at {plan.site.label}: {error}") from None
+        for name, expression in plan.scalars:  # searched inputs never make a divisor 0 (the host code would not)
+            if computed[name] == 0 and DIVISOR in self.relevant.get(name, ()) and expression[0] != "const":
+                raise InvalidGenome(f"no launch at {plan.site.label}: the kernel divides by {name}, which would be 0")
+        problem = launch_problem(grid, block) or (min(grid + block) < 1 and "a dimension of 0") or \
+            (self.kernel.dynamic_shared and not 0 <= shared <= MAX_SHARED_BYTES and
+             f"{shared:,} bytes of dynamic shared memory, more than a CUDA block has")
+        if problem:
+            raise InvalidGenome(f"no launch at {plan.site.label}: {problem}")
+        return grid, block, shared, computed
+
+    def variants(self, launch: Launch, names: list[str]) -> list[tuple[str, Launch]]:
+        """Launches like `launch` (a site's) with one host value at a time that the guessed
+        scalars and dimensions `names` are computed from set to other values (VARIED: off
+        the witness's alignment, near and far), each with what it changes ("n=2"): a
+        finding every one of them shows holds whatever the host passes there. Values the
+        host code's conditions fix, and changes that make no launch, are left out."""
+        if not launch.site_inputs:
+            return []
+        number, inputs = launch.site_inputs
+        plan = self.plans[number]
+        given, site = dict(plan.scalars), plan.site
+        dims = {f"{what}.{axis}": e for what, es in (("gridDim", site.grid), ("blockDim", site.block))
+                for axis, e in zip("xyz", es)}
+        indices, direct = set(), []
+        for name in names:
+            expression = dims.get(name, given.get(name))
+            if expression is not None:
+                indices |= {i for i in inputs_of(expression) if site.inputs[i].kind != "pointer"}
+            elif isinstance(launch.args.get(name), (int, float)):
+                direct.append(name)
+        scalars = {p.name: p for p in self.kernel.scalars()}
+        found = []
+        for index in sorted(indices):
+            for change in VARIED:
+                varied = list(inputs)
+                varied[index] = _changed(inputs[index], change, site.inputs[index].kind, site.inputs[index].bits)
+                for at, low, high in plan.bounds:  # within what the host code tests
+                    if at == index:
+                        varied[at] = min(max(varied[at], low if low is not None else varied[at]),
+                                         high if high is not None else varied[at])
+                if varied[index] == inputs[index]:
+                    continue
+                try:
+                    grid, block, shared, computed = self._computed(plan, varied)
+                except InvalidGenome:
+                    continue
+                args = {**launch.args, **{name: _as_parameter(scalars[name], value) for name, value in
+                                          computed.items() if name in scalars}}
+                before, after = dict(zip(dims, launch.grid + launch.block)), dict(zip(dims, grid + block))
+                before.update(launch.args)
+                after.update(args)
+                what = ", ".join(f"{name}={after[name]}" for name in names if after.get(name) != before.get(name))
+                found.append((what, self.padded(replace(
+                    launch, grid=grid, block=block, args=args, site_inputs=(number, tuple(varied)),
+                    shared_bytes=shared if self.kernel.dynamic_shared else launch.shared_bytes))))
+        for name in direct:  # a scalar the site does not pass: its own value
+            for change in VARIED:
+                param = scalars.get(name)
+                value = _changed(launch.args[name], change, param.kind if param else "integer", 32)
+                value = _as_parameter(param, value) if param else value
+                found.append((f"{name}={value}", replace(launch, args={**launch.args, name: value})))
+        return found
+
+    def host_expression(self, launch: Launch, name: str) -> str:
+        """What the host code passes for the scalar or dimension `name` at the site
+        `launch` was made at, as written there ("`net->hidden_n` at net.cu:20"); '' when
+        the source does not say (no `<<<` launch)."""
+        if not launch.site_inputs:
+            return ""
+        site = self.plans[launch.site_inputs[0]].site
+        written = site.written()
+        if written is None:
+            return ""
+        config, args = written
+        what, _, member = name.partition(".")
+        if what in ("gridDim", "blockDim"):
+            part = config[0 if what == "gridDim" else 1] if len(config) > (what == "blockDim") else ""
+            axis = "xyz".index(member)
+            inner = arguments_written(part[part.index("(") + 1:], ")") if part.startswith("dim3(") else None
+            text = inner[axis] if inner and axis < len(inner) else part if axis == 0 or not part else f"{part}.{member}"
+        else:
+            index = next((i for i, p in enumerate(self.kernel.params) if p.name == what), None)
+            if index is None or index >= len(args):
+                return ""
+            text = args[index] + (f".{member}" if member else "")
+        return f"`{text}` at {Path(site.file).name}:{site.line}" if text else ""
 
     def genome(self, launch: Launch) -> list[float]:
         """The genome of `launch` (its values for the genes; base's for arguments it lacks)."""
@@ -485,6 +572,19 @@ def _as_parameter(param, value):
     bits = param.bits or 64
     value = int(value) & ((1 << bits) - 1)
     return value - (1 << bits) if param.signed is not False and bits > 1 and value >> (bits - 1) else value
+
+
+VARIED = (lambda v: v + 1, lambda v: 4 * v + 97)  # a host value's other values: off its alignment, near and far
+
+
+def _changed(value, change, kind: str, bits: int):
+    """`change` of a value of `kind` (float or integer: one within a signed `bits`-bit
+    one), away from zero: a negative value changes as its magnitude does."""
+    if kind == "float":
+        return float(change(value) if value >= 0 else -change(-value))
+    value = int(value)
+    changed = change(value) if value >= 0 else -change(-value)
+    return max(min(changed, (1 << min(bits, 32) - 1) - 1), -(1 << min(bits, 32) - 1))
 
 
 def _fill_genes(kernel: KernelInfo, relevant: dict[str, list[str]], fixed: set[str]) -> list[Gene]:

@@ -62,6 +62,7 @@ class Launch:
     guessed: tuple[tuple[str, frozenset], ...] = ()
     # grid axes a launch site passes on as they come from callers Simulee could not read, each with their files
     unread: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    site_inputs: tuple = ()  # (the launch site's number in its search space, its inputs): what made the launch
     taint: bool = False  # track what Simulee invented (Result.labels) through the run (interpreter.taint)
     symbols: dict = field(default_factory=dict)  # device variable -> the array it holds (what the user states)
     engine: str = ""  # native or numpy (interpreter.native); "" for native.default_engine()

@@ -442,16 +442,21 @@ def test_a_divisor_the_host_computes_is_never_searched_as_zero_but_a_zero_it_pas
         ("division-by-zero", line_in("group_size.cu", "col % group_size"))]
 
 
-def test_a_race_on_sizes_simulee_chose_independently_is_a_warning_one_the_host_computes_an_error():
+def test_a_race_on_sizes_simulee_chose_is_a_warning_naming_them_one_every_value_shows_an_error():
     """A site passing a dim and an area from different members: a race that needs the area
-    smaller than dim * dim rests on Simulee's guess; when the host derives the area from the
-    dim itself, the race is the program's."""
+    smaller than dim * dim (and a plane a 64-thread block covers) rests on Simulee's guess,
+    and other values of them do not show it; when the host derives the area from the dim
+    itself and the kernel fills the whole plane, the planes meet whatever dim is."""
     line = line_in("layers.cu", "plane b starts area apart")
     guessed, computed = (check_json("layers.cu", "-k", kernel) for kernel in ("planes", "planes_short"))
     (race,) = [f for f in guessed["findings"] if f["type"] == "data-race"]
     assert race["severity"] == "warning" and race["line"] == line
     assert "only for values Simulee chose (dim=" in race["message"] and "area=" in race["message"]
-    assert [(f["type"], f["line"]) for f in errors(computed)] == [("data-race", line)]
+    # it names what the host passes for them, as the launch writes it
+    assert "dim from `l->dim` at layers.cu:" in race["message"]
+    assert "area from `l->out->rows * l->out->cols` at layers.cu:" in race["message"]
+    assert [(f["type"], f["line"]) for f in errors(computed)] == [
+        ("data-race", line_in("layers.cu", "the whole plane b, area apart"))]
 
 
 def test_a_pointer_the_site_passes_null_is_null():
@@ -530,6 +535,31 @@ def test_a_width_main_passes_through_a_constructor_in_another_file_is_the_hosts(
     assert "width" not in kernel["search"]["genes"]
     assert {(f["type"], f["line"]) for f in errors(kernel)} == (
         {("data-race", line_in("program/layer.cu", "// the update"))} if races else set())
+
+
+@pytest.mark.parametrize("rows_of, severity", [("row + 1", "warning"), ("row / 2 + 1", "error")])
+def test_a_width_the_host_reads_at_run_time_makes_a_warning_naming_it_unless_every_width_races(
+        tmp_path, rows_of, severity):
+    """tests/sites/program with main's width read from the command line: Simulee cannot
+    evaluate it and searches it. Rows overlap only for widths below 15: the race is a warning
+    that names the width Simulee chose, another it does not show with, and what the launch
+    passes (`width`, the member the constructor stored). Two rows at one place (row / 2)
+    race whatever the width: an error."""
+    import shutil
+
+    folder = tmp_path / "program"
+    shutil.copytree(SITES / "program", folder)
+    main, layer = folder / "main.cpp", folder / "layer.cu"
+    main.write_text(main.read_text().replace("Net net(16)", "Net net(atoi(argv[2]))"))
+    layer.write_text(layer.read_text().replace("(width + 1) * (row + 1)", f"(width + 1) * ({rows_of})"))
+    kernel = json.loads(simulee("check", layer, "-q", "--format", "json").stdout)["kernels"][0]
+    assert kernel["findings"] and {(f["type"], f["severity"], f["line"]) for f in kernel["findings"]} == {
+        ("data-race", severity, line_in("program/layer.cu", "// the update"))}
+    race = kernel["findings"][0]
+    if severity == "warning":
+        assert "only for values Simulee chose (width=" in race["message"], race["message"]
+        assert ", not with width=" in race["message"]
+        assert "the host passes width from `width` at layer.cu:" in race["message"]
 
 
 def test_a_width_a_c_main_passes_is_the_hosts():

@@ -4,7 +4,6 @@ over all the launches together."""
 
 from __future__ import annotations
 
-import itertools
 import time
 from dataclasses import dataclass, field, replace
 
@@ -229,7 +228,8 @@ def integer_maximum(param) -> int:
 
 def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], warp_model: str = "independent",
                  contract: Contract | None = None, fitness: list | None = None,
-                 deadline: float = float("inf"), progress=None, detect: tuple[str, ...] = ()) -> KernelCheck:
+                 deadline: float = float("inf"), progress=None, detect: tuple[str, ...] = (),
+                 space=None) -> KernelCheck:
     """Run every launch and report everything found. A launch that breaks an assumption the
     kernel states (__assume, __requires) reports only that: the kernel promises nothing
     there. A launch outside the kernel's contract is skipped as invalid: with a `contract`
@@ -238,7 +238,10 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
     fault at an address computed from buffer content Simulee made up is that content's, not the kernel's: a note, not a
     finding. A finding that only launches resting on Simulee's guesses show (an alias the
     search tried, addresses that meet through made-up content and not on buffers of
-    distinct, of sorted values or of the identity) is a warning that says so (`conditional`).
+    distinct, of sorted values or of the identity; scalars and dimensions a launch site
+    computes from host values Simulee could not evaluate, unless other values of them show
+    it too: _Replays, over the search `space` the launches were made in) is a warning that
+    says so (`conditional`).
     `fitness` gives each launch's search fitness. Launches of more than
     FULL_CHECK_THREADS threads run on sampled blocks; none runs past `deadline`
     (time.perf_counter()); `progress(text)` follows the waves of each launch. Every default
@@ -254,6 +257,8 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
     merged: dict[tuple, Finding] = {}
     trusted: set[tuple] = set()  # findings some launch shows without resting on a guess
     doubts: dict[tuple, str] = {}  # the others: what guess the first launch showing them rests on
+    # per finding: how many launches' host values were varied to see whether it needs them, and the last doubt
+    replayed: dict[tuple, tuple[int, str]] = {}
     aliased: set[tuple] = set()  # findings whose witness is a launch the search made in place (y==x)
     blocks: list[tuple] = []  # the block of every launch kept
     judged: list[Launch] = []  # the launches kept, for the removal of a redundant barrier
@@ -308,7 +313,7 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
         run = LaunchRun(program, kernel, result, warp_model)
         found = [finding for detector in detectors for finding in detector.launch(run)]
         again = _again(run, found, detectors, deadline)
-        flat = _Flat(run, detectors, deadline)
+        flat, replays = _Flat(run, detectors, deadline), _Replays(run, detectors, deadline, space)
         for finding in found:
             made_up = [] if finding.key() in again else invented(finding, result)
             if made_up and finding.type in MEMORY_FAULTS:  # the made-up content's fault, not the kernel's
@@ -319,14 +324,11 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
             shown = _merge(merged, finding, unaliased)
             if shown:
                 (aliased.add if alias else aliased.discard)(key)
-            guesses = _guesses(finding, result.launch, rules, program, kernel)
-            scalars = len(set(guesses) - DIMENSIONS)
-            # with one scalar, the grid counts only when one block along it does not show the finding, unless
-            # callers Simulee could not read choose the launch: then any grid of theirs may be the cause
-            if (scalars > 1 or scalars == 1 and not result.launch.unread) and \
-                    not _needs_grid(run, finding, guesses, detectors, deadline, 2 if scalars > 1 else 1):
-                guesses = _guesses(finding, result.launch, rules, program, kernel, grid=False)  # the scalars
-            doubt = _doubt(finding, result.launch, made_up, guesses, flat.needs(finding))
+            opened = [] if key in trusted else _opened(finding, result.launch, rules, program, kernel)
+            if opened and replayed.get(key, (0, ""))[0] < MAX_REPLAYS:
+                replayed[key] = (replayed.get(key, (0, ""))[0] + 1, replays.doubt(finding, opened))
+            guessed = replayed[key][1] if opened else ""
+            doubt = _doubt(finding, result.launch, made_up, guessed, flat.needs(finding))
             if not doubt:
                 trusted.add(key)
             elif key not in doubts or (unaliased and shown):
@@ -409,18 +411,12 @@ def _not_checked(check: KernelCheck, out_of_time: bool, outside: list[str]) -> s
     return f"not checked: {why}"
 
 
-def _guesses(finding: Finding, launch: Launch, rules: Contract, program: Program, kernel: KernelInfo,
-             grid: bool = True) -> list[str]:
+def _opened(finding: Finding, launch: Launch, rules: Contract, program: Program, kernel: KernelInfo) -> list[str]:
     """The scalars and dimensions of a launch site whose values Simulee chose
-    (launch.guessed) that `finding` depends on, when two of them are computed from
-    different values of the host code (or one is not passed by the site at all), so that
-    how they relate is a guess: a size and an area the host derives from other fields, a
-    grid from one host value and a count from another. What it depends on: the scalars and
-    (with `grid`) the grid's size along the axes its addresses range over by the block
-    index, for a race or a fault; the scalars any branch depends on, for a failed
-    assertion. None when all come from one value (a struct passed whole, a size and the
-    grid computed from it), or are dimensions only. (With several scalars, the grid counts
-    only when the finding needs more than two blocks along it: _needs_grid.)"""
+    (launch.guessed: the host computes them from what Simulee could not evaluate, or the
+    site does not pass them) that `finding` depends on: those its addresses are computed
+    from, for a race or a fault (a dimension when they range over its index); those any
+    branch depends on, for a failed assertion."""
     if not launch.guessed:
         return []
     if finding.type == "assertion":
@@ -432,43 +428,58 @@ def _guesses(finding: Finding, launch: Launch, rules: Contract, program: Program
         used = set().union(*(source.scalars | source.contents | source.dims for source in sources))
     else:
         return []
-    involved = [(name, inputs) for name, inputs in launch.guessed if grid and name in used & GRID or
-                name not in DIMENSIONS and name.partition(".")[0] in used]
-    if all(name in DIMENSIONS for name, _ in involved):  # a grid alone: any is a launch the code allows
-        return []
-    related = all(a & b for (_, a), (_, b) in itertools.combinations(involved, 2))
-    return [] if related else [name for name, _ in involved]
+    return [name for name, _ in launch.guessed if name in DIMENSIONS and name in used or
+            name not in DIMENSIONS and name.partition(".")[0] in used]
 
 
 DIMENSIONS = {f"{what}.{axis}" for what in ("gridDim", "blockDim") for axis in "xyz"}
-GRID = {f"gridDim.{axis}" for axis in "xyz"}
+MAX_REPLAYS = 2  # launches per finding whose host values are varied (_Replays) before its doubt stands
 
 
-def _needs_grid(run: LaunchRun, finding: Finding, guesses: list[str], detectors, deadline: float,
-                blocks: int) -> bool:
-    """Whether `finding` needs the grid Simulee chose (along the guessed axes among
-    `guesses`) to be that large: the same launch with `blocks` blocks along them does not
-    show it. With several scalars, two (the planes of consecutive blocks overlap when
-    area < dim * dim whatever the grid; a batch's rows meet another channel's only when
-    there are more of them than a plane holds); with one, one (a race between the blocks
-    of another axis holds whatever the grid along these is)."""
-    axes = [axis for axis, dims in enumerate("xyz") if f"gridDim.{dims}" in guesses]
-    launch = run.result.launch
-    if not axes or all(launch.grid[axis] <= blocks for axis in axes) or time.perf_counter() >= deadline:
-        return bool(axes) and any(launch.grid[axis] > 1 for axis in axes)
-    grid = tuple(min(size, blocks) if axis in axes else size for axis, size in enumerate(launch.grid))
-    shown = _shown(run, replace(launch, grid=grid), detectors, {finding.type}, deadline)
-    return shown is None or finding.key() not in shown  # a launch that cannot run shows nothing
+class _Replays:
+    """Whether a finding of a launch made at a launch site needs the values Simulee chose
+    for what the site computes from host values it could not evaluate: the same launch
+    with each such host value changed (SearchSpace.variants) that does not show it. A
+    finding every variant shows holds whatever the host passes there (the threads past n
+    of a grid rounded up from n); one some variant does not is the guess's (a hidden
+    width searched as 1; a grid and a count from two host values)."""
+
+    def __init__(self, run: LaunchRun, detectors, deadline: float, space):
+        self.run, self.detectors, self.deadline, self.space = run, detectors, deadline, space
+        self.shown: dict[tuple, list] = {}  # names varied -> [(what changed, keys shown or None)]
+
+    def doubt(self, finding: Finding, names: list[str]) -> str:
+        """'' when every variant that ran shows `finding`, else what it rests on."""
+        launch = self.run.result.launch
+        if tuple(names) not in self.shown:
+            variants = self.space.variants(launch, names) if self.space is not None else []
+            types = {rule.id for detector in self.detectors for rule in detector.rules}
+            self.shown[tuple(names)] = [(what, _shown(self.run, variant, self.detectors, types, self.deadline))
+                                        for what, variant in variants]
+        ran = [(what, keys) for what, keys in self.shown[tuple(names)] if keys is not None]
+        missing = [what for what, keys in ran if finding.key() not in keys]
+        if ran and not missing:
+            return ""
+        chosen = ", ".join(f"{name}={_guessed_value(launch, name)}" for name in names[:6]) + \
+            (", ..." if len(names) > 6 else "")
+        passed = [f"{name} from {expression}" for name in names[:3]
+                  for expression in [self.space.host_expression(launch, name) if self.space is not None else ""]
+                  if expression]
+        return (f"only for values Simulee chose ({chosen})" + (f", not with {missing[0]}" if missing else "") +
+                (f": the host passes {'; '.join(passed)}, which Simulee could not evaluate" if passed else
+                 ": the host code computes them from what Simulee cannot see") +
+                "; state the values in simulee.toml, or run the program with simulee exec")
 
 
 def _shown(run: LaunchRun, launch: Launch, detectors, types: set[str], deadline: float) -> set[tuple] | None:
-    """The keys of the findings of `types` that `launch`, a variant of the run's on
-    another grid, shows, run as a check runs it (detection_launch: a large grid on a
-    sample of its blocks); None when it cannot run or has no time left."""
+    """The keys of the findings of `types` that `launch`, a variant of the run's (another
+    grid, other host values), shows, run as a check runs it (detection_launch: a large
+    grid on a sample of its blocks); None when it cannot run, its trace fills up, or no
+    time is left."""
     if time.perf_counter() >= deadline:
         return None
     other = execute(run.program, run.kernel, detection_launch(replace(launch, sample=None), deadline)[0])
-    if other.status in ("unsupported", "out-of-memory", "time-limit"):
+    if other.status in ("unsupported", "out-of-memory", "time-limit", "trace-limit"):  # not seen whole
         return None
     again = replace(run, result=other)
     return {finding.key() for detector in detectors if any(rule.id in types for rule in detector.rules)
@@ -512,13 +523,12 @@ def invented(finding: Finding, result: Result) -> list[str]:
     return [labels[bit] for bit in range(len(labels)) if finding.taint >> bit & 1]
 
 
-def _doubt(finding: Finding, launch: Launch, made_up: list[str], guesses: list[str] = (),
+def _doubt(finding: Finding, launch: Launch, made_up: list[str], guessed: str = "",
            hidden: dict[str, tuple[str, ...]] | None = None) -> str:
     """What guess of Simulee's the launch showing `finding` rests on for it ('' when none):
     two pointers made one buffer by the search; a grid along y or z that callers Simulee
-    could not read pass (`hidden`, _Flat); values Simulee chose for scalars a launch site
-    computes from what it cannot see (`guesses`, _guesses: a size and the area the host
-    derives from it are related in ways no search knows); or memory content Simulee made
+    could not read pass (`hidden`, _Flat); values Simulee chose for what a launch site
+    computes from host values it cannot evaluate (`guessed`: _Replays' doubt); or memory content Simulee made
     up (`made_up`, invented): the program's own data has invariants Simulee does not see
     (an index array that is a permutation, offsets that are a scan, counts never 0)."""
     if searched_alias(launch):
@@ -531,11 +541,8 @@ def _doubt(finding: Finding, launch: Launch, made_up: list[str], guesses: list[s
         return (f"only for a launch shape Simulee chose ({shown}): the host code that launches the kernel "
                 f"({', '.join(files[:3])}{', ...' if len(files) > 3 else ''}) could not be read; make it compile "
                 "(-I its include folders) or state the launch in simulee.toml")
-    if guesses:
-        shown = ", ".join(f"{name}={_guessed_value(launch, name)}" for name in guesses[:6]) + \
-            (", ..." if len(guesses) > 6 else "")
-        return (f"only for values Simulee chose ({shown}): the host code computes them from what Simulee cannot "
-                "see; if they never occur together, state the values in simulee.toml")
+    if guessed:
+        return guessed
     returned = [label for label in made_up if label.startswith("what ") and label.endswith(" returns")]
     if returned and len(returned) == len(made_up):  # calls of functions declared and never defined
         names = ", ".join(label.removeprefix("what ").removesuffix(" returns") for label in returned[:6])
@@ -782,7 +789,7 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
     searching = searching or any(isinstance(value, Alias) for launch in at_sites for value in launch.args.values())
     if not space.genes or not searching:
         check = check_kernel(program, kernel, at_sites if space.plans else [b for b in [base] if b], warp_model,
-                             deadline=deadline, progress=progress, detect=detect)
+                             deadline=deadline, progress=progress, detect=detect, space=space)
         # what a proved kernel's few launches judge from too little (a barrier none needed, nothing accessed) is
         # judged, as any kernel's, over the search's
         if not space.genes or not any(finding.type in (REDUNDANT_BARRIER, VACUOUS) for finding in check.findings):
@@ -808,7 +815,8 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
     # with launch sites every launch checked is one of theirs: the default launch may contradict them
     launches, fitness = (at_sites + searched, [None] * len(at_sites) + fitness) if space.plans or base is None \
         else (searched + [base], fitness + [None])
-    check = check_kernel(program, kernel, launches, warp_model, found.contract, fitness, deadline, progress, detect)
+    check = check_kernel(program, kernel, launches, warp_model, found.contract, fitness, deadline, progress, detect,
+                         space)
     check.search = search_summary(space, found, options)
     check.seconds = time.perf_counter() - start
     return check

@@ -12,9 +12,15 @@ __device__ void fill_plane(float *out, int dim, int area) {
   if (row < dim) out[blockIdx.x * area + row * dim + col] = blockIdx.x;  // plane b starts area apart
 }
 
+// Every element of the plane, however large: planes area = dim * dim - 1 apart always meet.
+__device__ void fill_whole_plane(float *out, int dim, int area) {
+  for (int t = threadIdx.x; t < dim * dim; t += blockDim.x)
+    out[blockIdx.x * area + t] = blockIdx.x;  // the whole plane b, area apart
+}
+
 __global__ void planes(float *out, int dim, int area) { fill_plane(out, dim, area); }
 
-__global__ void planes_short(float *out, int dim, int area) { fill_plane(out, dim, area); }
+__global__ void planes_short(float *out, int dim, int area) { fill_whole_plane(out, dim, area); }
 
 void forward(Layer *l) {
   planes<<<l->batch, 64>>>(l->out->data, l->dim, l->out->rows * l->out->cols);
