@@ -569,3 +569,17 @@ def test_a_width_a_c_main_passes_is_the_hosts():
     (site,) = sites
     assert site.args[1] == ["const", 16]
     assert errors(check_json("cprogram/launcher.cu")) == []
+
+
+def test_a_race_only_rows_a_kernel_ignores_make_is_a_warning_unless_the_user_states_them():
+    """tests/sites/one_row.cu, no host code: the race two rows of a searched block make at
+    an address that ignores threadIdx.y is a warning naming blockDim.y; with a 2-D block
+    stated it is an error; a race one row shows too is an error."""
+    row = check_json("one_row.cu", "-k", "scale_row")
+    assert row["findings"] and {(f["type"], f["severity"]) for f in row["findings"]} == {("data-race", "warning")}
+    assert "only when blockDim.y > 1, on a launch Simulee chose" in row["findings"][0]["message"]
+    assert "no address of the kernel depends on threadIdx.y" in row["findings"][0]["message"]
+    stated = check_json("one_row.cu", "-k", "scale_row", "--block", "64,2,1")
+    assert {(f["type"], f["line"]) for f in errors(stated)} == {("data-race", line_in("one_row.cu", "by x alone"))}
+    every = check_json("one_row.cu", "-k", "sum_all")
+    assert {(f["type"], f["line"]) for f in errors(every)} == {("data-race", line_in("one_row.cu", "at one place"))}

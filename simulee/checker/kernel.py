@@ -24,7 +24,7 @@ from simulee.detect.faults import invalid_launch
 from simulee.detect.race import RACES, WARP_SYNCHRONOUS
 from simulee.detect.redundant import REDUNDANT_BARRIER, BarrierJudge, BarrierVerdict, redundant_message
 from simulee.detect.vacuous import VACUOUS
-from simulee.model.findings import ERROR, WARNING, Finding, display, launch_of
+from simulee.model.findings import ERROR, SYNTHETIC, WARNING, Finding, display, launch_of
 from simulee.frontend.compiler import BUILTIN_VARIABLES, library_file, user_location
 
 DEFAULT_THREADS_PER_BLOCK = 64
@@ -314,6 +314,7 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
         found = [finding for detector in detectors for finding in detector.launch(run)]
         again = _again(run, found, detectors, deadline)
         flat, replays = _Flat(run, detectors, deadline), _Replays(run, detectors, deadline, space)
+        rows = _Rows(run, detectors, deadline, rules)
         for finding in found:
             made_up = [] if finding.key() in again else invented(finding, result)
             if made_up and finding.type in MEMORY_FAULTS:  # the made-up content's fault, not the kernel's
@@ -328,7 +329,7 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
             if opened and replayed.get(key, (0, ""))[0] < MAX_REPLAYS:
                 replayed[key] = (replayed.get(key, (0, ""))[0] + 1, replays.doubt(finding, opened))
             guessed = replayed[key][1] if opened else ""
-            doubt = _doubt(finding, result.launch, made_up, guessed, flat.needs(finding))
+            doubt = _doubt(finding, result.launch, made_up, guessed, flat.needs(finding), rows.needs(finding))
             if not doubt:
                 trusted.add(key)
             elif key not in doubts or (unaliased and shown):
@@ -414,32 +415,31 @@ def _not_checked(check: KernelCheck, out_of_time: bool, outside: list[str]) -> s
 def _opened(finding: Finding, launch: Launch, rules: Contract, program: Program, kernel: KernelInfo) -> list[str]:
     """The scalars and dimensions of a launch site whose values Simulee chose
     (launch.guessed: the host computes them from what Simulee could not evaluate, or the
-    site does not pass them) that `finding` depends on: those its addresses are computed
-    from, for a race or a fault (a dimension when they range over its index); those any
-    branch depends on, for a failed assertion."""
-    if not launch.guessed:
-        return []
-    if finding.type == "assertion":
-        from evolve.taint import relevant_parameters
+    site does not pass them) that `finding` depends on: those any branch depends on (a loop
+    whose barrier a count of 0 skips), and for a race or a fault those its addresses are
+    computed from (a dimension when they range over its index)."""
+    from evolve.taint import relevant_parameters
 
-        used = {name for name, uses in relevant_parameters(program, kernel).items() if "branch" in uses}
-    elif finding.type in RACES or finding.type in MEMORY_FAULTS:
-        sources = [rules.sources[op] for op in finding.ops if op in rules.sources]
-        used = set().union(*(source.scalars | source.contents | source.dims for source in sources))
-    else:
+    if not launch.guessed or finding.type != "assertion" and finding.type not in RACES + MEMORY_FAULTS:
         return []
+    used = {name for name, uses in relevant_parameters(program, kernel).items() if "branch" in uses}
+    if finding.type != "assertion":
+        sources = [rules.sources[op] for op in finding.ops if op in rules.sources]
+        used |= set().union(*(source.scalars | source.contents | source.dims for source in sources))
     return [name for name, _ in launch.guessed if name in DIMENSIONS and name in used or
             name not in DIMENSIONS and name.partition(".")[0] in used]
 
 
 DIMENSIONS = {f"{what}.{axis}" for what in ("gridDim", "blockDim") for axis in "xyz"}
 MAX_REPLAYS = 2  # launches per finding whose host values are varied (_Replays) before its doubt stands
+REPLAY_SECONDS = 2.0  # the least time a variant of a launch gets
 
 
 class _Replays:
     """Whether a finding of a launch made at a launch site needs the values Simulee chose
     for what the site computes from host values it could not evaluate: the same launch
-    with each such host value changed (SearchSpace.variants) that does not show it. A
+    with each such host value changed (SearchSpace.variants) that does not show it, or
+    that could not be run far enough to tell (its trace full before it shows it). A
     finding every variant shows holds whatever the host passes there (the threads past n
     of a grid rounded up from n); one some variant does not is the guess's (a hidden
     width searched as 1; a grid and a count from two host values)."""
@@ -454,36 +454,53 @@ class _Replays:
         if tuple(names) not in self.shown:
             variants = self.space.variants(launch, names) if self.space is not None else []
             types = {rule.id for detector in self.detectors for rule in detector.rules}
-            self.shown[tuple(names)] = [(what, _shown(self.run, variant, self.detectors, types, self.deadline))
-                                        for what, variant in variants]
-        ran = [(what, keys) for what, keys in self.shown[tuple(names)] if keys is not None]
-        missing = [what for what, keys in ran if finding.key() not in keys]
-        if ran and not missing:
+            limit = max(REPLAY_SECONDS, 4 * self.run.result.seconds)  # a variant far slower than its witness: unknown
+            self.shown[tuple(names)] = [(what, _shown(self.run, replace(variant, time_limit=limit), self.detectors,
+                                                      types, self.deadline, True)) for what, variant in variants]
+        shown = self.shown[tuple(names)]
+        if shown and all(keys is not None and finding.key() in keys for _, keys in shown):
             return ""
+        missing = [what for what, keys in shown if keys is not None and not isinstance(keys, PartialKeys)
+                   and finding.key() not in keys]
         chosen = ", ".join(f"{name}={_guessed_value(launch, name)}" for name in names[:6]) + \
             (", ..." if len(names) > 6 else "")
         passed = [f"{name} from {expression}" for name in names[:3]
                   for expression in [self.space.host_expression(launch, name) if self.space is not None else ""]
                   if expression]
-        return (f"only for values Simulee chose ({chosen})" + (f", not with {missing[0]}" if missing else "") +
+        unknown = [what for what, keys in shown if what not in missing and (keys is None or finding.key() not in keys)]
+        return (f"only for values Simulee chose ({chosen})" + (f", not with {missing[0]}" if missing else
+                                                               f", not known with {unknown[0]}" if unknown else "") +
                 (f": the host passes {'; '.join(passed)}, which Simulee could not evaluate" if passed else
                  ": the host code computes them from what Simulee cannot see") +
                 "; state the values in simulee.toml, or run the program with simulee exec")
 
 
-def _shown(run: LaunchRun, launch: Launch, detectors, types: set[str], deadline: float) -> set[tuple] | None:
+def _shown(run: LaunchRun, launch: Launch, detectors, types: set[str], deadline: float,
+           partial: bool = False) -> set[tuple] | None:
     """The keys of the findings of `types` that `launch`, a variant of the run's (another
     grid, other host values), shows, run as a check runs it (detection_launch: a large
-    grid on a sample of its blocks); None when it cannot run, its trace fills up, or no
-    time is left."""
+    grid on a sample of its blocks, fewer when their trace does not fit); None when it
+    cannot run, its trace fills up even so (with `partial`: what the part traced shows,
+    marked PartialKeys: what it lacks is unknown), or no time is left."""
     if time.perf_counter() >= deadline:
         return None
     other = execute(run.program, run.kernel, detection_launch(replace(launch, sample=None), deadline)[0])
-    if other.status in ("unsupported", "out-of-memory", "time-limit", "trace-limit"):  # not seen whole
+    fewer = _fitting(other)
+    while fewer is not None and time.perf_counter() < deadline:  # fewer blocks whose trace fits, as a check runs
+        other = execute(run.program, run.kernel, fewer)
+        fewer = _fitting(other)
+    cut = other.status == "trace-limit"
+    if other.status in ("unsupported", "out-of-memory", "time-limit") or cut and not partial:  # not seen whole
         return None
     again = replace(run, result=other)
-    return {finding.key() for detector in detectors if any(rule.id in types for rule in detector.rules)
+    keys = {finding.key() for detector in detectors if any(rule.id in types for rule in detector.rules)
             for finding in detector.launch(again)}
+    return PartialKeys(keys) if cut else keys
+
+
+class PartialKeys(set):
+    """The keys of the findings of a launch stopped at its trace limit: each is shown; one
+    not among them is not known."""
 
 
 class _Flat:
@@ -514,6 +531,36 @@ class _Flat:
         return {} if finding.key() in self.shown else self.axes
 
 
+class _Rows:
+    """Of a launch Simulee made up (no launch site or user gave it: SYNTHETIC), which
+    races need threads or blocks that differ only along y or z where no address of the
+    kernel depends on that axis (blockDim.y > 1 while no address reads threadIdx.y or
+    blockDim.y): the same launch with one thread (block) along those axes does not show
+    them. A kernel that indexes its memory by x alone is written for one row: more rows
+    would redo its work at the same places, which no host code shows it is launched for."""
+
+    def __init__(self, run: LaunchRun, detectors, deadline: float, rules: Contract):
+        launch = run.result.launch
+        self.run, self.detectors, self.deadline = run, detectors, deadline
+        read = set().union(*(source.dims for source in rules.sources.values()))
+        self.axes = tuple(f"{what}.{axis}" for what, sizes in (("blockDim", launch.block), ("gridDim", launch.grid))
+                          for axis, size in zip("yz", sizes[1:]) if size > 1 and f"{what}.{axis}" not in read) \
+            if (launch.origin or "default") in SYNTHETIC else ()
+        self.shown: set | None = None
+
+    def needs(self, finding: Finding) -> list[str]:
+        """The axes (blockDim.y, gridDim.z, ...) `finding` needs more than one of; [] when none."""
+        if not self.axes or finding.type not in RACES:
+            return []
+        if self.shown is None:
+            launch = self.run.result.launch
+            flat = lambda what, sizes: tuple(1 if f"{what}.{axis}" in self.axes else n for axis, n in zip("xyz", sizes))
+            types = {rule.id for detector in self.detectors for rule in detector.rules}
+            self.shown = _shown(self.run, replace(launch, grid=flat("gridDim", launch.grid),
+                                block=flat("blockDim", launch.block)), self.detectors, types, self.deadline) or set()
+        return [] if finding.key() in self.shown else list(self.axes)
+
+
 def invented(finding: Finding, result: Result) -> list[str]:
     """What Simulee invented for the launch (Result.labels) that `finding` depends on: the
     content of buffers, tables of pointers and device variables its addresses, branches or
@@ -524,13 +571,15 @@ def invented(finding: Finding, result: Result) -> list[str]:
 
 
 def _doubt(finding: Finding, launch: Launch, made_up: list[str], guessed: str = "",
-           hidden: dict[str, tuple[str, ...]] | None = None) -> str:
+           hidden: dict[str, tuple[str, ...]] | None = None, rows: list[str] = ()) -> str:
     """What guess of Simulee's the launch showing `finding` rests on for it ('' when none):
     two pointers made one buffer by the search; a grid along y or z that callers Simulee
     could not read pass (`hidden`, _Flat); values Simulee chose for what a launch site
     computes from host values it cannot evaluate (`guessed`: _Replays' doubt); or memory content Simulee made
     up (`made_up`, invented): the program's own data has invariants Simulee does not see
-    (an index array that is a permutation, offsets that are a scan, counts never 0)."""
+    (an index array that is a permutation, offsets that are a scan, counts never 0); or,
+    on a launch no host code or user gave, more than one thread or block along an axis
+    the race's addresses ignore (`rows`, _Rows)."""
     if searched_alias(launch):
         pairs = ", ".join(f"{name}=={value.target}" for name, value in launch.args.items() if isinstance(value, Alias))
         return (f"only when {pairs}: an in-place call, which no launch site or user makes; mark the pointers "
@@ -543,6 +592,12 @@ def _doubt(finding: Finding, launch: Launch, made_up: list[str], guessed: str = 
                 "(-I its include folders) or state the launch in simulee.toml")
     if guessed:
         return guessed
+    if rows:
+        shown = " and ".join(f"{name} > 1" for name in rows)
+        index = ", ".join(("threadIdx." if name.startswith("block") else "blockIdx.") + name[-1] for name in rows)
+        return (f"only when {shown}, on a launch Simulee chose: no address of the kernel depends on {index}, so it is "
+                "written for one row there (threads that differ only in it do the same work); no host code launches "
+                "it: state its launch (--block, --grid or simulee.toml) if it runs with more")
     returned = [label for label in made_up if label.startswith("what ") and label.endswith(" returns")]
     if returned and len(returned) == len(made_up):  # calls of functions declared and never defined
         names = ", ".join(label.removeprefix("what ").removesuffix(" returns") for label in returned[:6])
