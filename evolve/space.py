@@ -77,13 +77,18 @@ class SitePlan:
         """The site's inputs for a genome (None: at their defaults): each its gene's value
         (or its default), within the bounds the host code's conditions set (`Bl.x == 32`
         makes it 32)."""
-        inputs = [values[g] if g is not None and values is not None else d for g, d in zip(self.genes, self.defaults)]
-        for index, low, high in self.bounds:
-            inputs[index] = min(max(inputs[index], low if low is not None else inputs[index]),
-                                high if high is not None else inputs[index])
+        inputs = self.bounded([values[g] if g is not None and values is not None else d
+                               for g, d in zip(self.genes, self.defaults)])
         for index in self.packed:
             half = int(inputs[index]) & 0xFFFFFFFF
             inputs[index] = half << 32 | half
+        return inputs
+
+    def bounded(self, inputs: list) -> list:
+        """`inputs` within the bounds the host code's conditions set (`Bl.x == 32` makes it 32)."""
+        for index, low, high in self.bounds:
+            inputs[index] = min(max(inputs[index], low if low is not None else inputs[index]),
+                                high if high is not None else inputs[index])
         return inputs
 
 
@@ -455,10 +460,7 @@ class SearchSpace:
             for change in VARIED:
                 varied = list(inputs)
                 varied[index] = _changed(inputs[index], change, site.inputs[index].kind, site.inputs[index].bits)
-                for at, low, high in plan.bounds:  # within what the host code tests
-                    if at == index:
-                        varied[at] = min(max(varied[at], low if low is not None else varied[at]),
-                                         high if high is not None else varied[at])
+                varied[index] = plan.bounded(list(varied))[index]  # within what the host code tests
                 if varied[index] == inputs[index]:
                     continue
                 try:
@@ -482,29 +484,29 @@ class SearchSpace:
                 found.append((f"{name}={value}", replace(launch, args={**launch.args, name: value})))
         return found
 
-    def host_expression(self, launch: Launch, name: str) -> str:
-        """What the host code passes for the scalar or dimension `name` at the site
-        `launch` was made at, as written there ("`net->hidden_n` at net.cu:20"); '' when
-        the source does not say (no `<<<` launch)."""
-        if not launch.site_inputs:
-            return ""
-        site = self.plans[launch.site_inputs[0]].site
-        written = site.written()
+    def host_expressions(self, launch: Launch, names: list[str]) -> dict[str, str]:
+        """What the host code passes for each scalar or dimension of `names` at the site
+        `launch` was made at, as written there ("`net->hidden_n` at net.cu:20"); those the
+        source does not say (no `<<<` launch) left out."""
+        written = self.plans[launch.site_inputs[0]].site.written() if launch.site_inputs else None
         if written is None:
-            return ""
-        config, args = written
-        what, _, member = name.partition(".")
-        if what in ("gridDim", "blockDim"):
-            part = config[0 if what == "gridDim" else 1] if len(config) > (what == "blockDim") else ""
-            axis = "xyz".index(member)
-            inner = arguments_written(part[part.index("(") + 1:], ")") if part.startswith("dim3(") else None
-            text = inner[axis] if inner and axis < len(inner) else part if axis == 0 or not part else f"{part}.{member}"
-        else:
-            index = next((i for i, p in enumerate(self.kernel.params) if p.name == what), None)
-            if index is None or index >= len(args):
-                return ""
-            text = args[index] + (f".{member}" if member else "")
-        return f"`{text}` at {Path(site.file).name}:{site.line}" if text else ""
+            return {}
+        site, (config, args) = self.plans[launch.site_inputs[0]].site, written
+        found = {}
+        for name in names:
+            what, _, member = name.partition(".")
+            if what in ("gridDim", "blockDim"):
+                part = config[0 if what == "gridDim" else 1] if len(config) > (what == "blockDim") else ""
+                axis = "xyz".index(member)
+                inner = arguments_written(part[part.index("(") + 1:], ")") if part.startswith("dim3(") else None
+                text = inner[axis] if inner and axis < len(inner) else \
+                    part if axis == 0 or not part else f"{part}.{member}"
+            else:
+                index = next((i for i, p in enumerate(self.kernel.params) if p.name == what), None)
+                text = args[index] + (f".{member}" if member else "") if index is not None and index < len(args) else ""
+            if text:
+                found[name] = f"`{text}` at {Path(site.file).name}:{site.line}"
+        return found
 
     def genome(self, launch: Launch) -> list[float]:
         """The genome of `launch` (its values for the genes; base's for arguments it lacks)."""

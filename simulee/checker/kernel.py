@@ -326,9 +326,11 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
             if shown:
                 (aliased.add if alias else aliased.discard)(key)
             opened = [] if key in trusted else _opened(finding, result.launch, rules, program, kernel)
-            if opened and replayed.get(key, (0, ""))[0] < MAX_REPLAYS:
-                replayed[key] = (replayed.get(key, (0, ""))[0] + 1, replays.doubt(finding, opened))
-            guessed = replayed[key][1] if opened else ""
+            count, guessed = replayed.get(key, (0, ""))
+            if opened and count < MAX_REPLAYS:
+                guessed = replays.doubt(finding, opened)
+                replayed[key] = (count + 1, guessed)
+            guessed = guessed if opened else ""
             doubt = _doubt(finding, result.launch, made_up, guessed, flat.needs(finding), rows.needs(finding))
             if not doubt:
                 trusted.add(key)
@@ -453,10 +455,9 @@ class _Replays:
         launch = self.run.result.launch
         if tuple(names) not in self.shown:
             variants = self.space.variants(launch, names) if self.space is not None else []
-            types = {rule.id for detector in self.detectors for rule in detector.rules}
             limit = max(REPLAY_SECONDS, 4 * self.run.result.seconds)  # a variant far slower than its witness: unknown
             self.shown[tuple(names)] = [(what, _shown(self.run, replace(variant, time_limit=limit), self.detectors,
-                                                      types, self.deadline, True)) for what, variant in variants]
+                                                      self.deadline, True)) for what, variant in variants]
         shown = self.shown[tuple(names)]
         if shown and all(keys is not None and finding.key() in keys for _, keys in shown):
             return ""
@@ -464,9 +465,8 @@ class _Replays:
                    and finding.key() not in keys]
         chosen = ", ".join(f"{name}={_guessed_value(launch, name)}" for name in names[:6]) + \
             (", ..." if len(names) > 6 else "")
-        passed = [f"{name} from {expression}" for name in names[:3]
-                  for expression in [self.space.host_expression(launch, name) if self.space is not None else ""]
-                  if expression]
+        written = self.space.host_expressions(launch, names[:3]) if self.space is not None else {}
+        passed = [f"{name} from {expression}" for name, expression in written.items()]
         unknown = [what for what, keys in shown if what not in missing and (keys is None or finding.key() not in keys)]
         return (f"only for values Simulee chose ({chosen})" + (f", not with {missing[0]}" if missing else
                                                                f", not known with {unknown[0]}" if unknown else "") +
@@ -475,9 +475,8 @@ class _Replays:
                 "; state the values in simulee.toml, or run the program with simulee exec")
 
 
-def _shown(run: LaunchRun, launch: Launch, detectors, types: set[str], deadline: float,
-           partial: bool = False) -> set[tuple] | None:
-    """The keys of the findings of `types` that `launch`, a variant of the run's (another
+def _shown(run: LaunchRun, launch: Launch, detectors, deadline: float, partial: bool = False) -> set[tuple] | None:
+    """The keys of the findings that `launch`, a variant of the run's (another
     grid, other host values), shows, run as a check runs it (detection_launch: a large
     grid on a sample of its blocks, fewer when their trace does not fit); None when it
     cannot run, its trace fills up even so (with `partial`: what the part traced shows,
@@ -493,8 +492,7 @@ def _shown(run: LaunchRun, launch: Launch, detectors, types: set[str], deadline:
     if other.status in ("unsupported", "out-of-memory", "time-limit") or cut and not partial:  # not seen whole
         return None
     again = replace(run, result=other)
-    keys = {finding.key() for detector in detectors if any(rule.id in types for rule in detector.rules)
-            for finding in detector.launch(again)}
+    keys = {finding.key() for detector in detectors for finding in detector.launch(again)}
     return PartialKeys(keys) if cut else keys
 
 
@@ -526,8 +524,7 @@ class _Flat:
         if self.shown is None:
             launch = self.run.result.launch
             grid = tuple(1 if f"gridDim.{axis}" in self.axes else size for axis, size in zip("xyz", launch.grid))
-            types = {rule.id for detector in self.detectors for rule in detector.rules}
-            self.shown = _shown(self.run, replace(launch, grid=grid), self.detectors, types, self.deadline) or set()
+            self.shown = _shown(self.run, replace(launch, grid=grid), self.detectors, self.deadline) or set()
         return {} if finding.key() in self.shown else self.axes
 
 
@@ -555,9 +552,8 @@ class _Rows:
         if self.shown is None:
             launch = self.run.result.launch
             flat = lambda what, sizes: tuple(1 if f"{what}.{axis}" in self.axes else n for axis, n in zip("xyz", sizes))
-            types = {rule.id for detector in self.detectors for rule in detector.rules}
             self.shown = _shown(self.run, replace(launch, grid=flat("gridDim", launch.grid),
-                                block=flat("blockDim", launch.block)), self.detectors, types, self.deadline) or set()
+                                block=flat("blockDim", launch.block)), self.detectors, self.deadline) or set()
         return [] if finding.key() in self.shown else list(self.axes)
 
 
