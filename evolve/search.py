@@ -94,6 +94,7 @@ def search(program: Program, space: SearchSpace, population: int = 10, generatio
 
     starts = [space.initial(site) for site in range(max(len(space.plans), 1))]
     witnesses = []  # the genomes of the prover's races (seeds from the solver)
+    programs = [launch for launch in seeds if launch.origin != "solver"]  # launches a program made
     for launch in seeds:
         try:
             starts.append(space.genome(launch))
@@ -133,7 +134,7 @@ def search(program: Program, space: SearchSpace, population: int = 10, generatio
     except Unsupported as error:
         result.stopped, result.message = "unsupported", str(error)
     result.evaluations = len(runs.scores)
-    result.best = runs.choose(keep, witnesses)
+    result.best = [_made(candidate, programs) for candidate in runs.choose(keep, witnesses)]
     result.seconds = time.perf_counter() - start
     return result
 
@@ -306,6 +307,17 @@ class _Runs:
             added += admit(fitness, key)
         return [Candidate(self.space.launch(list(key), seed=self.seed), fitness)
                 for fitness, key in chosen if self.allows(list(key))]  # a later probe may have tightened it
+
+
+def _made(candidate: Candidate, made: list[Launch]) -> Candidate:
+    """`candidate`, marked as the launch a program made when it is one: its dimensions and
+    numbers are then the program's, not values Simulee chose."""
+    launch = candidate.launch
+    program = next((seed for seed in made if seed.grid == launch.grid and seed.block == launch.block
+                    and all(launch.args.get(name) == value for name, value in seed.args.items())), None)
+    if program is None:
+        return candidate
+    return replace(candidate, launch=replace(launch, origin="a launch the program made", guessed=(), unread=()))
 
 
 def _individual(values: list, steps: list[float]):

@@ -434,14 +434,15 @@ class SearchSpace:
             raise InvalidGenome(f"no launch at {plan.site.label}: {problem}")
         return grid, block, shared, computed
 
-    def variants(self, launch: Launch, names: list[str]) -> list[tuple[str, Launch]]:
+    def variants(self, launch: Launch, names: list[str], changes: tuple = ()) -> list[tuple[str, Launch]]:
         """Launches like `launch` (a site's) with one host value at a time that the guessed
-        scalars and dimensions `names` are computed from set to other values (VARIED: off
-        the witness's alignment, near and far), each with what it changes ("n=2"): a
+        scalars and dimensions `names` are computed from set to other values (`changes`, or
+        VARIED: off the witness's alignment, near and far), each with what it changes ("n=2"): a
         finding every one of them shows holds whatever the host passes there. Values the
         host code's conditions fix, and changes that make no launch, are left out."""
         if not launch.site_inputs:
             return []
+        changes = changes or VARIED
         number, inputs = launch.site_inputs
         plan = self.plans[number]
         given, site = dict(plan.scalars), plan.site
@@ -457,10 +458,14 @@ class SearchSpace:
         scalars = {p.name: p for p in self.kernel.scalars()}
         found = []
         for index in sorted(indices):
-            for change in VARIED:
+            for change in changes:
                 varied = list(inputs)
-                varied[index] = _changed(inputs[index], change, site.inputs[index].kind, site.inputs[index].bits)
-                varied[index] = plan.bounded(list(varied))[index]  # within what the host code tests
+                if index in plan.packed:  # two 32-bit values (a struct's), both the gene's: both change
+                    half = _changed(int(inputs[index]) & 0xFFFFFFFF, change, "integer", 32) & 0xFFFFFFFF
+                    varied[index] = half << 32 | half
+                else:
+                    varied[index] = _changed(inputs[index], change, site.inputs[index].kind, site.inputs[index].bits)
+                    varied[index] = plan.bounded(list(varied))[index]  # within what the host code tests
                 if varied[index] == inputs[index]:
                     continue
                 try:
@@ -472,12 +477,14 @@ class SearchSpace:
                 before, after = dict(zip(dims, launch.grid + launch.block)), dict(zip(dims, grid + block))
                 before.update(launch.args)
                 after.update(args)
-                what = ", ".join(f"{name}={after[name]}" for name in names if after.get(name) != before.get(name))
+                changed = [name for name in names if after.get(name) != before.get(name)] or \
+                    [name for name in after if after[name] != before.get(name)]  # what the site computes otherwise
+                what = ", ".join(f"{name}={after[name]}" for name in changed)
                 found.append((what, self.padded(replace(
                     launch, grid=grid, block=block, args=args, site_inputs=(number, tuple(varied)),
                     shared_bytes=shared if self.kernel.dynamic_shared else launch.shared_bytes))))
         for name in direct:  # a scalar the site does not pass: its own value
-            for change in VARIED:
+            for change in changes:
                 param = scalars.get(name)
                 value = _changed(launch.args[name], change, param.kind if param else "integer", 32)
                 value = _as_parameter(param, value) if param else value
@@ -577,6 +584,7 @@ def _as_parameter(param, value):
 
 
 VARIED = (lambda v: v + 1, lambda v: 4 * v + 97)  # a host value's other values: off its alignment, near and far
+HALFWAY = (lambda v: 2 * v + 33,)  # about halfway to the far value: when that could not be run far enough to tell
 
 
 def _changed(value, change, kind: str, bits: int):

@@ -459,6 +459,19 @@ def test_a_race_on_sizes_simulee_chose_is_a_warning_naming_them_one_every_value_
         ("data-race", line_in("layers.cu", "the whole plane b, area apart"))]
 
 
+def test_a_size_struct_the_host_passes_whole_is_varied_member_by_member():
+    """A struct of two ints from a function Simulee cannot read reaches the launcher as one
+    64-bit value: replays change both members (not the packed value, whose grid would be
+    no launch), so a race every size shows is an error and one only d.cols == 33 shows is a
+    warning naming a size it does not show with."""
+    every, one = (check_json("matrix_dim.cu", "-k", kernel)["findings"] for kernel in ("pairs", "pair_at"))
+    line = line_in("matrix_dim.cu", "two threads per element")
+    assert [(f["type"], f["severity"], f["line"]) for f in every] == [("data-race", "error", line)]
+    (doubted,) = one
+    assert doubted["type"] == "data-race" and doubted["severity"] == "warning"
+    assert "only for values Simulee chose" in doubted["message"] and "d.cols=34" in doubted["message"]
+
+
 def test_a_pointer_the_site_passes_null_is_null():
     """NULL and a stride of 0 for an output the host does not want: the kernel skips it,
     so no row of it is written twice; a buffer with a stride of 0 is a race."""

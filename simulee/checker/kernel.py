@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 
 from evolve.contract import MEMORY_FAULTS, Contract
 from evolve.search import DETECTION_THREADS
-from evolve.space import STRIDE_NAME
+from evolve.space import HALFWAY, STRIDE_NAME
 from interpreter.limits import DEFAULT_HEAP_BYTES, TRACE_LIMIT
 from interpreter.launch import Alias, Launch, Result
 from interpreter.loader import KernelInfo, Program
@@ -256,6 +256,8 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
     kept = KernelRuns(program, kernel, warp_model)
     merged: dict[tuple, Finding] = {}
     trusted: set[tuple] = set()  # findings some launch shows without resting on a guess
+    cleared: set[tuple] = set()  # findings some launch shows with every host value it varied (_Replays)
+    refuted: set[tuple] = set()  # findings some launch does not show with a host value varied
     doubts: dict[tuple, str] = {}  # the others: what guess the first launch showing them rests on
     # per finding: how many launches' host values were varied to see whether it needs them, and the last doubt
     replayed: dict[tuple, tuple[int, str]] = {}
@@ -313,7 +315,7 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
         run = LaunchRun(program, kernel, result, warp_model)
         found = [finding for detector in detectors for finding in detector.launch(run)]
         again = _again(run, found, detectors, deadline)
-        flat, replays = _Flat(run, detectors, deadline), _Replays(run, detectors, deadline, space)
+        flat, replays = _Flat(run, detectors, deadline), _Replays(run, detectors, deadline, space, refuted)
         rows = _Rows(run, detectors, deadline, rules)
         for finding in found:
             made_up = [] if finding.key() in again else invented(finding, result)
@@ -325,7 +327,7 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
             shown = _merge(merged, finding, unaliased)
             if shown:
                 (aliased.add if alias else aliased.discard)(key)
-            opened = [] if key in trusted else _opened(finding, result.launch, rules, program, kernel)
+            opened = [] if key in trusted | cleared else _opened(finding, result.launch, rules, program, kernel)
             count, guessed = replayed.get(key, (0, ""))
             if opened and count < MAX_REPLAYS:
                 guessed = replays.doubt(finding, opened)
@@ -333,7 +335,7 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
             guessed = guessed if opened else ""
             doubt = _doubt(finding, result.launch, made_up, guessed, flat.needs(finding), rows.needs(finding))
             if not doubt:
-                trusted.add(key)
+                (cleared if opened else trusted).add(key)
             elif key not in doubts or (unaliased and shown):
                 doubts[key] = doubt
         for detector in detectors:
@@ -343,7 +345,8 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
         blocks.append(result.launch.block)
         del run, result
     for key, finding in merged.items():
-        if key in doubts and key not in trusted:
+        # cleared by one launch's replays unless another's showed a value it does not hold for
+        if key in doubts and key not in trusted and (key not in cleared or key in refuted):
             conditional(finding, doubts[key])
     kept.status, kept.notes = check.status, check.notes
     for detector in detectors:
@@ -434,35 +437,38 @@ def _opened(finding: Finding, launch: Launch, rules: Contract, program: Program,
 
 DIMENSIONS = {f"{what}.{axis}" for what in ("gridDim", "blockDim") for axis in "xyz"}
 MAX_REPLAYS = 2  # launches per finding whose host values are varied (_Replays) before its doubt stands
-REPLAY_SECONDS = 2.0  # the least time a variant of a launch gets
+REPLAY_WORK = 1 << 22  # the least work (thread-instructions) a variant of a launch gets
 
 
 class _Replays:
     """Whether a finding of a launch made at a launch site needs the values Simulee chose
     for what the site computes from host values it could not evaluate: the same launch
     with each such host value changed (SearchSpace.variants) that does not show it, or
-    that could not be run far enough to tell (its trace full before it shows it). A
+    that could not be run far enough to tell (its trace full, its work past four times the
+    witness's, before it shows it: then one about halfway, 2v + 33, is tried instead). A
     finding every variant shows holds whatever the host passes there (the threads past n
     of a grid rounded up from n); one some variant does not is the guess's (a hidden
     width searched as 1; a grid and a count from two host values)."""
 
-    def __init__(self, run: LaunchRun, detectors, deadline: float, space):
+    def __init__(self, run: LaunchRun, detectors, deadline: float, space, refuted: set):
         self.run, self.detectors, self.deadline, self.space = run, detectors, deadline, space
-        self.shown: dict[tuple, list] = {}  # names varied -> [(what changed, keys shown or None)]
+        self.refuted = refuted  # the keys of findings some variant does not show, added to
+        self.shown: dict[tuple, list] = {}  # (names varied, changes) -> [(what changed, keys shown or None)]
 
     def doubt(self, finding: Finding, names: list[str]) -> str:
         """'' when every variant that ran shows `finding`, else what it rests on."""
         launch = self.run.result.launch
-        if tuple(names) not in self.shown:
-            variants = self.space.variants(launch, names) if self.space is not None else []
-            limit = max(REPLAY_SECONDS, 4 * self.run.result.seconds)  # a variant far slower than its witness: unknown
-            self.shown[tuple(names)] = [(what, _shown(self.run, replace(variant, time_limit=limit), self.detectors,
-                                                      self.deadline, True)) for what, variant in variants]
-        shown = self.shown[tuple(names)]
+        shown = self.replayed(names)
+        known = [(what, keys) for what, keys in shown
+                 if keys is not None and (finding.key() in keys or not isinstance(keys, PartialKeys))]
+        if len(known) < len(shown):  # a value that could not be run far enough to tell: one halfway instead
+            shown = known + self.replayed(names, HALFWAY)
         if shown and all(keys is not None and finding.key() in keys for _, keys in shown):
             return ""
         missing = [what for what, keys in shown if keys is not None and not isinstance(keys, PartialKeys)
                    and finding.key() not in keys]
+        if missing:
+            self.refuted.add(finding.key())
         chosen = ", ".join(f"{name}={_guessed_value(launch, name)}" for name in names[:6]) + \
             (", ..." if len(names) > 6 else "")
         written = self.space.host_expressions(launch, names[:3]) if self.space is not None else {}
@@ -475,20 +481,35 @@ class _Replays:
                 "; state the values in simulee.toml, or run the program with simulee exec")
 
 
+    def replayed(self, names: list[str], changes: tuple = ()) -> list[tuple[str, set | None]]:
+        """Each variant of the run's launch with the host values of `names` changed (by
+        `changes`, or as SearchSpace.variants does), and the keys of what it shows."""
+        if (tuple(names), changes) not in self.shown:
+            variants = self.space.variants(self.run.result.launch, names, changes) if self.space is not None else []
+            # a variant doing far more work than its witness is cut there: what it showed by then counts
+            limit = max(REPLAY_WORK, 4 * self.run.result.thread_instructions)
+            self.shown[tuple(names), changes] = [
+                (what, _shown(self.run, replace(variant, work_limit=limit), self.detectors, self.deadline, True))
+                for what, variant in variants]
+        return self.shown[tuple(names), changes]
+
+
 def _shown(run: LaunchRun, launch: Launch, detectors, deadline: float, partial: bool = False) -> set[tuple] | None:
     """The keys of the findings that `launch`, a variant of the run's (another
     grid, other host values), shows, run as a check runs it (detection_launch: a large
     grid on a sample of its blocks, fewer when their trace does not fit); None when it
-    cannot run, its trace fills up even so (with `partial`: what the part traced shows,
-    marked PartialKeys: what it lacks is unknown), or no time is left."""
+    cannot run, its trace fills up even so (with `partial`: what the part traced, or a sample
+    of its blocks, shows, marked PartialKeys: what it lacks is unknown), or no time is left."""
     if time.perf_counter() >= deadline:
         return None
-    other = execute(run.program, run.kernel, detection_launch(replace(launch, sample=None), deadline)[0])
+    checked, sampled = detection_launch(replace(launch, sample=None), deadline)
+    other = execute(run.program, run.kernel, checked)
     fewer = _fitting(other)
     while fewer is not None and time.perf_counter() < deadline:  # fewer blocks whose trace fits, as a check runs
         other = execute(run.program, run.kernel, fewer)
         fewer = _fitting(other)
-    cut = other.status == "trace-limit"
+    cut = other.status == "trace-limit" or other.status == "step-limit" and \
+        other.thread_instructions > launch.work_limit or partial and bool(sampled)  # stopped at its work
     if other.status in ("unsupported", "out-of-memory", "time-limit") or cut and not partial:  # not seen whole
         return None
     again = replace(run, result=other)
