@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from interpreter import taint
 from interpreter.trace import DIVISION_BY_ZERO, OUT_OF_BOUNDS
 from interpreter.types import ArrayType, StructType, VectorType
 from interpreter.values import (cast as cast_value, divide, dtype_of, float_binary, float_compare, integer_binary,
@@ -35,12 +36,16 @@ def division(c, function, pc, op):
     out = c.writer(function, op.result, True)
     opcode, ty, op_id = op.opcode, op.type, function.op_ids[pc]
     rt = c.rt
+    # dividing by zero depends on the divisor and on reaching the division, not on the dividend
+    divisor_taint, control_taint = c.taint_reader(function, op.args[1], pc), c.control_reader(function, pc)
 
     def run(frame, rows):
         result, zero = divide(opcode, ra(frame, rows), rb(frame, rows), ty)
         if zero is not None and np.any(zero):
             lanes = np.flatnonzero(np.broadcast_to(zero, (frame.width(rows),)))
-            rt.fault(DIVISION_BY_ZERO, op_id, frame.thread_ids(rows)[lanes])
+            depends = taint.union(divisor_taint(frame, rows), control_taint(frame, rows)) if rt.tainting else None
+            rt.fault(DIVISION_BY_ZERO, op_id, frame.thread_ids(rows)[lanes],
+                     depends=depends if type(depends) is not np.ndarray else depends[lanes])
         out(frame, rows, result)
 
     return run

@@ -88,6 +88,8 @@ def indirect_call(c, function, pc, op):
     names = c.placement.function_names
     defined = c.program.module.functions
     rt = c.rt
+    # a bad pointer's fault depends on the pointer and on reaching the call, not on the arguments
+    pointer_taint, control_taint = c.taint_reader(function, op.args[-1], pc), c.control_reader(function, pc)
 
     def run(frame, rows, call_pc):
         targets = np.broadcast_to(np.asarray(pointer(frame, rows), dtype=np.int64), (frame.width(rows),))
@@ -95,7 +97,13 @@ def indirect_call(c, function, pc, op):
         everyone = frame.row_indices(rows)
         valid = (space == CODE) & (region >= 1) & (region <= len(names))
         if not valid.all():
-            rt.fault(BAD_FUNCTION_POINTER, function.op_ids[call_pc], frame.thread_ids(everyone[~valid]))
+            depends = None
+            if rt.tainting:  # and on what Simulee placed there: a buffer where the host puts a function
+                depends = taint.union(pointer_taint(frame, rows), control_taint(frame, rows))
+                depends = taint.union(depends if type(depends) is int else depends[~valid],
+                                      rt.memory.pointee_taint(targets[~valid]))
+            rt.fault(BAD_FUNCTION_POINTER, function.op_ids[call_pc], frame.thread_ids(everyone[~valid]),
+                     depends=depends)
         for number in np.unique(region[valid]):
             name = names[int(number) - 1]
             chosen = everyone[valid & (region == number)]

@@ -8,10 +8,13 @@ caller gave an array, paged when not), numbers, or by-value structs that each th
 copy of. After the run, the pointer arguments' buffers are read back.
 
 What Simulee invents here (the content of a buffer no caller gave, of the buffers a table
-of pointers or a struct passed by value points to, of a device variable the host writes)
-gets a label (`labels`, bit i of a taint mask; interpreter.taint): its bytes start
-tainted with it. The pointers Simulee puts in tables and structs do not: each points to a
-buffer of its own, and an access through one meets another through it wherever it points.
+of pointers or a struct passed by value points to, of a device variable the host writes,
+the bytes of a by-value struct that are neither a pointer nor a member the launch gives: a
+union, padding) gets a label (`labels`, bit i of a taint mask; interpreter.taint): its
+bytes start tainted with it. The pointers Simulee puts in tables and structs do not: each
+points to a buffer of its own, and an access through one meets another through it wherever
+it points; what the region they point into is (Region.placed: a call through a pointer in
+a struct) carries a label of its own.
 """
 
 from __future__ import annotations
@@ -60,6 +63,8 @@ class Argument:
     region: int | None = None
     by_value: bytes | None = None  # struct bytes each thread gets a copy of
     array: np.ndarray | None = None  # the caller's buffer (its dtype and shape are kept)
+    invented: tuple[tuple[int, int], ...] = ()  # byte ranges [start, end) of by_value Simulee invented
+    taint: int = 0  # their label
 
 
 class Placement:
@@ -179,13 +184,19 @@ class Placement:
         given = launch.args.get(param.name, launch.args.get(index))
         if param.kind == "struct":
             size = param.size
-            if given is None:  # zeros, but every pointer in it gets a buffer of its own
-                data = self._fresh_pointers(param.name, param.by_value, bytes(size), launch, index * 64)
-            else:
+            if given is not None:
                 data = bytes(given)
                 if len(data) != size:
                     raise LaunchError(f"argument {param.name}: {len(data)} bytes given for a {size}-byte struct")
-            return Argument(param, by_value=_with_members(data, param.fields, launch.args))
+                return Argument(param, by_value=_with_members(data, param.fields, launch.args))
+            # zeros, but every pointer in it gets a buffer of its own; the bytes of neither a pointer nor a
+            # member the launch gives (a function pointer, a member of an array or union) are invented
+            data = self._fresh_pointers(param.name, param.by_value, bytes(size), launch, index * 64)
+            covered = [(offset, offset + 8) for offset in self._pointer_offsets(param.by_value, 0)] + \
+                [(f.offset, f.offset + max(f.bits, 8) // 8) for f in param.fields if f.name in launch.args]
+            invented = _uncovered(size, covered)
+            return Argument(param, by_value=_with_members(data, param.fields, launch.args), invented=invented,
+                            taint=self.label(f"the members of {param.name}") if invented else 0)
         if param.kind == "pointer":
             if given is None:
                 fill = _fill(launch, launch.seed * 1000 + index, param)
@@ -222,14 +233,17 @@ class Placement:
         """`data` (zeros, of type `ty`) with every pointer in it (at any depth, in arrays
         too) pointing to a buffer of its own that grows on demand, as if the host had set
         it: name.0, name.1, ... in field order. What those buffers hold is invented (one
-        label for all of them); the pointers are not: an access through one meets another
-        through it wherever it points."""
+        label for all of them); where they lie is not (an access through one meets another
+        through it wherever it points), but what a pointer is (a call through it: a function
+        the host would have put there) carries a label of its own (Region.placed)."""
         data = bytearray(data)
-        taint = 0
+        taint = placed = 0
         for number, offset in enumerate(self._pointer_offsets(ty, 0)):
             taint = taint or self.label(f"the buffers {name} points to")
+            placed = placed or self.label(f"the pointers in {name}")
             fill = _fill(launch, launch.seed * 1000 + seed_base + number)
             region = self.memory.add_region(f"{name}.{number}", GLOBAL, fill=fill, taint=taint)
+            self.memory.regions[region].placed = self.memory.label_index(placed)  # the host's pointer there
             data[offset : offset + 8] = np.int64(self.memory.region_address(region)).tobytes()
         return bytes(data)
 
@@ -373,6 +387,15 @@ def _written(data: np.ndarray, writes: list) -> np.ndarray:
         raw = np.frombuffer(bytes.fromhex(hexed), dtype=np.uint8)[: max(0, len(image) - offset)]
         image[offset : offset + len(raw)] = raw
     return image
+
+
+def _uncovered(size: int, covered: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    """The byte ranges [start, end) of [0, size) that no range of `covered` holds."""
+    free = np.ones(size, dtype=bool)
+    for start, end in covered:
+        free[start:end] = False
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], free.astype(np.int8), [0]])))
+    return tuple((int(a), int(b)) for a, b in zip(edges[::2], edges[1::2]))
 
 
 def _with_members(data: bytes, fields, args: dict) -> bytes:

@@ -6,7 +6,7 @@ of the buffers a table of pointers or a struct passed by value points to, a devi
 variable's the host writes without stating it) as *labels*, bit i of a mask
 (Placement.labels). Beside its value every register holds a taint: a Python int, the mask
 all its rows share (0: none), or a uint64 array, one mask per row of its frame. (Scalars
-and dimensions Simulee chose have rules of their own: simulee.checker.kernel._guesses.)
+and dimensions Simulee chose have rules of their own: simulee.checker.kernel._Replays.)
 
 - A value takes the union of its operands' taints; a load also what the bytes it reads
   hold in shadow memory (memory.py), a select its condition's.

@@ -641,6 +641,22 @@ def test_a_searched_stride_spans_every_gate_of_a_row():
     assert any(f.type == "data-race" and shifted_write in (f.line, f.second.line) for f in shifted.findings)
 
 
+@pytest.mark.parametrize("kernel, fault, severity, marker", [
+    ("bucket", "bad-function-pointer", "warning", "the host's map is a function"),
+    ("bucket_table", "bad-function-pointer", "error", "odd threads call null"),
+    ("scale", "division-by-zero", "warning", "the host's divisor is never 0"),
+    ("scale_own", "division-by-zero", "error", "every fourth thread divides by 0")])
+def test_a_fault_on_struct_members_simulee_could_not_fill_is_a_warning(kernel, fault, severity, marker):
+    """A function pointer in a struct passed by value, and a union member, are what the host
+    sets: faults through them are warnings naming them; faults of the kernel's own values
+    (and of a dividend Simulee made up, which decides no division by zero) are errors."""
+    (found,) = explored("struct_unfilled.cu", kernel).findings
+    assert (found.type, found.severity, found.line) == (fault, severity, line_of("struct_unfilled.cu", marker))
+    if severity == "warning":
+        member = "the pointers in b" if kernel == "bucket" else "the members of s"
+        assert f"only for some values of {member}: a struct passed by value" in found.message
+
+
 def test_a_function_declared_and_never_defined_returns_made_up_values_a_finding_on_them_says_so():
     file = "undefined_calls.cu"
     (made_up,) = explored(file, "slot_from_nondet").findings  # threads meet only where nondet's values repeat

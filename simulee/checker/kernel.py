@@ -620,6 +620,11 @@ def _doubt(finding: Finding, launch: Launch, made_up: list[str], guessed: str = 
         names = ", ".join(label.removeprefix("what ").removesuffix(" returns") for label in returned[:6])
         return (f"only for some values of {', '.join(returned[:6])}: the program declares {names} and never "
                 "defines it, and Simulee made up what it returns; compile the file that defines it with this one")
+    unfilled = [label for label in made_up if label.startswith(("the members of ", "the pointers in "))]
+    if unfilled and len(unfilled) == len(made_up):  # of a struct passed by value
+        return (f"only for some values of {', '.join(unfilled[:6])}: a struct passed by value whose members Simulee "
+                "could not fill in (a function pointer, a union: it left them zero, or pointing at a buffer of its "
+                "own); run the program with simulee exec")
     if made_up:
         what = ", ".join(made_up[:6]) + (", ..." if len(made_up) > 6 else "")
         one = len(made_up) == 1
