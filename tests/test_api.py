@@ -119,3 +119,17 @@ def test_equiv_returns_the_report_of_the_command_line_and_a_difference_by_its_la
     assert dict(edge.difference.launch.args) == {"width": 40, "height": 24}
     with pytest.raises(simulee.SimuleeError, match="takes 3 parameters and scale_offset 4"):
         simulee.equiv(f"{equiv_dir}/padding.cu:scale", f"{equiv_dir}/padding.cu:scale_offset")
+
+
+def test_a_proved_kernels_fault_on_a_launch_simulee_chose_is_judged_by_its_contract():
+    """A proved kernel is checked on the default launch alone, 64 threads: one indexing a
+    shared array of 10 by threadIdx.x faults there, but its code fixes blocks of at most 10
+    threads, so the search learns that bound and reports no error; an index past the array
+    for every block of more than one thread stays an error."""
+    within = simulee.check("__global__ void k(int *out) {\n  __shared__ int A[10];\n"
+                           "  A[threadIdx.x] = 1;\n  out[threadIdx.x] = A[threadIdx.x];\n}\n")
+    assert within.errors == [] and within.records[0]["proof"]["verdict"] == "proved"
+    assert [a["bound"] for a in within.records[0]["assumptions"]] == ["blockDim.x <= 10"]
+    past = simulee.check("__global__ void k(int *out, int n) {\n  __shared__ int A[10];\n"
+                         "  A[threadIdx.x] = 1;\n  if (n > 0) out[threadIdx.x] = A[threadIdx.x + 10];\n}\n")
+    assert [(f.type, f.line) for f in past.errors] == [("out-of-bounds", 4)]

@@ -867,9 +867,11 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
     if not space.genes or not searching:
         check = check_kernel(program, kernel, at_sites if space.plans else [b for b in [base] if b], warp_model,
                              deadline=deadline, progress=progress, detect=detect, space=space)
-        # what a proved kernel's few launches judge from too little (a barrier none needed, nothing accessed) is
-        # judged, as any kernel's, over the search's
-        if not space.genes or not any(finding.type in (REDUNDANT_BARRIER, VACUOUS) for finding in check.findings):
+        # what a proved kernel's few launches judge from too little (a barrier none needed, nothing accessed; a
+        # fault of a launch Simulee chose, which may lie outside the kernel's contract) is judged, as any
+        # kernel's, over the search's
+        judged = (REDUNDANT_BARRIER, VACUOUS) + (() if space.plans else MEMORY_FAULTS)
+        if not space.genes or not any(finding.type in judged for finding in check.findings):
             return check
     found = search(program, space, options.population, options.generations, options.launches, options.seed,
                    progress, deadline, tuple(options.seed_launches.get(kernel.symbol, ())))
