@@ -313,9 +313,8 @@ def _made(candidate: Candidate, made: list[Launch]) -> Candidate:
     """`candidate`, marked as the launch a program made when it is one: its dimensions and
     numbers are then the program's, not values Simulee chose."""
     launch = candidate.launch
-    program = next((seed for seed in made if seed.grid == launch.grid and seed.block == launch.block
-                    and all(launch.args.get(name) == value for name, value in seed.args.items())), None)
-    if program is None:
+    if not any(seed.grid == launch.grid and seed.block == launch.block
+               and all(launch.args.get(name) == value for name, value in seed.args.items()) for seed in made):
         return candidate
     return replace(candidate, launch=replace(launch, origin="a launch the program made", guessed=(), unread=()))
 

@@ -80,8 +80,7 @@ class SitePlan:
         inputs = self.bounded([values[g] if g is not None and values is not None else d
                                for g, d in zip(self.genes, self.defaults)])
         for index in self.packed:
-            half = int(inputs[index]) & 0xFFFFFFFF
-            inputs[index] = half << 32 | half
+            inputs[index] = _packed(inputs[index])
         return inputs
 
     def bounded(self, inputs: list) -> list:
@@ -461,8 +460,7 @@ class SearchSpace:
             for change in changes:
                 varied = list(inputs)
                 if index in plan.packed:  # two 32-bit values (a struct's), both the gene's: both change
-                    half = _changed(int(inputs[index]) & 0xFFFFFFFF, change, "integer", 32) & 0xFFFFFFFF
-                    varied[index] = half << 32 | half
+                    varied[index] = _packed(_changed(int(inputs[index]) & 0xFFFFFFFF, change, "integer", 32))
                 else:
                     varied[index] = _changed(inputs[index], change, site.inputs[index].kind, site.inputs[index].bits)
                     varied[index] = plan.bounded(list(varied))[index]  # within what the host code tests
@@ -581,6 +579,12 @@ def _as_parameter(param, value):
     bits = param.bits or 64
     value = int(value) & ((1 << bits) - 1)
     return value - (1 << bits) if param.signed is not False and bits > 1 and value >> (bits - 1) else value
+
+
+def _packed(value) -> int:
+    """An input that packs two 32-bit values, both `value`'s low 32 bits."""
+    half = int(value) & 0xFFFFFFFF
+    return half << 32 | half
 
 
 VARIED = (lambda v: v + 1, lambda v: 4 * v + 97)  # a host value's other values: off its alignment, near and far

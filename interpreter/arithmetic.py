@@ -43,9 +43,9 @@ def division(c, function, pc, op):
         result, zero = divide(opcode, ra(frame, rows), rb(frame, rows), ty)
         if zero is not None and np.any(zero):
             lanes = np.flatnonzero(np.broadcast_to(zero, (frame.width(rows),)))
-            depends = taint.union(divisor_taint(frame, rows), control_taint(frame, rows)) if rt.tainting else None
-            rt.fault(DIVISION_BY_ZERO, op_id, frame.thread_ids(rows)[lanes],
-                     depends=depends if type(depends) is not np.ndarray else depends[lanes])
+            depends = taint.rows_of(taint.union(divisor_taint(frame, rows), control_taint(frame, rows)), lanes) \
+                if rt.tainting else None
+            rt.fault(DIVISION_BY_ZERO, op_id, frame.thread_ids(rows)[lanes], depends=depends)
         out(frame, rows, result)
 
     return run

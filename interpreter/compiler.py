@@ -436,11 +436,8 @@ class Compiler:
                 stacks = memory.local.reshape(-1, memory.local_bytes)
                 stacks[:, start : root.local_top] = np.frombuffer(argument.by_value, dtype=np.uint8)
                 if argument.invented and self.rt.tainting:  # the bytes Simulee made up carry its label
-                    if memory.local_shadow is None:
-                        memory.local_shadow = np.zeros(len(memory.local), dtype=np.uint8)
-                    shadows = memory.local_shadow.reshape(-1, memory.local_bytes)
-                    for low, high in argument.invented:
-                        shadows[:, start + low : start + high] = memory.label_index(argument.taint)
+                    memory.taint_local([(start + low, start + high) for low, high in argument.invented],
+                                       argument.taint)
                 value = np.int64(tag(LOCAL, 0, start))
             else:
                 value = argument.value

@@ -100,8 +100,7 @@ def indirect_call(c, function, pc, op):
             depends = None
             if rt.tainting:  # and on what Simulee placed there: a buffer where the host puts a function
                 depends = taint.union(pointer_taint(frame, rows), control_taint(frame, rows))
-                depends = taint.union(depends if type(depends) is int else depends[~valid],
-                                      rt.memory.pointee_taint(targets[~valid]))
+                depends = taint.union(taint.rows_of(depends, ~valid), rt.memory.pointee_taint(targets[~valid]))
             rt.fault(BAD_FUNCTION_POINTER, function.op_ids[call_pc], frame.thread_ids(everyone[~valid]),
                      depends=depends)
         for number in np.unique(region[valid]):

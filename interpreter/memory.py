@@ -429,6 +429,14 @@ class Memory:
 
     # -- shadow memory
 
+    def taint_local(self, ranges: list[tuple[int, int]], mask: int) -> None:
+        """Every thread's local bytes in `ranges` ([start, end) of its stack) now hold `mask`."""
+        if self.local_shadow is None:
+            self.local_shadow = np.zeros(len(self.local), dtype=np.uint8)
+        shadows, index = self.local_shadow.reshape(-1, self.local_bytes), self.label_index(mask)
+        for low, high in ranges:
+            shadows[:, low:high] = index
+
     def label_index(self, mask: int) -> int:
         """The shadow index of taint `mask` (the last index, every label, once the table is
         full)."""
