@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from interpreter import irparse as ir
 from interpreter.decode import DecodedFunction
 from interpreter.loader import KernelInfo, Program
+from interpreter.types import ArrayType, StructType
 from interpreter.vocabulary import SPECIAL_REGISTER
 
 ADDRESS, BRANCH, DIVISOR = "address", "branch", "divisor"
@@ -30,15 +31,16 @@ MEMORY_INTRINSICS = ("llvm.memcpy", "llvm.memmove", "llvm.memset")
 
 def relevant_parameters(program: Program, kernel: KernelInfo) -> dict[str, list[str]]:
     """Parameter name -> where it flows: "address", "branch" (both when both), for scalar
-    (integer and float) parameters and for pointer parameters, whose buffer's content is
-    what flows (a value loaded from it); parameters that reach neither are left out. A
+    (integer and float) parameters, for pointer parameters, whose buffer's content is what
+    flows (a value loaded from it), and for structs passed by value (any member of them,
+    named by the struct: `d` for `d.cols`); parameters that reach neither are left out. A
     relevant parameter that also flows into an integer divisor has "divisor" too. Computed
     once per kernel: callers must not change it."""
     root = program.function(kernel.symbol)
     if "relevant_parameters" in root.analyses:
         return root.analyses["relevant_parameters"]
     sources = [(index, param) for index, param in enumerate(kernel.params)
-               if param.kind in ("integer", "float", "pointer")]
+               if param.kind in ("integer", "float", "pointer", "struct")]
     taint = _solved(program, kernel, sources)
     found = {param.name: [use for use in (ADDRESS, BRANCH, DIVISOR) if taint.sinks[use] >> bit & 1]
              for bit, (_, param) in enumerate(sources)
@@ -49,12 +51,12 @@ def relevant_parameters(program: Program, kernel: KernelInfo) -> dict[str, list[
 
 @dataclass(frozen=True)
 class AddressSource:
-    """What the index or address of one instruction depends on: scalar parameters, the
-    content of pointer parameters' buffers (a value loaded from them), the launch's
-    dimensions (`dims`: gridDim.x for a read of blockIdx.x or gridDim.x, blockDim.x for one
-    of threadIdx.x or blockDim.x, ...), and whether it depends on anything that differs
-    between threads (a thread or block index or other special register, any value loaded
-    from memory)."""
+    """What the index or address of one instruction depends on: scalar parameters (a struct
+    passed by value by its name, for any member of it), the content of pointer parameters'
+    buffers (a value loaded from them), the launch's dimensions (`dims`: gridDim.x for a
+    read of blockIdx.x or gridDim.x, blockDim.x for one of threadIdx.x or blockDim.x, ...),
+    and whether it depends on anything that differs between threads (a thread or block
+    index or other special register, any value loaded from memory)."""
 
     scalars: frozenset[str]
     contents: frozenset[str]
@@ -75,7 +77,8 @@ def address_sources(program: Program, kernel: KernelInfo) -> dict[tuple[str, int
     root = program.function(kernel.symbol)
     if "address_sources" in root.analyses:
         return root.analyses["address_sources"]
-    sources = [(index, param) for index, param in enumerate(kernel.params) if param.kind in ("integer", "float")
+    sources = [(index, param) for index, param in enumerate(kernel.params)
+               if param.kind in ("integer", "float", "struct")
                or param.kind == "pointer" and param.pointee_kind != "pointer"]
     varying = 1 << len(sources)
     dims = {register: varying << (1 + position) for position, register in enumerate(DIMENSION_REGISTERS)}
@@ -150,6 +153,113 @@ def row_span(program: Program, kernel: KernelInfo, strides: set[str]) -> int:
     return max(largest + 1, 2)
 
 
+@dataclass(frozen=True)
+class Stride:
+    """A constant that bounds threadIdx.x in an address: the address steps by `size` along
+    something else (a row index times 256, a loop's chunk times 256, an outer index of a
+    `float s[8][32]` array) and adds the thread's x index, so the code is written for at
+    most `size` threads along x (`global`: x over the grid, when the thread's x index
+    counts blockIdx.x too and no stride multiplies it). `line` is where it steps."""
+
+    size: int
+    line: int | None
+    global_x: bool
+
+
+THREAD_X, BLOCK_X, VARIES = 1, 2, 4  # taint bits: threadIdx.x, blockIdx.x, what differs between threads or trips
+
+
+def thread_strides(program: Program, kernel: KernelInfo) -> dict[tuple[str, int], Stride]:
+    """(function, op index) -> the smallest Stride bounding threadIdx.x in the address of
+    that load, store or atomic, for those whose address depends on threadIdx.x and on such
+    a stride: a product (mul, or shl by a constant) of a constant of 2 or more and a value
+    that varies (between threads, blocks or a loop's trips) but not with threadIdx.x, or
+    the extent of an array dimension the thread's index indexes within a larger array
+    (`s[row][threadIdx.x]`)."""
+    root = program.function(kernel.symbol)
+    if "thread_strides" in root.analyses:
+        return root.analyses["thread_strides"]
+    functions = {f.name: f for f in program.reachable_functions(kernel.symbol)}
+    base = _Taint(functions, varying=VARIES, dims={"tid.x": THREAD_X, "ctaid.x": BLOCK_X})
+    for function in functions.values():
+        for op in function.ops:
+            if op.opcode == "phi":  # a loop's counter: what a stride multiplies may step with it
+                base.add(function.name, op.result, VARIES)
+    base.solve()
+    strides: list[tuple[int, int | None, bool]] = []  # (size, line, whether blockIdx.x is what it multiplies)
+    marked = _Taint(base.functions)
+    for function in base.functions.values():
+        for result, stride in _strides_in(function, base).items():
+            if stride not in strides:
+                strides.append(stride)
+            if strides.index(stride) < 60:
+                marked.add(function.name, result, 1 << strides.index(stride))
+    marked.solve()
+    found = {}
+    for function in base.functions.values():
+        for position, op in enumerate(function.ops):
+            if op.opcode not in MEMORY_ADDRESS:
+                continue
+            pointer = op.args[MEMORY_ADDRESS[op.opcode]]
+            bits, through = marked.get(function.name, pointer), base.get(function.name, pointer)
+            if not bits or not through & THREAD_X:
+                continue
+            reaching = [strides[bit] for bit in range(len(strides)) if bits >> bit & 1]
+            size, line, _ = min(reaching)
+            rows_of_blocks = any(by_block for _, _, by_block in reaching)  # blockIdx.x is a row, not part of x
+            found[(function.name, position)] = Stride(size, line, bool(through & BLOCK_X) and not rows_of_blocks)
+    root.analyses["thread_strides"] = found
+    return found
+
+
+def _strides_in(function: DecodedFunction, base: "_Taint") -> dict[int, tuple[int, int | None, bool]]:
+    """Result slot -> (size, line, whether what it multiplies depends on blockIdx.x) of each
+    stride `function` makes: a scaling by constants (`row * 4 * 128` is one stride of 512)
+    whose result no further constant scales, or an array index within a larger array."""
+    scaled = {}  # result -> (constant factor, what it scales) of each multiplication by a constant
+    for op in function.ops:
+        if op.opcode in ("mul", "shl") and len(op.args) == 2 and op.result >= 0:
+            for position, slot in enumerate(op.args):
+                constant = function.constants.get(slot)
+                if isinstance(constant, ir.ConstInt) and op.args[1 - position] not in function.constants:
+                    factor = constant.value if op.opcode == "mul" else \
+                        1 << constant.value if position == 1 and 0 < constant.value < 31 else 0
+                    scaled[op.result] = (factor, op.args[1 - position], op)
+    inner = {what for _, what, _ in scaled.values()}
+    found = {}
+    for result, (size, what, op) in scaled.items():
+        if result in inner:
+            continue  # scaled again: the outer product is the stride
+        while what in scaled:
+            size, what = size * scaled[what][0], scaled[what][1]
+        if size >= 2 and base.get(function.name, what) & (THREAD_X | VARIES) == VARIES:  # varies, not by x
+            found[result] = (size, op.location and op.location.line, bool(base.get(function.name, what) & BLOCK_X))
+    for op in function.ops:
+        if op.opcode == "getelementptr" and op.result >= 0:
+            size = _thread_extent(function, op, base)
+            if size is not None:
+                found[op.result] = (size, op.location and op.location.line, False)
+    return found
+
+
+def _thread_extent(function: DecodedFunction, op, base: "_Taint") -> int | None:
+    """The length of the array dimension a getelementptr indexes by threadIdx.x, when the
+    array lies within a larger one (`s[row][threadIdx.x]`: the row's length), else None."""
+    indexed = op.extra.get("source_type")
+    for slot in op.args[2:]:
+        constant = function.constants.get(slot)
+        if isinstance(indexed, ArrayType):
+            if constant is None and base.get(function.name, slot) & THREAD_X and indexed.count >= 2:
+                return indexed.count
+            indexed = indexed.element
+        elif isinstance(indexed, StructType) and isinstance(constant, ir.ConstInt) and \
+                0 <= constant.value < len(indexed.fields):
+            indexed = indexed.fields[constant.value]
+        else:
+            return None
+    return None
+
+
 def pointer_accesses(program: Program, kernel: KernelInfo) -> dict[str, set[str]]:
     """Pointer parameter name -> "read" and/or "write": whether the kernel (or a device
     function it passes the pointer to) loads or stores through it (an atomic writes: it
@@ -203,7 +313,7 @@ def _solved(program: Program, kernel: KernelInfo, sources: list[tuple[int, objec
     root = functions[kernel.symbol]
     taint = _Taint(functions, varying=varying, dims=dims or {})
     for bit, (index, param) in enumerate(sources):
-        if param.kind == "pointer":
+        if param.kind in ("pointer", "struct"):  # a struct passed by value is the memory its pointer points to
             taint.objects[("param", root.name, index)] = 1 << bit
         else:
             taint.add(root.name, root.params[index], 1 << bit)

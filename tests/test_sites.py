@@ -180,7 +180,8 @@ def test_wrapper_dim3_parameters_struct_members_and_a_cooperative_launch():
     kernels = {k["kernel"]: k for k in json.loads(simulee("check", SITES / "wrapped.cu", "-q", "--format",
                                                           "json").stdout)["kernels"]}
     checked = kernels["fill"]["launches"]
-    assert kernels["fill"]["search"]["genes"] == ["grid.x", "block.x"]  # the axes fill reads, nothing else
+    # the axes fill reads and the n that sizes d (its members bound the writes), nothing else
+    assert kernels["fill"]["search"]["genes"] == ["grid.x", "block.x", "wrapped.cu:14#9"]
     assert all(launch["grid"][1:] == [1, 1] and launch["block"][1:] == [1, 1] for launch in checked)
     assert all(launch["args"]["d.stride"] == 2 * launch["args"]["d.rows"] for launch in checked)
     assert errors(kernels["fill"]) == [] and errors(kernels["sweep"]) == []
@@ -463,13 +464,14 @@ def test_a_size_struct_the_host_passes_whole_is_varied_member_by_member():
     """A struct of two ints from a function Simulee cannot read reaches the launcher as one
     64-bit value: replays change both members (not the packed value, whose grid would be
     no launch), so a race every size shows is an error and one only d.cols == 33 shows is a
-    warning naming a size it does not show with."""
+    warning naming the member it needs and a size it does not show with."""
     every, one = (check_json("matrix_dim.cu", "-k", kernel)["findings"] for kernel in ("pairs", "pair_at"))
     line = line_in("matrix_dim.cu", "two threads per element")
     assert [(f["type"], f["severity"], f["line"]) for f in every] == [("data-race", "error", line)]
     (doubted,) = one
     assert doubted["type"] == "data-race" and doubted["severity"] == "warning"
     assert "only for values Simulee chose" in doubted["message"] and "d.cols=34" in doubted["message"]
+    assert "d.cols=33" in doubted["message"].partition("not with")[0]  # the member it needs, not the grid alone
 
 
 def test_a_pointer_the_site_passes_null_is_null():
@@ -584,6 +586,60 @@ def test_a_width_a_c_main_passes_is_the_hosts():
     assert errors(check_json("cprogram/launcher.cu")) == []
 
 
+def _cmake_build(folder: Path, width: int) -> Path:
+    """tests/sites/cmake_program copied to `folder` with the compilation database CMake
+    would write for it: target app (app/main.cpp, kernels/layer.cu, -DWIDTH=`width`) and
+    target narrow (tools/narrow.cpp, a main of its own); its path."""
+    import shutil
+
+    shutil.copytree(SITES / "cmake_program", folder)
+    build = folder / "build"
+    build.mkdir()
+    units = [("app", "app/main.cpp", "g++"), ("app", "kernels/layer.cu", "nvcc"), ("narrow", "tools/narrow.cpp", "g++")]
+    database = [{"directory": str(build), "file": str(folder / file),
+                 "arguments": [compiler, f"-I{folder / 'include'}", f"-DWIDTH={width}", "-O2", "-o",
+                               f"CMakeFiles/{target}.dir/{file}.o", "-c", str(folder / file)]}
+                for target, file, compiler in units]
+    (build / "compile_commands.json").write_text(json.dumps(database))
+    return build / "compile_commands.json"
+
+
+@pytest.mark.parametrize("width, races", [(16, False), (8, True)])
+def test_a_width_the_build_gives_main_in_another_folder_is_the_hosts(tmp_path, width, races):
+    """tests/sites/cmake_program: the launcher is in kernels/, main in app/ with the width
+    its build target defines (-DWIDTH), another target's main in tools/ passes 4. By the
+    compilation database, the launcher's program is its target's: main.cpp's width is what
+    the launch passes, so 16 is clean (width not searched) and 8 races (an error). `scan`
+    finds the database in build/ by itself."""
+    database = _cmake_build(tmp_path / "net", width)
+    layer = tmp_path / "net" / "kernels" / "layer.cu"
+    sites, *_ = host_code(layer, CompileOptions(compile_commands=str(database)))
+    (site,) = sites
+    assert site.args[1] == ["const", width]
+    result = simulee("check", layer, "-q", "--format", "json", "-v", "--compile-commands", database)
+    kernel = json.loads(result.stdout)["kernels"][0]
+    assert {launch["args"]["width"] for launch in kernel["launches"]} == {width}
+    assert "width" not in kernel.get("search", {}).get("genes", ())
+    expected = {("data-race", line_in("cmake_program/kernels/layer.cu", "// the update"))} if races else set()
+    assert {(f["type"], f["line"]) for f in errors(kernel)} == expected
+    scanned = simulee("scan", tmp_path / "net", "-q", "--jobs", "1", "-o", tmp_path / "out")
+    assert scanned.returncode in (0, 1), scanned.stderr
+    rows = list(csv.DictReader((tmp_path / "out" / "bugs.csv").open()))
+    assert {(row["type"], int(row["line"])) for row in rows if row["severity"] == "error"} == expected
+
+
+def test_a_width_from_a_main_simulee_cannot_find_is_a_warning_naming_it(tmp_path):
+    """The same launcher with no compilation database: its folder holds no main, the width
+    is searched, and the race that only widths below 15 make is a warning naming it."""
+    _cmake_build(tmp_path / "net", 16)
+    (tmp_path / "net" / "build" / "compile_commands.json").unlink()
+    layer = tmp_path / "net" / "kernels" / "layer.cu"
+    kernel = json.loads(simulee("check", layer, "-q", "--format", "json", "-I", tmp_path / "net" / "include")
+                        .stdout)["kernels"][0]
+    assert {(f["type"], f["severity"]) for f in kernel["findings"]} == {("data-race", "warning")}
+    assert "only for values Simulee chose (width=" in kernel["findings"][0]["message"]
+
+
 def test_a_race_only_rows_a_kernel_ignores_make_is_a_warning_unless_the_user_states_them():
     """tests/sites/one_row.cu, no host code: the race two rows of a searched block make at
     an address that ignores threadIdx.y is a warning naming blockDim.y; with a 2-D block
@@ -596,3 +652,42 @@ def test_a_race_only_rows_a_kernel_ignores_make_is_a_warning_unless_the_user_sta
     assert {(f["type"], f["line"]) for f in errors(stated)} == {("data-race", line_in("one_row.cu", "by x alone"))}
     every = check_json("one_row.cu", "-k", "sum_all")
     assert {(f["type"], f["line"]) for f in errors(every)} == {("data-race", line_in("one_row.cu", "at one place"))}
+
+
+def test_a_race_only_blocks_wider_than_a_row_stride_make_is_a_warning_unless_the_user_states_them():
+    """tests/sites/row_stride.cu, no host code: rows of 256 (a #define) and chunks of 128 a
+    loop steps by collide only in blocks wider than the stride (a warning naming it); a
+    neighbour's slot races within any row (an error); a stated launch wider than the stride
+    is the user's (an error), one within it is clean."""
+    kernels = {k["kernel"]: k for k in json.loads(simulee("check", SITES / "row_stride.cu", "-q", "--format",
+                                                          "json").stdout)["kernels"]}
+    for name, width, marker in (("scale_rows", 256, "by row"), ("chunks", 128, "by chunk")):
+        findings = kernels[name]["findings"]
+        assert findings and {(f["type"], f["severity"], f["line"]) for f in findings} == {
+            ("data-race", "warning", line_in("row_stride.cu", marker))}, name
+        assert f"only when blockDim.x > {width}, on a launch Simulee chose: the addresses step by {width} at line " \
+            f"{line_in('row_stride.cu', marker)}" in findings[0]["message"]
+    assert {(f["type"], f["line"]) for f in errors(kernels["shift_rows"])} == {
+        ("data-race", line_in("row_stride.cu", "a neighbour's slot"))}
+    wide = check_json("row_stride.cu", "-k", "scale_rows", "--block", "512", "--grid", "4")
+    assert {(f["type"], f["line"]) for f in errors(wide)} == {("data-race", line_in("row_stride.cu", "by row"))}
+    assert check_json("row_stride.cu", "-k", "scale_rows", "--block", "256", "--grid", "4")["findings"] == []
+
+
+@pytest.mark.parametrize("other_main, severity", [(False, "error"), (True, "warning")])
+def test_a_main_in_the_folder_above_is_the_programs_when_it_is_the_only_one(tmp_path, other_main, severity):
+    """tests/sites/cmake_program with no compilation database and main's width 8: the
+    launcher's folder (kernels/) has no main, the tree above has one (app/main.cpp), so the
+    launch passes 8 and the race is an error; with a second main there (tools/narrow.cpp)
+    the program is not known, the width is searched, and the race a warning."""
+    _cmake_build(tmp_path / "net", 8)
+    (tmp_path / "net" / "build" / "compile_commands.json").unlink()
+    main = tmp_path / "net" / "app" / "main.cpp"
+    main.write_text(main.read_text().replace("Net net(WIDTH)", "Net net(8)"))
+    if not other_main:
+        (tmp_path / "net" / "tools" / "narrow.cpp").unlink()
+    layer = tmp_path / "net" / "kernels" / "layer.cu"
+    kernel = json.loads(simulee("check", layer, "-q", "--format", "json", "-I", tmp_path / "net" / "include")
+                        .stdout)["kernels"][0]
+    assert {(f["type"], f["severity"], f["line"]) for f in kernel["findings"]} == {
+        ("data-race", severity, line_in("cmake_program/kernels/layer.cu", "// the update"))}

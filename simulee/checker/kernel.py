@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from evolve.contract import MEMORY_FAULTS, Contract
 from evolve.search import DETECTION_THREADS
 from evolve.space import HALFWAY, STRIDE_NAME
+from evolve.taint import Stride
 from interpreter.limits import DEFAULT_HEAP_BYTES, TRACE_LIMIT
 from interpreter.launch import Alias, Launch, Result
 from interpreter.loader import KernelInfo, Program
@@ -316,7 +317,7 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
         found = [finding for detector in detectors for finding in detector.launch(run)]
         again = _again(run, found, detectors, deadline)
         flat, replays = _Flat(run, detectors, deadline), _Replays(run, detectors, deadline, space, refuted)
-        rows = _Rows(run, detectors, deadline, rules)
+        rows, strides = _Rows(run, detectors, deadline, rules), _Strides(run, detectors, deadline)
         for finding in found:
             made_up = [] if finding.key() in again else invented(finding, result)
             if made_up and finding.type in MEMORY_FAULTS:  # the made-up content's fault, not the kernel's
@@ -333,7 +334,8 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
                 guessed = replays.doubt(finding, opened)
                 replayed[key] = (count + 1, guessed)
             guessed = guessed if opened else ""
-            doubt = _doubt(finding, result.launch, made_up, guessed, flat.needs(finding), rows.needs(finding))
+            doubt = _doubt(finding, result.launch, made_up, guessed, flat.needs(finding), rows.needs(finding),
+                           strides.needs(finding))
             if not doubt:
                 (cleared if opened else trusted).add(key)
             elif key not in doubts or (unaliased and shown):
@@ -474,8 +476,9 @@ class _Replays:
         written = self.space.host_expressions(launch, names[:3]) if self.space is not None else {}
         passed = [f"{name} from {expression}" for name, expression in written.items()]
         unknown = [what for what, keys in shown if what not in missing and (keys is None or finding.key() not in keys)]
-        return (f"only for values Simulee chose ({chosen})" + (f", not with {missing[0]}" if missing else
-                                                               f", not known with {unknown[0]}" if unknown else "") +
+        other = f", not with {missing[0]}" if missing else f", not known with {unknown[0]}" if unknown else \
+            "" if shown else ", the only values of them Simulee could launch with"  # every change made no launch
+        return (f"only for values Simulee chose ({chosen})" + other +
                 (f": the host passes {'; '.join(passed)}, which Simulee could not evaluate" if passed else
                  ": the host code computes them from what Simulee cannot see") +
                 "; state the values in simulee.toml, or run the program with simulee exec")
@@ -578,6 +581,41 @@ class _Rows:
         return [] if finding.key() in self.shown else list(self.axes)
 
 
+class _Strides:
+    """Of a launch Simulee made up (SYNTHETIC), which races need more threads along x than
+    a constant stride of their addresses leaves room for (evolve.taint.thread_strides:
+    `a[blockIdx.x * 256 + threadIdx.x]` with blocks of 1,024 threads, the thread past 255
+    of one row at the next row's first place): the same launch with at most that many
+    threads along x (over the grid, where the thread's x index counts blockIdx.x too) does
+    not show them. The kernel is written for rows of that width; no host code says it is
+    launched wider."""
+
+    def __init__(self, run: LaunchRun, detectors, deadline: float):
+        from evolve.taint import thread_strides
+
+        launch = run.result.launch
+        self.run, self.detectors, self.deadline = run, detectors, deadline
+        self.strides = thread_strides(run.program, run.kernel) if (launch.origin or "default") in SYNTHETIC else {}
+        self.shown: dict[tuple, set] = {}  # (grid, block) -> the keys that launch shows
+
+    def needs(self, finding: Finding) -> Stride | None:
+        """The stride whose width `finding` needs more threads than; None when none."""
+        strides = [self.strides[op] for op in finding.ops if op in self.strides]
+        if not strides or finding.type not in RACES:
+            return None
+        stride = min(strides, key=lambda found: found.size)
+        stride = replace(stride, global_x=any(found.global_x for found in strides))
+        launch = self.run.result.launch
+        block_x = min(launch.block[0], stride.size)
+        grid_x = max(1, min(launch.grid[0], stride.size // block_x)) if stride.global_x else launch.grid[0]
+        if (block_x, grid_x) == (launch.block[0], launch.grid[0]):
+            return None
+        within = replace(launch, grid=(grid_x, *launch.grid[1:]), block=(block_x, *launch.block[1:]))
+        if (within.grid, within.block) not in self.shown:
+            self.shown[(within.grid, within.block)] = _shown(self.run, within, self.detectors, self.deadline) or set()
+        return None if finding.key() in self.shown[(within.grid, within.block)] else stride
+
+
 def invented(finding: Finding, result: Result) -> list[str]:
     """What Simulee invented for the launch (Result.labels) that `finding` depends on: the
     content of buffers, tables of pointers and device variables its addresses, branches or
@@ -588,7 +626,7 @@ def invented(finding: Finding, result: Result) -> list[str]:
 
 
 def _doubt(finding: Finding, launch: Launch, made_up: list[str], guessed: str = "",
-           hidden: dict[str, tuple[str, ...]] | None = None, rows: list[str] = ()) -> str:
+           hidden: dict[str, tuple[str, ...]] | None = None, rows: list[str] = (), stride: Stride | None = None) -> str:
     """What guess of Simulee's the launch showing `finding` rests on for it ('' when none):
     two pointers made one buffer by the search; a grid along y or z that callers Simulee
     could not read pass (`hidden`, _Flat); values Simulee chose for what a launch site
@@ -596,7 +634,8 @@ def _doubt(finding: Finding, launch: Launch, made_up: list[str], guessed: str = 
     up (`made_up`, invented): the program's own data has invariants Simulee does not see
     (an index array that is a permutation, offsets that are a scan, counts never 0); or,
     on a launch no host code or user gave, more than one thread or block along an axis
-    the race's addresses ignore (`rows`, _Rows)."""
+    the race's addresses ignore (`rows`, _Rows), or more threads along x than a constant
+    stride of its addresses leaves room for (`stride`, _Strides)."""
     if searched_alias(launch):
         pairs = ", ".join(f"{name}=={value.target}" for name, value in launch.args.items() if isinstance(value, Alias))
         return (f"only when {pairs}: an in-place call, which no launch site or user makes; mark the pointers "
@@ -615,6 +654,12 @@ def _doubt(finding: Finding, launch: Launch, made_up: list[str], guessed: str = 
         return (f"only when {shown}, on a launch Simulee chose: no address of the kernel depends on {index}, so it is "
                 "written for one row there (threads that differ only in it do the same work); no host code launches "
                 "it: state its launch (--block, --grid or simulee.toml) if it runs with more")
+    if stride is not None:
+        extent = "gridDim.x·blockDim.x" if stride.global_x else "blockDim.x"
+        return (f"only when {extent} > {stride.size}, on a launch Simulee chose: the addresses step by {stride.size} "
+                f"at line {stride.line} (a row stride), so the kernel is written for at most {stride.size} threads "
+                "along x; no host code launches it: state its launch (--block, --grid or simulee.toml) if it runs "
+                "with more")
     returned = [label for label in made_up if label.startswith("what ") and label.endswith(" returns")]
     if returned and len(returned) == len(made_up):  # calls of functions declared and never defined
         names = ", ".join(label.removeprefix("what ").removesuffix(" returns") for label in returned[:6])

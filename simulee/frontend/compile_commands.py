@@ -3,7 +3,8 @@ folders, macros and language standard each source is built with, as nvcc or clan
 be given them.
 
 Only what shapes the device code is kept: -I/-isystem/-iquote folders, -D/-U, -std and
--include; nvcc's own options (-gencode, -Xcompiler, --expt-relaxed-constexpr, ...) and
+-include, and the build target an object belongs to (CMake names it in the object's path:
+frontend.hostprogram links a target's sources as one program); nvcc's own options (-gencode, -Xcompiler, --expt-relaxed-constexpr, ...) and
 everything about code generation are dropped. Folders outside the allowed ones (the
 repository and the user's -I) are dropped too, as a scan reads nothing else: a CUDA
 installation's include folder is replaced by NVIDIA's headers Simulee brings."""
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +30,7 @@ class Entry:
     include_dirs: tuple[str, ...] = ()
     defines: tuple[str, ...] = ()
     clang_args: tuple[str, ...] = ()  # -U, -std=, -include
+    target: str | None = None  # the build target whose object it is (CMake's CMakeFiles/<target>.dir), if known
 
 
 def find(root: Path) -> Path | None:
@@ -63,12 +66,13 @@ def load(path: Path, allowed: tuple[str, ...] | None = None) -> dict[str, Entry]
     return entries
 
 
+_CMAKE_TARGET = re.compile(r"CMakeFiles/([^/]+)\.dir/")
 _FOLDER_OPTIONS = ("-I", "-isystem", "-iquote", "-idirafter", "--include-path")
 _KEPT_WITH_VALUE = ("-include", "--pre-include")
 
 
 def _entry(arguments: list[str], directory: Path, allowed: tuple[str, ...] | None) -> Entry:
-    folders, defines, extra = [], [], []
+    folders, defines, extra, target = [], [], [], None
     position = 1  # after the compiler
     while position < len(arguments):
         argument = arguments[position]
@@ -91,8 +95,12 @@ def _entry(arguments: list[str], directory: Path, allowed: tuple[str, ...] | Non
             if allowed is None or any(included.startswith(a.rstrip(os.sep) + os.sep) for a in allowed):
                 extra += ["-include", included]
             step = 2
+        elif argument == "-o" and position + 1 < len(arguments):
+            named = _CMAKE_TARGET.search(arguments[position + 1].replace(os.sep, "/"))
+            target = named and named.group(1)
+            step = 2
         position += step
-    return Entry(tuple(dict.fromkeys(folders)), tuple(defines), tuple(extra))
+    return Entry(tuple(dict.fromkeys(folders)), tuple(defines), tuple(extra), target)
 
 
 def _value(arguments: list[str], position: int) -> tuple[str | None, int]:

@@ -104,11 +104,16 @@ class CompileOptions:
         """These options with the compilation database's entry for `source` added."""
         if not self.compile_commands:
             return self
-        entry = _database(self.compile_commands, self.confine).get(os.path.realpath(source))
+        entry = database_entries(self).get(os.path.realpath(source))
         if entry is None:
             return self
         return replace(self, include_dirs=self.include_dirs + entry.include_dirs,
                        defines=entry.defines + self.defines, clang_args=entry.clang_args + self.clang_args)
+
+
+def database_entries(options: CompileOptions) -> dict:
+    """The entries of the compilation database `options` names, by source (none without one)."""
+    return _database(options.compile_commands, options.confine) if options.compile_commands else {}
 
 
 @functools.lru_cache(maxsize=8)

@@ -2,8 +2,11 @@
 
 A source's own host code often does not fix what it passes a kernel: `main` in another file
 passes a layer width to a constructor, which stores it in a struct a launcher in the .cu
-reads. The translation units of the source's folder (C, C++ and CUDA sources, less those
-another includes) that link into one program with a `main` are compiled for the host
+reads. The translation units of the source's program (by the compilation database when it
+lists the source: its build target's sources and the targets without a main it may link;
+else the C, C++ and CUDA sources of its folder, or of the nearest folder above whose tree
+holds one main, less those another includes) that link
+into one program with a `main` are compiled for the host, each with its own flags
 (compile_cuda), linked into one module, everything but `main` made internal, and optimized
 as link-time optimization at -O2 would (inlining across files, interprocedural constant
 propagation, forwarding stored values to loads), the device stubs kept as calls: what
@@ -17,12 +20,13 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 from pathlib import Path
 
 from simulee.errors import SimuleeError
 from simulee.frontend import passes
-from simulee.frontend.compiler import compile_cuda
+from simulee.frontend.compiler import compile_cuda, database_entries
 
 SUFFIXES = (".cu", ".c", ".cc", ".cpp", ".cxx", ".c++")
 MAX_UNITS = 64  # translation units a program links at most
@@ -36,36 +40,105 @@ def program_ir(source: Path, options) -> tuple[str | None, str]:
     """(the optimized host IR of the program `source` belongs to, or None; what to say of
     it: why there is none, or the files left out of it, or '')."""
     source = Path(source).resolve()
-    linked, note, units, compiled = _folder_program(source.parent, options)
-    if source not in units:
-        return None, "the source is included by another"
+    units, main, why = program_units(source, options)
+    if main is None:
+        return None, why
+    linked, note, compiled = _program(units, main, options)
     if linked is not None and source not in compiled:
         return None, "its host code does not compile"
     return linked, note
 
 
-@functools.lru_cache(maxsize=8)
-def _folder_program(folder: Path, options) -> tuple[str | None, str, frozenset, frozenset]:
-    """(the program's IR or None, the note, the folder's translation units, those that
-    compiled), once per folder for all its sources."""
+def program_units(source: Path, options) -> tuple[frozenset, Path | None, str]:
+    """(the translation units of the program the resolved `source` belongs to, the one
+    defining main or None, why there is none): those of the compilation database
+    (options.compile_commands) when it lists the source and tells its program, else those
+    of the source's folder, or where no file of it defines main, of the nearest folder
+    above (up to MAX_LEVELS, within the repository) whose files and subfolders hold one
+    main (`main.cpp` beside `layers/`)."""
+    listed = _database_program(source, options)
+    if listed is not None:
+        return listed
+    folder = source.parent
     units = translation_units(folder)
-    if len(units) > MAX_UNITS:
-        return None, f"its folder has more than {MAX_UNITS} translation units", frozenset(units), frozenset()
-    mains = [unit for unit in units if _MAIN.search(_text(unit))]
-    if len(mains) != 1:
-        why = f"{len(mains)} files of its folder define main" if mains else "no main in its folder"
-        return None, why, frozenset(units), frozenset()
+    if source not in units:
+        return frozenset(), None, "the source is included by another"
+    for level in range(MAX_LEVELS + 1):
+        if units is None or len(units) > MAX_UNITS:
+            return frozenset(), None, f"{'its folder' if level == 0 else folder} has more than {MAX_UNITS} " \
+                "translation units"
+        mains = [unit for unit in units if _MAIN.search(_text(unit))]
+        if len(mains) == 1:
+            return (frozenset(units), mains[0], "") if source in units else \
+                (frozenset(), None, "the source is included by another")
+        if mains:
+            return frozenset(), None, f"{len(mains)} files of {'its folder' if level == 0 else folder} define main"
+        if not _may_climb(folder, options.confine):
+            break
+        folder = folder.parent
+        units = translation_units(folder, tree=True)
+    return frozenset(), None, "no main in its folder or those above it"
+
+
+MAX_LEVELS = 2  # folders above a source's own where its program's main is looked for
+
+
+def _may_climb(folder: Path, confine: tuple[str, ...] | None) -> bool:
+    """Whether the program may lie in the folder above `folder`: not past a repository's
+    root (a .git, or a folder a scan is confined to)."""
+    if (folder / ".git").exists() or folder.parent == folder:
+        return False
+    if confine is None:
+        return True
+    return any(folder.parent.is_relative_to(Path(root).resolve()) for root in confine)
+
+
+def _database_program(source: Path, options) -> tuple[frozenset, Path, str] | None:
+    """The program of `source` by the compilation database: the sources of the build target
+    that holds it and defines main (CMake's; a database that names no targets is one), with
+    every target that defines no main (the libraries it may link); None where the database
+    does not list `source` or does not tell one main for it. Sources outside the folders a
+    scan may read are left out."""
+    if not options.compile_commands:
+        return None
+    entries = {Path(file): entry for file, entry in database_entries(options).items()
+               if Path(file).suffix.lower() in SUFFIXES and _readable(Path(file), options.confine)}
+    if source not in entries:
+        return None
+    mains = [unit for unit in entries if _MAIN.search(_text(unit))]
+    own = [unit for unit in mains if entries[unit].target == entries[source].target]
+    main = own[0] if len(own) == 1 else mains[0] if len(mains) == 1 else None
+    if main is None:
+        return None
+    programs = {entries[unit].target for unit in mains}
+    units = [unit for unit, entry in entries.items()
+             if entry.target == entries[main].target or entry.target not in programs]
+    if source not in units or len(units) > MAX_UNITS:
+        return None
+    return frozenset(units), main, ""
+
+
+def _readable(path: Path, confine: tuple[str, ...] | None) -> bool:
+    """Whether `path` is a file within the folders `confine` allows (any, without it)."""
+    folders = [Path(folder).resolve() for folder in confine or ()]
+    return path.is_file() and (confine is None or any(path.is_relative_to(folder) for folder in folders))
+
+
+@functools.lru_cache(maxsize=8)
+def _program(units: frozenset, main: Path, options) -> tuple[str | None, str, frozenset]:
+    """(the program's IR or None, the note, the units that compiled), once per program for
+    all its sources."""
     compiled = {}
-    for unit in units:
+    for unit in sorted(units):
         try:
             compiled[unit] = compile_cuda(unit, options, host=True)
         except SimuleeError:
             continue  # a file that does not compile is left out: what the rest passes still counts
-    if mains[0] not in compiled or not re.search(r"^define [^@\n]*@main\(", compiled[mains[0]], re.M):
-        return None, f"{mains[0].name}, which defines main, does not compile", frozenset(units), frozenset(compiled)
+    if main not in compiled or not re.search(r"^define [^@\n]*@main\(", compiled[main], re.M):
+        return None, f"{main.name}, which defines main, does not compile", frozenset(compiled)
     if sum(map(len, compiled.values())) > MAX_IR:
-        return None, "the program's host code is too large to link", frozenset(units), frozenset(compiled)
-    return (*_cached_link(compiled, mains[0]), frozenset(units), frozenset(compiled))
+        return None, "the program's host code is too large to link", frozenset(compiled)
+    return (*_cached_link(compiled, main), frozenset(compiled))
 
 
 def _cached_link(compiled: dict[Path, str], main: Path) -> tuple[str | None, str]:
@@ -85,13 +158,23 @@ def _cached_link(compiled: dict[Path, str], main: Path) -> tuple[str | None, str
     return linked, note
 
 
-def translation_units(folder: Path) -> list[Path]:
-    """The sources of `folder` that are translation units of their own (not included by
-    another of them)."""
-    files = sorted(path.resolve() for path in folder.iterdir() if path.suffix.lower() in SUFFIXES and path.is_file())
-    included = {(folder / name).resolve() for path in files for name in _INCLUDE.findall(_text(path))}
-    units = [path for path in files if path not in included]
-    return units
+def translation_units(folder: Path, tree: bool = False) -> list[Path] | None:
+    """The sources of `folder` (with `tree`, of its subfolders too, hidden ones left out)
+    that are translation units of their own (not included by another of them); None
+    when a tree holds more than MAX_UNITS sources or MAX_ENTRIES files."""
+    files, seen = [], 0
+    for root, folders, names in os.walk(folder) if tree else [(folder, [], [p.name for p in folder.iterdir()])]:
+        folders[:] = sorted(name for name in folders if not name.startswith("."))
+        seen += len(names)
+        files += [(Path(root) / name).resolve() for name in names
+                  if Path(name).suffix.lower() in SUFFIXES and (Path(root) / name).is_file()]
+        if tree and (len(files) > MAX_UNITS or seen > MAX_ENTRIES):
+            return None
+    included = {(path.parent / name).resolve() for path in files for name in _INCLUDE.findall(_text(path))}
+    return sorted(path for path in files if path not in included)
+
+
+MAX_ENTRIES = 4000  # files a folder's tree may hold for its sources to be read as one program
 
 
 def _text(path: Path) -> str:
