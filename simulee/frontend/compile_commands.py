@@ -4,8 +4,9 @@ be given them.
 
 Only what shapes the device code is kept: -I/-isystem/-iquote folders, -D/-U, -std and
 -include, and the build target an object belongs to (CMake names it in the object's path:
-frontend.hostprogram links a target's sources as one program); nvcc's own options (-gencode, -Xcompiler, --expt-relaxed-constexpr, ...) and
-everything about code generation are dropped. Folders outside the allowed ones (the
+frontend.hostprogram links a target's sources as one program); nvcc's own options
+(-gencode, -Xcompiler, --expt-relaxed-constexpr, ...) and everything about code generation
+are dropped. Folders outside the allowed ones (the
 repository and the user's -I) are dropped too, as a scan reads nothing else: a CUDA
 installation's include folder is replaced by NVIDIA's headers Simulee brings."""
 
