@@ -214,6 +214,44 @@ def test_a_race_is_one_root_cause_whichever_of_its_lines_is_reported_first(tmp_p
     assert fingerprint(one, tmp_path) != fingerprint({**one, "second": {**read, "function": "g"}}, tmp_path)
 
 
+SCAN_STEP = """// One step of a warp-synchronous scan in a device function two kernels call.
+__device__ void add_next(volatile int *s) {
+  int t = threadIdx.x;
+  s[t] += s[t + 1];  // the step
+}
+"""
+ONE_WARP = """__global__ void one_warp(int *out) {
+  __shared__ int s[33];
+  s[threadIdx.x] = threadIdx.x;
+  if (threadIdx.x == 0) s[32] = 0;
+  __syncthreads();
+  add_next(s);
+  __syncthreads();
+  out[threadIdx.x] = s[threadIdx.x];
+}
+"""
+TWO_WARPS = ONE_WARP.replace("one_warp", "two_warps").replace("33", "65").replace("s[32]", "s[64]")
+LAUNCHES = "void run(int *out) {\n  one_warp<<<1, 32>>>(out);\n  two_warps<<<1, 64>>>(out);\n}\n"
+
+
+@pytest.mark.parametrize("first", ["one_warp", "two_warps"])
+def test_one_race_is_one_class_in_every_kernel_it_shows_in(run_cli, tmp_path, first):
+    """A scan step in a device function: in one warp's block only lanes of a warp race (a
+    warp-synchronous race, for that kernel alone), in two warps' the last lane of the first
+    races the second warp's first in lockstep too (a data race). The root cause is the data
+    race, whichever kernel comes first in the file."""
+    kernels = [ONE_WARP, TWO_WARPS] if first == "one_warp" else [TWO_WARPS, ONE_WARP]
+    source = tmp_path / "step.cu"
+    source.write_text(SCAN_STEP + "".join(kernels) + LAUNCHES)
+    status, out, _ = run_cli("check", source, "--format", "json", "-q")
+    per_kernel = {(k["kernel"], f["type"]) for k in json.loads(out)["kernels"] for f in k["findings"]
+                  if f["line"] == 4}
+    assert per_kernel == {("one_warp", "warp-synchronous-race"), ("two_warps", "data-race")}
+    status, out, _ = run_cli("check", source, "--format", "csv", "-q")
+    causes = [row for row in csv.DictReader(out.splitlines()) if row["line"] == "4"]
+    assert status == 1 and [(row["kernel"], row["type"]) for row in causes] == [("two_warps", "data-race")]
+
+
 def test_the_faults_of_one_access_are_one_root_cause(tmp_path):
     from simulee.report.rootcause import bugs, fingerprint
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from interpreter.trace import (BAD_ADDRESS, BAD_FUNCTION_POINTER, CONSTANT_WRITE, MISALIGNED, NULL_POINTER,
                                OUT_OF_BOUNDS, USE_AFTER_FREE)
 from simulee.model.findings import SAME_BUG, source_lines, version
+from simulee.detect.race import WARP_SYNCHRONOUS
 
 # the faults one bad address gives are one bug: an index past the end is often misaligned too, a call through a
 # null object's table both a null pointer and a bad function pointer
@@ -100,8 +101,10 @@ def _line_text(path: str, line: int, _version: tuple[int, int]) -> str:
 
 def group(findings: list[dict], root: Path | None = None) -> list[dict]:
     """The root causes of `findings`, worst first (errors, then the most instances): each
-    with its fingerprint, the first finding as its witness, the findings it covers, the
-    kernels they are in and their instances added up."""
+    with its fingerprint, its gravest finding as its witness (the first of an error, then
+    of a race lockstep warps show too, then of one not benign: one bug, one class, in every
+    kernel it shows in), the findings it covers, the kernels they are in and their
+    instances added up."""
     groups: dict[str, dict] = {}
     for finding in findings:
         key = finding.get("root_cause") or fingerprint(finding, root)
@@ -109,9 +112,15 @@ def group(findings: list[dict], root: Path | None = None) -> list[dict]:
         cause["findings"].append(finding)
         if finding["kernel"] not in cause["kernels"]:
             cause["kernels"].append(finding["kernel"])
-        if finding["severity"] == "error" and cause["witness"]["severity"] != "error":
+        if _gravity(finding) > _gravity(cause["witness"]):
             cause["witness"] = finding
     for cause in groups.values():
         cause["instances"] = sum(f.get("instances") or 0 for f in cause["findings"])
     return sorted(groups.values(), key=lambda c: (c["witness"]["severity"] != "error", -c["instances"],
                                                   c["witness"]["file"] or "", c["witness"]["line"] or 0))
+
+
+def _gravity(finding: dict) -> tuple[bool, bool, bool]:
+    """How bad a finding shows its root cause: an error, then a race in lockstep warps too
+    (a data race over the warp-synchronous form of it), then not benign."""
+    return finding["severity"] == "error", finding["type"] != WARP_SYNCHRONOUS, finding.get("benign") is not True
