@@ -436,28 +436,29 @@ class SearchSpace:
     def variants(self, launch: Launch, names: list[str], changes: tuple = ()) -> list[tuple[str, Launch]]:
         """Launches like `launch` (a site's) with one host value at a time that the guessed
         scalars and dimensions `names` are computed from set to other values (`changes`, or
-        VARIED: off the witness's alignment, near and far), each with what it changes ("n=2"): a
-        finding every one of them shows holds whatever the host passes there. Values the
-        host code's conditions fix, and changes that make no launch, are left out."""
+        VARIED: off the witness's alignment, near and far, and for a row stride ALIGNED too),
+        each with what it changes ("n=2"): a finding every one of them shows holds whatever
+        the host passes there. Values the host code's conditions fix, and changes that make
+        no launch, are left out."""
         if not launch.site_inputs:
             return []
-        changes = changes or VARIED
         number, inputs = launch.site_inputs
         plan = self.plans[number]
         given, site = dict(plan.scalars), plan.site
         dims = {f"{what}.{axis}": e for what, es in (("gridDim", site.grid), ("blockDim", site.block))
                 for axis, e in zip("xyz", es)}
-        indices, direct = set(), []
+        indices, direct, strides = set(), [], set()
         for name in names:
             expression = dims.get(name, given.get(name))
             if expression is not None:
                 indices |= {i for i in inputs_of(expression) if site.inputs[i].kind != "pointer"}
+                strides |= inputs_of(expression) if name in self.strides else set()
             elif isinstance(launch.args.get(name), (int, float)):
                 direct.append(name)
         scalars = {p.name: p for p in self.kernel.scalars()}
         found = []
         for index in sorted(indices):
-            for change in changes:
+            for change in changes or VARIED + (ALIGNED if index in strides else ()):
                 varied = list(inputs)
                 if index in plan.packed:  # two 32-bit values (a struct's), both the gene's: both change
                     varied[index] = _packed(_changed(int(inputs[index]) & 0xFFFFFFFF, change, "integer", 32))
@@ -588,6 +589,10 @@ def _packed(value) -> int:
 
 
 VARIED = (lambda v: v + 1, lambda v: 4 * v + 97)  # a host value's other values: off its alignment, near and far
+ALIGNMENT = 128  # what the row strides hosts pass are most often a multiple of (tiles, blocks and warps divide it)
+# a row stride's other value besides: the next multiple of ALIGNMENT (a kernel without bounds checks, written for
+# tiles that divide its rows, overlaps them only off it)
+ALIGNED = (lambda v: (v // ALIGNMENT + 1) * ALIGNMENT,)
 HALFWAY = (lambda v: 2 * v + 33,)  # about halfway to the far value: when that could not be run far enough to tell
 
 

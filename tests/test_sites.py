@@ -113,8 +113,12 @@ def test_a_block_the_site_fixes_is_the_only_block_checked():
     assert errors(kernel) == []
     assert {tuple(launch["block"]) for launch in kernel["launches"]} == {(32, 1, 1)}
     assert kernel["launches"][0]["origin"] == f"site rotate.cu:{line_in('rotate.cu', 'rotate<<<')}"
+    # with no host code, blocks wider than the 32 elements a block rotates are outside what the kernel implies
     synthetic = check_json("rotate.cu", "--no-launch-sites")
-    assert errors(synthetic) and all(f["launch"]["origin"] in ("search", "default") for f in errors(synthetic))
+    assert synthetic["findings"] and not errors(synthetic)
+    assert all("only when blockDim.x > 32, on a launch Simulee chose" in f["message"] for f in synthetic["findings"])
+    wide = check_json("rotate.cu", "--no-launch-sites", "--block", "64")
+    assert errors(wide) and all(f["launch"]["origin"] == "given" for f in errors(wide))
 
 
 def test_searched_inputs_keep_pitch_at_least_width():
@@ -224,9 +228,12 @@ def test_what_the_host_code_tests_around_a_launch_bounds_its_values():
         assert {tuple(run["block"]) for run in checked["launches"]} == {(block, 1, 1)} and checked["findings"] == []
     fill = check_json("dispatch.cu", "-k", "fill")
     assert fill["findings"] == [] and all(launch["args"]["n"] <= 4096 for launch in fill["launches"])
-    # without the sites, the search tries what the host code never does
+    # without the sites, the search tries what the host code never does: rows wider than the kernel's tile (a
+    # warning: its shared row implies at most 16 threads) and n past the guard (an error)
     shared_slot, everyone = line_in("dispatch.cu", "row[t % Width] = v["), line_in("dispatch.cu", "a[0] = i;")
-    assert shared_slot in [f["line"] for f in errors(check_json("dispatch.cu", "-k", "tile<16>", "--no-launch-sites"))]
+    wide = [f for f in check_json("dispatch.cu", "-k", "tile<16>", "--no-launch-sites")["findings"]
+            if f["line"] == shared_slot]
+    assert wide and all(f["severity"] == "warning" and "only when blockDim.x > 16" in f["message"] for f in wide)
     assert errors(check_json("dispatch.cu", "-k", "fill", "--no-launch-sites"))[0]["line"] == everyone
 
 
@@ -691,3 +698,23 @@ def test_a_main_in_the_folder_above_is_the_programs_when_it_is_the_only_one(tmp_
                         .stdout)["kernels"][0]
     assert {(f["type"], f["severity"], f["line"]) for f in kernel["findings"]} == {
         ("data-race", severity, line_in("cmake_program/kernels/layer.cu", "// the update"))}
+
+
+@pytest.mark.parametrize("host, severity", [(None, "warning"), (100, "error"), (256, None)])
+def test_a_race_only_row_widths_off_the_tile_make_is_a_warning_unless_the_host_gives_one(tmp_path, host, severity):
+    """tests/sites/tiles.cu: a tiled copy without bounds checks races when its row width n is
+    not a multiple of the 32-wide tile. With n a parameter of the launcher (unknown), the
+    width Simulee chose shows it and the next multiple of 128 does not: a warning saying so.
+    A main passing 100 makes it the host's race (an error); one passing 256, none."""
+    source = tmp_path / "tiles.cu"
+    text = (SITES / "tiles.cu").read_text()
+    if host is not None:
+        text += f"\nint main() {{\n  float *m;\n  cudaMalloc(&m, 1 << 20);\n  copy(m, m + (1 << 17), {host});\n}}\n"
+    source.write_text(text)
+    kernel = json.loads(simulee("check", source, "-q", "--format", "json").stdout)["kernels"][0]
+    line = line_in("tiles.cu", "the tile's element")
+    assert {(f["type"], f["severity"], f["line"]) for f in kernel["findings"]} == (
+        {("data-race", severity, line)} if severity else set())
+    if severity == "warning":
+        assert "only for values Simulee chose (n=" in kernel["findings"][0]["message"]
+        assert "not with n=128" in kernel["findings"][0]["message"]
