@@ -263,6 +263,21 @@ def test_barriers_in_both_arms_of_an_if_diverge():
     assert_clean(check(file, "both_arms_fixed"))
 
 
+def test_whole_warps_at_two_barriers_are_a_warning_and_a_warp_split_between_them_an_error():
+    """warp_arms: the first warp passes one __syncthreads(), the others another; released
+    together (barrier 0 counts warps), nothing races: a warning, with one warp or two in the
+    second arm. Split inside a warp (both_arms' 16 threads) it is an error (the test above)."""
+    file = "barrier_verdicts.cu"
+    result = check(file, "warp_arms", ((1, 1, 1), (64, 1, 1), {}))
+    divergence = [f for f in result.findings if f.type == "barrier-divergence"]
+    assert {f.line for f in divergence} == {line_of(file, "// the first warp's"), line_of(file, "// the second warp's")}
+    assert all(f.severity == "warning" and "whole warps wait at each of the two barriers" in f.message
+               for f in divergence)
+    assert [f for f in result.findings if f.type != "barrier-divergence"] == []
+    wider = check(file, "warp_arms", ((1, 1, 1), (96, 1, 1), {}))  # one warp in the first arm, two in the second
+    assert {f.severity for f in wider.findings if f.type == "barrier-divergence"} == {"warning"}
+
+
 def test_the_barrier_inside_the_branch_diverges_not_the_one_all_threads_reach():
     file = "barrier_verdicts.cu"
     result = check(file, "branch_then_uniform", ((1, 1, 1), (64, 1, 1), {}))

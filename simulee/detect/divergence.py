@@ -9,8 +9,12 @@ A block barrier that every thread of its block reaches but those that exited (a 
 past the end of the data before a `__syncthreads()`) is a warning: the CUDA programming
 guide leaves a barrier not every thread reaches undefined, while the GPUs Simulee targets
 count exited threads as arrived, so the live threads neither hang nor meet the wrong
-barrier. A live thread that waits at another barrier, or a grid barrier with exited threads
-(a block whose exited thread 0 never signals the grid), is an error."""
+barrier. So is a block split by whole warps between two block barriers (a warp-specialized
+double buffer whose halves each pass their own `__syncthreads()`): every one is the GPU's
+barrier 0, which counts arriving warps, so they are released together, and what that leaves
+is for the race detector to judge. A thread that waits at another barrier while a thread of
+its own warp waits here, or a grid barrier with exited threads (a block whose exited thread
+0 never signals the grid), is an error."""
 
 from __future__ import annotations
 
@@ -23,12 +27,16 @@ from simulee.detect.base import Detector, LaunchRun, Rule
 from simulee.model.findings import ERROR, WARNING, Finding, launch_of, place, where
 
 
+WARP_SIZE = 32  # threads of a warp: a block's linear thread index // 32 is its warp
+
+
 class Divergence(Detector):
     name = "barrier-divergence"
     needs_trace = False
     rules = (Rule("barrier-divergence", ERROR,
                   "A barrier is reached by some threads of a block but not by all live ones (a warning where the "
-                  "others exited before a block barrier: undefined, though current GPUs count them as arrived)"),)
+                  "others exited before a block barrier, or whole warps wait at another: undefined, though current "
+                  "GPUs count exited threads as arrived and every __syncthreads() is one barrier)"),)
 
     def launch(self, run: LaunchRun) -> list[Finding]:
         return find_divergence(run.result)
@@ -59,15 +67,32 @@ def find_divergence(result: Result) -> list[Finding]:
                    f"({','.join(map(str, missed.thread)) if missed else '?'}) {fate}"
                    f" ({blocks} block{'s' if blocks > 1 else ''})")
         after_exit = all(e.missing_blocks is None and len(e.missing) and np.all(e.missing_exited) for e in events)
+        by_warps = not after_exit and all(_between_warps(e) for e in events)
         if after_exit:
             message += (": every live thread of the block reaches it, the others exited; the CUDA programming guide "
                         "leaves such a barrier undefined, current GPUs count exited threads as arrived (no hang); "
                         "keep the threads to the barrier and skip their work instead")
-        findings.append(Finding("barrier-divergence", WARNING if after_exit else ERROR, result.kernel, message,
+        elif by_warps:
+            message += (": whole warps wait at each of the two barriers; every __syncthreads() is the GPU's barrier 0, "
+                        "which counts the warps that arrive, so current GPUs release them together (the races that "
+                        "leaves are checked as such); the CUDA programming guide leaves it undefined: use one barrier "
+                        "both arms reach, or named barriers")
+        findings.append(Finding("barrier-divergence", WARNING if after_exit or by_warps else ERROR, result.kernel,
+                                message,
                                 arrived, missed,
                                 launch=launch_of(result), instances=len(events),
                                 taint=0 if any(not e.taint for e in events) else event.taint))
     return findings
+
+
+def _between_warps(event) -> bool:
+    """Whether a divergent release split its block by whole warps between block barriers:
+    every missing thread waits at another barrier (none exited, none of another block) and
+    no warp has threads on both sides."""
+    if event.missing_blocks is not None or not len(event.missing) or np.any(event.missing_exited):
+        return False
+    waiting = np.asarray(event.arrived) // WARP_SIZE
+    return not np.intersect1d(waiting, np.asarray(event.missing) // WARP_SIZE).size
 
 
 def divergent_barriers(result: Result) -> dict[int, list]:

@@ -21,6 +21,9 @@
 // kernel: both_arms_fixed(int *data)
 //   reads: tid.x
 //   shared: 256
+// kernel: warp_arms(int *data)
+//   reads: tid.x
+//   shared: 256
 // kernel: branch_then_uniform(int *data)
 //   reads: tid.x
 //   shared: 256
@@ -84,6 +87,20 @@ __global__ void both_arms(int *data) {
   } else {
     cell[threadIdx.x] = 2;
     __syncthreads();
+  }
+  data[threadIdx.x] = cell[(threadIdx.x + 1) % 64];
+}
+
+// Whole warps in each arm: every __syncthreads() is the hardware's barrier 0, which counts
+// arriving warps, so both arms are released together (undefined by the programming guide).
+__global__ void warp_arms(int *data) {
+  __shared__ int cell[64];
+  if (threadIdx.x < 32) {
+    cell[threadIdx.x] = 1;
+    __syncthreads();  // the first warp's
+  } else {
+    cell[threadIdx.x] = 2;
+    __syncthreads();  // the second warp's
   }
   data[threadIdx.x] = cell[(threadIdx.x + 1) % 64];
 }
