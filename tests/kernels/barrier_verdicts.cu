@@ -18,10 +18,10 @@
 // kernel: both_arms(int *data)
 //   reads: tid.x
 //   shared: 256
-// kernel: both_arms_fixed(int *data)
+// kernel: warp_arms(int *data)
 //   reads: tid.x
 //   shared: 256
-// kernel: warp_arms(int *data)
+// kernel: both_arms_fixed(int *data)
 //   reads: tid.x
 //   shared: 256
 // kernel: branch_then_uniform(int *data)
