@@ -187,7 +187,7 @@ def thread_strides(program: Program, kernel: KernelInfo) -> dict[tuple[str, int]
                 base.add(function.name, op.result, VARIES)
     base.solve()
     strides: list[tuple[int, int | None, bool]] = []  # (size, line, whether blockIdx.x is what it multiplies)
-    marked = _Taint(base.functions)
+    marked = _Taint(base.functions, addresses=False)  # a stride is arithmetic on an index, not what it indexes
     for function in base.functions.values():
         for result, stride in _strides_in(function, base).items():
             if stride not in strides:
@@ -325,11 +325,15 @@ class _Taint:
     """The fixpoint: taint bits per (function, slot), per memory object and per function
     return, and the bits that reached each kind of sink. With a `varying` bit, the result
     of every special-register read, load and atomic carries it too (it differs between
-    threads)."""
+    threads). Without `addresses`, a value loaded carries what the memory it is loaded from
+    holds, not what its address was computed from (an index stays an index through
+    arithmetic only)."""
 
-    def __init__(self, functions: dict[str, DecodedFunction], varying: int = 0, dims: dict[str, int] | None = None):
+    def __init__(self, functions: dict[str, DecodedFunction], varying: int = 0, dims: dict[str, int] | None = None,
+                 addresses: bool = True):
         self.functions = functions
         self.varying = varying
+        self.addresses = addresses
         self.dims = dims or {}
         self.values: dict[tuple[str, int], int] = {}
         self.objects: dict[object, int] = {}
@@ -367,6 +371,10 @@ class _Taint:
             pointer = op.args[MEMORY_ADDRESS[opcode]]
             self.sinks[ADDRESS] |= self.get(name, pointer)
             base = self.bases[name].get(pointer)
+            if not self.addresses:  # what is stored, and what was there, not where
+                bits = 0
+                for position, slot in enumerate(op.args):
+                    bits |= self.get(name, slot) if position != MEMORY_ADDRESS[opcode] else 0
             if opcode != "load":  # the stored value taints the object written
                 changed |= self._taint_object(base, bits)
             bits |= self.objects.get(None, 0) | self.objects.get(base, 0) if base is not None else self._any_object()
