@@ -347,9 +347,12 @@ def inputs_of(expression: list) -> set[int]:
 def host_pieces(param) -> int | None:
     """How many host arguments the x86-64 ABI passes a kernel parameter in: one for a
     scalar or pointer, a struct of up to 16 bytes in eightbytes, a larger one by address;
-    None for what this does not know."""
+    none for an empty class (a tag, std::bool_constant), which the ABI ignores; None for
+    what this does not know."""
     if param.kind in ("pointer", "integer", "float"):
         return 1
+    if param.kind == "struct" and param.size == 1 and not param.fields:
+        return 0
     if param.kind == "struct" and param.size:
         return -(-param.size // 8) if param.size <= 16 else 1
     return None

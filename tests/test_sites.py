@@ -491,22 +491,35 @@ def test_a_pointer_the_site_passes_null_is_null():
 
 
 @pytest.mark.parametrize("command", ["scan", "check"])
-def test_a_kernel_takes_the_launches_of_its_own_program_not_of_a_same_named_kernel(command, tmp_path: Path):
+@pytest.mark.parametrize("small_launches", [True, False])
+def test_a_kernel_takes_the_launches_of_its_own_program_not_of_a_same_named_kernel(command, small_launches,
+                                                                                     tmp_path: Path):
     """small.cu and large.cu each define and launch their own shift: small's with the
     dynamic shared memory its padded tile needs, large's with none (its tile is static);
-    small's under large's launch would write past its tile."""
+    small's under large's launch would write past its tile. Where small.cu's host code
+    launches nothing, its shift still does not take large's launch: it has none."""
+    import shutil
+
+    folder = tmp_path / "twins"
+    shutil.copytree(SITES / "twins", folder)
+    if not small_launches:
+        small = folder / "small.cu"
+        small.write_text(small.read_text().split("void shift_all")[0])
     if command == "scan":
         out = tmp_path / "out"
-        result = simulee("scan", SITES / "twins", "-o", out, "--jobs", "1", "-q")
+        result = simulee("scan", folder, "-o", out, "--jobs", "1", "-q")
         records = [json.loads(line) for line in (out / "scan.jsonl").read_text().splitlines()]
         checks = {r["check"]["file"]: r["check"] for r in records if r["record"] == "kernel"}
     else:
-        result = simulee("check", SITES / "twins", "-q", "--format", "json")
+        result = simulee("check", folder, "-q", "--format", "json")
         checks = {Path(c["file"]).name: c for c in json.loads(result.stdout)["kernels"]}
     assert result.returncode == 0, result.stderr
-    for file in ("small.cu", "large.cu"):
+    for file in ("small.cu", "large.cu") if small_launches else ("large.cu",):
         assert {launch["origin"].split(",")[0] for launch in checks[file]["launches"]} == \
             {f"site {file}:{line_in('twins/' + file, 'shift<<<')}"}
+    if not small_launches:
+        assert not any(launch["origin"].startswith("site") for launch in checks["small.cu"]["launches"])
+    for file in ("small.cu", "large.cu"):
         assert [f for f in checks[file]["findings"] if f["severity"] == "error"] == []
 
 
@@ -718,3 +731,32 @@ def test_a_race_only_row_widths_off_the_tile_make_is_a_warning_unless_the_host_g
     if severity == "warning":
         assert "only for values Simulee chose (n=" in kernel["findings"][0]["message"]
         assert "not with n=128" in kernel["findings"][0]["message"]
+
+
+@pytest.mark.parametrize("step, races", [(1, False), (2, True)])
+def test_a_step_main_passes_through_a_launcher_pointer_in_a_folder_of_programs_is_the_hosts(tmp_path, step, races):
+    """tests/sites/programs: each source is a program of its own (two define main). bench.cu's
+    main passes its launcher by pointer to a timing template with n and the step; the kernel
+    takes an empty tag before them. bench.cu alone is the program, the call made direct by
+    inlining folds main's values: step 1 writes each element once (clean), step 2 makes
+    threads i and i + 512 update one element (an error: the host's value, not a guess)."""
+    import shutil
+
+    folder = tmp_path / "programs"
+    shutil.copytree(SITES / "programs", folder)
+    bench = folder / "bench.cu"
+    bench.write_text(bench.read_text().replace("step = 1;", f"step = {step};"))
+    kernel = json.loads(simulee("check", bench, "-q", "--format", "json").stdout)["kernels"][0]
+    assert {tuple(sorted(launch["args"].items())) for launch in kernel["launches"]} == {(("n", 1024), ("step", step))}
+    assert {(f["type"], f["severity"], f["line"]) for f in kernel["findings"]} == (
+        {("data-race", "error", line_in("programs/bench.cu", "// the update"))} if races else set())
+
+
+def test_a_global_that_host_code_left_out_sets_is_not_the_initializer():
+    """tests/sites/left_out: the grid is a global a set-up function stores the multiprocessor
+    count in, through a library whose header is missing, so its body is left out to compile
+    the file. The global is not its initializer (1: one block, race-free) but unknown: the
+    race of every block's update to one slot is found."""
+    kernel = check_json("left_out/multiprocessors.cu")
+    assert {(f["type"], f["line"]) for f in errors(kernel)} == {
+        ("data-race", line_in("left_out/multiprocessors.cu", "every block's update"))}

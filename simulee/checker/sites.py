@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from evolve.launchsite import CASTS, FLOAT_OPS, Call, Input, Site, Unknown, evaluate, inputs_of
@@ -597,22 +598,39 @@ def with_program(path: Path, options, sites: list[Site]) -> list[Site]:
 
 @functools.lru_cache(maxsize=4)
 def _program_sites(linked: str) -> tuple[Site, ...] | None:
-    """The launch sites of a whole program's host IR (read once for all its sources), None
-    when it cannot be read."""
+    """The launch sites of a whole program's host IR (read once for all its sources), through
+    the program's own calls of the functions they lie in; None when it cannot be read. A
+    parameter the program's calls leave open is an unknown no other file's call fixes (LTO
+    may have changed the function's parameters)."""
     try:
-        return tuple(read_host(linked)[0])
+        sites = read_host(linked)[0]
+        calls = calls_in(linked, set().union(*(site.open_functions() for site in sites)))
     except (ir.IRSyntaxError, ValueError, KeyError, IndexError):
         return None
+    return tuple(replace(site, inputs=tuple(replace(i, parameter=()) for i in site.inputs))
+                 for site in through_callers(sites, calls))
 
 
 def launching(sites: dict[str, list], file: str, defining: set[str]) -> list:
     """Of the launch sites of a kernel of `file`, by the program (source file) whose host
     code holds them, those that launch it: a program that defines a kernel of the same
-    symbol itself launches its own (two programs of a repository with a kernel of one
-    name), unless no other program launches it."""
+    symbol launches its own (two programs of a repository with a kernel of one name), not
+    this one, unless it includes `file` and none other launches it."""
     own = [site for program, found in sites.items() if program == file or program not in defining
            for site in found]
-    return own or [site for found in sites.values() for site in found]
+    return own or [site for program, found in sites.items() if _includes(program, file) for site in found]
+
+
+def _includes(source: str, file: str) -> bool:
+    """Whether `source` #includes a file named as `file` is (`#include "kernels.cu"`)."""
+    try:
+        text = Path(source).read_text(errors="replace")
+    except OSError:
+        return False
+    return Path(file).name in {Path(name).name for name in _INCLUDED.findall(text)}
+
+
+_INCLUDED = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]', re.M)
 
 
 def _reading_host(path: Path, options, read, nothing):

@@ -1,18 +1,19 @@
-"""The host program a CUDA source belongs to, as its linker and LTO see it.
-
-A source's own host code often does not fix what it passes a kernel: `main` in another file
+"""The host program a CUDA source's own host code often does not fix what it passes a kernel: `main` in another file
 passes a layer width to a constructor, which stores it in a struct a launcher in the .cu
 reads. The translation units of the source's program (by the compilation database when it
 lists the source: its build target's sources and the targets without a main it may link;
 else the C, C++ and CUDA sources of its folder, or of the nearest folder above whose tree
-holds one main, less those another includes) that link
-into one program with a `main` are compiled for the host, each with its own flags
-(compile_cuda), linked into one module, everything but `main` made internal, and optimized
-as link-time optimization at -O2 would (inlining across files, interprocedural constant
-propagation, forwarding stored values to loads), the device stubs kept as calls: what
-`main` passes down becomes the constant a launch passes. `program_ir` returns that IR, or
-None where the folder holds no program (no `main`, or several) or nothing of it compiles and
-links, with why, for -v.
+holds one main, less those another includes; in a folder of several programs, a source
+that defines main with the sources that define none) that link into one program with a
+`main` are compiled for the host, each with its own flags (compile_cuda), linked into one
+module, everything but `main` made internal, and optimized twice as link-time
+optimization at -O2 would (inlining across files, interprocedural constant propagation,
+forwarding stored values to loads; the second folds what calls made direct by inlining
+pass), the device stubs kept as calls: what `main` passes down becomes the constant a
+launch passes. Globals stay external where host code was left out to compile a unit:
+what it stores there is unknown. `program_ir` returns that IR, or None where the folder
+holds no program (no `main`, or several) or nothing of it compiles and links, with why,
+for -v.
 
 May import: simulee.errors, simulee.frontend (compiler, passes)."""
 
@@ -26,7 +27,7 @@ from pathlib import Path
 
 from simulee.errors import SimuleeError
 from simulee.frontend import passes
-from simulee.frontend.compiler import compile_cuda, database_entries
+from simulee.frontend.compiler import compile_cuda, database_entries, degradation
 
 SUFFIXES = (".cu", ".c", ".cc", ".cpp", ".cxx", ".c++")
 MAX_UNITS = 64  # translation units a program links at most
@@ -55,7 +56,8 @@ def program_units(source: Path, options) -> tuple[frozenset, Path | None, str]:
     (options.compile_commands) when it lists the source and tells its program, else those
     of the source's folder, or where no file of it defines main, of the nearest folder
     above (up to MAX_LEVELS, within the repository) whose files and subfolders hold one
-    main (`main.cpp` beside `layers/`)."""
+    main (`main.cpp` beside `layers/`). In a folder where several sources define main, a
+    source that defines one is its own program, with the folder's sources that define none."""
     listed = _database_program(source, options)
     if listed is not None:
         return listed
@@ -71,6 +73,8 @@ def program_units(source: Path, options) -> tuple[frozenset, Path | None, str]:
         if len(mains) == 1:
             return (frozenset(units), mains[0], "") if source in units else \
                 (frozenset(), None, "the source is included by another")
+        if level == 0 and source in mains:  # a folder of programs, one per source (a Makefile's)
+            return frozenset(unit for unit in units if unit == source or unit not in mains), source, ""
         if mains:
             return frozenset(), None, f"{len(mains)} files of {'its folder' if level == 0 else folder} define main"
         if not _may_climb(folder, options.confine):
@@ -210,12 +214,18 @@ def _linked(compiled: dict[Path, str], main: Path) -> tuple[str | None, str]:
         if "__device_stub__" in function.name:
             function.add_function_attribute("noinline")  # each launch names its kernel
         function.linkage = "internal"
+    # host code left out to compile a unit (salvage) may have written any global: none is
+    # internal then, so what only that code stores is not folded to the initializer
+    opaque = any("host code left out" in degradation(text) for text in compiled.values())
     for variable in module.global_variables:
-        if not variable.is_declaration:
+        if not variable.is_declaration and not opaque:
             variable.linkage = "internal"
     machine = llvm.Target.from_triple(module.triple).create_target_machine()
     tuning = llvm.create_pipeline_tuning_options(speed_level=2)
     tuning.inlining_threshold = INLINE_THRESHOLD
     builder = llvm.create_pass_builder(machine, tuning)
-    builder.getModulePassManager().run(module, builder)
-    return str(module), (f"left out (they clash with the rest): {', '.join(left_out)}" if left_out else "")
+    for _ in range(2):  # again: a call made direct by inlining (a launcher passed by pointer) folds its constants
+        builder.getModulePassManager().run(module, builder)
+    notes = [f"left out (they clash with the rest): {', '.join(left_out)}" if left_out else "",
+             "its globals are not folded: host code was left out to compile it" if opaque else ""]
+    return str(module), "; ".join(filter(None, notes))
