@@ -1,4 +1,6 @@
-"""The host program a CUDA source's own host code often does not fix what it passes a kernel: `main` in another file
+"""The host program a CUDA source belongs to, as its linker and LTO see it.
+
+A source's own host code often does not fix what it passes a kernel: `main` in another file
 passes a layer width to a constructor, which stores it in a struct a launcher in the .cu
 reads. The translation units of the source's program (by the compilation database when it
 lists the source: its build target's sources and the targets without a main it may link;
