@@ -433,13 +433,15 @@ class SearchSpace:
             raise InvalidGenome(f"no launch at {plan.site.label}: {problem}")
         return grid, block, shared, computed
 
-    def variants(self, launch: Launch, names: list[str], changes: tuple = ()) -> list[tuple[str, Launch]]:
+    def variants(self, launch: Launch, names: list[str], changes: tuple = (), joint: tuple = ()
+                 ) -> list[tuple[str, Launch]]:
         """Launches like `launch` (a site's) with one host value at a time that the guessed
         scalars and dimensions `names` are computed from set to other values (`changes`, or
         VARIED: off the witness's alignment, near and far, and for a row stride ALIGNED too),
-        each with what it changes ("n=2"): a finding every one of them shows holds whatever
-        the host passes there. Values the host code's conditions fix, and changes that make
-        no launch, are left out."""
+        and with every one of them changed together by each of `joint` (all of them
+        ALIGNED), each with what it changes ("n=2"): a finding every one of them shows
+        holds whatever the host passes there. Values the host code's conditions fix, and
+        changes that make no launch, are left out."""
         if not launch.site_inputs:
             return []
         number, inputs = launch.site_inputs
@@ -457,38 +459,45 @@ class SearchSpace:
                 direct.append(name)
         scalars = {p.name: p for p in self.kernel.scalars()}
         found = []
-        for index in sorted(indices):
-            for change in changes or VARIED + (ALIGNED if index in strides else ()):
-                varied = list(inputs)
+        each = [((index,), change, ()) for index in sorted(indices)
+                for change in changes or VARIED + (ALIGNED if index in strides else ())]
+        for changed_inputs, change, also in each + [(tuple(sorted(indices)), change, direct) for change in joint]:
+            varied = list(inputs)
+            for index in changed_inputs:
                 if index in plan.packed:  # two 32-bit values (a struct's), both the gene's: both change
                     varied[index] = _packed(_changed(int(inputs[index]) & 0xFFFFFFFF, change, "integer", 32))
                 else:
                     varied[index] = _changed(inputs[index], change, site.inputs[index].kind, site.inputs[index].bits)
                     varied[index] = plan.bounded(list(varied))[index]  # within what the host code tests
-                if varied[index] == inputs[index]:
-                    continue
-                try:
-                    grid, block, shared, computed = self._computed(plan, varied)
-                except InvalidGenome:
-                    continue
-                args = {**launch.args, **{name: _as_parameter(scalars[name], value) for name, value in
-                                          computed.items() if name in scalars}}
-                before, after = dict(zip(dims, launch.grid + launch.block)), dict(zip(dims, grid + block))
-                before.update(launch.args)
-                after.update(args)
-                changed = [name for name in names if after.get(name) != before.get(name)] or \
-                    [name for name in after if after[name] != before.get(name)]  # what the site computes otherwise
-                what = ", ".join(f"{name}={after[name]}" for name in changed)
-                found.append((what, self.padded(replace(
-                    launch, grid=grid, block=block, args=args, site_inputs=(number, tuple(varied)),
-                    shared_bytes=shared if self.kernel.dynamic_shared else launch.shared_bytes))))
+            if varied == list(inputs) and not also:
+                continue
+            try:
+                grid, block, shared, computed = self._computed(plan, varied)
+            except InvalidGenome:
+                continue
+            args = {**launch.args, **{name: _as_parameter(scalars[name], value) for name, value in
+                                      computed.items() if name in scalars}}
+            args.update({name: self._direct(launch, name, change) for name in also})
+            before, after = dict(zip(dims, launch.grid + launch.block)), dict(zip(dims, grid + block))
+            before.update(launch.args)
+            after.update(args)
+            changed = [name for name in names if after.get(name) != before.get(name)] or \
+                [name for name in after if after[name] != before.get(name)]  # what the site computes otherwise
+            what = ", ".join(f"{name}={after[name]}" for name in changed)
+            found.append((what, self.padded(replace(
+                launch, grid=grid, block=block, args=args, site_inputs=(number, tuple(varied)),
+                shared_bytes=shared if self.kernel.dynamic_shared else launch.shared_bytes))))
         for name in direct:  # a scalar the site does not pass: its own value
             for change in changes:
-                param = scalars.get(name)
-                value = _changed(launch.args[name], change, param.kind if param else "integer", 32)
-                value = _as_parameter(param, value) if param else value
+                value = self._direct(launch, name, change)
                 found.append((f"{name}={value}", replace(launch, args={**launch.args, name: value})))
         return found
+
+    def _direct(self, launch: Launch, name: str, change):
+        """`change` of the launch's value of a scalar the site does not pass."""
+        param = next((p for p in self.kernel.scalars() if p.name == name), None)
+        value = _changed(launch.args[name], change, param.kind if param else "integer", 32)
+        return _as_parameter(param, value) if param else value
 
     def host_expressions(self, launch: Launch, names: list[str]) -> dict[str, str]:
         """What the host code passes for each scalar or dimension of `names` at the site

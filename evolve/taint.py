@@ -71,8 +71,8 @@ class AddressSource:
 
 def address_sources(program: Program, kernel: KernelInfo) -> dict[tuple[str, int], AddressSource]:
     """(function, op index) -> what its index or address depends on, for every
-    getelementptr (its variable indices), load, store and atomic (its address) that
-    depends on a parameter or on what varies. The content of a table of pointers (`T **`)
+    getelementptr (its variable indices), load, store, atomic and memcpy/memset (its
+    addresses) that depends on a parameter or on what varies. The content of a table of pointers (`T **`)
     is no source: Simulee fills it with buffers of its own."""
     root = program.function(kernel.symbol)
     if "address_sources" in root.analyses:
@@ -90,6 +90,8 @@ def address_sources(program: Program, kernel: KernelInfo) -> dict[tuple[str, int
                 slots = [slot for slot in op.args[1:] if slot not in function.constants]
             elif op.opcode in MEMORY_ADDRESS:
                 slots = [op.args[MEMORY_ADDRESS[op.opcode]]]
+            elif op.opcode == "call" and (op.extra.get("callee") or "").startswith(MEMORY_INTRINSICS):
+                slots = op.args[:1 if op.extra["callee"].startswith("llvm.memset") else 2]  # its destination, source
             else:
                 continue
             bits = 0

@@ -760,3 +760,25 @@ def test_a_global_that_host_code_left_out_sets_is_not_the_initializer():
     kernel = check_json("left_out/multiprocessors.cu")
     assert {(f["type"], f["line"]) for f in errors(kernel)} == {
         ("data-race", line_in("left_out/multiprocessors.cu", "every block's update"))}
+
+
+@pytest.mark.parametrize("host, severity", [(None, "warning"), (6, "error"), (64, None)])
+def test_a_misaligned_vector_copy_only_widths_off_four_make_is_a_warning_unless_the_host_gives_one(
+        tmp_path, host, severity):
+    """tests/sites/vector_rows.cu: a float4 row copy, a memcpy in the IR, from row * n is
+    misaligned unless n is a multiple of 4. With n unknown the width Simulee chose shows it
+    and another does not: a warning naming n. A main passing 6 makes it the host's fault (an
+    error); one passing 64, none. (The prover shows the kernel race-free, which skips the
+    search: --no-prove searches.)"""
+    source = tmp_path / "vector_rows.cu"
+    text = (SITES / "vector_rows.cu").read_text()
+    if host is not None:
+        text += f"\nint main() {{\n  float *m;\n  cudaMalloc(&m, 1 << 20);\n  copy(m, m + (1 << 16), 8, {host});\n}}\n"
+    source.write_text(text)
+    kernel = json.loads(simulee("check", source, "-q", "--format", "json", "--no-prove").stdout)["kernels"][0]
+    line = line_in("vector_rows.cu", "the row's vector")
+    assert {(f["type"], f["severity"]) for f in kernel["findings"]} == (
+        {("misaligned", severity)} if severity else set())
+    assert all(abs(f["line"] - line) <= 1 for f in kernel["findings"])
+    if severity == "warning":
+        assert "only for values Simulee chose (n=" in kernel["findings"][0]["message"]

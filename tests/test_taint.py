@@ -101,3 +101,26 @@ def test_what_decides_whether_a_block_gets_there_differs_from_who_in_it_takes_pa
                                                             made_up.trace["taint"], made_up.trace["divergent"])
              if k != 0 and made_up.trace.ops[op].location.line == line_of(tmp_path / "guards.cu", "alike")}
     assert set(lines.values()) <= {(count, 0)} and lines  # reached for some counts, by whole blocks
+
+
+COPY = """
+__global__ void copy_rows(float *out, const float *in, int n) {
+  int row = blockIdx.x, column = threadIdx.x * 4;
+  reinterpret_cast<float4 *>(&out[row * 64 + column])[0] =
+      reinterpret_cast<const float4 *>(&in[row * n + column])[0];
+}
+"""
+
+
+def test_a_memcpys_addresses_depend_on_the_scalars_they_are_computed_from(tmp_path):
+    """The float4 copy is an aggregate copy, llvm.memcpy in the IR: its source address is
+    computed from n and the block's index (a misaligned copy is n's, when Simulee chose n)."""
+    from evolve.taint import MEMORY_INTRINSICS, address_sources
+
+    loaded, kernel = written(tmp_path, "copy.cu", COPY, "copy_rows")
+    function = loaded.function(kernel.symbol)
+    copies = {(function.name, position) for position, op in enumerate(function.ops)
+              if op.opcode == "call" and (op.extra.get("callee") or "").startswith(MEMORY_INTRINSICS)}
+    sources = address_sources(loaded, kernel)
+    assert copies and any("n" in sources[key].scalars and "gridDim.x" in sources[key].dims
+                          for key in copies if key in sources)

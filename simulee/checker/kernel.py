@@ -7,9 +7,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 
-from evolve.contract import MEMORY_FAULTS, Contract
+from evolve.contract import MEMORY_FAULTS, MISALIGNED, Contract
 from evolve.search import DETECTION_THREADS
-from evolve.space import HALFWAY, STRIDE_NAME
+from evolve.space import ALIGNED, HALFWAY, STRIDE_NAME
 from evolve.taint import Stride
 from interpreter.limits import DEFAULT_HEAP_BYTES, TRACE_LIMIT
 from interpreter.launch import Alias, Launch, Result
@@ -455,12 +455,13 @@ class _Replays:
     def __init__(self, run: LaunchRun, detectors, deadline: float, space, refuted: set):
         self.run, self.detectors, self.deadline, self.space = run, detectors, deadline, space
         self.refuted = refuted  # the keys of findings some variant does not show, added to
-        self.shown: dict[tuple, list] = {}  # (names varied, changes) -> [(what changed, keys shown or None)]
+        self.shown: dict[tuple, list] = {}  # (names varied, changes, joint) -> [(what changed, keys shown or None)]
 
     def doubt(self, finding: Finding, names: list[str]) -> str:
         """'' when every variant that ran shows `finding`, else what it rests on."""
         launch = self.run.result.launch
-        shown = self.replayed(names)
+        # a misaligned access is the guess's when it goes with every guessed value aligned
+        shown = self.replayed(names, joint=ALIGNED if finding.type == MISALIGNED else ())
         known = [(what, keys) for what, keys in shown
                  if keys is not None and (finding.key() in keys or not isinstance(keys, PartialKeys))]
         if len(known) < len(shown):  # a value that could not be run far enough to tell: one halfway instead
@@ -484,17 +485,19 @@ class _Replays:
                 "; state the values in simulee.toml, or run the program with simulee exec")
 
 
-    def replayed(self, names: list[str], changes: tuple = ()) -> list[tuple[str, set | None]]:
+    def replayed(self, names: list[str], changes: tuple = (), joint: tuple = ()) -> list[tuple[str, set | None]]:
         """Each variant of the run's launch with the host values of `names` changed (by
-        `changes`, or as SearchSpace.variants does), and the keys of what it shows."""
-        if (tuple(names), changes) not in self.shown:
-            variants = self.space.variants(self.run.result.launch, names, changes) if self.space is not None else []
+        `changes`, or as SearchSpace.variants does; all together by `joint`), and the keys
+        of what it shows."""
+        if (tuple(names), changes, joint) not in self.shown:
+            variants = self.space.variants(self.run.result.launch, names, changes, joint) \
+                if self.space is not None else []
             # a variant doing far more work than its witness is cut there: what it showed by then counts
             limit = max(REPLAY_WORK, 4 * self.run.result.thread_instructions)
-            self.shown[tuple(names), changes] = [
+            self.shown[tuple(names), changes, joint] = [
                 (what, _shown(self.run, replace(variant, work_limit=limit), self.detectors, self.deadline, True))
                 for what, variant in variants]
-        return self.shown[tuple(names), changes]
+        return self.shown[tuple(names), changes, joint]
 
 
 def _shown(run: LaunchRun, launch: Launch, detectors, deadline: float, partial: bool = False) -> set[tuple] | None:
