@@ -437,7 +437,8 @@ class SearchSpace:
                  ) -> list[tuple[str, Launch]]:
         """Launches like `launch` (a site's) with one host value at a time that the guessed
         scalars and dimensions `names` are computed from set to other values (`changes`, or
-        VARIED: off the witness's alignment, near and far, and for a row stride ALIGNED too),
+        VARIED: off the witness's alignment, near and far, and for a row stride or a block
+        size ALIGNED too),
         and with every one of them changed together by each of `joint` (all of them
         ALIGNED), each with what it changes ("n=2"): a finding every one of them shows
         holds whatever the host passes there. Values the host code's conditions fix, and
@@ -459,8 +460,9 @@ class SearchSpace:
                 direct.append(name)
         scalars = {p.name: p for p in self.kernel.scalars()}
         found = []
+        shapes = set().union(*(inputs_of(e) for e in site.block))  # hosts launch whole warps, tiles of them
         each = [((index,), change, ()) for index in sorted(indices)
-                for change in changes or VARIED + (ALIGNED if index in strides else ())]
+                for change in changes or VARIED + (ALIGNED if index in strides | shapes else ())]
         for changed_inputs, change, also in each + [(tuple(sorted(indices)), change, direct) for change in joint]:
             varied = list(inputs)
             for index in changed_inputs:

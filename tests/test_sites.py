@@ -782,3 +782,24 @@ def test_a_misaligned_vector_copy_only_widths_off_four_make_is_a_warning_unless_
     assert all(abs(f["line"] - line) <= 1 for f in kernel["findings"])
     if severity == "warning":
         assert "only for values Simulee chose (n=" in kernel["findings"][0]["message"]
+
+
+@pytest.mark.parametrize("host, severity", [(None, "warning"), (87, "error"), (128, "warning")])
+def test_a_race_only_partial_warps_make_is_a_warning_unless_the_host_launches_one(tmp_path, host, severity):
+    """tests/sites/warp_sums.cu: every lane stores its warp's reduced sum in the warp's slot.
+    In whole warps they store one value (a benign race, a warning); a partial warp's lanes
+    hold different sums (a race). With the block size unknown, the size Simulee chose shows
+    it and a whole number of warps does not: a warning, though another launch showed the
+    benign form first. A main launching blocks of 87 makes it the host's race (an error)."""
+    source = tmp_path / "warp_sums.cu"
+    text = (SITES / "warp_sums.cu").read_text()
+    if host is not None:
+        text += f"\nint main() {{\n  float *m;\n  cudaMalloc(&m, 1 << 20);\n  sum_rows(m, m + 1024, 8, {host});\n}}\n"
+    source.write_text(text)
+    kernel = json.loads(simulee("check", source, "-q", "--format", "json").stdout)["kernels"][0]
+    assert {(f["type"], f["severity"], f["line"]) for f in kernel["findings"]} == {
+        ("data-race", severity, line_in("warp_sums.cu", "every lane stores its warp's sum"))}
+    (race,) = kernel["findings"]
+    if host is None:
+        assert "only for values Simulee chose (blockDim.x=" in race["message"]
+    assert race["benign"] == (host == 128)

@@ -328,16 +328,17 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
             shown = _merge(merged, finding, unaliased)
             if shown:
                 (aliased.add if alias else aliased.discard)(key)
-            opened = [] if key in trusted | cleared else _opened(finding, result.launch, rules, program, kernel)
-            count, guessed = replayed.get(key, (0, ""))
+            marked = _shown_as(finding)  # a benign instance's replays clear no other
+            opened = [] if marked in trusted | cleared else _opened(finding, result.launch, rules, program, kernel)
+            count, guessed = replayed.get(marked, (0, ""))
             if opened and count < MAX_REPLAYS:
                 guessed = replays.doubt(finding, opened)
-                replayed[key] = (count + 1, guessed)
+                replayed[marked] = (count + 1, guessed)
             guessed = guessed if opened else ""
             doubt = _doubt(finding, result.launch, made_up, guessed, flat.needs(finding), rows.needs(finding),
                            strides.needs(finding))
             if not doubt:
-                (cleared if opened else trusted).add(key)
+                (cleared if opened else trusted).add(marked)
             elif key not in doubts or (unaliased and shown):
                 doubts[key] = doubt
         for detector in detectors:
@@ -463,20 +464,21 @@ class _Replays:
         # a misaligned access is the guess's when it goes with every guessed value aligned
         shown = self.replayed(names, joint=ALIGNED if finding.type == MISALIGNED else ())
         known = [(what, keys) for what, keys in shown
-                 if keys is not None and (finding.key() in keys or not isinstance(keys, PartialKeys))]
+                 if keys is not None and (_shown_as(finding) in keys or not isinstance(keys, PartialKeys))]
         if len(known) < len(shown):  # a value that could not be run far enough to tell: one halfway instead
             shown = known + self.replayed(names, HALFWAY)
-        if shown and all(keys is not None and finding.key() in keys for _, keys in shown):
+        if shown and all(keys is not None and _shown_as(finding) in keys for _, keys in shown):
             return ""
         missing = [what for what, keys in shown if keys is not None and not isinstance(keys, PartialKeys)
-                   and finding.key() not in keys]
+                   and _shown_as(finding) not in keys]
         if missing:
             self.refuted.add(finding.key())
         chosen = ", ".join(f"{name}={_guessed_value(launch, name)}" for name in names[:6]) + \
             (", ..." if len(names) > 6 else "")
         written = self.space.host_expressions(launch, names[:3]) if self.space is not None else {}
         passed = [f"{name} from {expression}" for name, expression in written.items()]
-        unknown = [what for what, keys in shown if what not in missing and (keys is None or finding.key() not in keys)]
+        wanted = _shown_as(finding)
+        unknown = [what for what, keys in shown if what not in missing and (keys is None or wanted not in keys)]
         other = f", not with {missing[0]}" if missing else f", not known with {unknown[0]}" if unknown else \
             "" if shown else ", the only values of them Simulee could launch with"  # every change made no launch
         return (f"only for values Simulee chose ({chosen})" + other +
@@ -501,7 +503,7 @@ class _Replays:
 
 
 def _shown(run: LaunchRun, launch: Launch, detectors, deadline: float, partial: bool = False) -> set[tuple] | None:
-    """The keys of the findings that `launch`, a variant of the run's (another
+    """The keys (_shown_as) of the findings that `launch`, a variant of the run's (another
     grid, other host values), shows, run as a check runs it (detection_launch: a large
     grid on a sample of its blocks, fewer when their trace does not fit); None when it
     cannot run, its trace fills up even so (with `partial`: what the part traced, or a sample
@@ -519,8 +521,15 @@ def _shown(run: LaunchRun, launch: Launch, detectors, deadline: float, partial: 
     if other.status in ("unsupported", "out-of-memory", "time-limit") or cut and not partial:  # not seen whole
         return None
     again = replace(run, result=other)
-    keys = {finding.key() for detector in detectors for finding in detector.launch(again)}
+    keys = {_shown_as(finding) for detector in detectors for finding in detector.launch(again)}
     return PartialKeys(keys) if cut else keys
+
+
+def _shown_as(finding: Finding) -> tuple:
+    """What a variant launch shows of a finding: its key, marked when it is benign (a race
+    whose threads all stored one value, as full warps store a warp's reduced sum, does not
+    show the race a partial warp's lane-dependent sums make)."""
+    return (*finding.key(), "benign") if finding.benign else finding.key()
 
 
 class PartialKeys(set):
@@ -552,7 +561,7 @@ class _Flat:
             launch = self.run.result.launch
             grid = tuple(1 if f"gridDim.{axis}" in self.axes else size for axis, size in zip("xyz", launch.grid))
             self.shown = _shown(self.run, replace(launch, grid=grid), self.detectors, self.deadline) or set()
-        return {} if finding.key() in self.shown else self.axes
+        return {} if _shown_as(finding) in self.shown else self.axes
 
 
 class _Rows:
@@ -581,7 +590,7 @@ class _Rows:
             flat = lambda what, sizes: tuple(1 if f"{what}.{axis}" in self.axes else n for axis, n in zip("xyz", sizes))
             self.shown = _shown(self.run, replace(launch, grid=flat("gridDim", launch.grid),
                                 block=flat("blockDim", launch.block)), self.detectors, self.deadline) or set()
-        return [] if finding.key() in self.shown else list(self.axes)
+        return [] if _shown_as(finding) in self.shown else list(self.axes)
 
 
 class _Strides:
@@ -616,7 +625,7 @@ class _Strides:
         within = replace(launch, grid=(grid_x, *launch.grid[1:]), block=(block_x, *launch.block[1:]))
         if (within.grid, within.block) not in self.shown:
             self.shown[(within.grid, within.block)] = _shown(self.run, within, self.detectors, self.deadline) or set()
-        return None if finding.key() in self.shown[(within.grid, within.block)] else stride
+        return None if _shown_as(finding) in self.shown[(within.grid, within.block)] else stride
 
 
 def invented(finding: Finding, result: Result) -> list[str]:
