@@ -438,10 +438,9 @@ class SearchSpace:
         """Launches like `launch` (a site's) with one host value at a time that the guessed
         scalars and dimensions `names` are computed from set to other values (`changes`, or
         VARIED: off the witness's alignment, near and far, and for a row stride or a block
-        size ALIGNED too),
-        and with every one of them changed together by each of `joint` (all of them
-        ALIGNED), each with what it changes ("n=2"): a finding every one of them shows
-        holds whatever the host passes there. Values the host code's conditions fix, and
+        size ALIGNED too), and with every one of them changed together by each of `joint`
+        (all of them ALIGNED), each with what it changes ("n=2"): a finding every one of them
+        shows holds whatever the host passes there. Values the host code's conditions fix, and
         changes that make no launch, are left out."""
         if not launch.site_inputs:
             return []

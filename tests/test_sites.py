@@ -713,17 +713,23 @@ def test_a_main_in_the_folder_above_is_the_programs_when_it_is_the_only_one(tmp_
         ("data-race", severity, line_in("cmake_program/kernels/layer.cu", "// the update"))}
 
 
+def _with_main(folder: Path, name: str, call: str | None) -> Path:
+    """tests/sites/`name` copied into `folder`, with a main that allocates a buffer `m` and
+    makes `call` (none without it); the copy's path."""
+    text = (SITES / name).read_text()
+    if call:
+        text += f"\nint main() {{\n  float *m;\n  cudaMalloc(&m, 1 << 20);\n  {call};\n}}\n"
+    (folder / name).write_text(text)
+    return folder / name
+
+
 @pytest.mark.parametrize("host, severity", [(None, "warning"), (100, "error"), (256, None)])
 def test_a_race_only_row_widths_off_the_tile_make_is_a_warning_unless_the_host_gives_one(tmp_path, host, severity):
     """tests/sites/tiles.cu: a tiled copy without bounds checks races when its row width n is
     not a multiple of the 32-wide tile. With n a parameter of the launcher (unknown), the
     width Simulee chose shows it and the next multiple of 128 does not: a warning saying so.
     A main passing 100 makes it the host's race (an error); one passing 256, none."""
-    source = tmp_path / "tiles.cu"
-    text = (SITES / "tiles.cu").read_text()
-    if host is not None:
-        text += f"\nint main() {{\n  float *m;\n  cudaMalloc(&m, 1 << 20);\n  copy(m, m + (1 << 17), {host});\n}}\n"
-    source.write_text(text)
+    source = _with_main(tmp_path, "tiles.cu", None if host is None else f"copy(m, m + (1 << 17), {host})")
     kernel = json.loads(simulee("check", source, "-q", "--format", "json").stdout)["kernels"][0]
     line = line_in("tiles.cu", "the tile's element")
     assert {(f["type"], f["severity"], f["line"]) for f in kernel["findings"]} == (
@@ -770,11 +776,7 @@ def test_a_misaligned_vector_copy_only_widths_off_four_make_is_a_warning_unless_
     and another does not: a warning naming n. A main passing 6 makes it the host's fault (an
     error); one passing 64, none. (The prover shows the kernel race-free, which skips the
     search: --no-prove searches.)"""
-    source = tmp_path / "vector_rows.cu"
-    text = (SITES / "vector_rows.cu").read_text()
-    if host is not None:
-        text += f"\nint main() {{\n  float *m;\n  cudaMalloc(&m, 1 << 20);\n  copy(m, m + (1 << 16), 8, {host});\n}}\n"
-    source.write_text(text)
+    source = _with_main(tmp_path, "vector_rows.cu", None if host is None else f"copy(m, m + (1 << 16), 8, {host})")
     kernel = json.loads(simulee("check", source, "-q", "--format", "json", "--no-prove").stdout)["kernels"][0]
     line = line_in("vector_rows.cu", "the row's vector")
     assert {(f["type"], f["severity"]) for f in kernel["findings"]} == (
@@ -791,11 +793,7 @@ def test_a_race_only_partial_warps_make_is_a_warning_unless_the_host_launches_on
     hold different sums (a race). With the block size unknown, the size Simulee chose shows
     it and a whole number of warps does not: a warning, though another launch showed the
     benign form first. A main launching blocks of 87 makes it the host's race (an error)."""
-    source = tmp_path / "warp_sums.cu"
-    text = (SITES / "warp_sums.cu").read_text()
-    if host is not None:
-        text += f"\nint main() {{\n  float *m;\n  cudaMalloc(&m, 1 << 20);\n  sum_rows(m, m + 1024, 8, {host});\n}}\n"
-    source.write_text(text)
+    source = _with_main(tmp_path, "warp_sums.cu", None if host is None else f"sum_rows(m, m + 1024, 8, {host})")
     kernel = json.loads(simulee("check", source, "-q", "--format", "json").stdout)["kernels"][0]
     assert {(f["type"], f["severity"], f["line"]) for f in kernel["findings"]} == {
         ("data-race", severity, line_in("warp_sums.cu", "every lane stores its warp's sum"))}

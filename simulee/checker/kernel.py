@@ -460,24 +460,23 @@ class _Replays:
 
     def doubt(self, finding: Finding, names: list[str]) -> str:
         """'' when every variant that ran shows `finding`, else what it rests on."""
-        launch = self.run.result.launch
+        launch, wanted = self.run.result.launch, _shown_as(finding)
         # a misaligned access is the guess's when it goes with every guessed value aligned
         shown = self.replayed(names, joint=ALIGNED if finding.type == MISALIGNED else ())
         known = [(what, keys) for what, keys in shown
-                 if keys is not None and (_shown_as(finding) in keys or not isinstance(keys, PartialKeys))]
+                 if keys is not None and (wanted in keys or not isinstance(keys, PartialKeys))]
         if len(known) < len(shown):  # a value that could not be run far enough to tell: one halfway instead
             shown = known + self.replayed(names, HALFWAY)
-        if shown and all(keys is not None and _shown_as(finding) in keys for _, keys in shown):
+        if shown and all(keys is not None and wanted in keys for _, keys in shown):
             return ""
         missing = [what for what, keys in shown if keys is not None and not isinstance(keys, PartialKeys)
-                   and _shown_as(finding) not in keys]
+                   and wanted not in keys]
         if missing:
             self.refuted.add(finding.key())
         chosen = ", ".join(f"{name}={_guessed_value(launch, name)}" for name in names[:6]) + \
             (", ..." if len(names) > 6 else "")
         written = self.space.host_expressions(launch, names[:3]) if self.space is not None else {}
         passed = [f"{name} from {expression}" for name, expression in written.items()]
-        wanted = _shown_as(finding)
         unknown = [what for what, keys in shown if what not in missing and (keys is None or wanted not in keys)]
         other = f", not with {missing[0]}" if missing else f", not known with {unknown[0]}" if unknown else \
             "" if shown else ", the only values of them Simulee could launch with"  # every change made no launch
