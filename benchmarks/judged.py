@@ -1,7 +1,7 @@
 """Measure a scan against judgements of its findings, read one by one against the host code.
 
-    simulee scan REPO --format csv -o scan.csv
-    python benchmarks/judged.py scan.csv benchmarks/judgements/REPO.csv
+    simulee scan REPO -o OUT
+    python benchmarks/judged.py OUT/bugs.csv benchmarks/judgements/REPO.csv
 
 A judgement file (benchmarks/judgements/*.csv: repo, file, line, kernel, type, severity,
 judgement, reason) holds one row per root cause a scan reported: `true` (a bug for the
@@ -53,5 +53,5 @@ def main(scan: str, judged: str) -> int:
 
 if __name__ == "__main__":
     if len(sys.argv) != 3:
-        sys.exit("usage: python benchmarks/judged.py SCAN.csv JUDGEMENTS.csv")
+        sys.exit("usage: python benchmarks/judged.py OUT/bugs.csv JUDGEMENTS.csv")
     sys.exit(main(sys.argv[1], sys.argv[2]))

@@ -324,6 +324,33 @@ def test_functions_of_a_missing_header_do_nothing_so_host_code_and_its_launches_
     assert site["block"] == [["const", 128], ["const", 1], ["const", 1]]
 
 
+def test_what_a_missing_headers_functions_return_and_its_constants_hold_is_unknown(tmp_path):
+    """A launcher that sizes its grid with a missing library's function and returns early
+    unless a status equals the library's constant: the constants are values of any type and
+    the launcher stays whole (no host code left out); the grid is what the function
+    returned, unknown, not the 0 a stub's body would let the optimizer fold into it."""
+    (tmp_path / "gpu").mkdir()
+    (tmp_path / "gpu" / "rows.cu").write_text(
+        "#include <profiler_library.h>\n"
+        "__global__ void scale(float *data, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) data[i] *= 2.0f;\n"
+        "}\n"
+        "void scale_rows(float *data) {\n"
+        "  profiler_handle handle = profiler_open(PROFILER_DEFAULT_FLAGS);\n"
+        "  int rows = profiler_rows(handle);\n"
+        "  if (profiler_status(handle) != PROFILER_OK)\n"
+        "    return;\n"
+        "  scale<<<rows, 128>>>(data, rows * 128);\n"
+        "}\n")
+    record = listed(tmp_path)["gpu/rows.cu"]
+    assert "constants taken to be unknown: PROFILER_DEFAULT_FLAGS, PROFILER_OK" in record["error"]
+    assert "host code left out" not in record["error"]
+    (site,) = record["sites"]
+    assert site["block"] == [["const", 128], ["const", 1], ["const", 1]]
+    assert site["grid"][0][0] != "const" and "input" in json.dumps(site["grid"][0])
+
+
 def test_a_missing_projects_float_and_index_types_are_taken_as_their_names_say(tmp_path):
     """BaseFloat (kaldi), Real, MatrixIndexT, index_t: a float and ints, so arithmetic on
     them compiles and runs; a type named like neither stays an opaque pointer."""

@@ -317,6 +317,34 @@ def test_a_launcher_called_from_a_cpp_file_is_checked_under_its_callers_launches
     assert race["launch"]["origin"] == f"site colsum_2d.cpp:{caller} -> {launch}"
 
 
+def test_a_call_through_a_table_of_launchers_is_a_call_of_each():
+    """A switch over which launcher to call, with the same arguments in every case, is what
+    LLVM makes a constant table of functions indexed by the switch's value (llm.c's
+    attention_backward over its launch_softmax_N): the call through it passes 1024 to each
+    launcher in the table; a table that is not constant, or a pointer from elsewhere, calls
+    none."""
+    from simulee.checker.sites import calls_in
+
+    host = (
+        "@switch.table.run = internal unnamed_addr constant [2 x ptr] [ptr @launch_a, ptr @launch_b]\n"
+        "@chosen = internal global [2 x ptr] [ptr @launch_a, ptr @launch_b]\n"
+        "declare void @launch_a(i32)\ndeclare void @launch_b(i32)\n"
+        "define void @run(i32 %kernel, ptr %given) {\n"
+        "  %index = zext i32 %kernel to i64\n"
+        "  %slot = getelementptr inbounds ptr, ptr @switch.table.run, i64 %index\n"
+        "  %launcher = load ptr, ptr %slot\n"
+        "  call void %launcher(i32 1024)\n"
+        "  %mutable = getelementptr inbounds ptr, ptr @chosen, i64 %index\n"
+        "  %other = load ptr, ptr %mutable\n"
+        "  call void %other(i32 7)\n"
+        "  call void %given(i32 9)\n"
+        "  ret void\n"
+        "}\n")
+    calls = calls_in(host, {"launch_a", "launch_b"})
+    assert sorted((call.callee, tuple(call.args)) for call in calls) == [
+        ("launch_a", (["const", 1024],)), ("launch_b", (["const", 1024],))]
+
+
 def test_a_scan_reads_the_repositorys_cpp_callers_of_a_launcher_and_keeps_them_when_resumed(tmp_path: Path):
     out = tmp_path / "out"
     for resumed in (False, True):
@@ -766,6 +794,20 @@ def test_a_global_that_host_code_left_out_sets_is_not_the_initializer():
     kernel = check_json("left_out/multiprocessors.cu")
     assert {(f["type"], f["line"]) for f in errors(kernel)} == {
         ("data-race", line_in("left_out/multiprocessors.cu", "every block's update"))}
+
+
+@pytest.mark.parametrize("n, races", [(256, False), (100, True)])
+def test_a_width_main_passes_through_a_step_that_calls_a_missing_library_is_the_hosts(tmp_path, n, races):
+    """tests/sites/library/rows.cu: main passes n and a launcher by pointer to a step that
+    calls cuBLAS, whose header is missing. The step compiles (its constants are unknown
+    values, its calls do nothing) instead of being left out, so the launcher's n is main's:
+    256 in blocks of 64 writes disjoint rows (clean); 100 makes a block's last threads write
+    the next row (an error: the host's value, not a guess)."""
+    source = tmp_path / "rows.cu"
+    source.write_text((SITES / "library" / "rows.cu").read_text().replace("int n = 256;", f"int n = {n};"))
+    kernel = json.loads(simulee("check", source, "-q", "--format", "json").stdout)["kernels"][0]
+    assert {(f["type"], f["severity"], f["line"]) for f in kernel["findings"]} == (
+        {("data-race", "error", line_in("library/rows.cu", "the row's element"))} if races else set())
 
 
 @pytest.mark.parametrize("host, severity", [(None, "warning"), (6, "error"), (64, None)])

@@ -301,19 +301,35 @@ class _Reader:
         return sites
 
     def calls(self, callees: set[str]) -> list[Call]:
+        """The function's calls of `callees`; a call through a constant table of functions
+        (a switch over functions the optimizer made a lookup table) is a call of each."""
         found = []
         for block in self.function.blocks:
             self.block = block.name
             for instruction in block.instructions:
-                if instruction.opcode == "call" and instruction.extra.get("callee") in callees:
+                if instruction.opcode != "call":
+                    continue
+                named = instruction.extra.get("callee")
+                targets = [named] if named else self.table_targets(instruction.operands[-1])
+                for callee in (target for target in targets if target in callees):
                     expressions = _Expressions(self)
-                    args = tuple(expressions.of(a) for a in instruction.operands)
+                    args = tuple(expressions.of(a) for a in instruction.operands[:None if named else -1])
                     conditions = tuple(expressions.condition(edge) for edge in self.path(self.block))
                     location = _user_place(self.debug.location(instruction.dbg))
-                    found.append(Call(instruction.extra["callee"], location.file if location else "",
-                                      location.line if location else 0, args, tuple(expressions.inputs),
-                                      tuple(c for c in conditions if c is not None)))
+                    found.append(Call(callee, location.file if location else "", location.line if location else 0,
+                                      args, tuple(expressions.inputs), tuple(c for c in conditions if c is not None)))
         return found
+
+    def table_targets(self, callee) -> list[str]:
+        """The functions a called pointer loaded from a constant table of them may be."""
+        load = self.defined.get(callee.name) if isinstance(callee, ir.Local) else None
+        pointer = load.operands[0] if load is not None and load.opcode == "load" else None
+        element = self.defined.get(pointer.name) if isinstance(pointer, ir.Local) else None
+        table = element.operands[0] if element is not None and element.opcode == "getelementptr" else pointer
+        variable = self.module.globals.get(table.name) if isinstance(table, ir.Global) else None
+        if variable is None or not variable.constant or not isinstance(variable.initializer, ir.ConstAggregate):
+            return []
+        return [e.name for e in variable.initializer.elements if isinstance(e, ir.Global)]
 
     def site(self, call: ir.Instruction, stub: str, configuration, arguments: list | None, cooperative: bool) -> Site:
         expressions = _Expressions(self)

@@ -6,9 +6,11 @@ compiler sees, never the user's files:
 - a header that is not there (generated at build time by CMake, a library not installed:
   `config.h`, OpenCV, MPI) is given an empty stand-in in a scratch folder searched last;
 - a type the missing header declared is declared as an opaque pointer (most such types,
-  cublasHandle_t, cudnnHandle_t, are), and a function it declared (or a function-like
-  macro, checkCudaErrors) as a host function taking anything and doing nothing, so that
-  the host code calling it, and the kernel launches in it, stay;
+  cublasHandle_t, cudnnHandle_t, are), a function it declared (or a function-like macro,
+  checkCudaErrors) as a host function taking anything and doing nothing, and a constant
+  it declared (CUBLAS_OP_N) as a value of any type, so that the host code using them, and
+  the kernel launches in it, stay; what such a function returns and such a constant holds
+  is unknown (a volatile read), never a value the optimizer could fold into a launch;
 - host code that then fails (it uses what the missing header declared, or what clang
   rejects and nvcc accepts) has the bodies of those host functions left out, in copies of
   the source and of the repository's headers that clang sees in their place (a virtual
@@ -30,6 +32,30 @@ MAX_STAND_INS = 24  # missing headers stood in for at most, per file
 # projects copy from the samples' Common/ folder and include without shipping
 KNOWN_HEADERS = {"helper_math.h": "#include <simulee/vector_math.h>\n"}
 MAX_STUB_ROUNDS = 6  # rounds of leaving host functions out
+# what a missing header's functions return and its constants are: a value of any type (it
+# converts to any pointer, arithmetic or enum type, and compares and combines with anything)
+# read from a volatile, so that the optimizer reading the host program never folds it
+_ANY_TYPE = """static volatile long long __simulee_unknown;
+struct __simulee_any {
+  template <class T> operator T() const {
+    if constexpr (__is_pointer(T)) return (T)(__INTPTR_TYPE__)__simulee_unknown;
+    else if constexpr (__is_arithmetic(T) || __is_enum(T)) return (T)__simulee_unknown;
+    else return T();
+  }
+};
+"""
+
+
+def _any_operators(operators: str | tuple, result: str, body: str) -> str:
+    """Each of `operators` between a value of any type and anything, giving `result`."""
+    sides = ("const __simulee_any &, const __simulee_any &", "const T &, const __simulee_any &",
+             "const __simulee_any &, const T &")
+    return "".join(f"{'template <class T> ' if number else ''}static inline {result} operator{op}({side}) "
+                   f"{{ {body} }}\n" for op in operators for number, side in enumerate(sides))
+
+
+_ANY = _ANY_TYPE + _any_operators(("==", "!=", "<", ">", "<=", ">="), "bool", "return __simulee_unknown;") + \
+    _any_operators("+-*/%|&^", "__simulee_any", "return {};")
 
 _MISSING = re.compile(r"^(.*?):\d+:\d+: fatal error: '([^']+)' file not found", re.M)
 _ERROR_LINE = re.compile(r"^(.*?):(\d+):\d+: (?:fatal )?error: ", re.M)
@@ -81,6 +107,7 @@ class Salvage:
     opaque: list[str] = field(default_factory=list)  # unknown type names declared as opaque pointers
     namespaces: dict[str, str] = field(default_factory=dict)  # a missing header's namespace -> its stand-in
     functions: list[str] = field(default_factory=list)  # undeclared functions declared as host functions doing nothing
+    values: list[str] = field(default_factory=list)  # undeclared constants declared as unknown values of any type
     left_out: list[tuple[str, str, int]] = field(default_factory=list)  # host functions: (file, name, line)
     texts: dict[str, str] = field(default_factory=dict)  # file -> its text with host code left out
     left_out_keys: set = field(default_factory=set)  # (file, line) of the functions left out
@@ -103,13 +130,15 @@ class Salvage:
         arguments += ["-D__SIMULEE_CURAND_BUILTINS"] if self.curand_builtins else []
         if self.missing:
             arguments += ["-idirafter", str(self.scratch / "missing")]
-        if self.opaque or self.functions or self.namespaces:
+        if self.opaque or self.functions or self.values or self.namespaces:
             declarations = self.scratch / "opaque.h"
             declarations.write_text(
                 "".join(self.namespaces.values())
                 + "".join(f"typedef {_stand_in_type(name)} {name};\n" for name in self.opaque)
-                + "".join(f"template <class... T> static inline int {name}(T &&...) {{ return 0; }}\n"
-                          for name in self.functions))
+                + (_ANY if self.functions or self.values else "")
+                + "".join(f"template <class... T> static inline __simulee_any {name}(T &&...) {{ return {{}}; }}\n"
+                          for name in self.functions)
+                + "".join(f"static constexpr __simulee_any {name}{{}};\n" for name in self.values))
             arguments += ["-include", str(declarations)]
         texts = dict(self.texts)
         if self.instantiated:
@@ -138,6 +167,8 @@ class Salvage:
             parts.append("missing: " + ", ".join(self.missing))
         if self.functions:
             parts.append("functions taken to do nothing: " + ", ".join(self.functions))
+        if self.values:
+            parts.append("constants taken to be unknown: " + ", ".join(self.values))
         if self.left_out:
             def where(file: str) -> str:
                 path = Path(file)
@@ -199,6 +230,11 @@ class Salvage:
             if called:
                 self.functions += called
                 return True
+            constants = [name for name in dict.fromkeys(self._undeclared_values(diagnostics))
+                         if name not in self.values + self.functions + self.opaque]
+            if constants:
+                self.values += constants
+                return True
             qualified = [name for name in dict.fromkeys(self._qualified_undeclared(diagnostics))
                          if name not in self.namespaces]
             if qualified:
@@ -225,6 +261,23 @@ class Salvage:
         In device code an undeclared name stays an error."""
         return [name for name, text, number in self._undeclared_before(diagnostics, r"\s*\(")
                 if any(f.first <= number <= f.last for f in host_functions(text))]
+
+    def _undeclared_values(self, diagnostics: str) -> list[str]:
+        """Undeclared names that the repository's host functions use as values (neither
+        called nor qualified where the error is): a missing header's constants and enumerators
+        (CUBLAS_OP_N)."""
+        found = []
+        for file, line, column, name in _UNDECLARED.findall(diagnostics):
+            text = self._repository_text(os.path.abspath(file))
+            lines = text.split("\n") if text is not None else []
+            number = int(line)
+            if number > len(lines) or not re.match(re.escape(name) + r"(?!\s*(?:\(|::|<))",
+                                                   lines[number - 1][int(column) - 1:]):
+                continue
+            offset = sum(len(each) + 1 for each in lines[:number - 1]) + int(column) - 1
+            if any(f.start <= offset < f.end for f in host_functions(text)):  # in a body, not a macro's header
+                found.append(name)
+        return found
 
     def _qualified_undeclared(self, diagnostics: str) -> list[str]:
         """Undeclared names the repository's code qualifies (`nlohmann::json`): the
