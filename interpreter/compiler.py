@@ -273,10 +273,11 @@ class Compiler:
                 function.constants[slot] = self.placement.constant_value(value, decoded.slot_types[slot])
             except Unsupported as error:
                 function.constants[slot] = _Failing(str(error))
-        deciding = _deciding_reads(decoded)
+        deciding, seeding = _deciding_reads(decoded), _seeding_reads(decoded)
         for pc, op in enumerate(decoded.ops):
             function.op_ids[pc] = len(self.op_infos)
-            self.op_infos.append(OpInfo(decoded.name, pc, op.opcode, op.location, op.text, pc in deciding))
+            self.op_infos.append(OpInfo(decoded.name, pc, op.opcode, op.location, op.text, pc in deciding,
+                                        pc in seeding))
         for pc, op in enumerate(decoded.ops):
             try:
                 if op.opcode == "phi":
@@ -451,20 +452,33 @@ def _deciding_reads(decoded: DecodedFunction) -> set[int]:
     """The pcs of the instructions that read memory (loads, atomics) whose value decides a
     branch or switch of the function, through the values computed from it (not through
     memory or calls)."""
+    deciding = _feeding(decoded, [op.args[0] for op in decoded.ops if op.opcode in ("br", "switch") and op.args])
+    atomic_call = lambda op: op.opcode == "call" and (op.extra.get("callee") or "").startswith("llvm.nvvm.atomic")
+    return {pc for pc, op in enumerate(decoded.ops)
+            if op.result in deciding and (op.opcode in ("load", "atomicrmw", "cmpxchg") or atomic_call(op))}
+
+
+def _seeding_reads(decoded: DecodedFunction) -> set[int]:
+    """The pcs of the loads whose value is, or is computed into, what a compare-and-swap of
+    the function expects: the first guess of a CAS retry loop."""
+    seeding = _feeding(decoded, [op.args[1] for op in decoded.ops if op.opcode == "cmpxchg"])
+    return {pc for pc, op in enumerate(decoded.ops) if op.opcode == "load" and op.result in seeding}
+
+
+def _feeding(decoded: DecodedFunction, slots: list[int]) -> set[int]:
+    """`slots` and the slots whose values they are computed from, through values (not
+    through memory or calls: a load's, an atomic's or a call's result ends the walk)."""
     defined = {op.result: op for op in decoded.ops if op.result >= 0}
-    pending = [op.args[0] for op in decoded.ops if op.opcode in ("br", "switch") and op.args]
-    deciding = set(pending)
+    pending, feeding = list(slots), set(slots)
     while pending:
         op = defined.get(pending.pop())
         if op is None or op.opcode in ("load", "atomicrmw", "cmpxchg", "call", "alloca"):
             continue
         for slot in op.args:
-            if slot not in deciding:
-                deciding.add(slot)
+            if slot not in feeding:
+                feeding.add(slot)
                 pending.append(slot)
-    atomic_call = lambda op: op.opcode == "call" and (op.extra.get("callee") or "").startswith("llvm.nvvm.atomic")
-    return {pc for pc, op in enumerate(decoded.ops)
-            if op.result in deciding and (op.opcode in ("load", "atomicrmw", "cmpxchg") or atomic_call(op))}
+    return feeding
 
 
 class _Failing:

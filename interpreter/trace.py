@@ -59,7 +59,8 @@ COLUMNS = {
 class OpInfo:
     """A static instruction that appears in the trace or in an event. `decides`: a read of
     memory (a load, an atomic) whose value decides a branch of its function (a spin's or a
-    check's read of a flag)."""
+    check's read of a flag). `seeds`: a load whose value a compare-and-swap of its function
+    expects (a CAS retry loop's first guess)."""
 
     function: str
     index: int
@@ -67,6 +68,7 @@ class OpInfo:
     location: SourceLocation | None
     text: str
     decides: bool = False
+    seeds: bool = False
 
 
 @dataclass

@@ -305,3 +305,29 @@ def test_cuda_12_built_in_atomics_leave_what_cudas_atomics_leave(tmp_path):
         assert buffers["counts"].tolist() == [128, 256, -64, -64, 0, 0, 0, 0, 2 ** 31 - 1, 0, 0, 1, 0, 0, 0, 0]
         assert buffers["wide"].tolist() == [128 << 33] and buffers["total"].tolist() == [64.0]
         assert buffers["peak"].tolist() == [127, -63, -127]
+
+
+CAS_RETRY = KERNELS / "cas_retry.cu"
+
+
+def test_a_plain_read_that_only_seeds_a_compare_and_swap_retry_loop_is_a_benign_race():
+    """cas_retry.cu: a plain read racing other blocks' compare-and-swap, whose value is what
+    its thread's CAS expects (through the bit casts of a float) and which that CAS retries
+    on, is benign, a warning saying why; a read whose value is kept, beside a CAS expecting a
+    constant, is a race (an error) on the same launch, under either engine."""
+    def found(kernel: str, engine: str) -> list[tuple]:
+        result = subprocess.run([sys.executable, "-m", "simulee", "check", str(CAS_RETRY), "-k", kernel, "-q",
+                                 "--format", "json", "--launch", "4/64", "--engine", engine],
+                                capture_output=True, text=True)
+        assert result.returncode in (0, 1), result.stderr
+        return [(f["type"], f["severity"], f["benign"], f["first"]["line"], f["second"]["line"], f["message"])
+                for f in json.loads(result.stdout)["kernels"][0]["findings"]]
+
+    guess, retried = line_of(CAS_RETRY, "float guess = *total"), line_of(CAS_RETRY, "unsigned int old = atomicCAS")
+    kept, swap = line_of(CAS_RETRY, "seen[blockIdx.x"), line_of(CAS_RETRY, "atomicCAS(word, 0u, 1u)")
+    for engine in ("numpy", "native"):
+        [seeded] = found("cas_add", engine)
+        assert seeded[:5] == ("data-race", "warning", True, retried, guess)
+        assert "only seeds a compare-and-swap of its thread" in seeded[5]
+        [race] = found("read_then_cas", engine)
+        assert race[:5] == ("data-race", "error", False, swap, kept)

@@ -99,8 +99,8 @@ DECIDED = (*RACES, "barrier-divergence")  # the finding types a proof rules out
 def kernel_verdict(check: dict) -> tuple[str, str]:
     """(proved | race | possible-race | not-proved, why) of a check's record (to_json):
     a race a run shows as an error; proved by the prover (simulee.prover.verdicts) with no race
-    shown; a possible race (the solver's that no run showed, or a run's resting on a guess
-    of Simulee's); else not proved, with the prover's reason."""
+    shown; a possible race (the solver's that no run showed, a run's resting on a guess of
+    Simulee's, or only benign ones); else not proved, with the prover's reason."""
     races = [f for f in check["findings"] if f["type"] in DECIDED]
     proof = check.get("proof") or {}
     launches = sum(1 for launch in check["launches"] if launch.get("status") != "invalid")
@@ -111,6 +111,8 @@ def kernel_verdict(check: dict) -> tuple[str, str]:
         return "race", "a run shows it" + (" on a launch the solver found" if solver else "") + wrong
     if proof.get("verdict") == "proved" and not races:
         return "proved", "race-free and barrier-divergence-free for every launch"
+    if races and all(f.get("benign") for f in races):
+        return "possible-race", "a run shows only benign races (its warnings say why they are harmless)"
     if races:
         return "possible-race", "a run shows one on a launch resting on a guess of Simulee's (its warning says which)"
     if proof.get("verdict") == "race":

@@ -298,7 +298,22 @@ def _lockstep_race(c, a, b) -> np.ndarray:
 def _checked_later(c, rows) -> np.ndarray:
     """Whether the thread of each of `rows` reads its unit again later in the same epoch, to
     decide a branch (OpInfo.decides): it checks what its write left there."""
-    checks = np.flatnonzero(c["decides"] & (c["action"] == READ))
+    return _followed_by(c, rows, np.flatnonzero(c["decides"] & (c["action"] == READ)))
+
+
+def _seeding(c, rows) -> np.ndarray:
+    """Whether each of `rows` is a plain read that only seeds a compare-and-swap: its value
+    is what a CAS of its thread expects (OpInfo.seeds), and the thread compares-and-swaps
+    the unit later in the same epoch. A stale value makes that CAS fail and the loop retry."""
+    seeds = c["seeds"][rows] & (c["action"][rows] == READ) & ~c["atomic"][rows]
+    if not seeds.any():
+        return seeds
+    return seeds & _followed_by(c, rows, np.flatnonzero(c["swaps"]))
+
+
+def _followed_by(c, rows, checks) -> np.ndarray:
+    """Whether the thread of each of `rows` makes one of the accesses `checks` (rows) to its
+    unit later in the same epoch."""
     if len(checks) == 0 or len(rows) == 0:
         return np.zeros(len(rows), dtype=bool)
     wanted = np.zeros(len(c["step"]), dtype=bool)  # each row once, however many pairs it is in
@@ -453,7 +468,12 @@ def summarize(model: MemoryAccessModel, pairs: Pairs, sample: int = 0) -> list[F
     widest = _order([key, taint != 0, pairs.scope, highest_block])
     starts = np.r_[0, np.flatnonzero(np.diff(key[widest])) + 1]
     witnesses = widest[starts]
-    benign = np.logical_and.reduceat(pairs.benign[widest], starts)
+    seeds = _seeding(c, np.r_[first, second])
+    atomic = c["atomic"][np.r_[second, first]]
+    # a plain read racing an atomic that only seeds its thread's compare-and-swap: benign (a CAS retry loop)
+    seeded = (seeds & atomic).reshape(2, -1).any(axis=0)
+    benign = np.logical_and.reduceat(pairs.benign[widest] | seeded[widest], starts)
+    all_seeded = np.logical_and.reduceat(seeded[widest], starts)
     lockstep_safe = np.logical_and.reduceat(pairs.warp_synchronous[widest], starts)
     findings = []
     launch = launch_of(result)
@@ -476,7 +496,9 @@ def summarize(model: MemoryAccessModel, pairs: Pairs, sample: int = 0) -> list[F
             why += WARP_SYNCHRONOUS_FIX
         message = (f"{RACE_WORDS[kind]} ({hazard}, {space}, {scope}) between this "
                    f"{first_place.access} and the {second_place.access} at {where(second_place, first_place)}"
-                   + (" (both wrote the same value)" if all_benign else "") + why)
+                   + (" (the read only seeds a compare-and-swap of its thread, which retries until the word "
+                      "still holds what it read)" if all_seeded[index] else " (both wrote the same value)"
+                      if all_benign else "") + why)
         uncertain = not scoped and model.ordering.truncated  # an event not followed may order it
         findings.append(Finding(kind, WARNING if all_benign or uncertain else ERROR,
                                 result.kernel, message,

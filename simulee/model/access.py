@@ -57,6 +57,8 @@ class MemoryAccessModel:
         atomic     an atomic read-modify-write, load or store (two never race)
         volatile   a volatile access that is no atomic (synchronization only as a flag)
         decides    a read whose value decides a branch (a spin's or a check's: OpInfo.decides)
+        seeds      a load whose value a compare-and-swap expects (OpInfo.seeds)
+        swaps      a compare-and-swap
         access     index of the access in the trace
     """
 
@@ -174,8 +176,10 @@ def build_model(result: Result) -> MemoryAccessModel:
     columns["volatile"] = (columns["sync"] & VOLATILE) != 0
     columns["atomic"] = (columns["action"] == ATOMIC) | (scoped & ~columns["volatile"])
     columns["strong"] = (columns["action"] == ATOMIC) | (scoped & (columns["space"] == GLOBAL))
-    columns["decides"] = np.array([op.decides for op in trace.ops], dtype=bool)[columns["op"]] if len(trace.ops) \
-        else np.zeros(len(columns["op"]), dtype=bool)
+    for column, of in (("decides", lambda op: op.decides), ("seeds", lambda op: op.seeds),
+                       ("swaps", lambda op: op.opcode == "cmpxchg")):
+        columns[column] = np.array([of(op) for op in trace.ops], dtype=bool)[columns["op"]] if len(trace.ops) \
+            else np.zeros(len(columns["op"]), dtype=bool)
     return MemoryAccessModel(columns, result)
 
 
