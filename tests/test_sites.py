@@ -796,6 +796,21 @@ def test_a_global_that_host_code_left_out_sets_is_not_the_initializer():
         ("data-race", line_in("left_out/multiprocessors.cu", "every block's update"))}
 
 
+@pytest.mark.parametrize("host, severity", [(None, "warning"), (2, "error"), (5, None)])
+def test_a_value_whose_variant_never_reaches_the_race_does_not_refute_it(tmp_path, host, severity):
+    """tests/sites/levels.cu: a race on every level that does work, and an early return past
+    the last level. With the level unknown, the variants past it never reach the racing
+    accesses: they cannot tell (the warning says the race is not known there, not that it
+    is absent). A main passing level 2 makes it the host's race (an error); 5, none (nothing
+    is checked there: a vacuous check)."""
+    source = _with_main(tmp_path, "levels.cu", None if host is None else f"run_level(m, m + 1024, {host})")
+    kernel = json.loads(simulee("check", source, "-q", "--format", "json").stdout)["kernels"][0]
+    assert {(f["type"], f["severity"], f["line"]) for f in kernel["findings"] if f["type"] != "vacuous-check"} == (
+        {("data-race", severity, line_in("levels.cu", "the zeroing"))} if severity else set())
+    if severity == "warning":
+        assert "not known with level=" in kernel["findings"][0]["message"]
+
+
 @pytest.mark.parametrize("n, races", [(256, False), (100, True)])
 def test_a_width_main_passes_through_a_step_that_calls_a_missing_library_is_the_hosts(tmp_path, n, races):
     """tests/sites/library/rows.cu: main passes n and a launcher by pointer to a step that

@@ -7,6 +7,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 
+import numpy as np
+
 from evolve.contract import MEMORY_FAULTS, MISALIGNED, Contract
 from evolve.search import DETECTION_THREADS
 from evolve.space import ALIGNED, HALFWAY, STRIDE_NAME
@@ -465,14 +467,12 @@ class _Replays:
         launch, wanted = self.run.result.launch, _shown_as(finding)
         # a misaligned access is the guess's when it goes with every guessed value aligned
         shown = self.replayed(names, joint=ALIGNED if finding.type == MISALIGNED else ())
-        known = [(what, keys) for what, keys in shown
-                 if keys is not None and (wanted in keys or not isinstance(keys, PartialKeys))]
+        known = [(what, keys) for what, keys in shown if _tells(keys, finding)]
         if len(known) < len(shown):  # a value that could not be run far enough to tell: one halfway instead
             shown = known + self.replayed(names, HALFWAY)
         if shown and all(keys is not None and wanted in keys for _, keys in shown):
             return ""
-        missing = [what for what, keys in shown if keys is not None and not isinstance(keys, PartialKeys)
-                   and wanted not in keys]
+        missing = [what for what, keys in shown if _tells(keys, finding) and wanted not in keys]
         if missing:
             self.refuted.add(finding.key())
         chosen = ", ".join(f"{name}={_guessed_value(launch, name)}" for name in names[:6]) + \
@@ -522,8 +522,20 @@ def _shown(run: LaunchRun, launch: Launch, detectors, deadline: float, partial: 
     if other.status in ("unsupported", "out-of-memory", "time-limit") or cut and not partial:  # not seen whole
         return None
     again = replace(run, result=other)
-    keys = {_shown_as(finding) for detector in detectors for finding in detector.launch(again)}
-    return PartialKeys(keys) if cut else keys
+    keys = (PartialKeys if cut else ShownKeys)(_shown_as(f) for detector in detectors for f in detector.launch(again))
+    ops, executed = other.trace.ops, other.trace["op"]
+    keys.reached = frozenset((ops[op].function, ops[op].index) for op in np.unique(executed).tolist())
+    return keys
+
+
+def _tells(keys: set | None, finding: Finding) -> bool:
+    """Whether a variant that showed `keys` (_shown) tells whether it shows `finding`: it
+    ran whole, or showed it, and, for a race, made accesses at both its instructions (a
+    variant whose threads never got there, as when what a changed value selects in memory
+    Simulee made up is empty, says nothing of it)."""
+    if keys is None or _shown_as(finding) in keys:
+        return keys is not None
+    return not isinstance(keys, PartialKeys) and (finding.type not in RACES or set(finding.ops) <= keys.reached)
 
 
 def _shown_as(finding: Finding) -> tuple:
@@ -533,7 +545,14 @@ def _shown_as(finding: Finding) -> tuple:
     return (*finding.key(), "benign") if finding.benign else finding.key()
 
 
-class PartialKeys(set):
+class ShownKeys(set):
+    """The keys of the findings a variant launch shows, and the instructions it made
+    accesses at (`reached`: (function, index) of each)."""
+
+    reached: frozenset = frozenset()
+
+
+class PartialKeys(ShownKeys):
     """The keys of the findings of a launch stopped at its trace limit: each is shown; one
     not among them is not known."""
 
