@@ -206,8 +206,8 @@ def _scan_options() -> argparse.ArgumentParser:
                        help="give up on a kernel's check after this long, default 120")
     group.add_argument("--compile-timeout", type=_seconds, default=300.0, metavar="SECONDS",
                        help="give up on compiling a file (and reading its host code) after this long, default 300")
-    group.add_argument("--memory-limit", type=_bytes, default=4 << 30, metavar="SIZE",
-                       help="address space per worker process, e.g. 4G (default) or 512M; 0 for no cap")
+    group.add_argument("--memory-limit", type=_bytes, default=8 << 30, metavar="SIZE",
+                       help="address space per worker process, e.g. 8G (default) or 512M; 0 for no cap")
     group.add_argument("--include", action="append", default=[], metavar="GLOB",
                        help="scan only .cu files matching GLOB (a relative path or a folder name; repeatable)")
     group.add_argument("--exclude", action="append", default=[], metavar="GLOB",

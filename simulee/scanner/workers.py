@@ -25,7 +25,7 @@ class Limits:
     (0: no cap)."""
 
     seconds: float = 120.0
-    memory: int = 4 << 30
+    memory: int = 8 << 30
     compile_seconds: float = 300.0
 
     def of(self, task) -> tuple[float, str]:
