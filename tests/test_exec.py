@@ -333,13 +333,14 @@ def test_a_program_written_as_older_code_builds_as_nvcc_and_gcc_build_it():
 
 
 def test_a_program_that_only_draws_optionally_builds_without_gl_and_one_that_must_draw_says_why_not(tmp_path):
-    status, out, err = simulee_exec("draws.cu")  # GL, GLEW and GLUT are missing: the drawing is left out
+    status, out, err = simulee_exec("draws.cu")  # GL, GLEW and GLUT are missing: the drawing does nothing
     assert out == "h[31] = 31\n" and status == 0, err
     assert "draws.cu: built without what it needs: missing: GL/glew.h, GL/glut.h; functions taken to do nothing: " \
-           "glutSwapBuffers, glutInit; host code left out: display (draws.cu:" in err
-    source = tmp_path / "drawn.cu"  # main itself draws: leaving it out would leave nothing
+           "glutSwapBuffers, glutInit, glClear; constants taken to be unknown: GL_COLOR_BUFFER_BIT" in err
+    source = tmp_path / "drawn.cu"  # main computes with what GL gives: leaving it out would leave nothing
     source.write_text("// a warning's source line: int error_count = 1.5;\nstatic int error_count = 1.5;\n"
-                      "#include <GL/glut.h>\nint main() { glClear(GL_COLOR_BUFFER_BIT); return error_count; }\n")
+                      "#include <GL/glut.h>\nint main() { GLint width; glGetIntegerv(GL_VIEWPORT, &width); "
+                      "return width + error_count; }\n")
     status, _, err = simulee_exec(source)  # the compiler's first error, not a line that mentions one
     assert status == 2 and err.strip().endswith("drawn.cu:3:10: fatal error: 'GL/glut.h' file not found"), err
 

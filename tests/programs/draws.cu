@@ -1,5 +1,5 @@
 // A program that draws only when asked (--draw), with GLEW and GLUT, which a machine
-// without a display lacks: simulee exec builds it with the drawing left out.
+// without a display lacks: simulee exec builds it with the drawing calls doing nothing.
 #include <cstdio>
 #include <cstring>
 #include <GL/glew.h>
