@@ -467,10 +467,10 @@ class _Replays:
         launch, wanted = self.run.result.launch, _shown_as(finding)
         # a misaligned access is the guess's when it goes with every guessed value aligned
         shown = self.replayed(names, joint=ALIGNED if finding.type == MISALIGNED else ())
-        known = [(what, keys) for what, keys in shown if _tells(keys, finding) or _unreached(keys, finding)]
+        known = [(what, keys) for what, keys in shown if _tells(keys, finding)]
         if len(known) < len(shown):  # a value that could not be run far enough to tell: one halfway instead
             shown = known + self.replayed(names, HALFWAY)
-        if shown and all(keys is not None and (wanted in keys or _unreached(keys, finding)) for _, keys in shown):
+        if shown and all(keys is not None and wanted in keys for _, keys in shown):
             return ""
         missing = [what for what, keys in shown if _tells(keys, finding) and wanted not in keys]
         if missing:
@@ -530,19 +530,12 @@ def _shown(run: LaunchRun, launch: Launch, detectors, deadline: float, partial: 
 
 def _tells(keys: set | None, finding: Finding) -> bool:
     """Whether a variant that showed `keys` (_shown) tells whether it shows `finding`: it
-    showed it, or ran whole and, for a race, made accesses at both its instructions."""
+    ran whole, or showed it, and, for a race, made accesses at both its instructions (a
+    variant whose threads never got there, as when what a changed value selects in memory
+    Simulee made up is empty, says nothing of it)."""
     if keys is None or _shown_as(finding) in keys:
         return keys is not None
-    return not isinstance(keys, PartialKeys) and not _unreached(keys, finding)
-
-
-def _unreached(keys: set | None, finding: Finding) -> bool:
-    """Whether a variant that ran whole never reached a race `finding`: no thread accessed
-    memory at one of its instructions. It says only that the race needs threads to get
-    there, which the changed value decided as made-up contents decide it (what octave 2
-    selects of made-up keypoint counts is empty): it does not make the race the guess's."""
-    return keys is not None and not isinstance(keys, PartialKeys) and finding.type in RACES and \
-        _shown_as(finding) not in keys and not set(finding.ops) <= keys.reached
+    return not isinstance(keys, PartialKeys) and (finding.type not in RACES or set(finding.ops) <= keys.reached)
 
 
 def _shown_as(finding: Finding) -> tuple:
