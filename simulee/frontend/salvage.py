@@ -259,41 +259,31 @@ class Salvage:
         """Undeclared names that the repository's host functions call (`name(` where the
         error is): what a missing header declared as a function or a function-like macro.
         In device code an undeclared name stays an error."""
-        return [name for name, text, number in self._undeclared_before(diagnostics, r"\s*\(")
+        return [name for name, text, number, _ in self._undeclared_before(diagnostics, r"\s*\(")
                 if any(f.first <= number <= f.last for f in host_functions(text))]
 
     def _undeclared_values(self, diagnostics: str) -> list[str]:
         """Undeclared names that the repository's host functions use as values (neither
         called nor qualified where the error is): a missing header's constants and enumerators
         (CUBLAS_OP_N)."""
-        found = []
-        for file, line, column, name in _UNDECLARED.findall(diagnostics):
-            text = self._repository_text(os.path.abspath(file))
-            lines = text.split("\n") if text is not None else []
-            number = int(line)
-            if number > len(lines) or not re.match(re.escape(name) + r"(?!\s*(?:\(|::|<))",
-                                                   lines[number - 1][int(column) - 1:]):
-                continue
-            offset = sum(len(each) + 1 for each in lines[:number - 1]) + int(column) - 1
-            if any(f.start <= offset < f.end for f in host_functions(text)):  # in a body, not a macro's header
-                found.append(name)
-        return found
+        return [name for name, text, _, offset in self._undeclared_before(diagnostics, r"(?!\s*(?:\(|::|<))")
+                if any(f.start <= offset < f.end for f in host_functions(text))]  # in a body, not a macro's header
 
     def _qualified_undeclared(self, diagnostics: str) -> list[str]:
         """Undeclared names the repository's code qualifies (`nlohmann::json`): the
         namespace of a missing header."""
-        return [name for name, _, _ in self._undeclared_before(diagnostics, r"\s*::")]
+        return [name for name, *_ in self._undeclared_before(diagnostics, r"\s*::")]
 
-    def _undeclared_before(self, diagnostics: str, following: str) -> list[tuple[str, str, int]]:
-        """(name, its file's text, line number) of each undeclared name in the repository's
-        files that `following` (a pattern) follows where the error is."""
+    def _undeclared_before(self, diagnostics: str, following: str) -> list[tuple[str, str, int, int]]:
+        """(name, its file's text, line number, offset in the text) of each undeclared name in
+        the repository's files that `following` (a pattern) follows where the error is."""
         found = []
         for file, line, column, name in _UNDECLARED.findall(diagnostics):
             text = self._repository_text(os.path.abspath(file))
             lines = text.split("\n") if text is not None else []
             number = int(line)
             if number <= len(lines) and re.match(re.escape(name) + following, lines[number - 1][int(column) - 1:]):
-                found.append((name, text, number))
+                found.append((name, text, number, sum(len(each) + 1 for each in lines[:number - 1]) + int(column) - 1))
         return found
 
     def _aliased_namespaces(self, diagnostics: str, read: list[str]) -> bool:
