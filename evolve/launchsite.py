@@ -34,19 +34,21 @@ class Input:
     what: str
     parameter: tuple = ()  # (host function, parameter index, "", "x" or "y" of a packed dim3) when it is one
     unread: tuple[str, ...] = ()  # a parameter's: the files whose calls pass it, which Simulee could not read
+    choices: tuple = ()  # an element of a constant table the host indexes (a loop over block_sizes[]): its values
 
     def to_json(self) -> list:
         data = [self.kind, self.bits, self.what]
-        if self.parameter or self.unread:
+        if self.parameter or self.unread or self.choices:
             data.append(list(self.parameter))
-        if self.unread:
+        if self.unread or self.choices:
             data.append(list(self.unread))
+        if self.choices:
+            data.append(list(self.choices))
         return data
 
     @classmethod
     def from_json(cls, data: list) -> "Input":
-        return cls(data[0], data[1], data[2], tuple(data[3]) if len(data) > 3 else (),
-                   tuple(data[4]) if len(data) > 4 else ())
+        return cls(data[0], data[1], data[2], *(tuple(data[i]) if len(data) > i else () for i in (3, 4, 5)))
 
 
 @dataclass(frozen=True)
@@ -313,10 +315,10 @@ _NEGATED = {"eq": "ne", "ne": "eq", "sgt": "sle", "sle": "sgt", "sge": "slt", "s
             "ule": "ugt", "uge": "ult", "ult": "uge"}
 
 
-def packed_inputs(site: Site) -> frozenset[int]:
-    """The 64-bit inputs a site reads the upper half of (`lshr 32`): two 32-bit values
-    packed in one, as the x86-64 ABI passes a struct of two ints (kaldi's MatrixDim
-    rows and cols) by value."""
+def packed_inputs(site: Site, arguments: dict[str, list]) -> frozenset[int]:
+    """The 64-bit inputs a site, or the kernel `arguments` it passes (kernel_arguments),
+    read the upper half of (`lshr 32`): two 32-bit values packed in one, as the x86-64
+    ABI passes a struct of two ints (kaldi's MatrixDim rows and cols) by value."""
     found: set[int] = set()
 
     def visit(expression) -> None:
@@ -327,7 +329,8 @@ def packed_inputs(site: Site) -> frozenset[int]:
         for operand in expression[2:]:
             visit(operand)
 
-    for expression in (*site.grid, *site.block, site.shared, *(site.args or ()), *site.conditions):
+    for expression in (*site.grid, *site.block, site.shared, *(site.args or ()), *site.conditions,
+                       *arguments.values()):
         visit(expression)
     return frozenset(found)
 

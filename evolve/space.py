@@ -165,9 +165,10 @@ class SearchSpace:
             aliases = aliased_pointers(kernel, arguments)
             defaults = [_input_default(i, base) for i in site.inputs]
             chosen: list[int | None] = [None] * len(site.inputs)
+            tabled = {i for i, site_input in enumerate(site.inputs) if site_input.choices}  # searched as such
             for what in ("grid", "block"):
                 for axis, expression in zip("xyz", getattr(site, what)):
-                    if expression[0] == "input":
+                    if expression[0] == "input" and expression[1] not in tabled:
                         ceiling = _LIMITS[what]["xyz".index(axis)]
                         read = _reads_axis(reads, what, axis)
                         defaults[expression[1]] = getattr(base, what)["xyz".index(axis)] if read else 1
@@ -175,12 +176,13 @@ class SearchSpace:
                             chosen[expression[1]] = gene(f"{what}.{axis}",
                                                          lambda c=ceiling, n=f"{what}.{axis}": Gene(n, 1, c))
             for name, expression in given.items():
-                if expression[0] == "input" and site.inputs[expression[1]].kind != "pointer":
+                if expression[0] == "input" and site.inputs[expression[1]].kind != "pointer" and \
+                        expression[1] not in tabled:
                     defaults[expression[1]] = base.args.get(name, defaults[expression[1]])
                     if name.partition(".")[0] in relevant and chosen[expression[1]] is None:
                         chosen[expression[1]] = gene(name, lambda p=scalars[name]: _scalar_gene(
                             p, relevant[p.name.partition(".")[0]]))
-            computed_dims = [e for e in site.grid + site.block if e[0] != "input"]  # a bare input is done above
+            computed_dims = [e for e in site.grid + site.block if e[0] != "input" or e[1] in tabled]  # others: above
             needed = inputs_of(site.shared).union(
                 *(inputs_of(e) for e in computed_dims),
                 *(inputs_of(e) for n, e in given.items() if n.partition(".")[0] in relevant))
@@ -194,7 +196,7 @@ class SearchSpace:
             nulls = tuple(p.name for p in kernel.params if p.kind == "pointer" and p.name not in fixed
                           and arguments.get(p.name) == ["const", 0])
             plans.append(SitePlan(site, tuple(chosen), tuple(defaults), tuple(given.items()), aliases, bounds,
-                                  packed_inputs(site), frozenset(known), nulls))
+                                  packed_inputs(site, arguments), frozenset(known), nulls))
         for param in kernel.params:  # relevant scalars no site gives
             if param.name in relevant and param.name not in fixed and param.kind in ("integer", "float") and \
                     any(param.name not in dict(plan.scalars) for plan in plans):
@@ -401,12 +403,14 @@ class SearchSpace:
         searched = inputs != plan.inputs()
         options.setdefault("origin", f"site {plan.site.label}" + (", inputs searched" if searched else ""))
         stated = set(self.stated.ranges) | set(self.stated.choices) if self.stated is not None else set()
-        given = dict(plan.scalars)
+        given, site = dict(plan.scalars), plan.site
+        open_inputs = {i for i, site_input in enumerate(site.inputs) if not site_input.choices}  # not the host's
         guessed = tuple((name, frozenset(inputs_of(given[name])) if name in given else frozenset())
-                        for name in scalars if name not in plan.known | stated | set(self.derived))
+                        for name in scalars if name not in plan.known | stated | set(self.derived)
+                        and (name not in given or inputs_of(given[name]) & open_inputs))
         guessed += tuple((f"{what}.{axis}", frozenset(inputs_of(expression)))  # dimensions from open host values
-                         for what, dims in (("gridDim", plan.site.grid), ("blockDim", plan.site.block))
-                         for axis, expression in zip("xyz", dims) if inputs_of(expression))
+                         for what, dims in (("gridDim", site.grid), ("blockDim", site.block))
+                         for axis, expression in zip("xyz", dims) if inputs_of(expression) & open_inputs)
         return replace(self.base, grid=grid, block=block, args=args, guessed=guessed,
                        unread=tuple(plan.site.unread_axes().items()), site_inputs=(number, tuple(inputs)),
                        **options)
@@ -453,7 +457,8 @@ class SearchSpace:
         for name in names:
             expression = dims.get(name, given.get(name))
             if expression is not None:
-                indices |= {i for i in inputs_of(expression) if site.inputs[i].kind != "pointer"}
+                indices |= {i for i in inputs_of(expression)  # a host table's values are each the host's
+                            if site.inputs[i].kind != "pointer" and not site.inputs[i].choices}
                 strides |= inputs_of(expression) if name in self.strides else set()
             elif isinstance(launch.args.get(name), (int, float)):
                 direct.append(name)
@@ -488,8 +493,8 @@ class SearchSpace:
             found.append((what, self.padded(replace(
                 launch, grid=grid, block=block, args=args, site_inputs=(number, tuple(varied)),
                 shared_bytes=shared if self.kernel.dynamic_shared else launch.shared_bytes))))
-        for name in direct:  # a scalar the site does not pass: its own value
-            for change in changes:
+        for name in direct:  # a scalar the site does not pass (a by-value struct's member): its own value
+            for change in changes or VARIED + (ALIGNED if name in self.strides else ()):
                 value = self._direct(launch, name, change)
                 found.append((f"{name}={value}", replace(launch, args={**launch.args, name: value})))
         return found
@@ -570,13 +575,16 @@ def aliased_pointers(kernel: KernelInfo, arguments: dict[str, list]) -> tuple[tu
 
 def _input_default(site_input, base: Launch):
     """What an input of a site is when nothing sets it: as many as the base launch has
-    threads along x (so a size covers a 1-D launch), 1.0 for a float."""
-    if site_input.kind == "float":
-        return 1.0
-    return base.grid[0] * base.block[0]
+    threads along x (so a size covers a 1-D launch), 1.0 for a float; for an element of a
+    host table, its value nearest that."""
+    value = 1.0 if site_input.kind == "float" else base.grid[0] * base.block[0]
+    return min(site_input.choices, key=lambda choice: abs(choice - value)) if site_input.choices else value
 
 
 def _input_gene(name: str, site_input) -> Gene:
+    if site_input.choices:  # the host's table: each of its values, and no other
+        choices = site_input.choices
+        return Gene(name, choices[0], choices[-1], site_input.kind != "float", tuple(choices))
     if site_input.kind == "float":
         return Gene(name, *FLOAT_RANGE, integer=False)
     return Gene(name, 1, min((1 << max(site_input.bits - 1, 1)) - 1, INTEGER_CEILING))

@@ -260,6 +260,7 @@ def load(c, function, pc, op):
     rt, address_taint, control_taint = c.rt, c.taint_reader(function, op.args[0], pc), c.control_reader(function, pc)
     splitting = c.control_reader(function, pc, divergent=True)
     out_taint = c.taint_writer(function, op.result)
+    skipped = function.control.skipped.get(pc, ())  # what decides whether its stack object's writes ran
 
     def run(frame, rows):
         if not rt.tainting:
@@ -271,7 +272,8 @@ def load(c, function, pc, op):
                                taint=union(address, control_taint(frame, rows)),
                                divergent=union(address, splitting(frame, rows)))
         out(frame, rows, accesses.decode(data, ty))
-        out_taint(frame, rows, union(address, accesses.loaded))
+        loaded = union(address, accesses.loaded)
+        out_taint(frame, rows, union(loaded, taint_module.control_branches(frame, skipped, rows)) if skipped else loaded)
 
     return run
 

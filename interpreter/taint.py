@@ -18,6 +18,10 @@ and dimensions Simulee chose have rules of their own: simulee.checker.kernel._Re
 - A phi takes, beside its incoming value's, the taint of the branches that decide by which
   edge its block is entered; and an instruction using a value defined under a branch it is
   not itself under (a loop's counter after the loop) takes that branch's taint too.
+- A load from a thread's own stack object (an array in local memory) takes the taint of
+  the branches that decide whether each write of that object runs, as the thread last
+  evaluated them: a store a branch skipped leaves the value before it (`index[i] = -1`
+  kept because no made-up score beat 0), which depends on that branch as a phi would.
 
 So a value depends on a label whenever changing what the label names could change it, as
 far as data and control flow carry it: an over-approximation, never less. A finding all of
@@ -146,8 +150,40 @@ class ControlDependence:
                     outside[slot] = tuple(sorted(terminator[b] for b in closed[defined_in[slot]] - closed[op.block]))
             self.escaped.append(outside)
 
+        self.skipped = _skipped_writes(decoded, self.of_block)
+
     def of(self, pc: int) -> tuple[int, ...]:
         return self.of_block[self.op_block[pc]]
+
+
+def _skipped_writes(decoded: DecodedFunction, of_block: list[tuple[int, ...]]) -> dict[int, tuple[int, ...]]:
+    """Per load from a stack object of the function (through getelementptr and casts from
+    its alloca), the branches that decide whether the writes of that object run: its
+    stores, the copies into it, and calls it is passed to."""
+    defined = {op.result: op for op in decoded.ops if op.result >= 0}
+
+    def root(slot: int) -> int | None:
+        for _ in range(64):
+            op = defined.get(slot)
+            if op is None or op.opcode not in ("getelementptr", "bitcast", "addrspacecast"):
+                return slot if op is not None and op.opcode == "alloca" else None
+            slot = op.args[0]
+        return None
+
+    deciding: dict[int, set[int]] = {}
+    for op in decoded.ops:
+        marker = op.opcode == "call" and op.extra.get("callee", "").startswith(("llvm.lifetime", "llvm.dbg"))
+        pointers = op.args[1:2] if op.opcode == "store" else op.args if op.opcode == "call" and not marker else ()
+        for slot in pointers:
+            alloca = root(slot)
+            if alloca is not None:
+                deciding.setdefault(alloca, set()).update(of_block[op.block])
+    skipped = {}
+    for pc, op in enumerate(decoded.ops):
+        alloca = root(op.args[0]) if op.opcode == "load" else None
+        if alloca is not None and deciding.get(alloca):
+            skipped[pc] = tuple(sorted(deciding[alloca]))
+    return skipped
 
 
 def control_dependence(decoded: DecodedFunction) -> ControlDependence:

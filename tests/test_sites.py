@@ -509,6 +509,39 @@ def test_a_size_struct_the_host_passes_whole_is_varied_member_by_member():
     assert "d.cols=33" in doubted["message"].partition("not with")[0]  # the member it needs, not the grid alone
 
 
+def test_a_three_int_size_struct_is_searched_and_varied_member_by_member():
+    """kaldi's MatrixDim (rows, cols, stride) from a function Simulee cannot read: rows and
+    cols travel in one 64-bit value, stride in another. A race no size avoids (a warp step
+    reading a lane's write of the step before) is an error; overlapping rows, which only
+    a stride below cols makes, are a warning naming the stride that does not show them."""
+    every, one = (check_json("row_dim.cu", "-k", kernel)["findings"] for kernel in ("row_sum", "row_copy"))
+    assert {(f["severity"], f["line"]) for f in every} == {
+        ("error", line_in("row_dim.cu", "no __syncwarp before")), ("error", line_in("row_dim.cu", "s[tid + k]"))}
+    (doubted,) = one
+    assert (doubted["type"], doubted["severity"]) == ("data-race", "warning")
+    assert doubted["line"] == line_in("row_dim.cu", "rows overlap when")
+    assert "not with d.stride=" in doubted["message"]
+
+
+def test_a_loop_over_a_constant_table_of_block_sizes_launches_each_and_no_other():
+    """llm.c's benchmarks launch with each block size of a constant table: those are the
+    host's values (given, not open), every launch checked is one of them with the grid the
+    host computes from it, and the race two warps make is an error that names no guess;
+    the kernel with its barrier is clean."""
+    (site,) = [s for s in sites_of("block_table.cu") if s.kernel == "_Z9block_maxPKfPf"]
+    assert [i.choices for i in site.inputs if i.choices] == [(32, 64, 128)]
+    racy, synced = (check_json("block_table.cu", "-k", kernel) for kernel in ("block_max", "block_max_synced"))
+    (host,) = racy["search"]["host"]
+    assert host["given"]["blockDim.x"] == "32|64|128" and host["open"] == []
+    launches = [(launch["grid"][0], launch["block"][0]) for launch in racy["launches"] if launch["origin"] != "default"]
+    assert launches and all(block in (32, 64, 128) and grid * block == 4096 for grid, block in launches)
+    (race,) = racy["findings"]
+    assert (race["type"], race["severity"], race["line"]) == (
+        "data-race", "error", line_in("block_table.cu", "warp 0 reads it with no barrier"))
+    assert "Simulee chose" not in race["message"]
+    assert errors(synced) == []
+
+
 def test_a_pointer_the_site_passes_null_is_null():
     """NULL and a stride of 0 for an output the host does not want: the kernel skips it,
     so no row of it is written twice; a buffer with a stride of 0 is a race."""
@@ -674,6 +707,72 @@ def test_a_width_the_build_gives_main_in_another_folder_is_the_hosts(tmp_path, w
     assert scanned.returncode in (0, 1), scanned.stderr
     rows = list(csv.DictReader((tmp_path / "out" / "bugs.csv").open()))
     assert {(row["type"], int(row["line"])) for row in rows if row["severity"] == "error"} == expected
+
+
+CMAKE_LISTS = """\
+cmake_minimum_required(VERSION 3.18)
+project(net LANGUAGES CXX CUDA)  # read, never run
+set(LAYER_SOURCES kernels/layer.cu)
+add_library(layers STATIC ${LAYER_SOURCES})
+target_include_directories(layers PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
+add_subdirectory(app)
+add_executable(narrow tools/narrow.cpp)
+target_link_libraries(narrow PRIVATE layers)
+"""
+
+
+def test_a_cmake_listing_is_read_for_its_targets_sources_and_flags(tmp_path):
+    """FindCUDA's cuda_add_executable with OPTIONS, sources through set, list(APPEND),
+    file(GLOB) and quoted words, comments, an if's arms run in order (the last set wins),
+    folder-wide macros and include folders: each target's sources and flags."""
+    from simulee.frontend import cmake
+
+    for name in ("a.cu", "b.cu", "main.cpp", "win.cpp", "src/x.cu", "src/y.cu"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("")
+    (tmp_path / "CMakeLists.txt").write_text("""\
+set(cuda_sources a.cu  # the kernels
+  "b.cu")
+list(APPEND cuda_sources ${EXTRA})  # EXTRA is never set: nothing
+file(GLOB more src/*.cu)
+add_definitions(-DVERBOSE)
+include_directories(${CMAKE_CURRENT_SOURCE_DIR}/src)
+if (WIN32)
+  set(platform win.cpp)
+else()
+  set(platform main.cpp)
+endif()
+cuda_add_executable(app ${cuda_sources} ${more} ${platform} OPTIONS -arch=sm_35 extra.cu)
+#[[ add_executable(gone a.cu) ]]
+""")
+    (app,) = cmake.targets(tmp_path).values()
+    assert app.executable and [p.relative_to(tmp_path).as_posix() for p in app.sources] == [
+        "a.cu", "b.cu", "src/x.cu", "src/y.cu", "main.cpp"]
+    assert cmake.flags_of(tmp_path / "src" / "x.cu", None) == ((str(tmp_path / "src"),), ("VERBOSE",))
+    assert cmake.program_of(tmp_path / "a.cu", tmp_path) == app.sources
+    assert cmake.program_of(tmp_path / "win.cpp", tmp_path) is None
+
+
+@pytest.mark.parametrize("width, races", [(16, False), (8, True)])
+def test_a_width_main_passes_by_the_cmake_lists_target_that_links_the_kernels_is_the_hosts(tmp_path, width, races):
+    """tests/sites/cmake_program with no compilation database but its CMakeLists.txt: the
+    executable `app` (declared in app/CMakeLists.txt, WIDTH its compile definition) links
+    the library holding the launcher, so main.cpp's width is what the launch passes: 16
+    clean, 8 an error; the include folder is the library's. Without the listing's target
+    the width is searched (the test below)."""
+    _cmake_build(tmp_path / "net", width)
+    (tmp_path / "net" / "build" / "compile_commands.json").unlink()
+    (tmp_path / "net" / "CMakeLists.txt").write_text(CMAKE_LISTS)
+    (tmp_path / "net" / "app" / "CMakeLists.txt").write_text(
+        f"add_executable(app main.cpp)\ntarget_compile_definitions(app PRIVATE WIDTH={width})\n"
+        "target_link_libraries(app PRIVATE layers)\n")
+    layer = tmp_path / "net" / "kernels" / "layer.cu"
+    (site,) = host_code(layer, CompileOptions())[0]
+    assert site.args[1] == ["const", width]
+    kernel = json.loads(simulee("check", layer, "-q", "--format", "json").stdout)["kernels"][0]
+    assert {launch["args"]["width"] for launch in kernel["launches"]} == {width}
+    expected = {("data-race", line_in("cmake_program/kernels/layer.cu", "// the update"))} if races else set()
+    assert {(f["type"], f["line"]) for f in errors(kernel)} == expected
 
 
 def test_a_width_from_a_main_simulee_cannot_find_is_a_warning_naming_it(tmp_path):

@@ -32,6 +32,13 @@ __global__ void flows(const int *idx, const int *flags, const float *in, float *
   int copy[2];
   memcpy(copy, idx + 2, sizeof(copy));
   out[700 + (copy[0] & 7)] = 9.0f;                 // through memcpy
+  int top[2] = {0, 0}, at[2] = {-1, -1};
+  for (int k = 0; k < 4; k++)
+    for (int j = 0; j < 2; j++)
+      if (flags[k] > top[j] + 64) { top[j] = flags[k]; at[j] = k; }  // never, with fill="small"
+  out[800 + (at[t & 1] & 7)] = 10.0f;              // a stack array that flags may have kept a store from
+  int kept[4] = {t & 1, t & 3, t & 2, 0};
+  out[900 + kept[t & 3]] = 11.0f;                  // one written on every path: clean
 }
 """
 
@@ -66,6 +73,8 @@ def test_an_access_depends_on_what_its_address_and_its_path_were_computed_from(t
     assert found["what an atomic on invented memory returns"] == {"count"}
     assert found["a shuffled invented value"] == {"idx"}
     assert found["through memcpy"] == {"idx"}
+    assert found["a stack array that flags may have kept a store from"] == {"flags"}
+    assert found["one written on every path: clean"] == set()
 
 
 def test_buffers_the_caller_gives_are_no_invention(tmp_path):

@@ -4,6 +4,8 @@ over all the launches together."""
 
 from __future__ import annotations
 
+import itertools
+import math
 import time
 from dataclasses import dataclass, field, replace
 
@@ -1041,8 +1043,9 @@ def search_summary(space, found, options: Settings) -> dict:
 
 def host_values(space) -> list[dict]:
     """Per launch site of the search, the kernel's scalars and the launch's dimensions its
-    host code fixes (`given`: their constants) and those it computes from what Simulee
-    cannot see (`open`: searched within what the site computes of them)."""
+    host code fixes (`given`: their constants, or "32|64" for the values of a constant table
+    it indexes) and those it computes from what Simulee cannot see (`open`: searched within
+    what the site computes of them)."""
     from evolve.launchsite import kernel_arguments
 
     scalars = {p.name for p in space.kernel.scalars()}
@@ -1054,12 +1057,36 @@ def host_values(space) -> list[dict]:
         expressions += [(name, e) for name, e in (kernel_arguments(space.kernel.params, site) or {}).items()
                         if name.partition(".")[0] in scalars]
         for name, expression in expressions:
+            values = _tabled(site, expression)
             if expression[0] == "const":
                 given[name] = expression[1]
+            elif values:
+                given[name] = "|".join(map(str, values))
             else:
                 open_.append(name)
         sites.append({"site": site.label, "given": given, "open": open_})
     return sites
+
+
+def _tabled(site, expression: list) -> list:
+    """The values of a site's expression over the host tables its inputs are elements of
+    (each combination of them, up to 64), or [] when some input is not one."""
+    from evolve.launchsite import Unknown, evaluate, inputs_of
+
+    used = sorted(inputs_of(expression))
+    if not used or any(not site.inputs[i].choices for i in used) or \
+            math.prod(len(site.inputs[i].choices) for i in used) > 64:
+        return []
+    inputs = [0] * len(site.inputs)
+    values = set()
+    for combination in itertools.product(*(site.inputs[i].choices for i in used)):
+        for index, value in zip(used, combination):
+            inputs[index] = value
+        try:
+            values.add(evaluate(expression, inputs))
+        except (Unknown, TypeError, ValueError):
+            return []
+    return sorted(values)
 
 
 def _assumption(bound) -> dict:

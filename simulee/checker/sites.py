@@ -370,6 +370,22 @@ class _Reader:
             return None
         return [("load-of", slots[index]) for index in range(count)]
 
+    def table_values(self, name: str, type_) -> tuple:
+        """(the table's name, each value it holds) when the local pointer `name` indexes a
+        constant table of `type_` values (`block_sizes[j]` in a loop over a constant array,
+        as the optimizer reads the array's initializer), else ()."""
+        element = self.defined.get(name)
+        if element is None or element.opcode != "getelementptr" or not isinstance(element.operands[0], ir.Global):
+            return ()
+        variable = self.module.globals.get(element.operands[0].name)
+        table = variable.initializer if variable is not None and variable.constant else None
+        if not isinstance(table, ir.ConstAggregate) or not table.elements or \
+                element.extra.get("source_type") not in (table.type, table.elements[0].type):
+            return ()
+        if not all(isinstance(e, (ir.ConstInt, ir.ConstFloat)) and e.type == type_ for e in table.elements):
+            return ()
+        return (variable.name.rpartition(".")[2], *sorted({e.value for e in table.elements}))
+
     def offset_of(self, name: str) -> tuple[str, int | None]:
         """A local pointer as (base, constant byte offset) through getelementptr i8."""
         instruction = self.defined.get(name)
@@ -484,15 +500,17 @@ class _Expressions:
                 return ["const", reader.attributes[pointer.name]]
             if len(stores) == 1 and pointer.name not in reader.written:
                 return self.of(stores[0], depth)
-            return self.input(("memory", pointer.name), type_ or pointer.type, f"memory at %{pointer.name}")
+            table = reader.table_values(pointer.name, type_)
+            what = f"an element of {table[0]}" if table else f"memory at %{pointer.name}"
+            return self.input(("memory", pointer.name), type_ or pointer.type, what, choices=table[1:])
         return self.input(("memory", repr(pointer)), type_ or pointer.type, "memory")
 
-    def input(self, key, type_, what: str, parameter: tuple = ()) -> list:
+    def input(self, key, type_, what: str, parameter: tuple = (), choices: tuple = ()) -> list:
         if key not in self.keys:
             kind = "float" if isinstance(type_, FloatType) else "pointer" if isinstance(type_, PointerType) or \
                 type_ is None else "integer"
             self.keys[key] = len(self.inputs)
-            self.inputs.append(Input(kind, _bits(type_), what, parameter))
+            self.inputs.append(Input(kind, _bits(type_), what, parameter, choices=choices))
         return ["input", self.keys[key]]
 
 

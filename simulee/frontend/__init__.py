@@ -9,6 +9,7 @@ wheels and Simulee's own (include/).
 - device_library: libdevice's functions the interpreter cannot run natively, linked in
 - passes: LLVM's inlining, promotion and -O1 pipeline through llvmlite
 - compile_commands: a repository's compile_commands.json
+- cmake: a project's CMakeLists.txt, read for its targets' sources and flags
 - cache: where compiled IR and builds are kept, and the digests that key them
 
 May import: simulee.errors, interpreter.

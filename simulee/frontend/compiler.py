@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from simulee import __version__
-from simulee.frontend import compile_commands, device_library, passes, ptx, salvage, toolkit
+from simulee.frontend import cmake, compile_commands, device_library, passes, ptx, salvage, toolkit
 from simulee.frontend.passes import binding, inline_and_promote, one_line, optimize_host
 from simulee.frontend.cache import IRCache, digest, file_digest
 from simulee.errors import CompileError, SimuleeError
@@ -101,12 +101,14 @@ class CompileOptions:
     compile_commands: str | None = None  # a compile_commands.json whose entry for a source applies
 
     def for_source(self, source: Path) -> "CompileOptions":
-        """These options with the compilation database's entry for `source` added."""
-        if not self.compile_commands:
-            return self
-        entry = database_entries(self).get(os.path.realpath(source))
+        """These options with the compilation database's entry for `source` added, or
+        where no database lists it, the include folders and macros of the CMake targets
+        that hold it (cmake.flags_of)."""
+        entry = database_entries(self).get(os.path.realpath(source)) if self.compile_commands else None
         if entry is None:
-            return self
+            includes, defines = cmake.flags_of(Path(source), self.confine)
+            return replace(self, include_dirs=self.include_dirs + includes, defines=defines + self.defines) \
+                if includes or defines else self
         return replace(self, include_dirs=self.include_dirs + entry.include_dirs,
                        defines=entry.defines + self.defines, clang_args=entry.clang_args + self.clang_args)
 

@@ -4,9 +4,11 @@ A source's own host code often does not fix what it passes a kernel: `main` in a
 passes a layer width to a constructor, which stores it in a struct a launcher in the .cu
 reads. The translation units of the source's program (by the compilation database when it
 lists the source: its build target's sources and the targets without a main it may link;
-else the C, C++ and CUDA sources of its folder, or of the nearest folder above whose tree
-holds one main, less those another includes; in a folder of several programs, a source
-that defines main with the sources that define none) that link into one program with a
+else by a CMakeLists.txt of its folder or above whose executable target holds it or links
+a library that does, with the libraries it links; else the C, C++ and CUDA sources of its
+folder, or of the nearest folder above whose tree holds one main, less those another
+includes; in a folder of several programs, a source that defines main with the sources
+that define none) that link into one program with a
 `main` are compiled for the host, each with its own flags (compile_cuda), linked into one
 module, everything but `main` made internal, and optimized twice as link-time
 optimization at -O2 would (inlining across files, interprocedural constant propagation,
@@ -17,7 +19,7 @@ what it stores there is unknown. `program_ir` returns that IR, or None where the
 holds no program (no `main`, or several) or nothing of it compiles and links, with why,
 for -v.
 
-May import: simulee.errors, simulee.frontend (compiler, passes)."""
+May import: simulee.errors, simulee.frontend (cmake, compiler, passes)."""
 
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ import re
 from pathlib import Path
 
 from simulee.errors import SimuleeError
-from simulee.frontend import passes
+from simulee.frontend import cmake, passes
 from simulee.frontend.compiler import compile_cuda, database_entries, degradation
 
 SUFFIXES = (".cu", ".c", ".cc", ".cpp", ".cxx", ".c++")
@@ -60,7 +62,7 @@ def program_units(source: Path, options) -> tuple[frozenset, Path | None, str]:
     above (up to MAX_LEVELS, within the repository) whose files and subfolders hold one
     main (`main.cpp` beside `layers/`). In a folder where several sources define main, a
     source that defines one is its own program, with the folder's sources that define none."""
-    listed = _database_program(source, options)
+    listed = _database_program(source, options) or _cmake_program(source, options)
     if listed is not None:
         return listed
     folder = source.parent
@@ -122,6 +124,19 @@ def _database_program(source: Path, options) -> tuple[frozenset, Path, str] | No
     if source not in units or len(units) > MAX_UNITS:
         return None
     return frozenset(units), main, ""
+
+
+def _cmake_program(source: Path, options) -> tuple[frozenset, Path, str] | None:
+    """The program of `source` by a CMakeLists.txt of its folder or above (cmake.program_of):
+    the sources of the executable target that holds it or links a library that does, with
+    those of the libraries it links; None where no listing tells one main for it."""
+    for folder in cmake.projects(source, options.confine):
+        units = [unit for unit in cmake.program_of(source, folder) or ()
+                 if unit.suffix.lower() in SUFFIXES and _readable(unit, options.confine)]
+        mains = [unit for unit in units if _MAIN.search(_text(unit))]
+        if source in units and len(mains) == 1 and len(units) <= MAX_UNITS:
+            return frozenset(units), mains[0], ""
+    return None
 
 
 def _readable(path: Path, confine: tuple[str, ...] | None) -> bool:
