@@ -273,7 +273,9 @@ def load(c, function, pc, op):
                                divergent=union(address, splitting(frame, rows)))
         out(frame, rows, accesses.decode(data, ty))
         loaded = union(address, accesses.loaded)
-        out_taint(frame, rows, union(loaded, taint_module.control_branches(frame, skipped, rows)) if skipped else loaded)
+        if skipped:
+            loaded = union(loaded, taint_module.control_branches(frame, skipped, rows))
+        out_taint(frame, rows, loaded)
 
     return run
 

@@ -267,7 +267,7 @@ def meet(ex, callee: str, current, force: bool):
     _note_met(ex, met)
     brought = _taint(ex, ready_parts) if ex.tainting else 0
     for event in ex.events.warp_masks[events_before:]:
-        event.taint = brought
+        event.taint |= brought
     returned = np.zeros(0, dtype=np.int64)
     start = 0
     for key, group, go, go_rows, _ in ready_parts:
@@ -290,8 +290,9 @@ def meet(ex, callee: str, current, force: bool):
 
 
 def _taint(ex, parts) -> int:
-    """What any lane that met brought to a collective: its operands and reaching it."""
-    brought = 0
+    """What any lane that met brought to a collective: its operands and reaching it; and
+    what made lanes of their warps that left the kernel leave (absent_taint)."""
+    brought = absent_taint(ex.wave, np.concatenate([p[4] for p in parts]))
     for _, group, _, go_rows, _ in parts:
         frame = group.frame
         brought |= taint.reduce(taint.operands(frame, frame.function.decoded.ops[group.pc].args, go_rows, group.pc))
@@ -355,6 +356,21 @@ def _record_missing_lanes(ex, parts, threads, masks, present) -> None:
         if key in ex.reported_masks:
             continue
         ex.reported_masks.add(key)
+        stopped = absent_taint(wave, threads[index:index + 1]) if ex.tainting else 0
         ex.events.warp_masks.append(WarpMaskEvent(
             wave.first_block + warp // wave.warps_per_block, warp % wave.warps_per_block, op, int(masks[index]),
-            int(present[index])))
+            int(present[index]), taint=stopped))
+
+
+def absent_taint(wave, threads: np.ndarray) -> int:
+    """What made the lanes of the warps of `threads` that left the kernel leave it (their
+    place_taint: a fault on a made-up value that stopped them, or the branches that led
+    them to return): masks, votes and shuffles that would have had them depend on it."""
+    warps = np.unique(wave.warps_of(threads))
+    gone = wave.existing_bits[warps] & ~wave.live_bits[warps]
+    warps, gone = warps[gone != 0], gone[gone != 0]
+    if len(warps) == 0:
+        return 0
+    which, lanes = np.nonzero((gone[:, None].astype(np.int64) >> np.arange(32)) & 1)
+    blocks, in_block = np.divmod(warps[which], wave.warps_per_block)
+    return int(np.bitwise_or.reduce(wave.place_taint[blocks * wave.tpb + in_block * 32 + lanes]))

@@ -58,7 +58,7 @@ class Runtime(Protocol):
 
     def context_taint(self, frame, rows): ...
 
-    def exit_threads(self, threads: np.ndarray, op: int) -> None: ...
+    def exit_threads(self, threads: np.ndarray, op: int, depends=None) -> None: ...
 
     def stack_overflow(self, frame, rows, op: int, detail: str) -> None: ...
 
@@ -136,7 +136,7 @@ MATH = (PLAIN, intrinsics.math)  # any other callee: the math library, else unsu
 # builders whose closures keep taint themselves (interpreter.taint); every other plain
 # instruction's result takes the union of its operands' taints
 TAINT_AWARE = {accesses.load, accesses.store, accesses.atomicrmw, accesses.cmpxchg, accesses.nvvm_atomic,
-               accesses.memory_intrinsic, intrinsics.invented_return}
+               accesses.memory_intrinsic, intrinsics.invented_return, intrinsics.activemask}
 
 
 def invented(callee: str) -> bool:

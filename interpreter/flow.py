@@ -101,8 +101,9 @@ def indirect_call(c, function, pc, op):
             if rt.tainting:  # and on what Simulee placed there: a buffer where the host puts a function
                 depends = taint.union(pointer_taint(frame, rows), control_taint(frame, rows))
                 depends = taint.union(taint.rows_of(depends, ~valid), rt.memory.pointee_taint(targets[~valid]))
-            rt.fault(BAD_FUNCTION_POINTER, function.op_ids[call_pc], frame.thread_ids(everyone[~valid]),
-                     depends=depends)
+            stopped = frame.thread_ids(everyone[~valid])
+            rt.fault(BAD_FUNCTION_POINTER, function.op_ids[call_pc], stopped, depends=depends)
+            rt.exit_threads(stopped, function.op_ids[call_pc], depends)  # a GPU stops them too
         for number in np.unique(region[valid]):
             name = names[int(number) - 1]
             chosen = everyone[valid & (region == number)]

@@ -131,13 +131,17 @@ def isspacep(c, function, pc, op):
 
 
 def activemask(c, function, pc, op):
-    """__activemask(): the lanes of each lane's warp executing with it."""
+    """__activemask(): the lanes of each lane's warp executing with it; it depends on what
+    split the warp and on what made lanes of it leave the kernel."""
     out, rt = c.writer(function, op.result, True), c.rt
+    out_taint, splitting = c.taint_writer(function, op.result), c.control_reader(function, pc, divergent=True)
 
     def run(frame, rows):
         threads = frame.thread_ids(rows)
         wave = rt.wave
         out(frame, rows, collectives.active_mask(collectives.Warps(wave.warps_of(threads), wave.lanes_of(threads))))
+        if rt.tainting:
+            out_taint(frame, rows, taint.union(splitting(frame, rows), collectives.absent_taint(wave, threads)))
 
     return run
 
@@ -194,7 +198,7 @@ def assert_fail(c, function, pc, op):
         reasons = taint.as_array(rt.taint_of_threads(threads), len(threads)) if rt.tainting else None
         rt.events.assertions.append(Assertion("assert", op_id, wave.first_block + wave.blocks_of(threads),
                                               wave.tid_of(threads), message, reasons))
-        rt.exit_threads(threads, op_id)
+        rt.exit_threads(threads, op_id, reasons)
         return np.zeros(0, dtype=np.int64)
 
     return run
@@ -207,7 +211,7 @@ def trap(c, function, pc, op):
     def run(frame, rows):
         threads = frame.thread_ids(rows)
         rt.fault(TRAP, op_id, threads)
-        rt.exit_threads(threads, op_id)
+        rt.exit_threads(threads, op_id, rt.taint_of_threads(threads) if rt.tainting else None)
         return np.zeros(0, dtype=np.int64)
 
     return run

@@ -414,8 +414,9 @@ class Execution:
                 continue
             if kind == UNREACHABLE:
                 self.taint_here = (frame, rows, pc, 0)
-                self.fault(REACHED_UNREACHABLE, function.op_ids[pc], frame.thread_ids(rows))
-                self.exit_threads(frame.thread_ids(rows), function.op_ids[pc])
+                threads = frame.thread_ids(rows)
+                self.fault(REACHED_UNREACHABLE, function.op_ids[pc], threads)
+                self.exit_threads(threads, function.op_ids[pc], self.taint_of_threads(threads))
                 return
             if kind == UNSUPPORTED:
                 raise Unsupported(self.compiler.unsupported_message(function, pc))
@@ -634,9 +635,14 @@ class Execution:
                 taint.assign(caller.taint, result, caller_rows, returned, caller.count)
         self.add(caller, frame.call_pc + 1, caller_rows)
 
-    def exit_threads(self, threads: np.ndarray, op: int) -> None:
-        """Threads leave the kernel (ret, or stopped by assert/trap/unreachable)."""
+    def exit_threads(self, threads: np.ndarray, op: int, depends=None) -> None:
+        """Threads leave the kernel (ret, or stopped by a fault: assert, trap, unreachable, a
+        call through a bad pointer); while the launch tracks taint, `depends` (per thread,
+        or one mask) is what stopped them, and so what their absence from later barriers
+        and warp collectives depends on."""
         wave = self.wave
+        if depends is not None and self.tainting:
+            wave.place_taint[threads] = depends
         threads = threads[wave.live[threads]]
         if len(threads) == 0:
             return

@@ -22,6 +22,9 @@ and dimensions Simulee chose have rules of their own: simulee.checker.kernel._Re
   the branches that decide whether each write of that object runs, as the thread last
   evaluated them: a store a branch skipped leaves the value before it (`index[i] = -1`
   kept because no made-up score beat 0), which depends on that branch as a phi would.
+- A thread that leaves the kernel keeps what made it leave (Wave.place_taint: the branches
+  to its `ret`, or what the fault that stopped it depends on); a warp collective, its
+  events and `__activemask()` depend on that of every lane of their warps that left.
 
 So a value depends on a label whenever changing what the label names could change it, as
 far as data and control flow carry it: an over-approximation, never less. A finding all of

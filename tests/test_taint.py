@@ -4,6 +4,7 @@ each access depends on, through data, memory and control flow, and nothing more.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from conftest import line_of, written
 from interpreter.launch import Launch
@@ -133,3 +134,25 @@ def test_a_memcpys_addresses_depend_on_the_scalars_they_are_computed_from(tmp_pa
     sources = address_sources(loaded, kernel)
     assert copies and any("n" in sources[key].scalars and "gridDim.x" in sources[key].dims
                           for key in copies if key in sources)
+
+
+STOPS = """
+__global__ void stops(const int *flags, float *out) {
+  int t = threadIdx.x;
+  if (STOP) __trap();
+  unsigned mask = __activemask();
+  out[t] = __shfl_sync(mask, (float)t, (t + 1) % 32);  // the next lane, if it did not stop
+}
+"""
+
+
+@pytest.mark.parametrize("stop, depends", [("flags[t] & 1", True), ("t & 1", False)])
+def test_lanes_that_stopped_leave_what_their_absence_decides_depending_on_why(tmp_path, stop, depends):
+    """Lanes a fault stopped are missing from the mask __activemask gives and from the
+    shuffle after: a shuffle reading them depends on made-up flags when a made-up flag
+    stopped them, and on nothing when their lane number did (then it is the kernel's bug)."""
+    loaded, kernel = written(tmp_path, "stops.cu", STOPS.replace("STOP", stop), "stops")
+    result = execute(loaded, kernel, Launch(1, 32, {}, taint=True, fill="small"))
+    (event,) = [event for event in result.events.warp_masks if event.read_outside]
+    flags = 1 << result.labels.index("flags")
+    assert bool(event.taint & flags) == depends
