@@ -345,6 +345,30 @@ def test_a_call_through_a_table_of_launchers_is_a_call_of_each():
         ("launch_a", (["const", 1024],)), ("launch_b", (["const", 1024],))]
 
 
+def test_a_global_the_program_only_sets_to_constants_holds_one_of_them_or_its_initializer():
+    """What the optimizer keeps of `num_SMs = prop.multiProcessorCount` stored at start-up
+    and read in another function (llm.c's setup_main): a flag that it was set. A launch
+    reading it gets its initializer or the stored value, both the host's; a global whose
+    address goes elsewhere may hold anything."""
+    from simulee.checker.sites import read_host
+
+    host = (
+        "@num_SMs.b = internal unnamed_addr global i1 false\n"
+        "@mode = internal global i32 0\n@other = internal global i32 0\n"
+        "declare i32 @__cudaPushCallConfiguration(i64, i32, i64, i32, i64, ptr)\n"
+        "declare void @_Z20__device_stub__kernelii(i32, i32)\ndeclare void @sink(ptr)\n"
+        "define void @setup() {\n  store i1 true, ptr @num_SMs.b\n  store i32 3, ptr @mode\n"
+        "  call void @sink(ptr @other)\n  ret void\n}\n"
+        "define void @run() {\n  %set = load i1, ptr @num_SMs.b\n  %sms = select i1 %set, i32 80, i32 0\n"
+        "  %m = load i32, ptr @mode\n  %o = load i32, ptr @other\n  %x = zext i32 %sms to i64\n"
+        "  %xy = or i64 %x, 4294967296\n"
+        "  %c = call i32 @__cudaPushCallConfiguration(i64 %xy, i32 1, i64 4294967328, i32 1, i64 0, ptr null)\n"
+        "  call void @_Z20__device_stub__kernelii(i32 %m, i32 %o)\n  ret void\n}\n")
+    (site,), _, _ = read_host(host)
+    assert [i.choices for i in site.inputs] == [(0, 1), (0, 3), ()]
+    assert [evaluate(site.grid[0], [1, 3, 0]), evaluate(site.grid[0], [0, 3, 0])] == [80, 0]
+
+
 def test_a_scan_reads_the_repositorys_cpp_callers_of_a_launcher_and_keeps_them_when_resumed(tmp_path: Path):
     out = tmp_path / "out"
     for resumed in (False, True):
@@ -540,6 +564,20 @@ def test_a_loop_over_a_constant_table_of_block_sizes_launches_each_and_no_other(
         "data-race", "error", line_in("block_table.cu", "warp 0 reads it with no barrier"))
     assert "Simulee chose" not in race["message"]
     assert errors(synced) == []
+
+
+def test_a_grid_sized_from_the_devices_properties_is_the_hosts_on_the_model_device():
+    """tests/sites/device_fill.cu: cudaGetDeviceProperties answers as simulee exec's V100
+    (80 multiprocessors of 2,048 threads), stored in globals at start-up: the grid is the
+    host's 640 (the globals hold 0 or what setup() stored), the rows 32 blocks apart race
+    (an error naming no guess), and the grid-stride loop is clean."""
+    (site,) = [s for s in sites_of("device_fill.cu") if "fill_rows" in s.kernel]
+    assert site.grid[0] == ["const", 640]
+    rows, strided = (check_json("device_fill.cu", "-k", kernel) for kernel in ("fill_rows", "fill"))
+    assert {tuple(launch["grid"]) for launch in rows["launches"]} == {(640, 1, 1)}
+    (race,) = rows["findings"]
+    assert (race["type"], race["severity"]) == ("data-race", "error") and "Simulee chose" not in race["message"]
+    assert errors(strided) == []
 
 
 def test_a_pointer_the_site_passes_null_is_null():

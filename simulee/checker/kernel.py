@@ -1057,7 +1057,7 @@ def host_values(space) -> list[dict]:
         expressions += [(name, e) for name, e in (kernel_arguments(space.kernel.params, site) or {}).items()
                         if name.partition(".")[0] in scalars]
         for name, expression in expressions:
-            values = _tabled(site, expression)
+            values = [v for v in _tabled(site, expression) if v >= 1 or "Dim." not in name]  # no launch has 0
             if expression[0] == "const":
                 given[name] = expression[1]
             elif values:

@@ -12,7 +12,10 @@ function's parameter, a value read from memory or returned by a call). Constants
 constants; `(n + 255) / 256` stays that expression over the same input `n` that is passed
 as the kernel's argument; a pitch from `cudaMallocPitch` is the width it was asked for
 rounded up; what `cudaDeviceGetAttribute` answers is a V100's (DEVICE_ATTRIBUTES: a warp of
-32); two pointer arguments that are the same buffer are the same input. The search
+32; a whole program links frontend/host/device_model.cpp, which answers both it and
+`cudaGetDeviceProperties` so); an element of a constant table the host indexes, and a global
+it only ever sets to constants, is an input with the values it may hold (Input.choices);
+two pointer arguments that are the same buffer are the same input. The search
 then varies only the inputs, so every launch it tries is one the host code could make."""
 
 from __future__ import annotations
@@ -88,10 +91,44 @@ def calls_in(host_ir: str, callees: set[str]) -> list[Call]:
 
 
 def _readers(module: ir.Module):
-    debug = DebugInfo(module.metadata)
+    debug, settings = DebugInfo(module.metadata), _settings(module)
     for function in module.functions.values():
         if not function.is_declaration and "__device_stub__" not in function.name:
-            yield _Reader(module, function, debug)
+            yield _Reader(module, function, debug, settings)
+
+
+def _settings(module: ir.Module) -> dict[str, tuple]:
+    """Each integer global of the program (internal: no other code sees it) whose every
+    store stores a constant, and whose address goes nowhere else: the values it may hold,
+    its initializer and those stores (a device property set at start-up: what the
+    optimizer keeps of `num_SMs = prop.multiProcessorCount` is a flag that it was set)."""
+    found: dict[str, set | None] = {
+        name: {_constant_value(variable.initializer)} for name, variable in module.globals.items()
+        if variable.linkage in ("internal", "private") and not variable.constant and isinstance(variable.type, IntType)
+        and _constant_value(variable.initializer) is not None}
+    for function in module.functions.values():
+        for block in function.blocks or ():
+            for instruction in block.instructions:
+                for position, operand in enumerate(instruction.operands):
+                    if not isinstance(operand, ir.Global) or found.get(operand.name) is None:
+                        continue
+                    if instruction.opcode == "load" and position == 0:
+                        continue
+                    stored = _constant_value(instruction.operands[0]) if instruction.opcode == "store" and \
+                        position == 1 else None
+                    if stored is None:
+                        found[operand.name] = None  # written otherwise, or its address taken
+                    else:
+                        found[operand.name].add(stored)
+    return {name: tuple(sorted(values)) for name, values in found.items() if values and 1 < len(values) <= 16}
+
+
+def _constant_value(value) -> int | None:
+    if isinstance(value, ir.ConstInt):
+        return value.value
+    if isinstance(value, ir.ConstSpecial) and value.kind in ("zeroinitializer", "null"):
+        return 0
+    return None
 
 
 def through_callers(sites: list[Site], calls: list[Call], unread: dict[str, tuple[str, ...]] | None = None,
@@ -167,8 +204,9 @@ def through(site: Site, call: Call) -> Site:
 class _Reader:
     """The launches of one host function, their expressions built over its values."""
 
-    def __init__(self, module: ir.Module, function: ir.Function, debug: DebugInfo):
+    def __init__(self, module: ir.Module, function: ir.Function, debug: DebugInfo, settings: dict | None = None):
         self.module, self.function, self.debug = module, function, debug
+        self.settings = settings or {}  # a global only ever set to constants -> the values it may hold
         self.defined = {i.result: i for block in function.blocks for i in block.instructions if i.result}
         self.incoming: dict[str, list[tuple[str, tuple]]] = {}  # block -> (predecessor, the edge's condition)
         for block in function.blocks:
@@ -476,7 +514,7 @@ class _Expressions:
                     self.of(operands[1], depth)]
         if opcode == "select":
             return ["select", bits, *(self.of(o, depth) for o in operands[:3])]
-        if opcode == "load" and isinstance(operands[0], ir.Local):
+        if opcode == "load" and isinstance(operands[0], (ir.Local, ir.Global)):
             return self.loaded(operands[0], result, depth)
         minmax = opcode == "call" and _MINMAX.match(instruction.extra.get("callee") or "")
         if minmax:
@@ -503,6 +541,9 @@ class _Expressions:
             table = reader.table_values(pointer.name, type_)
             what = f"an element of {table[0]}" if table else f"memory at %{pointer.name}"
             return self.input(("memory", pointer.name), type_ or pointer.type, what, choices=table[1:])
+        if isinstance(pointer, ir.Global) and pointer.name in reader.settings:  # its initializer, or what is set
+            return self.input(("memory", pointer.name), type_ or pointer.type, f"the global {pointer.name}",
+                              choices=reader.settings[pointer.name])
         return self.input(("memory", repr(pointer)), type_ or pointer.type, "memory")
 
     def input(self, key, type_, what: str, parameter: tuple = (), choices: tuple = ()) -> list:

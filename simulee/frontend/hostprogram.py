@@ -27,6 +27,7 @@ import functools
 import json
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from simulee.errors import SimuleeError
@@ -35,6 +36,7 @@ from simulee.frontend.compiler import compile_cuda, database_entries, degradatio
 
 SUFFIXES = (".cu", ".c", ".cc", ".cpp", ".cxx", ".c++")
 MAX_UNITS = 64  # translation units a program links at most
+DEVICE_MODEL = Path(__file__).resolve().parent / "host" / "device_model.cpp"  # what the program's GPU answers
 MAX_IR = 64 << 20  # characters of host IR linked at most
 INLINE_THRESHOLD = 2000  # LLVM's default at -O3 is 250: a launch deep under main is inlined into it
 _MAIN = re.compile(r"^\s*(?:int|void|signed\s+int)?\s*\bmain\s*\(", re.M)
@@ -157,6 +159,11 @@ def _program(units: frozenset, main: Path, options) -> tuple[str | None, str, fr
             continue  # a file that does not compile is left out: what the rest passes still counts
     if main not in compiled or not re.search(r"^define [^@\n]*@main\(", compiled[main], re.M):
         return None, f"{main.name}, which defines main, does not compile", frozenset(compiled)
+    try:  # the device the program asks about: its answers fold into what it launches
+        own = replace(options, compile_commands=None, confine=None, include_dirs=(), defines=(), clang_args=())
+        compiled[DEVICE_MODEL] = compile_cuda(DEVICE_MODEL, own, host=True)
+    except SimuleeError:
+        pass
     if sum(map(len, compiled.values())) > MAX_IR:
         return None, "the program's host code is too large to link", frozenset(compiled)
     return (*_cached_link(compiled, main), frozenset(compiled))
