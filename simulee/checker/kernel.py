@@ -336,10 +336,12 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
                 (aliased.add if alias else aliased.discard)(key)
             marked = _shown_as(finding)  # a benign instance's replays clear no other
             opened = [] if marked in trusted | cleared else _opened(finding, result.launch, rules, program, kernel)
-            count, guessed = replayed.get(marked, (0, ""))
+            # lanes of a block and blocks meeting at one place are replayed apart: what one rests on
+            scoped = (marked, finding.scope)  # (a grid's rows) need not be what the other does (a block's width)
+            count, guessed = replayed.get(scoped, (0, ""))
             if opened and count < MAX_REPLAYS:
                 guessed = replays.doubt(finding, opened)
-                replayed[marked] = (count + 1, guessed)
+                replayed[scoped] = (count + 1, guessed)
             guessed = guessed if opened else ""
             doubt = _doubt(finding, result.launch, made_up, guessed, flat.needs(finding), rows.needs(finding),
                            strides.needs(finding))
@@ -524,9 +526,11 @@ def _shown(run: LaunchRun, launch: Launch, detectors, deadline: float, partial: 
     if other.status in ("unsupported", "out-of-memory", "time-limit") or cut and not partial:  # not seen whole
         return None
     again = replace(run, result=other)
-    keys = (PartialKeys if cut else ShownKeys)(_shown_as(f) for detector in detectors for f in detector.launch(again))
+    found = [f for detector in detectors for f in detector.launch(again)]
+    keys = (PartialKeys if cut else ShownKeys)(_shown_as(f) for f in found)
     ops, executed = other.trace.ops, other.trace["op"]
     keys.reached = frozenset((ops[op].function, ops[op].index) for op in np.unique(executed).tolist())
+    keys.scoped = frozenset((_shown_as(f), f.scope) for f in found)
     return keys
 
 
@@ -548,10 +552,12 @@ def _shown_as(finding: Finding) -> tuple:
 
 
 class ShownKeys(set):
-    """The keys of the findings a variant launch shows, and the instructions it made
-    accesses at (`reached`: (function, index) of each)."""
+    """The keys of the findings a variant launch shows, the instructions it made accesses
+    at (`reached`: (function, index) of each), and each key with its finding's scope
+    (`scoped`: (key, "inter-block"), ...)."""
 
     reached: frozenset = frozenset()
+    scoped: frozenset = frozenset()
 
 
 class PartialKeys(ShownKeys):
@@ -582,8 +588,12 @@ class _Flat:
         if self.shown is None:
             launch = self.run.result.launch
             grid = tuple(1 if f"gridDim.{axis}" in self.axes else size for axis, size in zip("xyz", launch.grid))
-            self.shown = _shown(self.run, replace(launch, grid=grid), self.detectors, self.deadline) or set()
-        return {} if _shown_as(finding) in self.shown else self.axes
+            self.shown = _shown(self.run, replace(launch, grid=grid), self.detectors, self.deadline) or ShownKeys()
+        # a race between blocks is shown by one between blocks: lanes of a block meeting at its
+        # places (a block narrower than a warp) are another reason, not the grid's rows
+        scope = "inter-block" if finding.scope == "inter-block" else None
+        shown = _shown_as(finding) in self.shown and (scope is None or (_shown_as(finding), scope) in self.shown.scoped)
+        return {} if shown else self.axes
 
 
 class _Rows:

@@ -18,8 +18,33 @@ __global__ void first_slots(float *out, const float *in, int n) {
   if (i < n) out[threadIdx.x] = in[i];  // every block writes the same slots
 }
 
+// column_sums adds each column's partial sums (its rows split among the block's rows and the
+// grid's rows of blocks) into totals from the block's first 32 threads: right for the
+// callers' blocks of 32 x 8 on one row of blocks. Rows of blocks add to one column at once
+// (the race the unread callers' grid would make); so would the lanes of a block narrower
+// than a warp, a race of another scope at the same place, which is no reason to take the
+// grid's rows as the host's.
+__global__ void column_sums(float *totals, const float *m, int rows, int cols) {
+  __shared__ float sums[1024];
+  int j = blockIdx.x * blockDim.x + threadIdx.x, tid = threadIdx.y * blockDim.x + threadIdx.x;
+  float partial = 0;
+  for (int i = blockIdx.y * blockDim.y + threadIdx.y; j < cols && i < rows; i += gridDim.y * blockDim.y)
+    partial += m[i * cols + j];
+  sums[tid] = partial;
+  __syncthreads();
+  if (tid < 32 && j < cols) {
+    float total = 0;
+    for (int y = 0; y < blockDim.y; y++) total += sums[y * blockDim.x + threadIdx.x];
+    totals[j] += total;  // rows of blocks add to one column at once
+  }
+}
+
 void launch_column_totals(dim3 grid, dim3 block, float *totals, const float *m, int rows, int cols) {
   column_totals<<<grid, block>>>(totals, m, rows, cols);
+}
+
+void launch_column_sums(dim3 grid, dim3 block, float *totals, const float *m, int rows, int cols) {
+  column_sums<<<grid, block>>>(totals, m, rows, cols);
 }
 
 void launch_first_slots(dim3 grid, dim3 block, float *out, const float *in, int n) {
