@@ -175,7 +175,7 @@ def _skipped_writes(decoded: DecodedFunction, of_block: list[tuple[int, ...]]) -
 
     deciding: dict[int, set[int]] = {}
     for op in decoded.ops:
-        marker = op.opcode == "call" and op.extra.get("callee", "").startswith(("llvm.lifetime", "llvm.dbg"))
+        marker = op.opcode == "call" and (op.extra.get("callee") or "").startswith(("llvm.lifetime", "llvm.dbg"))
         pointers = op.args[1:2] if op.opcode == "store" else op.args if op.opcode == "call" and not marker else ()
         for slot in pointers:
             alloca = root(slot)

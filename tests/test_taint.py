@@ -156,3 +156,24 @@ def test_lanes_that_stopped_leave_what_their_absence_decides_depending_on_why(tm
     (event,) = [event for event in result.events.warp_masks if event.read_outside]
     flags = 1 << result.labels.index("flags")
     assert bool(event.taint & flags) == depends
+
+
+CALLS = """
+__device__ float half_of(float v) { return v / 2; }
+__device__ float third_of(float v) { return v / 3; }
+
+__global__ void calls(const int *flags, float *out) {
+  float (*f)(float) = flags[threadIdx.x] & 1 ? half_of : third_of;
+  float kept[2] = {0, 0};
+  if (flags[0] > 64) kept[1] = f(1.0f);
+  out[threadIdx.x] = kept[threadIdx.x & 1] + f(2.0f);  // through a pointer a made-up flag chose
+}
+"""
+
+
+def test_a_call_through_a_function_pointer_runs_while_taint_is_tracked(tmp_path):
+    """An indirect call (no callee name) beside a stack array: the analysis of which
+    branches decide a stack object's writes takes it as a write of what it is passed."""
+    loaded, kernel = written(tmp_path, "calls.cu", CALLS, "calls")
+    result = execute(loaded, kernel, Launch(1, 32, {}, taint=True, fill="small"))
+    assert result.status == "ok", result.message
