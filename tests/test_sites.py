@@ -798,6 +798,12 @@ cuda_add_executable(app ${cuda_sources} ${more} ${platform} OPTIONS -arch=sm_35 
     assert cmake.flags_of(tmp_path / "src" / "x.cu", None) == ((str(tmp_path / "src"),), ("VERBOSE",))
     assert cmake.program_of(tmp_path / "a.cu", tmp_path) == app.sources
     assert cmake.program_of(tmp_path / "win.cpp", tmp_path) is None
+    # one source in two targets, one of them built with RACY=1: only what both give
+    listing = (tmp_path / "CMakeLists.txt").read_text()
+    (tmp_path / "CMakeLists.txt").write_text(listing + "add_executable(twin a.cu)\n"
+                                             "target_compile_definitions(twin PRIVATE RACY=1)\n")
+    assert "twin" in cmake.targets(tmp_path)
+    assert cmake.flags_of(tmp_path / "a.cu", None) == ((str(tmp_path / "src"),), ("VERBOSE",))
 
 
 @pytest.mark.parametrize("width, races", [(16, False), (8, True)])

@@ -48,15 +48,16 @@ def targets(folder: Path) -> dict[str, Target]:
     return _targets(str(Path(folder).resolve()), _stamp(Path(folder)))
 
 
-def _stamp(folder: Path) -> float:
+def _stamp(folder: Path) -> tuple:
     try:
-        return (folder / "CMakeLists.txt").stat().st_mtime
+        stat = (folder / "CMakeLists.txt").stat()
     except OSError:
-        return 0.0
+        return ()
+    return stat.st_mtime_ns, stat.st_size
 
 
 @functools.lru_cache(maxsize=16)
-def _targets(top: str, stamp: float) -> dict[str, Target]:
+def _targets(top: str, stamp: tuple) -> dict[str, Target]:
     found: dict[str, Target] = {}
     _read(Path(top), {"CMAKE_SOURCE_DIR": top, "PROJECT_SOURCE_DIR": top}, found, [0])
     return found
@@ -198,20 +199,25 @@ def projects(source: Path, confine: tuple[str, ...] | None) -> list[Path]:
 
 
 def flags_of(source: Path, confine: tuple[str, ...] | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(the include folders, the macros) the targets holding `source` compile it with, and
-    those of the libraries they link (as CMake passes a linked library's public ones), by
-    its outermost project that has such targets; include folders `confine` does not allow
-    are left out."""
+    """(the include folders, the macros) every target holding `source` compiles it with,
+    with those of the libraries it links (as CMake passes a linked library's public ones),
+    by its outermost project that has such targets: a source two targets build with
+    different macros (`-DRACY=1` in one) gets only those they share. Include folders
+    `confine` does not allow are left out."""
     source = Path(source).resolve()
     allowed = [Path(root).resolve() for root in confine or ()]
     for folder in projects(source, confine):
         declared = targets(folder)
         holding = [target for target in declared.values() if source in target.sources]
         if holding:
-            linked = _linked(holding, declared)
-            includes = [i for t in linked for i in t.includes if Path(i).is_dir() and
+            each = [_linked([target], declared) for target in holding]
+            includes = [i for i in dict.fromkeys(i for t in each[0] for i in t.includes)
+                        if all(i in (j for t in linked for j in t.includes) for linked in each[1:])]
+            defines = [d for d in dict.fromkeys(d for t in each[0] for d in t.defines)
+                       if all(d in (e for t in linked for e in t.defines) for linked in each[1:])]
+            includes = [i for i in includes if Path(i).is_dir() and
                         (confine is None or any(Path(i).is_relative_to(root) for root in allowed))]
-            return tuple(dict.fromkeys(includes)), tuple(dict.fromkeys(d for t in linked for d in t.defines))
+            return tuple(includes), tuple(defines)
     return (), ()
 
 
