@@ -591,8 +591,8 @@ class _Flat:
             self.shown = _shown(self.run, replace(launch, grid=grid), self.detectors, self.deadline) or ShownKeys()
         # a race between blocks is shown by one between blocks: lanes of a block meeting at its
         # places (a block narrower than a warp) are another reason, not the grid's rows
-        scope = "inter-block" if finding.scope == "inter-block" else None
-        shown = _shown_as(finding) in self.shown and (scope is None or (_shown_as(finding), scope) in self.shown.scoped)
+        key = _shown_as(finding)
+        shown = key in self.shown and (finding.scope != "inter-block" or (key, "inter-block") in self.shown.scoped)
         return {} if shown else self.axes
 
 

@@ -361,13 +361,19 @@ class _Reader:
     def table_targets(self, callee) -> list[str]:
         """The functions a called pointer loaded from a constant table of them may be."""
         load = self.defined.get(callee.name) if isinstance(callee, ir.Local) else None
-        pointer = load.operands[0] if load is not None and load.opcode == "load" else None
+        found = self.constant_table(load.operands[0]) if load is not None and load.opcode == "load" else None
+        return [e.name for e in found[0].initializer.elements if isinstance(e, ir.Global)] if found else []
+
+    def constant_table(self, pointer) -> tuple | None:
+        """(the constant global with an aggregate initializer that `pointer` is or indexes,
+        the getelementptr that indexes it or None), else None."""
         element = self.defined.get(pointer.name) if isinstance(pointer, ir.Local) else None
-        table = element.operands[0] if element is not None and element.opcode == "getelementptr" else pointer
+        indexed = element is not None and element.opcode == "getelementptr"
+        table = element.operands[0] if indexed else pointer
         variable = self.module.globals.get(table.name) if isinstance(table, ir.Global) else None
         if variable is None or not variable.constant or not isinstance(variable.initializer, ir.ConstAggregate):
-            return []
-        return [e.name for e in variable.initializer.elements if isinstance(e, ir.Global)]
+            return None
+        return variable, element if indexed else None
 
     def site(self, call: ir.Instruction, stub: str, configuration, arguments: list | None, cooperative: bool) -> Site:
         expressions = _Expressions(self)
@@ -408,16 +414,13 @@ class _Reader:
             return None
         return [("load-of", slots[index]) for index in range(count)]
 
-    def table_values(self, name: str, type_) -> tuple:
-        """(the table's name, each value it holds) when the local pointer `name` indexes a
+    def table_values(self, pointer: ir.Local, type_) -> tuple:
+        """(the table's name, each value it holds) when the local `pointer` indexes a
         constant table of `type_` values (`block_sizes[j]` in a loop over a constant array,
         as the optimizer reads the array's initializer), else ()."""
-        element = self.defined.get(name)
-        if element is None or element.opcode != "getelementptr" or not isinstance(element.operands[0], ir.Global):
-            return ()
-        variable = self.module.globals.get(element.operands[0].name)
-        table = variable.initializer if variable is not None and variable.constant else None
-        if not isinstance(table, ir.ConstAggregate) or not table.elements or \
+        variable, element = self.constant_table(pointer) or (None, None)
+        table = variable.initializer if element is not None else None
+        if table is None or not table.elements or \
                 element.extra.get("source_type") not in (table.type, table.elements[0].type):
             return ()
         if not all(isinstance(e, (ir.ConstInt, ir.ConstFloat)) and e.type == type_ for e in table.elements):
@@ -538,7 +541,7 @@ class _Expressions:
                 return ["const", reader.attributes[pointer.name]]
             if len(stores) == 1 and pointer.name not in reader.written:
                 return self.of(stores[0], depth)
-            table = reader.table_values(pointer.name, type_)
+            table = reader.table_values(pointer, type_)
             what = f"an element of {table[0]}" if table else f"memory at %{pointer.name}"
             return self.input(("memory", pointer.name), type_ or pointer.type, what, choices=table[1:])
         if isinstance(pointer, ir.Global) and pointer.name in reader.settings:  # its initializer, or what is set
