@@ -102,9 +102,10 @@ class Contract:
             self.tighten(bound)
         return bool(found)
 
-    def breaks(self, result: Result) -> Outside | None:
+    def breaks(self, result: Result, note: bool = True) -> Outside | None:
         """Why `result`'s launch is outside the contract through its arguments (None: it
-        is not): an out-of-bounds fault at an index only searched arguments decide."""
+        is not): an out-of-bounds fault at an index only searched arguments decide. With
+        `note`, the first such launch at each place is kept (`outside`)."""
         for fault in result.events.faults:
             source = self._source(result, fault)
             uniform = source.uniform_in(self.open) if fault.kind in (OUT_OF_BOUNDS, BUFFER_LIMIT) else frozenset()
@@ -112,7 +113,7 @@ class Contract:
                 continue
             why = UNIFORM_INDEX.format(", ".join(f"{n}={result.launch.args.get(n)}" for n in sorted(uniform)))
             found = Outside(why, result.trace.ops[fault.op].location)
-            if all(known.location != found.location for known in self.outside):
+            if note and all(known.location != found.location for known in self.outside):
                 self.outside.append(found)  # the first launch that breaks it there
             return found
         return None

@@ -108,6 +108,7 @@ INTRINSICS: dict[str, tuple[int, Callable]] = {  # callees by exact name
     **{name: (STOP, intrinsics.assert_fail) for name in ("__assert_fail", "__assertfail")},
     **{name: _TRAP for name in ("llvm.trap", "llvm.debugtrap", "abort", "__trap", "llvm.ubsantrap")},
     **{name: (PLAIN, intrinsics.assume) for name in ("llvm.assume", "__simulee_assume")},
+    "__simulee_axiom": (STOP, intrinsics.axiom),
     **{name: (PLAIN, intrinsics.texture) for name in ("__simulee_texture_fetch", "__simulee_texture_object_fetch")},
     **{name: (PLAIN, intrinsics.out_parameter_math) for name in intrinsics.OUT_PARAMETER_MATH},
     "__cudaCDP2GetParameterBuffer": (PLAIN, intrinsics.parameter_buffer),
@@ -274,10 +275,12 @@ class Compiler:
             except Unsupported as error:
                 function.constants[slot] = _Failing(str(error))
         deciding, seeding = _deciding_reads(decoded), _seeding_reads(decoded)
+        first = len(self.op_infos)
+        controls = [tuple(first + branch for branch in branches) for branches in function.control.of_block]
         for pc, op in enumerate(decoded.ops):
-            function.op_ids[pc] = len(self.op_infos)
+            function.op_ids[pc] = first + pc
             self.op_infos.append(OpInfo(decoded.name, pc, op.opcode, op.location, op.text, pc in deciding,
-                                        pc in seeding))
+                                        pc in seeding, controls[op.block]))
         for pc, op in enumerate(decoded.ops):
             try:
                 if op.opcode == "phi":

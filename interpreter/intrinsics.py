@@ -237,6 +237,23 @@ def assume(c, function, pc, op):
     return run
 
 
+def axiom(c, function, pc, op):
+    """__simulee_axiom(holds), which GPUVerify's `__axiom` calls at a kernel's entry: the
+    threads for which it is 0 take no part in the launch (they leave, as if never launched)."""
+    condition = c.reader(function, op.args[0])
+    op_id, rt = function.op_ids[pc], c.rt
+
+    def run(frame, rows):
+        threads = frame.thread_ids(rows)
+        holds = np.broadcast_to(np.asarray(condition(frame, rows)).astype(bool), threads.shape)
+        if holds.all():
+            return rows
+        rt.exit_threads(threads[~holds], op_id)
+        return frame.row_indices(rows)[holds]
+
+    return run
+
+
 def texture(c, function, pc, op):
     """__simulee_texture_fetch(texture, dims, x, y, z, out, size): what the texture gives
     each thread at its coordinates (textures.py), stored to `out` (zeros when no texture is

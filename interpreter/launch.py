@@ -145,6 +145,8 @@ class Result:
     blocks_total: int = 0  # blocks the launch was to run (the sample's, if any)
     labels: list[str] = field(default_factory=list)  # what taint bit i stands for (Placement.labels); [] untracked
     traced_per_block: float = 0.0  # accesses a block of the finished waves recorded (0: no wave finished)
+    # per branch evaluated while tracking taint (op id): whether every evaluation's condition carried a label
+    invented_branches: dict[int, bool] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -180,6 +180,7 @@ class Execution:
         self.events = Events()
         self.tainting = False  # whether values carry what Simulee invented (interpreter.taint)
         self.taint_here = None  # (frame, rows, pc, operands' taint) of the plain instruction running
+        self.invented_branches: dict[int, bool] = {}  # Result.invented_branches
         self.recorder = TraceRecorder(launch.trace_limit) if launch.trace else None
         self.steps = 0
         self.thread_instructions = 0
@@ -254,7 +255,7 @@ class Execution:
             time.perf_counter() - start, [region.name if region else "" for region in self.memory.regions],
             self.kernel.name, self.step_limit, self.blocks_run, self.wave_blocks,
             list(self.compiler.placement.labels) if self.tainting else [],
-            traced / finished if finished else 0.0,
+            traced / finished if finished else 0.0, self.invented_branches,
         )
         self.native.finished(self.thread_instructions, self.steps, self.tainting,
                              (self.native_after, self.native_steps_after))
@@ -872,6 +873,9 @@ class Execution:
         if not condition:
             return
         mask = taint.operands(frame, condition, rows, pc)
+        op = frame.function.op_ids[pc]
+        invented = bool(mask) if type(mask) is int else bool(mask.all())
+        self.invented_branches[op] = self.invented_branches.get(op, True) and invented
         split = None
         if len(edges) > 1 and not (type(mask) is int and not mask):
             sides = [frame.row_indices(side) for _, side in edges]

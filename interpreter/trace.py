@@ -69,6 +69,7 @@ class OpInfo:
     text: str
     decides: bool = False
     seeds: bool = False
+    controls: tuple[int, ...] = ()  # the branches (op ids) it is control dependent on, transitively
 
 
 @dataclass

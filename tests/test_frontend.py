@@ -1,6 +1,7 @@
 """The CUDA front end: what the passes keep, annotations, errors, caching. (What our headers
 compile to is tested by running it: test_interpreter.)"""
 
+import json
 import shutil
 
 import pytest
@@ -77,6 +78,23 @@ def test_gpuverify_preconditions_become_assumptions():
     assert [op.location.line for op in assumptions] == lines_of(ANNOTATED / "requires.cu", "__requires(")
     # invariants and asserts are proof obligations: no code at all
     assert not any("assert" in name or "invariant" in name for name in calls(ops))
+
+
+@pytest.mark.parametrize("one_thread", [False, True])
+def test_a_thread_an_axiom_excludes_takes_no_part_in_the_launch(run_cli, one_thread):
+    """annotated/axioms.cu: GPUVerify's `__axiom(blockIdx.x == 1)` leaves block 1 alone; its
+    threads' stores to one word race (an error, and no proof), and block 0's store to its own
+    word, which the axiom excludes, is not made (no race with it). With `__axiom(threadIdx.x
+    == 0)` too, one thread is left: nothing races, and the prover proves it under the axioms."""
+    source = ANNOTATED / "axioms.cu"
+    flags = ("--launch", "2/64", "--format", "json") + (("-D", "ONE_THREAD") if one_thread else ())
+    status, out, err = run_cli("check", source, *flags)
+    assert status == (0 if one_thread else 1), err
+    kernel = json.loads(out)["kernels"][0]
+    races = {(f["type"], f["severity"], f["line"], f["second"]["line"]) for f in kernel["findings"]}
+    store = line_of(source, "the store")
+    assert races == (set() if one_thread else {("data-race", "error", store, store)})
+    assert (kernel["verdict"] == "proved") == one_thread
 
 
 def test_faial_assume_needs_no_flag():

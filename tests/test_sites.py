@@ -963,6 +963,38 @@ def test_a_value_whose_variant_never_reaches_the_race_does_not_refute_it(tmp_pat
         assert "not known with level=" in kernel["findings"][0]["message"]
 
 
+@pytest.mark.parametrize("synced", [False, True])
+def test_a_variant_whose_made_up_counts_hold_no_points_leaves_the_race_as_it_was(tmp_path, synced):
+    """tests/sites/octaves.cu: a loop over the points of an octave, whose bounds are counts
+    in device memory the host fills (made up here), and the octave unknown. The variant
+    octave=2 reaches no point because the made-up counts say so (a branch on them alone
+    kept its threads from the race): it leaves the race as the witness showed it, and the
+    variant whose count index runs past the array is no octave the host could pass. The
+    race holds on every octave with points: an error (it was a warning "not known with
+    octave=35"). The kernel with a barrier at the loop's end is clean."""
+    source = tmp_path / "octaves.cu"
+    text = (SITES / "octaves.cu").read_text()
+    source.write_text(text.replace("}  // the loop's end", "  __syncthreads();\n  }") if synced else text)
+    kernel = json.loads(simulee("check", source, "-q", "--format", "json", "--no-prove").stdout)["kernels"][0]
+    assert {(f["type"], f["severity"], f["line"]) for f in kernel["findings"]} == (
+        set() if synced else {("data-race", "error", line_in("octaves.cu", "the partial sum"))})
+
+
+def test_only_a_branch_on_made_up_values_alone_keeps_a_variant_away():
+    """An instruction a variant did not reach was kept away by made-up memory only when
+    every branch it depends on that the variant evaluated had a condition carrying a label
+    every time: one also decided by the value itself (a clean evaluation) may be the value's."""
+    from interpreter.trace import OpInfo
+    from simulee.checker.kernel import _kept_away
+
+    ops = [OpInfo("k", 0, "br", None, ""), OpInfo("k", 1, "br", None, ""),
+           OpInfo("k", 2, "store", None, "", controls=(0,)), OpInfo("k", 3, "load", None, "", controls=(0, 1)),
+           OpInfo("k", 4, "load", None, "", controls=(1,)), OpInfo("k", 5, "load", None, "", controls=(0,))]
+    assert _kept_away(ops, {0: True, 1: False}, frozenset({("k", 0), ("k", 1), ("k", 5)})) == {("k", 2)}
+    assert _kept_away(ops, {0: True}, frozenset()) == {("k", 2), ("k", 3), ("k", 5)}
+    assert _kept_away(ops, {0: False, 1: False}, frozenset()) == frozenset()
+
+
 @pytest.mark.parametrize("n, races", [(256, False), (100, True)])
 def test_a_width_main_passes_through_a_step_that_calls_a_missing_library_is_the_hosts(tmp_path, n, races):
     """tests/sites/library/rows.cu: main passes n and a launcher by pointer to a step that

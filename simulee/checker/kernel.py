@@ -322,7 +322,7 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
         run = LaunchRun(program, kernel, result, warp_model)
         found = [finding for detector in detectors for finding in detector.launch(run)]
         again = _again(run, found, detectors, deadline)
-        flat, replays = _Flat(run, detectors, deadline), _Replays(run, detectors, deadline, space, refuted)
+        flat, replays = _Flat(run, detectors, deadline), _Replays(run, detectors, deadline, space, refuted, rules)
         rows, strides = _Rows(run, detectors, deadline, rules), _Strides(run, detectors, deadline)
         for finding in found:
             made_up = [] if finding.key() in again else invented(finding, result)
@@ -461,8 +461,8 @@ class _Replays:
     of a grid rounded up from n); one some variant does not is the guess's (a hidden
     width searched as 1; a grid and a count from two host values)."""
 
-    def __init__(self, run: LaunchRun, detectors, deadline: float, space, refuted: set):
-        self.run, self.detectors, self.deadline, self.space = run, detectors, deadline, space
+    def __init__(self, run: LaunchRun, detectors, deadline: float, space, refuted: set, rules: Contract):
+        self.run, self.detectors, self.deadline, self.space, self.rules = run, detectors, deadline, space, rules
         self.refuted = refuted  # the keys of findings some variant does not show, added to
         self.shown: dict[tuple, list] = {}  # (names varied, changes, joint) -> [(what changed, keys shown or None)]
 
@@ -474,16 +474,16 @@ class _Replays:
         known = [(what, keys) for what, keys in shown if _tells(keys, finding)]
         if len(known) < len(shown):  # a value that could not be run far enough to tell: one halfway instead
             shown = known + self.replayed(names, HALFWAY)
-        if shown and all(keys is not None and wanted in keys for _, keys in shown):
+        if shown and all(_shows(keys, finding) for _, keys in shown):
             return ""
-        missing = [what for what, keys in shown if _tells(keys, finding) and wanted not in keys]
+        missing = [what for what, keys in shown if _tells(keys, finding) and not _shows(keys, finding)]
         if missing:
             self.refuted.add(finding.key())
         chosen = ", ".join(f"{name}={_guessed_value(launch, name)}" for name in names[:6]) + \
             (", ..." if len(names) > 6 else "")
         written = self.space.host_expressions(launch, names[:3]) if self.space is not None else {}
         passed = [f"{name} from {expression}" for name, expression in written.items()]
-        unknown = [what for what, keys in shown if what not in missing and (keys is None or wanted not in keys)]
+        unknown = [what for what, keys in shown if what not in missing and not _shows(keys, finding)]
         other = f", not with {missing[0]}" if missing else f", not known with {unknown[0]}" if unknown else \
             "" if shown else ", the only values of them Simulee could launch with"  # every change made no launch
         return (f"only for values Simulee chose ({chosen})" + other +
@@ -495,24 +495,27 @@ class _Replays:
     def replayed(self, names: list[str], changes: tuple = (), joint: tuple = ()) -> list[tuple[str, set | None]]:
         """Each variant of the run's launch with the host values of `names` changed (by
         `changes`, or as SearchSpace.variants does; all together by `joint`), and the keys
-        of what it shows."""
+        of what it shows. A variant outside the kernel's contract (an index only the changed
+        values decide past a fixed-size array) is no value the host would pass: left out."""
         if (tuple(names), changes, joint) not in self.shown:
             variants = self.space.variants(self.run.result.launch, names, changes, joint) \
                 if self.space is not None else []
             # a variant doing far more work than its witness is cut there: what it showed by then counts
             limit = max(REPLAY_WORK, 4 * self.run.result.thread_instructions)
-            self.shown[tuple(names), changes, joint] = [
-                (what, _shown(self.run, replace(variant, work_limit=limit), self.detectors, self.deadline, True))
-                for what, variant in variants]
+            shown = [(what, _shown(self.run, replace(variant, work_limit=limit), self.detectors, self.deadline, True,
+                                   self.rules)) for what, variant in variants]
+            self.shown[tuple(names), changes, joint] = [(what, keys) for what, keys in shown if keys is not OUTSIDE]
         return self.shown[tuple(names), changes, joint]
 
 
-def _shown(run: LaunchRun, launch: Launch, detectors, deadline: float, partial: bool = False) -> set[tuple] | None:
+def _shown(run: LaunchRun, launch: Launch, detectors, deadline: float, partial: bool = False,
+           rules: Contract | None = None) -> set[tuple] | None:
     """The keys (_shown_as) of the findings that `launch`, a variant of the run's (another
     grid, other host values), shows, run as a check runs it (detection_launch: a large
     grid on a sample of its blocks, fewer when their trace does not fit); None when it
     cannot run, its trace fills up even so (with `partial`: what the part traced, or a sample
-    of its blocks, shows, marked PartialKeys: what it lacks is unknown), or no time is left."""
+    of its blocks, shows, marked PartialKeys: what it lacks is unknown), or no time is left;
+    OUTSIDE when it breaks `rules`."""
     if time.perf_counter() >= deadline:
         return None
     checked, sampled = detection_launch(replace(launch, sample=None), deadline)
@@ -525,23 +528,57 @@ def _shown(run: LaunchRun, launch: Launch, detectors, deadline: float, partial: 
         other.thread_instructions > launch.work_limit or partial and bool(sampled)  # stopped at its work
     if other.status in ("unsupported", "out-of-memory", "time-limit") or cut and not partial:  # not seen whole
         return None
+    if rules is not None and rules.breaks(other, note=False):
+        return OUTSIDE
     again = replace(run, result=other)
     found = [f for detector in detectors for f in detector.launch(again)]
     keys = (PartialKeys if cut else ShownKeys)(_shown_as(f) for f in found)
     ops, executed = other.trace.ops, other.trace["op"]
     keys.reached = frozenset((ops[op].function, ops[op].index) for op in np.unique(executed).tolist())
     keys.scoped = frozenset((_shown_as(f), f.scope) for f in found)
+    if not cut:  # what a run cut short did not reach, it may have later
+        keys.kept_away = _kept_away(ops, other.invented_branches, keys.reached)
     return keys
+
+
+def _kept_away(ops: list, invented: dict[int, bool], reached: frozenset) -> frozenset:
+    """The instructions (function, index) a run did not reach for what Simulee invented
+    alone: of the branches each is control dependent on, some were evaluated, and each on
+    a condition carrying a label every time (`invented`: Result.invented_branches)."""
+    if not any(invented.values()):
+        return frozenset()
+    kept = set()
+    for info in ops:
+        if (info.function, info.index) in reached:
+            continue
+        evaluated = [invented[branch] for branch in info.controls if branch in invented]
+        if evaluated and all(evaluated):
+            kept.add((info.function, info.index))
+    return frozenset(kept)
 
 
 def _tells(keys: set | None, finding: Finding) -> bool:
     """Whether a variant that showed `keys` (_shown) tells whether it shows `finding`: it
     ran whole, or showed it, and, for a race, made accesses at both its instructions (a
-    variant whose threads never got there, as when what a changed value selects in memory
-    Simulee made up is empty, says nothing of it)."""
-    if keys is None or _shown_as(finding) in keys:
+    variant whose threads never got there for another reason than the memory Simulee made
+    up, _shows, says nothing of it: a value that ends the work before it)."""
+    if keys is None or _shows(keys, finding):
         return keys is not None
     return not isinstance(keys, PartialKeys) and (finding.type not in RACES or set(finding.ops) <= keys.reached)
+
+
+def _shows(keys: set | None, finding: Finding) -> bool:
+    """Whether a variant that showed `keys` (_shown) shows `finding`: it is among them, or it
+    is a race whose instructions the variant's threads did not reach only because of what
+    Simulee made up (_kept_away: a loop over as many points as a made-up count says, which
+    holds none at the changed value's place). As a witness's threads only had to get there
+    (simulee.detect.race), such a variant leaves the race as the witness showed it."""
+    if keys is None:
+        return False
+    if _shown_as(finding) in keys:
+        return True
+    unreached = set(finding.ops) - keys.reached
+    return finding.type in RACES and bool(unreached) and unreached <= keys.kept_away
 
 
 def _shown_as(finding: Finding) -> tuple:
@@ -558,11 +595,15 @@ class ShownKeys(set):
 
     reached: frozenset = frozenset()
     scoped: frozenset = frozenset()
+    kept_away: frozenset = frozenset()  # instructions not reached for what Simulee invented alone (_kept_away)
 
 
 class PartialKeys(ShownKeys):
     """The keys of the findings of a launch stopped at its trace limit: each is shown; one
     not among them is not known."""
+
+
+OUTSIDE = ShownKeys()  # a variant outside the kernel's contract (_shown)
 
 
 class _Flat:

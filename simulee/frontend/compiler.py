@@ -357,8 +357,9 @@ def compile_cuda(path: Path, options: CompileOptions = CompileOptions(), cache: 
     return ir
 
 
-_ANNOTATION = re.compile(r"(?<![\w.])__(requires|ensures|invariant|global_invariant|assume)\s*\(")
-_DEFINES_ANNOTATION = re.compile(r"^\s*#\s*define\s+__(requires|ensures|invariant|global_invariant|assume)\b", re.M)
+_ANNOTATION = re.compile(r"(?<![\w.])__(requires|ensures|invariant|global_invariant|assume|axiom)\s*\(")
+_DEFINES_ANNOTATION = re.compile(r"^\s*#\s*define\s+__(requires|ensures|invariant|global_invariant|assume|axiom)\b",
+                                 re.M)
 
 
 def uses_annotations(source: Path) -> str:

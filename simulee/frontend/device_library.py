@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 
 from simulee.frontend import passes, ptx, toolkit
@@ -20,15 +21,44 @@ _GRID_ARRIVE = re.compile(r"^define [^@\n]*@(_ZN18cooperative_groups\w*sync_grid
 _GRID_WAIT = re.compile(r"^define [^@\n]*@(_ZN18cooperative_groups\w*sync_grids_wait\w*)\(", re.M)
 
 
+# GPUVerify's axioms (simulee/frontend/include/gpuverify_annotations.h), and where a kernel's body starts
+_AXIOM = re.compile(r"^define [^@\n]*@(\w*__simulee_axiom_\d+\w*)\(", re.M)
+_KERNEL_ENTRY = re.compile(r"^define [^@\n]*\bptx_kernel [^\n]*?(?:!dbg !(\d+) )?\{\n(?:[-\w.$]+:[^\n]*\n)?", re.M)
+
+
 def adapt(ir: str) -> str:
-    """`ir` with libdevice linked, inline PTX (its and the program's) lifted, and grid
-    barriers the interpreter's."""
-    ir = ptx.lift_inline_asm(link_libdevice(ir))
+    """`ir` with libdevice linked, inline PTX (its and the program's) lifted, grid
+    barriers the interpreter's, and GPUVerify's axioms called where each kernel starts."""
+    ir = ptx.lift_inline_asm(link_libdevice(with_axioms(ir)))
     ir = _replace_bodies(ir, _GRID_ARRIVE, "call void @__simulee_grid_sync()\n  ret i32 0")
     ir = _replace_bodies(ir, _GRID_WAIT, "ret void")
     if "@__simulee_grid_sync(" in ir and not re.search(r"^declare [^\n]*@__simulee_grid_sync\(", ir, re.M):
         ir += "\ndeclare void @__simulee_grid_sync()\n"
     return ir
+
+
+def with_axioms(ir: str) -> str:
+    """`ir` with each kernel passing what each of GPUVerify's axioms (`__axiom(condition)` at
+    namespace scope) computes to the interpreter's `__simulee_axiom` first thing: the threads
+    for which one is false leave there (GPUVerify considers no such thread). Named values
+    are added, so the numbering of the unnamed ones stays as it was."""
+    axioms = _AXIOM.findall(ir)
+    if not axioms:
+        return ir
+    locations = []  # a call in a function with debug information needs a place: line 0 of the kernel
+    numbers = itertools.count(max((int(n) for n in re.findall(r"^!(\d+) = ", ir, re.M)), default=0) + 1)
+
+    def called(entry: re.Match) -> str:
+        place = ""
+        if entry.group(1):
+            locations.append(f"!{next(numbers)} = !DILocation(line: 0, scope: !{entry.group(1)})")
+            place = f", !dbg {locations[-1].partition(' ')[0]}"
+        return entry.group(0) + "".join(f"  %simulee.axiom.{number} = call i32 @{name}(){place}\n"
+                                        f"  call void @__simulee_axiom(i32 %simulee.axiom.{number}){place}\n"
+                                        for number, name in enumerate(axioms))
+
+    ir = _KERNEL_ENTRY.sub(called, ir)
+    return ir + "\ndeclare void @__simulee_axiom(i32)\n" + "".join(f"{location}\n" for location in locations)
 
 
 def link_libdevice(ir: str) -> str:

@@ -50,12 +50,13 @@ _NO_EFFECT = ("llvm.lifetime.", "llvm.dbg.", "llvm.experimental.noalias", "llvm.
               "llvm.nvvm.prefetch", "llvm.invariant.", "llvm.var.annotation", "llvm.ptr.annotation",
               "llvm.nvvm.isspacep", "llvm.sideeffect", "llvm.donothing")
 _NO_MEMORY = ("llvm.", "__simulee_texture")  # calls that write no memory a thread of the kernel reads
-PRECONDITIONS = "the kernel's preconditions hold (__assume, GPUVerify's __requires)"
+PRECONDITIONS = "the kernel's preconditions hold (__assume, GPUVerify's __requires and __axiom)"
 FUNCTION_POINTERS = "a function pointer names one of the program's functions of the call's type"
 MAX_CALL_DEPTH = 4  # calls through function pointers followed within each other
 MEMBERS_DO_NOT_OVERLAP = ("pointers in structs passed by value point to buffers that overlap neither each other nor "
                           "the pointer parameters' buffers")
-_ASSUMES = ("llvm.assume", "__simulee_assume")  # the compiler's promises and the kernel's preconditions
+# the compiler's promises, the kernel's preconditions, and GPUVerify's axioms (a thread breaking one is none)
+_ASSUMES = ("llvm.assume", "__simulee_assume", "__simulee_axiom")
 _ENDS_THREAD = ("__assertfail", "llvm.trap", "__trap", "llvm.nvvm.trap", "abort", "__simulee_exit")
 
 
@@ -532,7 +533,7 @@ class Walker:
         kernel's own precondition among the walk's assumptions."""
         if not z3.is_bv(condition):
             return []
-        if callee == "__simulee_assume":
+        if callee != "llvm.assume":
             self.walk.assumed.append(PRECONDITIONS)
         return [condition != 0]
 

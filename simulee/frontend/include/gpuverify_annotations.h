@@ -90,7 +90,12 @@ template <class Group> static __device__ __forceinline__ void synchronize(const 
 #define __old_int(x) (x)
 #define __old_bool(x) (x)
 
-/* An axiom constrains the launch; at namespace scope it declares nothing. */
-#define __axiom(condition) static_assert(true, "GPUVerify axiom")
+/* An axiom at namespace scope holds for every thread GPUVerify considers: a thread of the
+   launch for which one is false takes no part in it (it leaves at its kernel's entry, where
+   the front end calls every axiom: device_library.with_axioms). */
+#define __axiom(condition) __SIMULEE_AXIOM(__COUNTER__, condition)
+#define __SIMULEE_AXIOM(number, condition) __SIMULEE_AXIOM_(number, condition)
+#define __SIMULEE_AXIOM_(number, condition) \
+  __attribute__((used)) static __device__ int __simulee_axiom_##number() { return (condition) ? 1 : 0; }
 
 #endif
