@@ -468,7 +468,7 @@ class _Replays:
 
     def doubt(self, finding: Finding, names: list[str]) -> str:
         """'' when every variant that ran shows `finding`, else what it rests on."""
-        launch, wanted = self.run.result.launch, _shown_as(finding)
+        launch = self.run.result.launch
         # a misaligned access is the guess's when it goes with every guessed value aligned
         shown = self.replayed(names, joint=ALIGNED if finding.type == MISALIGNED else ())
         known = [(what, keys) for what, keys in shown if _tells(keys, finding)]
