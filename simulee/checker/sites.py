@@ -62,9 +62,14 @@ def read_host(host_ir: str) -> tuple[list[Site], dict[str, list | None], set[str
     initializer: [offset, hex bytes] each), else None (what it writes is Simulee's to
     invent); and the symbols of the kernels its program defines (their stubs are defined)."""
     module = ir.parse_module(host_ir)
+    return _host_of(module, _readers(module))
+
+
+def _host_of(module: ir.Module, readers) -> tuple[list[Site], dict[str, list | None], set[str]]:
+    """read_host of a parsed module, through its functions' `readers` (_readers)."""
     found: dict[str, Site] = {}
     written: dict[str, list | None] = {}
-    for reader in _readers(module):
+    for reader in readers:
         for site in reader.sites():
             found.setdefault(site.shape(), site)
         for name, write in reader.symbol_writes():
@@ -83,18 +88,23 @@ def calls_in(host_ir: str, callees: set[str]) -> list[Call]:
     """Every call in host IR of a function among `callees` (symbols), the same call once."""
     if not any(callee in host_ir for callee in callees):
         return []
+    return _calls_of(_readers(ir.parse_module(host_ir)), callees)
+
+
+def _calls_of(readers, callees: set[str]) -> list[Call]:
+    """calls_in of a parsed module, through its functions' `readers` (_readers)."""
     found: dict[str, Call] = {}
-    for reader in _readers(ir.parse_module(host_ir)):
+    for reader in readers:
         for call in reader.calls(callees):
             found.setdefault(repr(call), call)
     return list(found.values())
 
 
-def _readers(module: ir.Module):
+def _readers(module: ir.Module) -> list:
+    """A reader (_Reader) of each host function the module defines (kernel stubs aside)."""
     debug, settings = DebugInfo(module.metadata), _settings(module)
-    for function in module.functions.values():
-        if not function.is_declaration and "__device_stub__" not in function.name:
-            yield _Reader(module, function, debug, settings)
+    return [_Reader(module, function, debug, settings) for function in module.functions.values()
+            if not function.is_declaration and "__device_stub__" not in function.name]
 
 
 def _settings(module: ir.Module) -> dict[str, tuple]:
@@ -681,8 +691,10 @@ def _program_sites(linked: str) -> tuple[Site, ...] | None:
     parameter the program's calls leave open is an unknown no other file's call fixes (LTO
     may have changed the function's parameters)."""
     try:
-        sites = read_host(linked)[0]
-        calls = calls_in(linked, set().union(*(site.open_functions() for site in sites)))
+        module = ir.parse_module(linked)
+        readers = _readers(module)  # read once for both
+        sites = _host_of(module, readers)[0]
+        calls = _calls_of(readers, set().union(*(site.open_functions() for site in sites)))
     except (ir.IRSyntaxError, ValueError, KeyError, IndexError):
         return None
     return tuple(replace(site, inputs=tuple(replace(i, parameter=()) for i in site.inputs))
