@@ -18,8 +18,10 @@ PROGRAMS = Path(__file__).parent / "programs"
 pytestmark = pytest.mark.xdist_group("exec")  # one worker builds the runtime, the others wait for nothing
 
 
-def simulee_exec(*arguments, cwd=PROGRAMS, timeout=300):
-    """(exit status, the program's stdout, Simulee's stderr) of `simulee exec ARGUMENTS`."""
+def simulee_exec(*arguments, cwd=PROGRAMS, timeout=900):
+    """(exit status, the program's stdout, Simulee's stderr) of `simulee exec ARGUMENTS`;
+    `timeout` guards against a hang only (the first exec builds the runtime, slow on a busy
+    machine)."""
     done = subprocess.run([sys.executable, "-m", "simulee", "exec", *map(str, arguments)], cwd=cwd,
                           capture_output=True, text=True, timeout=timeout)
     return done.returncode, done.stdout, done.stderr
