@@ -14,7 +14,11 @@ thread and depends only on such arguments (`d_count[2 * octave + 1]` into a 17-e
 array; evolve.taint.address_sources) going out of bounds says the arguments are outside
 what the kernel was written for: such launches are outside the contract, not bugs in the
 kernel. (What buffers hold is judged by simulee.checker.kernel: a fault at an address computed from
-content Simulee made up is the made-up content's, not the kernel's.)"""
+content Simulee made up is the made-up content's, not the kernel's.)
+
+What a kernel does state, an assumption every launch must satisfy that fixes a scalar
+(`__assume(n == 256)`, GPUVerify's `__requires(pitch == 3072)`), is a value, not a range to
+search: `stated_values`."""
 
 from __future__ import annotations
 
@@ -23,11 +27,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from evolve.taint import AddressSource
+from interpreter import irparse as ir
+from interpreter.decode import DecodedFunction
 from interpreter.debuginfo import SourceLocation
 from interpreter.launch import Alias, Result
 from interpreter.memory import LOCAL, SHARED, split
 from interpreter.trace import BAD_ADDRESS, BUFFER_LIMIT, MISALIGNED, NULL_POINTER, OUT_OF_BOUNDS, coordinates
 
+ASSUMPTIONS = ("__simulee_assume", "llvm.assume")  # the calls a kernel's preconditions become
 AXES = "xyz"
 THREADS = "threads"  # a Bound on the block's thread count
 MEMORY_FAULTS = (OUT_OF_BOUNDS, NULL_POINTER, MISALIGNED, BAD_ADDRESS)
@@ -174,3 +181,32 @@ def _fixed_size(fault) -> bool:
         return True
     space, _, _ = split(fault.addresses)
     return bool(np.isin(space, (SHARED, LOCAL)).all())
+
+
+def stated_values(function: DecodedFunction, params) -> dict[str, int]:
+    """The integer parameters (of `params`, the kernel's) that an assumption in the kernel's
+    entry block, which every thread makes before anything else decides, equates with a
+    constant: `__assume(n == 256)` gives {"n": 256}."""
+    if len(function.params) != len(params):
+        return {}
+    defined = {op.result: op for op in function.ops if op.result >= 0}
+    names = {slot: param.name for slot, param in zip(function.params, params) if param.kind == "integer"}
+
+    def uncast(slot: int) -> int:  # a parameter compared after widening or narrowing is the parameter
+        while slot in defined and defined[slot].opcode in ("sext", "zext", "trunc"):
+            slot = defined[slot].args[0]
+        return slot
+
+    values = {}
+    for op in function.ops:
+        if op.block != 0 or op.opcode != "call" or op.extra.get("callee") not in ASSUMPTIONS or not op.args:
+            continue
+        test = defined.get(op.args[0])
+        if test is None or test.opcode != "icmp" or test.extra.get("predicate") != "eq":
+            continue
+        left, right = (uncast(slot) for slot in test.args)
+        for one, other in ((left, right), (right, left)):
+            constant = function.constants.get(other)
+            if one in names and isinstance(constant, ir.ConstInt):
+                values[names[one]] = constant.value
+    return values

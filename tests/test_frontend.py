@@ -97,6 +97,18 @@ def test_a_thread_an_axiom_excludes_takes_no_part_in_the_launch(run_cli, one_thr
     assert (kernel["verdict"] == "proved") == one_thread
 
 
+@pytest.mark.parametrize("file, values", [("pinned_pitch.cu", {"pitch": 3072}), ("requires.cu", {}),
+                                          ("assume.cu", {}), ("fixed_width.cu", {"width": 128})])
+def test_an_assumption_equating_a_parameter_with_a_constant_states_its_value(file, values):
+    """`__requires(pitch == 3072)` fixes pitch; `n > 0`, `__is_pow2(scale)` and a conjunction
+    with a launch dimension (`blockDim.x == 256 && n >= 0`) fix no parameter."""
+    from evolve.contract import stated_values
+
+    loaded = program(ANNOTATED / file, gpuverify_annotations=True)
+    kernel = loaded.kernels[0]
+    assert stated_values(loaded.function(kernel.symbol), kernel.params) == values
+
+
 def test_faial_assume_needs_no_flag():
     loaded = program(ANNOTATED / "assume.cu")
     assert "__simulee_assume" in calls(loaded.function(loaded.kernels[0].symbol).ops)

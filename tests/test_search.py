@@ -238,3 +238,21 @@ def test_when_no_launch_can_be_measured_the_check_runs_the_one_reaching_the_most
         {line_of(file, "slot[threadIdx.x] = 0;"), line_of(file, "slot[1] = 1;")}
     assert not [f for f in kernel["findings"] if f["type"] == "redundant-barrier"]  # n = 77 puts it to the test
     assert status == 1
+
+
+@pytest.mark.parametrize("synced", [False, True])
+def test_a_value_the_kernel_requires_is_the_value_searched(run_cli, synced):
+    """pinned_pitch.cu requires pitch == 3072: every launch with another pitch breaks the
+    requirement, so the search keeps the stated pitch and finds the tile's race (an error);
+    with the barrier nothing races."""
+    from conftest import ANNOTATED
+
+    file = ANNOTATED / "pinned_pitch.cu"
+    status, out, err = run_cli("check", file, "--gpuverify-annotations", "--no-prove", "--format", "json", "-q",
+                               *(("-D", "SYNCED") if synced else ()))
+    (kernel,) = json.loads(out)["kernels"]
+    errors = {(f["type"], f["line"]) for f in kernel["findings"] if f["severity"] == "error"}
+    assert errors == (set() if synced else {("data-race", line_of(file, "// the tile's row"))})
+    assert {f["type"] for f in kernel["findings"]} <= {"data-race"}  # no launch broke the requirement
+    assert {launch["args"]["pitch"] for launch in kernel["launches"]} == {3072}
+    assert status == (0 if synced else 1), err

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from evolve.contract import MEMORY_FAULTS, MISALIGNED, Contract
+from evolve.contract import MEMORY_FAULTS, MISALIGNED, Contract, stated_values
 from evolve.search import DETECTION_THREADS
 from evolve.space import ALIGNED, HALFWAY, STRIDE_NAME
 from evolve.taint import Stride
@@ -1058,6 +1058,7 @@ def _checked_given(program: Program, kernel: KernelInfo, given: Given, settings:
         from evolve.constants import compared_constants
 
         options["dictionary"] = compared_constants(program, kernel)
+    given = given.over(Given(args=stated_values(program.function(kernel.symbol), kernel.params)))
     launches = given.launches_of(kernel, reads, **options)
     if given.launches or not settings.search:
         if contract:
