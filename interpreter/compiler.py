@@ -25,7 +25,7 @@ from typing import Callable, Protocol
 import numpy as np
 
 from interpreter import accesses, arithmetic, collectives, flow, intrinsics, mathlib, taint
-from interpreter.decode import DecodedFunction, Op, unused_loads
+from interpreter.decode import DecodedFunction, Op
 from interpreter.loader import demangle
 from interpreter.loops import innermost_loop, loop_line_pc
 from interpreter.memory import LOCAL, Memory, tag
@@ -274,13 +274,13 @@ class Compiler:
                 function.constants[slot] = self.placement.constant_value(value, decoded.slot_types[slot])
             except Unsupported as error:
                 function.constants[slot] = _Failing(str(error))
-        deciding, seeding, unused = _deciding_reads(decoded), _seeding_reads(decoded), unused_loads(decoded)
+        deciding, seeding = _deciding_reads(decoded), _seeding_reads(decoded)
         first = len(self.op_infos)
         controls = [tuple(first + branch for branch in branches) for branches in function.control.of_block]
         for pc, op in enumerate(decoded.ops):
             function.op_ids[pc] = first + pc
             self.op_infos.append(OpInfo(decoded.name, pc, op.opcode, op.location, op.text, pc in deciding,
-                                        pc in seeding, controls[op.block], pc in unused))
+                                        pc in seeding, controls[op.block]))
         for pc, op in enumerate(decoded.ops):
             try:
                 if op.opcode == "phi":

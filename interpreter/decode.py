@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from interpreter import irparse as ir
 from interpreter.debuginfo import DebugInfo, SourceLocation
 from interpreter.types import ArrayType, DataLayout, IntType, StructType, Type, VectorType
-from interpreter.vocabulary import CAST_OPCODES, DIVISION, FLOAT_BINARY, WRAPPING_BINARY
 
 
 @dataclass(frozen=True)
@@ -78,32 +77,6 @@ class DecodedFunction:
     def exit(self) -> int:
         """The virtual exit block that ipdom uses for 'reconverge when leaving'."""
         return len(self.blocks)
-
-
-def unused_loads(decoded: DecodedFunction) -> frozenset[int]:
-    """The pcs of the plain (not volatile, not atomic) loads whose value no store, call,
-    branch or return of the function depends on, directly or through values computed from
-    it: dead code a compiler deletes (a pointer passed to an inlined function that ignores it)."""
-    if "unused_loads" not in decoded.analyses:
-        defined = {op.result: op for op in decoded.ops if op.result >= 0}
-        pending = [slot for op in decoded.ops if op.opcode not in _PURE for slot in op.args]
-        live: set[int] = set()
-        while pending:
-            slot = pending.pop()
-            if slot not in live:
-                live.add(slot)
-                op = defined.get(slot)
-                if op is not None and op.opcode in _PURE:
-                    pending.extend(op.args)
-        decoded.analyses["unused_loads"] = frozenset(
-            pc for pc, op in enumerate(decoded.ops) if op.opcode == "load" and op.result not in live
-            and not op.extra.get("volatile") and not op.extra.get("atomic"))
-    return decoded.analyses["unused_loads"]
-
-
-_PURE = {*WRAPPING_BINARY, *FLOAT_BINARY, *DIVISION, *CAST_OPCODES, "icmp", "fcmp", "extractvalue", "insertvalue",
-         "extractelement", "insertelement", "shufflevector", "fneg", "select", "freeze", "getelementptr", "phi",
-         "load", "alloca"}  # what computes a value and does nothing else
 
 
 def decode_function(function: ir.Function, layout: DataLayout, debug: DebugInfo) -> DecodedFunction:

@@ -60,8 +60,7 @@ class OpInfo:
     """A static instruction that appears in the trace or in an event. `decides`: a read of
     memory (a load, an atomic) whose value decides a branch of its function (a spin's or a
     check's read of a flag). `seeds`: a load whose value a compare-and-swap of its function
-    expects (a CAS retry loop's first guess). `unused`: a plain load whose value nothing the
-    function does depends on (a compiler deletes it: it takes part in no race)."""
+    expects (a CAS retry loop's first guess)."""
 
     function: str
     index: int
@@ -71,7 +70,6 @@ class OpInfo:
     decides: bool = False
     seeds: bool = False
     controls: tuple[int, ...] = ()  # the branches (op ids) it is control dependent on, transitively
-    unused: bool = False
 
 
 @dataclass

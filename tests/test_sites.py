@@ -511,6 +511,43 @@ def test_a_divisor_the_host_computes_is_never_searched_as_zero_but_a_zero_it_pas
         ("division-by-zero", line_in("group_size.cu", "col % group_size"))]
 
 
+def test_a_block_width_the_host_halves_in_a_loop_is_one_of_its_halvings():
+    """halving.cu: the host halves 256 (or 32) until it fits the group, as kaldi's GroupPnorm
+    does: the width is one of 256, 128, ..., 0 (the loop's exit test a condition of the
+    launch), so groups wider than a warp race with the next round's loads (an error), and
+    the launcher that starts at 32 never makes a block whose groups span warps (clean; a
+    searched width was a false error)."""
+    wide, narrow = (next(s for s in sites_of("halving.cu") if f"ILi{start}E" in s.kernel) for start in (256, 32))
+    assert [i.choices for i in wide.inputs if i.choices] == [(0, 1, 2, 4, 8, 16, 32, 64, 128, 256)]
+    assert [i.choices for i in narrow.inputs if i.choices] == [(0, 1, 2, 4, 8, 16, 32)]
+    assert len(wide.conditions) == 1  # the loop ended: threads * 3 / 2 < group_size
+    races = {(f["type"], f["line"]) for f in errors(check_json("halving.cu", "-k", "group_sums<256>", "--no-prove"))}
+    assert ("data-race", line_in("halving.cu", "the group's values")) in races
+    assert check_json("halving.cu", "-k", "group_sums<32>", "--no-prove")["findings"] == []
+
+
+@pytest.mark.parametrize("widest, races", [(256, True), (32, False)])
+def test_a_launcher_of_a_library_tested_by_several_programs_gets_what_the_library_computes(tmp_path, widest,
+                                                                                         races):
+    """tests/sites/tested_library: kernels.cu's launcher takes its grid and block from
+    groups.cpp, and two test programs define main (a Makefile's library and tests). The
+    library is linked without a main: its launch is the one groups.cpp makes (one block, a
+    halving of `widest` wide), so groups wider than a warp race (an error) and a library that
+    halves from 32 makes no block where they do (clean)."""
+    import shutil
+
+    folder = tmp_path / "tested_library"
+    shutil.copytree(SITES / "tested_library", folder)
+    groups = folder / "groups.cpp"
+    groups.write_text(groups.read_text().replace("int threads = 256;", f"int threads = {widest};"))
+    (site,) = host_code(folder / "kernels.cu", CompileOptions())[0]
+    assert site.grid == (["const", 1], ["const", 1], ["const", 1])
+    assert [i.choices[-1] for i in site.inputs if i.choices] == [widest]
+    kernel = json.loads(simulee("check", folder / "kernels.cu", "-q", "--format", "json", "--no-prove").stdout)
+    assert {(f["type"], f["severity"]) for f in kernel["kernels"][0]["findings"]} == (
+        {("data-race", "error")} if races else set())
+
+
 def test_a_race_on_sizes_simulee_chose_is_a_warning_naming_them_one_every_value_shows_an_error():
     """A site passing a dim and an area from different members: a race that needs the area
     smaller than dim * dim (and a plane a 64-thread block covers) rests on Simulee's guess,

@@ -14,8 +14,10 @@ as the kernel's argument; a pitch from `cudaMallocPitch` is the width it was ask
 rounded up; what `cudaDeviceGetAttribute` answers is a V100's (DEVICE_ATTRIBUTES: a warp of
 32; a whole program links frontend/host/device_model.cpp, which answers both it and
 `cudaGetDeviceProperties` so); an element of a constant table the host indexes, and a global
-it only ever sets to constants, is an input with the values it may hold (Input.choices);
-two pointer arguments that are the same buffer are the same input. The search
+it only ever sets to constants, and a loop's counter that starts at a constant and is only
+halved or doubled (`while (threads * 3 / 2 >= n) threads >>= 1;`: 256, 128, ..., 0, and
+the loop's exit test a condition of the launch), is an input with the values it may hold
+(Input.choices); two pointer arguments that are the same buffer are the same input. The search
 then varies only the inputs, so every launch it tries is one the host code could make."""
 
 from __future__ import annotations
@@ -533,6 +535,11 @@ class _Expressions:
         if minmax:
             return [minmax.group(1), bits, self.of(operands[0], depth),
                     self.of(operands[1], depth)]
+        if opcode == "phi":
+            steps = _steps(instruction, self.reader.defined)
+            if steps:
+                return self.input(("value", instruction.result), result, f"phi %{instruction.result}",
+                                  choices=steps)
         counted = opcode == "call" and (_BIT_COUNTS.match(instruction.extra.get("callee") or "") or
                                         _ROUNDING.match(instruction.extra.get("callee") or ""))
         if counted:
@@ -566,6 +573,33 @@ class _Expressions:
             self.keys[key] = len(self.inputs)
             self.inputs.append(Input(kind, _bits(type_), what, parameter, choices=choices))
         return ["input", self.keys[key]]
+
+
+def _steps(phi: ir.Instruction, defined: dict) -> tuple:
+    """The values a loop's counter `phi` takes, sorted, when it starts at constants and each
+    iteration only shifts it or divides or multiplies it by a constant; else ()."""
+    starts, steps = [], []
+    for value in phi.operands:
+        step = defined.get(value.name) if isinstance(value, ir.Local) else None
+        if isinstance(value, ir.ConstInt):
+            starts.append(value.value)
+        elif step is not None and step.opcode in _STEPS and len(step.operands) == 2 and \
+                isinstance(step.operands[0], ir.Local) and step.operands[0].name == phi.result and \
+                isinstance(step.operands[1], ir.ConstInt) and 0 < step.operands[1].value < _bits(phi.type):
+            steps.append((step.opcode, step.operands[1].value))
+        else:
+            return ()
+    bits = _bits(phi.type)
+    values, pending = set(), list(starts)
+    while pending and len(values) <= 2 * bits:
+        value = pending.pop()
+        if value not in values:
+            values.add(value)
+            pending += [evaluate([opcode, bits, ["const", value], ["const", by]], []) for opcode, by in steps]
+    return tuple(sorted(values)) if steps and len(values) <= 2 * bits else ()
+
+
+_STEPS = ("lshr", "ashr", "shl", "udiv", "sdiv", "mul")  # what a halving or doubling loop does to its counter
 
 
 def _label(target: str) -> str:

@@ -123,7 +123,6 @@ def racing_pairs(model: MemoryAccessModel, warp_model: str = "independent", rows
     c["origin"] = np.zeros(len(model), dtype=np.int64)
     if origin is not None:
         c["origin"][rows] = origin
-    rows = rows[~c["unused"][rows]]  # a load whose value nothing uses is dead code: no access at all
     if len(rows) == 0:
         return Pairs.empty()
     rows = _conflicting_units(c, rows)
@@ -312,6 +311,46 @@ def _seeding(c, rows) -> np.ndarray:
     return seeds & _followed_by(c, rows, np.flatnonzero(c["swaps"]))
 
 
+def _rereads(c, first, second) -> np.ndarray:
+    """Whether each pair (first[i], second[i]) is a plain read and a plain write of the value
+    the reading thread itself last stored to that unit, earlier in the same epoch: whichever
+    store lands last, the read returns that value (every thread storing one pointer in a
+    `__shared__` variable and reading it back)."""
+    read_first = c["action"][first] == READ
+    reads, writes = np.where(read_first, first, second), np.where(read_first, second, first)
+    plain = ~c["atomic"][reads] & ~c["atomic"][writes]
+    candidate = np.flatnonzero(plain & (c["action"][reads] == READ) & (c["action"][writes] == WRITE))
+    result = np.zeros(len(first), dtype=bool)
+    if len(candidate):
+        own = _last_own_write(c, reads[candidate])
+        stored = own >= 0
+        result[candidate[stored]] = c["value"][own[stored]] == c["value"][writes[candidate[stored]]]
+    return result
+
+
+def _last_own_write(c, reads) -> np.ndarray:
+    """Per row of `reads`, the last plain write its thread made to its unit before it in the
+    same epoch (a row of the model; -1 when none)."""
+    writes = np.flatnonzero((c["action"] == WRITE) & ~c["atomic"])
+    writes = writes[np.isin(c["unit"][writes], c["unit"][reads])]  # only where a read is
+    if len(writes) == 0:
+        return np.full(len(reads), -1, dtype=np.int64)
+    both = np.r_[writes, reads]
+    order, place = _partition(c, np.arange(len(both)), ("unit", "block", "thread", "epoch"), both)
+    group = np.empty(len(both), dtype=np.int64)
+    group[order] = place
+    timed = _order([group, c["step"][both].astype(np.int64)])  # each group's accesses in the order made
+    is_write = timed < len(writes)
+    latest = np.maximum.accumulate(np.where(is_write, np.arange(len(both)), -1))  # the last write up to each
+    sorted_group = group[timed]
+    starts = np.r_[0, np.flatnonzero(np.diff(sorted_group)) + 1]
+    first_of_group = np.repeat(starts, np.diff(np.r_[starts, len(both)]))
+    found = np.where(latest >= first_of_group, both[timed[np.maximum(latest, 0)]], -1)
+    result = np.empty(len(both), dtype=np.int64)
+    result[timed] = found
+    return result[len(writes):]
+
+
 def _followed_by(c, rows, checks) -> np.ndarray:
     """Whether the thread of each of `rows` makes one of the accesses `checks` (rows) to its
     unit later in the same epoch."""
@@ -473,8 +512,11 @@ def summarize(model: MemoryAccessModel, pairs: Pairs, sample: int = 0) -> list[F
     atomic = c["atomic"][np.r_[second, first]]
     # a plain read racing an atomic that only seeds its thread's compare-and-swap: benign (a CAS retry loop)
     seeded = (seeds & atomic).reshape(2, -1).any(axis=0)
-    benign = np.logical_and.reduceat(pairs.benign[widest] | seeded[widest], starts)
+    # a read of what its own thread stored there before, racing a store of that same value: benign
+    reread = _rereads(c, first, second)
+    benign = np.logical_and.reduceat(pairs.benign[widest] | seeded[widest] | reread[widest], starts)
     all_seeded = np.logical_and.reduceat(seeded[widest], starts)
+    all_reread = np.logical_and.reduceat(reread[widest], starts)
     lockstep_safe = np.logical_and.reduceat(pairs.warp_synchronous[widest], starts)
     findings = []
     launch = launch_of(result)
@@ -498,7 +540,8 @@ def summarize(model: MemoryAccessModel, pairs: Pairs, sample: int = 0) -> list[F
         message = (f"{RACE_WORDS[kind]} ({hazard}, {space}, {scope}) between this "
                    f"{first_place.access} and the {second_place.access} at {where(second_place, first_place)}"
                    + (" (the read only seeds a compare-and-swap of its thread, which retries until the word "
-                      "still holds what it read)" if all_seeded[index] else
+                      "still holds what it read)" if all_seeded[index] else " (the read's thread stored that same "
+                      "value there before it: it reads it whichever store lands last)" if all_reread[index] else
                       " (both wrote the same value)" if all_benign else "") + why)
         uncertain = not scoped and model.ordering.truncated  # an event not followed may order it
         findings.append(Finding(kind, WARNING if all_benign or uncertain else ERROR,

@@ -17,7 +17,12 @@ pass), the device stubs kept as calls: what `main` passes down becomes the const
 launch passes. Globals stay external where host code was left out to compile a unit:
 what it stores there is unknown. `program_ir` returns that IR, or None where the folder
 holds no program (no `main`, or several) or nothing of it compiles and links, with why,
-for -v.
+for -v. A source that defines no main, in a folder whose several programs each define one
+(a library and its tests, as a Makefile builds them: kaldi's cudamatrix), belongs to the
+library the folder's other sources make: they are linked without a main and only its own
+launchers (functions that launch a kernel and that another of its functions calls) are made
+internal (any program may call the rest), so what a function of one file passes a launcher
+in another (a block shape it computes) is what the launch gets.
 
 May import: simulee.errors, simulee.frontend (cmake, compiler, passes)."""
 
@@ -48,7 +53,7 @@ def program_ir(source: Path, options) -> tuple[str | None, str]:
     it: why there is none, or the files left out of it, or '')."""
     source = Path(source).resolve()
     units, main, why = program_units(source, options)
-    if main is None:
+    if not units:
         return None, why
     linked, note, compiled = _program(units, main, options)
     if linked is not None and source not in compiled:
@@ -57,13 +62,14 @@ def program_ir(source: Path, options) -> tuple[str | None, str]:
 
 
 def program_units(source: Path, options) -> tuple[frozenset, Path | None, str]:
-    """(the translation units of the program the resolved `source` belongs to, the one
-    defining main or None, why there is none): those of the compilation database
+    """(the translation units of the program the resolved `source` belongs to, none when
+    there is none, the one defining main, None for a library, why there is none): those of the compilation database
     (options.compile_commands) when it lists the source and tells its program, else those
     of the source's folder, or where no file of it defines main, of the nearest folder
     above (up to MAX_LEVELS, within the repository) whose files and subfolders hold one
     main (`main.cpp` beside `layers/`). In a folder where several sources define main, a
-    source that defines one is its own program, with the folder's sources that define none."""
+    source that defines one is its own program, with the folder's sources that define none,
+    and one that defines none is of the library those make (with no main)."""
     listed = _database_program(source, options) or _cmake_program(source, options)
     if listed is not None:
         return listed
@@ -81,6 +87,9 @@ def program_units(source: Path, options) -> tuple[frozenset, Path | None, str]:
                 (frozenset(), None, "the source is included by another")
         if level == 0 and source in mains:  # a folder of programs, one per source (a Makefile's)
             return frozenset(unit for unit in units if unit == source or unit not in mains), source, ""
+        library = [unit for unit in units if unit not in mains]
+        if level == 0 and len(mains) > 1 and len(library) > 1:  # the library its programs link
+            return frozenset(library), None, ""
         if mains:
             return frozenset(), None, f"{len(mains)} files of {'its folder' if level == 0 else folder} define main"
         if not _may_climb(folder, options.confine):
@@ -148,22 +157,24 @@ def _readable(path: Path, confine: tuple[str, ...] | None) -> bool:
 
 
 @functools.lru_cache(maxsize=8)
-def _program(units: frozenset, main: Path, options) -> tuple[str | None, str, frozenset]:
+def _program(units: frozenset, main: Path | None, options) -> tuple[str | None, str, frozenset]:
     """(the program's IR or None, the note, the units that compiled), once per program for
-    all its sources."""
+    all its sources (a library's when `main` is None)."""
     compiled = {}
     for unit in sorted(units):
         try:
             compiled[unit] = compile_cuda(unit, options, host=True)
         except SimuleeError:
             continue  # a file that does not compile is left out: what the rest passes still counts
-    if main not in compiled or not re.search(r"^define [^@\n]*@main\(", compiled[main], re.M):
+    if main is not None and (main not in compiled or not re.search(r"^define [^@\n]*@main\(", compiled[main], re.M)):
         return None, f"{main.name}, which defines main, does not compile", frozenset(compiled)
     try:  # the device the program asks about: its answers fold into what it launches
         own = replace(options, compile_commands=None, confine=None, include_dirs=(), defines=(), clang_args=())
         compiled[DEVICE_MODEL] = compile_cuda(DEVICE_MODEL, own, host=True)
     except SimuleeError:
         pass
+    if main is None and len(compiled) < 2:
+        return None, "no other file of its library compiles", frozenset(compiled)
     if sum(map(len, compiled.values())) > MAX_IR:
         return None, "the program's host code is too large to link", frozenset(compiled)
     return (*_cached_link(compiled, main), frozenset(compiled))
@@ -184,6 +195,26 @@ def _cached_link(compiled: dict[Path, str], main: Path) -> tuple[str | None, str
     if linked is not None:
         cache.put(key, f"; {note}\n{linked}", [])
     return linked, note
+
+
+def _called_launchers(text: str) -> set[str]:
+    """The functions of a library's IR `text` that launch a kernel (name a device stub) and
+    that another of its functions calls: its own launchers (kaldi's `cuda_*` wrappers), which
+    launch what their callers compute."""
+    launchers, called = set(), set()
+    for body in text.split("\ndefine ")[1:]:
+        name = _DEFINED.match(body)
+        if name is None or "__device_stub__" in name[1]:
+            continue
+        calls = set(_CALLED.findall(body)) - {name[1]}
+        called |= calls
+        if "__device_stub__" in body:
+            launchers.add(name[1])
+    return launchers & called
+
+
+_DEFINED = re.compile(r'[^@\n]*@"?([^"(\s]+)"?\(')
+_CALLED = re.compile(r'\bcall [^@\n]*@"?([^"(\s]+)"?\(')
 
 
 def translation_units(folder: Path, tree: bool = False) -> list[Path] | None:
@@ -212,16 +243,18 @@ def _text(path: Path) -> str:
         return ""
 
 
-def _linked(compiled: dict[Path, str], main: Path) -> tuple[str | None, str]:
-    """The units' IR linked (one that clashes with what is linked left out) and optimized."""
+def _linked(compiled: dict[Path, str], main: Path | None) -> tuple[str | None, str]:
+    """The units' IR linked (one that clashes with what is linked left out) and optimized:
+    a program's with everything but main internal, a library's (no `main`) as it is."""
     llvm = passes.binding()
+    first = main or min(unit for unit in compiled if unit != DEVICE_MODEL)
     try:
-        module = llvm.parse_assembly(compiled[main])
+        module = llvm.parse_assembly(compiled[first])
     except RuntimeError as error:
-        return None, f"its main's host IR does not parse: {str(error).splitlines()[0]}"
+        return None, f"its {'main' if main else first.name}'s host IR does not parse: {str(error).splitlines()[0]}"
     left_out = []
     for unit, text in compiled.items():
-        if unit == main:
+        if unit == first:
             continue
         try:
             other = llvm.parse_assembly(text)
@@ -232,15 +265,17 @@ def _linked(compiled: dict[Path, str], main: Path) -> tuple[str | None, str]:
             left_out.append(unit.name)
             continue
         module = trial
+    private = None if main is not None else _called_launchers(str(module))
     for function in module.functions:
         if function.is_declaration or function.name == "main":
             continue
         if "__device_stub__" in function.name:
             function.add_function_attribute("noinline")  # each launch names its kernel
-        function.linkage = "internal"
-    # host code left out to compile a unit (salvage) may have written any global: none is
-    # internal then, so what only that code stores is not folded to the initializer
-    opaque = any("host code left out" in degradation(text) for text in compiled.values())
+        if private is None or function.name in private:
+            function.linkage = "internal"
+    # host code left out to compile a unit (salvage), or any program a library is linked into, may
+    # have written any global: none is internal then, so what only that code stores is not folded
+    opaque = main is None or any("host code left out" in degradation(text) for text in compiled.values())
     for variable in module.global_variables:
         if not variable.is_declaration and not opaque:
             variable.linkage = "internal"
@@ -251,5 +286,6 @@ def _linked(compiled: dict[Path, str], main: Path) -> tuple[str | None, str]:
     for _ in range(2):  # again: a call made direct by inlining (a launcher passed by pointer) folds its constants
         builder.getModulePassManager().run(module, builder)
     notes = [f"left out (they clash with the rest): {', '.join(left_out)}" if left_out else "",
+             "a library, linked without a main" if main is None else
              "its globals are not folded: host code was left out to compile it" if opaque else ""]
     return str(module), "; ".join(filter(None, notes))

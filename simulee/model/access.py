@@ -59,7 +59,6 @@ class MemoryAccessModel:
         decides    a read whose value decides a branch (a spin's or a check's: OpInfo.decides)
         seeds      a load whose value a compare-and-swap expects (OpInfo.seeds)
         swaps      a compare-and-swap
-        unused     a plain load whose value nothing uses (OpInfo.unused)
         access     index of the access in the trace
     """
 
@@ -178,7 +177,6 @@ def build_model(result: Result) -> MemoryAccessModel:
     columns["atomic"] = (columns["action"] == ATOMIC) | (scoped & ~columns["volatile"])
     columns["strong"] = (columns["action"] == ATOMIC) | (scoped & (columns["space"] == GLOBAL))
     for column, of in (("decides", lambda op: op.decides), ("seeds", lambda op: op.seeds),
-                       ("unused", lambda op: op.unused),
                        ("swaps", lambda op: op.opcode == "cmpxchg")):
         columns[column] = np.array([of(op) for op in trace.ops], dtype=bool)[columns["op"]] if len(trace.ops) \
             else np.zeros(len(columns["op"]), dtype=bool)

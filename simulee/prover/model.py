@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 import z3
 
 from interpreter import irparse as ir
-from interpreter.decode import Address, DecodedFunction, unused_loads
+from interpreter.decode import Address, DecodedFunction
 from interpreter.loader import Program
 from interpreter.loops import Loop, natural_loops
 from interpreter.types import ArrayType, FloatType, FunctionType, IntType, PointerType, StructType, VectorType
@@ -700,8 +700,7 @@ class Walker:
         scope = self.scope(pc, op) if opcode in ("atomicrmw", "cmpxchg") or op.extra.get("atomic") else 0
         if opcode == "load":
             pointer = self.value(state, op.args[0])
-            if pc not in unused_loads(self.function):  # dead code: no access
-                self.record(state, pc, "read", pointer, self.size(op.type), scope)
+            self.record(state, pc, "read", pointer, self.size(op.type), scope)
             state.values[op.result] = self.loaded(pointer, op)
         elif opcode == "store":
             pointer = self.value(state, op.args[1])
