@@ -7,8 +7,10 @@ An expression is a JSON-ready nested list: ["const", v], ["input", i], or
 [opcode, bits, operand, ...]: LLVM's integer and float operations (`bits` the result's
 width), casts [cast, bits, source bits, operand], ["icmp", bits, predicate, a, b],
 ["select", bits, condition, a, b], s/u min/max, bit counts, float rounding
-(ceil, floor, trunc, round, rint, fabs, sqrt), and ["pitch", 64, width]: the pitch
-cudaMallocPitch gives for a row of `width` bytes."""
+(ceil, floor, trunc, round, rint, fabs, sqrt), ["pitch", 64, width]: the pitch
+cudaMallocPitch gives for a row of `width` bytes, and ["first", bits, test, value, ...]: a
+host loop's exit value, the first of the values its counter takes that `test` (reading it
+as ["counter"]) accepts."""
 
 from __future__ import annotations
 
@@ -70,6 +72,7 @@ class Site:
     cooperative: bool = False
     conditions: tuple = ()  # what the host code tests on every path to the launch: expressions that are 1
     callers: tuple[str, ...] = ()  # file:line of the calls that reach the launch's function, outermost first
+    sizes: tuple | None = None  # per argument, the bytes the host allocates for what it points to (or None)
 
     @property
     def label(self) -> str:
@@ -80,14 +83,16 @@ class Site:
                 "block": list(self.block), "shared": self.shared,
                 "args": None if self.args is None else list(self.args),
                 "inputs": [i.to_json() for i in self.inputs], "cooperative": self.cooperative,
-                "conditions": list(self.conditions), "callers": list(self.callers)}
+                "conditions": list(self.conditions), "callers": list(self.callers),
+                "sizes": None if self.sizes is None else list(self.sizes)}
 
     @classmethod
     def from_json(cls, data: dict) -> "Site":
         return cls(data["kernel"], data["file"], data["line"], tuple(data["grid"]), tuple(data["block"]),
                    data["shared"], None if data["args"] is None else tuple(data["args"]),
                    tuple(Input.from_json(i) for i in data["inputs"]), data.get("cooperative", False),
-                   tuple(data.get("conditions", ())), tuple(data.get("callers", ())))
+                   tuple(data.get("conditions", ())), tuple(data.get("callers", ())),
+                   None if data.get("sizes") is None else tuple(data["sizes"]))
 
     def written(self) -> tuple[list[str], list[str]] | None:
         """What the source says at the launch: the `<<<...>>>` configuration's and the
@@ -133,7 +138,7 @@ class Site:
         """What tells two sites apart, other than where they are (the same launch in a
         function and inlined into its caller is one site)."""
         return repr((self.kernel, self.file, self.line, self.grid, self.block, self.shared, self.args,
-                     tuple((i.kind, i.bits) for i in self.inputs), self.conditions))
+                     tuple((i.kind, i.bits) for i in self.inputs), self.conditions, self.sizes))
 
 
 def arguments_written(text: str, closing: str = "") -> list[str]:
@@ -197,6 +202,13 @@ def evaluate(expression: list, inputs: list):
         return expression[1]
     if kind == "input":
         return inputs[expression[1]]
+    if kind == "counter":
+        raise Unknown("a loop's counter outside its loop")
+    if kind == "first":  # a host loop's exit value: the first of its values its exit test accepts
+        for value in expression[3:]:
+            if evaluate(_counted(expression[2], value), inputs) & 1:
+                return value[1]
+        raise Unknown("the host's loop would not end")
     bits = expression[1]
     mask = (1 << bits) - 1
     if kind in INT_BINARY:
@@ -235,6 +247,13 @@ def evaluate(expression: list, inputs: list):
             raise Unknown(f"no {kind} of {value}")
         return float(ROUNDING[kind](value))
     raise Unknown(f"no value for {kind}")
+
+
+def _counted(expression: list, value: list) -> list:
+    """`expression` with a loop's ["counter"] replaced by `value`."""
+    if expression[0] == "counter":
+        return value
+    return [_counted(e, value) if isinstance(e, list) else e for e in expression]
 
 
 BIT_COUNTS = {  # llvm.ctpop, ctlz, cttz, abs of an integer of `bits` (given unsigned)
@@ -359,6 +378,17 @@ def host_pieces(param) -> int | None:
     if param.kind == "struct" and param.size:
         return -(-param.size // 8) if param.size <= 16 else 1
     return None
+
+
+def argument_sizes(params, site: Site) -> dict[str, list]:
+    """The bytes the host allocates for what each pointer parameter points to, where the
+    site knows (Site.sizes), by parameter name."""
+    pieces = [host_pieces(p) for p in params]
+    if site.sizes is None or None in pieces or sum(pieces) != len(site.sizes):
+        return {}
+    starts = [sum(pieces[:i]) for i in range(len(params))]
+    return {param.name: site.sizes[start] for param, start in zip(params, starts)
+            if param.kind == "pointer" and site.sizes[start] is not None}
 
 
 def kernel_arguments(params, site: Site) -> dict[str, list] | None:

@@ -17,10 +17,11 @@ from pathlib import Path
 
 import numpy as np
 
-from evolve.launchsite import (Site, Unknown, arguments_written, evaluate, input_bounds, inputs_of, kernel_arguments,
-                              packed_inputs)
+from evolve.launchsite import (Site, Unknown, argument_sizes, arguments_written, evaluate, input_bounds, inputs_of,
+                              kernel_arguments, packed_inputs)
 from evolve.taint import ADDRESS, DIVISOR
-from interpreter.launch import BLOCK_LIMITS, GRID_LIMITS, MAX_THREADS_PER_BLOCK, Alias, Launch, launch_problem
+from interpreter.launch import (BLOCK_LIMITS, GRID_LIMITS, MAX_THREADS_PER_BLOCK, Alias, Allocated, Launch,
+                               launch_problem)
 from interpreter.limits import MAX_SHARED_BYTES
 from interpreter.loader import KernelInfo, ParamInfo
 
@@ -72,6 +73,7 @@ class SitePlan:
     packed: frozenset[int] = frozenset()  # inputs that pack two 32-bit values: both halves take the value
     known: frozenset[str] = frozenset()  # kernel scalars the site passes as constants, or the user gives
     nulls: tuple[str, ...] = ()  # pointer parameters the site passes NULL
+    sizes: tuple[tuple[str, list], ...] = ()  # pointer parameters whose buffers' sizes the host allocates
 
     def inputs(self, values: list[float] | None = None) -> list:
         """The site's inputs for a genome (None: at their defaults): each its gene's value
@@ -195,8 +197,10 @@ class SearchSpace:
                 {name for name in scalars if name in fixed or name.partition(".")[0] in fixed}
             nulls = tuple(p.name for p in kernel.params if p.kind == "pointer" and p.name not in fixed
                           and arguments.get(p.name) == ["const", 0])
+            sizes = tuple((name, size) for name, size in argument_sizes(kernel.params, site).items()
+                          if name not in fixed and name not in nulls)
             plans.append(SitePlan(site, tuple(chosen), tuple(defaults), tuple(given.items()), aliases, bounds,
-                                  packed_inputs(site, arguments), frozenset(known), nulls))
+                                  packed_inputs(site, arguments), frozenset(known), nulls, sizes))
         for param in kernel.params:  # relevant scalars no site gives
             if param.name in relevant and param.name not in fixed and param.kind in ("integer", "float") and \
                     any(param.name not in dict(plan.scalars) for plan in plans):
@@ -411,6 +415,8 @@ class SearchSpace:
         guessed += tuple((f"{what}.{axis}", frozenset(inputs_of(expression)))  # dimensions from open host values
                          for what, dims in (("gridDim", site.grid), ("blockDim", site.block))
                          for axis, expression in zip("xyz", dims) if inputs_of(expression) & open_inputs)
+        if not guessed:  # the host's launch: its buffers as large as it allocates them
+            args.update(_allocated(plan, inputs, args, open_inputs))
         return replace(self.base, grid=grid, block=block, args=args, guessed=guessed,
                        unread=tuple(plan.site.unread_axes().items()), site_inputs=(number, tuple(inputs)),
                        **options)
@@ -556,6 +562,25 @@ _REGISTERS = {"grid": ("ctaid", "nctaid"), "block": ("tid", "ntid")}  # what rea
 def _reads_axis(reads: set[str], what: str, axis: str) -> bool:
     """Whether the kernel reads the grid's or block's dimension `axis` (its index or size)."""
     return any(f"{register}.{axis}" in reads for register in _REGISTERS[what])
+
+
+def _allocated(plan: SitePlan, inputs: list, args: dict, open_inputs: set[int]) -> dict:
+    """The buffers a site's host code allocates (cudaMalloc) for the launch's pointer
+    arguments that are neither given nor another's: each as large as the host makes it, when
+    the size is the host's (no value the host leaves open: `open_inputs`). Only for a launch
+    whose every dimension and scalar is the host's: an access past the end is then the
+    program's, not a size Simulee chose."""
+    found = {}
+    for name, size in plan.sizes:
+        if args.get(name) is not None or inputs_of(size) & open_inputs:
+            continue
+        try:
+            value = int(evaluate(size, inputs))
+        except (Unknown, TypeError, ValueError):
+            continue
+        if 0 < value < 1 << 40:
+            found[name] = Allocated(value)
+    return found
 
 
 def aliased_pointers(kernel: KernelInfo, arguments: dict[str, list]) -> tuple[tuple[str, str], ...]:

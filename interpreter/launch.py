@@ -154,3 +154,11 @@ class Alias:
     """A pointer argument that is another pointer argument: both point to the same buffer."""
 
     target: str
+
+
+@dataclass(frozen=True)
+class Allocated:
+    """A pointer argument to a buffer the host allocates `size` bytes for (cudaMalloc): what
+    it holds is made up as a paged buffer's is, and an access past its end is out of bounds."""
+
+    size: int

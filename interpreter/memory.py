@@ -76,6 +76,7 @@ class Region:
     taint: int = 0  # the shadow index of what bytes never written hold (a label when Simulee invented them)
     placed: int = 0  # the shadow index of what its address depends on (a table's slot Simulee filled: its label)
     shadow: np.ndarray | None = None  # per byte, its shadow index (None: every byte `taint`)
+    allocated: bool = False  # paged up to a size the host allocates (growth_limit): past it is out of bounds
 
     @property
     def paged(self) -> bool:
@@ -378,7 +379,7 @@ class Memory:
             if outside.any():
                 # a paged buffer is as large as the kernel needs, but never starts later: an offset in the
                 # top half is an index below the start of the next region
-                too_large = target.paged & (offset[selected[outside]] < NEGATIVE_OFFSETS)
+                too_large = (target.paged and not target.allocated) & (offset[selected[outside]] < NEGATIVE_OFFSETS)
                 kinds[selected[outside]] = np.where(too_large, 7, 2)
                 bad[selected[outside]] = True
                 selected, ends = selected[~outside], ends[~outside]

@@ -27,7 +27,7 @@ import numpy as np
 from interpreter import irparse as ir
 from interpreter.contents import Fill
 from interpreter.decode import Address
-from interpreter.launch import Alias, Launch
+from interpreter.launch import Alias, Allocated, Launch
 from interpreter.loader import KernelInfo, ParamInfo, Program
 from interpreter.memory import CODE, CONSTANT, GLOBAL, SHARED, Memory, tag
 from interpreter.textures import Texture
@@ -198,7 +198,7 @@ class Placement:
             return Argument(param, by_value=_with_members(data, param.fields, launch.args), invented=invented,
                             taint=self.label(f"the members of {param.name}") if invented else 0)
         if param.kind == "pointer":
-            if given is None:
+            if given is None or isinstance(given, Allocated):
                 fill = _fill(launch, launch.seed * 1000 + index, param)
                 if param.pointee_kind == "pointer":  # T**: a table of pointers to buffers
                     levels = (param.pointee or "*").count("*")
@@ -206,6 +206,9 @@ class Placement:
                     region = self.memory.add_pointer_table(param.name, levels, fill, taint)
                 else:
                     region = self.memory.add_region(param.name, GLOBAL, fill=fill, taint=self.label(param.name))
+                    if isinstance(given, Allocated):  # as large as the host makes it
+                        self.memory.regions[region].growth_limit = given.size
+                        self.memory.regions[region].allocated = True
                 return Argument(param, self.memory.region_address(region), region)
             if isinstance(given, np.ndarray):
                 region = self.memory.add_region(param.name, GLOBAL, given, size=given.nbytes)

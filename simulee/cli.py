@@ -822,7 +822,7 @@ def _equiv_proof_json(proof) -> dict | None:
 
 def _launch_json(launch) -> dict:
     args = {k: (v.item() if hasattr(v, "item") else v) for k, v in launch.args.items()
-            if not hasattr(v, "shape") or getattr(v, "shape", ()) == ()}
+            if (not hasattr(v, "shape") or getattr(v, "shape", ()) == ()) and type(v).__name__ != "Allocated"}
     return {"grid": list(launch.grid), "block": list(launch.block), "args": args, "fill": launch.fill,
             "seed": launch.seed}
 

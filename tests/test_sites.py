@@ -513,14 +513,15 @@ def test_a_divisor_the_host_computes_is_never_searched_as_zero_but_a_zero_it_pas
 
 def test_a_block_width_the_host_halves_in_a_loop_is_one_of_its_halvings():
     """halving.cu: the host halves 256 (or 32) until it fits the group, as kaldi's GroupPnorm
-    does: the width is one of 256, 128, ..., 0 (the loop's exit test a condition of the
-    launch), so groups wider than a warp race with the next round's loads (an error), and
-    the launcher that starts at 32 never makes a block whose groups span warps (clean; a
-    searched width was a false error)."""
+    does: the block is what that loop leaves for the group size, so groups wider than a warp
+    race with the next round's loads (an error), and the launcher that starts at 32 never
+    makes a block whose groups span warps (clean; a searched width was a false error)."""
     wide, narrow = (next(s for s in sites_of("halving.cu") if f"ILi{start}E" in s.kernel) for start in (256, 32))
-    assert [i.choices for i in wide.inputs if i.choices] == [(0, 1, 2, 4, 8, 16, 32, 64, 128, 256)]
-    assert [i.choices for i in narrow.inputs if i.choices] == [(0, 1, 2, 4, 8, 16, 32)]
-    assert len(wide.conditions) == 1  # the loop ended: threads * 3 / 2 < group_size
+    for site, shapes in ((wide, [(1, 256, 1), (1, 256, 1), (4, 64, 1), (64, 4, 1), (256, 1, 1)]),
+                         (narrow, [(1, 256, 1), (1, 256, 1), (4, 64, 1), (32, 8, 1), (32, 8, 1)])):
+        group_size = next(i for i, value in enumerate(site.inputs) if value.kind == "integer")
+        assert [dims(site, "block", [size if i == group_size else 0 for i in range(len(site.inputs))])
+                for size in (1, 3, 10, 97, 1000)] == shapes
     races = {(f["type"], f["line"]) for f in errors(check_json("halving.cu", "-k", "group_sums<256>", "--no-prove"))}
     assert ("data-race", line_in("halving.cu", "the group's values")) in races
     assert check_json("halving.cu", "-k", "group_sums<32>", "--no-prove")["findings"] == []
@@ -542,10 +543,26 @@ def test_a_launcher_of_a_library_tested_by_several_programs_gets_what_the_librar
     groups.write_text(groups.read_text().replace("int threads = 256;", f"int threads = {widest};"))
     (site,) = host_code(folder / "kernels.cu", CompileOptions())[0]
     assert site.grid == (["const", 1], ["const", 1], ["const", 1])
-    assert [i.choices[-1] for i in site.inputs if i.choices] == [widest]
+    assert dims(site, "block", [1000] * len(site.inputs)) == (widest, 256 // widest, 1)
     kernel = json.loads(simulee("check", folder / "kernels.cu", "-q", "--format", "json", "--no-prove").stdout)
     assert {(f["type"], f["severity"]) for f in kernel["kernels"][0]["findings"]} == (
         {("data-race", "error")} if races else set())
+
+
+@pytest.mark.parametrize("kernel, faults", [("scale", True), ("scale_checked", False), ("rows", True),
+                                            ("rows_fitting", False)])
+def test_a_buffer_is_as_large_as_the_host_allocates_it(kernel, faults):
+    """allocated.cu: n floats from cudaMalloc in a local, and 32 rows in a global pointer:
+    the launch's buffer is that large, so ceil(n / 256) blocks without a bounds check, and 40
+    rows into 32, write past its end (an error); with the check, or 32 rows, nothing does (a
+    buffer of no known size grows to whatever the kernel touches)."""
+    checked = check_json("allocated.cu", "-k", kernel, "--no-prove")
+    line = line_in("allocated.cu", "no bounds check" if kernel == "scale" else "a row per block")
+    assert {(f["type"], f["severity"], f["line"]) for f in checked["findings"]} == (
+        {("out-of-bounds", "error", line)} if faults else set())
+    (site,) = [s for s in sites_of("allocated.cu") if s.kernel.endswith(f"{len(kernel)}{kernel}Pf") or
+               s.kernel.endswith(f"{len(kernel)}{kernel}Pfi")]
+    assert [size for size in site.sizes if size is not None] == [["const", 4000 if "scale" in kernel else 32768]]
 
 
 def test_a_race_on_sizes_simulee_chose_is_a_warning_naming_them_one_every_value_shows_an_error():
@@ -970,7 +987,8 @@ def test_a_step_main_passes_through_a_launcher_pointer_in_a_folder_of_programs_i
     bench = folder / "bench.cu"
     bench.write_text(bench.read_text().replace("step = 1;", f"step = {step};"))
     kernel = json.loads(simulee("check", bench, "-q", "--format", "json").stdout)["kernels"][0]
-    assert {tuple(sorted(launch["args"].items())) for launch in kernel["launches"]} == {(("n", 1024), ("step", step))}
+    assert {tuple(sorted(launch["args"].items())) for launch in kernel["launches"]} == {
+        (("a", "bytes[16384]"), ("n", 1024), ("step", step))}  # a: the 4,096 floats main allocates
     assert {(f["type"], f["severity"], f["line"]) for f in kernel["findings"]} == (
         {("data-race", "error", line_in("programs/bench.cu", "// the update"))} if races else set())
 

@@ -14,11 +14,12 @@ as the kernel's argument; a pitch from `cudaMallocPitch` is the width it was ask
 rounded up; what `cudaDeviceGetAttribute` answers is a V100's (DEVICE_ATTRIBUTES: a warp of
 32; a whole program links frontend/host/device_model.cpp, which answers both it and
 `cudaGetDeviceProperties` so); an element of a constant table the host indexes, and a global
-it only ever sets to constants, and a loop's counter that starts at a constant and is only
-halved or doubled (`while (threads * 3 / 2 >= n) threads >>= 1;`: 256, 128, ..., 0, and
-the loop's exit test a condition of the launch), is an input with the values it may hold
-(Input.choices); two pointer arguments that are the same buffer are the same input. The search
-then varies only the inputs, so every launch it tries is one the host code could make."""
+it only ever sets to constants, is an input with the values it may hold (Input.choices); a
+loop's counter that starts at a constant and is only halved or doubled (`while (threads * 3
+/ 2 >= n) threads >>= 1;`) is what the loop leaves, the first of 256, 128, ... its exit
+test accepts (or, in a loop of several blocks, an input with those values); two pointer
+arguments that are the same buffer are the same input. The search then varies only the
+inputs, so every launch it tries is one the host code could make."""
 
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ from interpreter.vocabulary import INT_BINARY
 from simulee.errors import SimuleeError
 
 LAUNCHERS = ("cudaLaunchKernel", "cudaLaunchCooperativeKernel")
+ALLOCATORS = ("cudaMalloc", "cudaMallocManaged")  # (where, bytes, ...): a buffer of that size
 # what cudaDeviceGetAttribute answers for the GPU compiled for (a V100, sm_70): warp size, block and
 # grid limits, shared memory per block, multiprocessors
 DEVICE_ATTRIBUTES = {1: 1024, 2: 1024, 3: 1024, 4: 64, 5: 2**31 - 1, 6: 65535, 7: 65535, 8: 49152, 10: 32, 16: 80}
@@ -104,9 +106,26 @@ def _calls_of(readers, callees: set[str]) -> list[Call]:
 
 def _readers(module: ir.Module) -> list:
     """A reader (_Reader) of each host function the module defines (kernel stubs aside)."""
-    debug, settings = DebugInfo(module.metadata), _settings(module)
-    return [_Reader(module, function, debug, settings) for function in module.functions.values()
+    debug, settings, allocated = DebugInfo(module.metadata), _settings(module), _allocated_globals(module)
+    return [_Reader(module, function, debug, settings, allocated) for function in module.functions.values()
             if not function.is_declaration and "__device_stub__" not in function.name]
+
+
+def _allocated_globals(module: ir.Module) -> dict[str, int]:
+    """Each global pointer that one cudaMalloc of a constant size sets, and nothing else
+    (`cudaMalloc(&dbias_buffer, OC * 32 * sizeof(float))` in main): its size in bytes."""
+    sizes: dict[str, list] = {}
+    for function in module.functions.values():
+        for block in function.blocks or ():
+            for instruction in block.instructions:
+                operands = instruction.operands
+                if instruction.opcode == "call" and instruction.extra.get("callee") in ALLOCATORS and \
+                        len(operands) >= 2 and isinstance(operands[0], ir.Global):
+                    sizes.setdefault(operands[0].name, []).append(operands[1])
+                elif instruction.opcode == "store" and len(operands) >= 2 and isinstance(operands[1], ir.Global):
+                    sizes.setdefault(operands[1].name, []).append(None)  # set otherwise: not known
+    return {name: found[0].value for name, found in sizes.items()
+            if len(found) == 1 and isinstance(found[0], ir.ConstInt) and found[0].value > 0}
 
 
 def _settings(module: ir.Module) -> dict[str, tuple]:
@@ -198,7 +217,7 @@ def through(site: Site, call: Call) -> Site:
             inputs.append(value)
 
     def substitute(expression):
-        if not isinstance(expression, list):
+        if not isinstance(expression, list):  # None too: a size not known
             return expression
         if expression[0] == "input":
             return replaced[expression[1]]
@@ -210,16 +229,19 @@ def through(site: Site, call: Call) -> Site:
                 tuple(substitute(e) for e in site.block), substitute(site.shared),
                 None if site.args is None else tuple(substitute(e) for e in site.args), tuple(inputs),
                 site.cooperative, tuple(call.conditions) + tuple(substitute(c) for c in site.conditions),
-                (call.label, *site.callers))
+                (call.label, *site.callers), None if site.sizes is None else tuple(substitute(e) for e in site.sizes))
 
 
 class _Reader:
     """The launches of one host function, their expressions built over its values."""
 
-    def __init__(self, module: ir.Module, function: ir.Function, debug: DebugInfo, settings: dict | None = None):
+    def __init__(self, module: ir.Module, function: ir.Function, debug: DebugInfo, settings: dict | None = None,
+                 allocated: dict | None = None):
         self.module, self.function, self.debug = module, function, debug
         self.settings = settings or {}  # a global only ever set to constants -> the values it may hold
+        self.allocated = allocated or {}  # a global pointer set only by one cudaMalloc of a constant size -> it
         self.defined = {i.result: i for block in function.blocks for i in block.instructions if i.result}
+        self.block_of = {i.result: block for block in function.blocks for i in block.instructions if i.result}
         self.incoming: dict[str, list[tuple[str, tuple]]] = {}  # block -> (predecessor, the edge's condition)
         for block in function.blocks:
             last = block.instructions[-1] if block.instructions else None
@@ -235,6 +257,7 @@ class _Reader:
                 self.incoming.setdefault(_label(last.extra["default"]), []).append(
                     (block.name, ("default", last.operands[0], values)))
         self.stores: dict[str, list] = {}  # local pointer -> the values stored to it
+        self.allocations: dict[str, list] = {}  # local pointer -> the sizes cudaMalloc is asked for there
         self.written: set[str] = set()  # local pointers passed to a call (which may write them)
         self.pitches: dict[str, object] = {}  # pitch output pointer -> the width asked for (bytes)
         self.attributes: dict[str, int] = {}  # cudaDeviceGetAttribute output pointer -> the value it gets
@@ -248,6 +271,9 @@ class _Reader:
                     arguments = instruction.operands
                     if not (instruction.extra.get("callee") or "").startswith("llvm."):
                         self.written.update(a.name for a in arguments if isinstance(a, ir.Local))
+                    if instruction.extra.get("callee") in ALLOCATORS and len(arguments) >= 2 and \
+                            isinstance(arguments[0], ir.Local):
+                        self.allocations.setdefault(arguments[0].name, []).append(arguments[1])
                     if instruction.extra.get("callee") == "cudaMallocPitch" and \
                             len(arguments) >= 3 and isinstance(arguments[1], ir.Local):
                         self.pitches[arguments[1].name] = arguments[2]
@@ -393,11 +419,33 @@ class _Reader:
         block = expressions.dims(configuration[2], configuration[3])
         shared = expressions.of(configuration[4]) if len(configuration) > 4 else ["const", 0]
         args = None if arguments is None else tuple(expressions.of(a) for a in arguments)
+        sizes = None if arguments is None else tuple(self.allocation(a, expressions) for a in arguments)
         conditions = tuple(expressions.condition(edge) for edge in self.path(self.block))
         location = _user_place(self.debug.location(call.dbg))
         return Site(kernel_of_stub(stub), location.file if location else "", location.line if location else 0,
                     grid, block, shared, args, tuple(expressions.inputs), cooperative,
-                    tuple(c for c in conditions if c is not None))
+                    tuple(c for c in conditions if c is not None), (),
+                    sizes if sizes and any(size is not None for size in sizes) else None)
+
+    def allocation(self, value, expressions) -> list | None:
+        """The bytes the host allocates for the buffer a pointer argument points to: the one
+        cudaMalloc of the local or global it is loaded from; None when not known."""
+        if isinstance(value, tuple):  # a cudaLaunchKernel argument slot: the value stored there
+            stores = self.stores.get(value[1].name, []) if isinstance(value[1], ir.Local) else []
+            if len(stores) != 1:
+                return None
+            value = stores[0]
+        load = self.defined.get(value.name) if isinstance(value, ir.Local) else None
+        if load is None or load.opcode != "load":
+            return None
+        pointer = load.operands[0]
+        if isinstance(pointer, ir.Global):
+            return ["const", self.allocated[pointer.name]] if pointer.name in self.allocated else None
+        sizes = self.allocations.get(pointer.name, []) if isinstance(pointer, ir.Local) else []
+        if len(sizes) != 1 or self.stores.get(pointer.name):
+            return None
+        size = expressions.of(sizes[0])
+        return size if size[0] != "input" or expressions.inputs[size[1]].kind != "pointer" else None
 
     def path(self, block: str) -> list[tuple]:
         """The conditions of the branches every path to `block` takes: up its chain of
@@ -457,6 +505,7 @@ class _Expressions:
         self.inputs: list[Input] = []
         self.keys: dict = {}
         self.halves: dict[int, tuple[list, list]] = {}  # a packed dim3 input -> its x and y inputs
+        self.counting: str | None = None  # the loop counter an exit test is being read of
 
     def dims(self, xy, z) -> tuple:
         """x and y packed in an i64 (low and high half), z an i32. A dim3 the host code
@@ -509,6 +558,8 @@ class _Expressions:
             return ["const", 0]
         if depth > 64 or not isinstance(value, ir.Local):
             return self.input(("value", repr(value)), value.type, "a constant expression")
+        if value.name == self.counting:
+            return ["counter"]
         instruction = self.reader.defined.get(value.name)
         if instruction is None:
             function = self.reader.function
@@ -536,15 +587,37 @@ class _Expressions:
             return [minmax.group(1), bits, self.of(operands[0], depth),
                     self.of(operands[1], depth)]
         if opcode == "phi":
-            steps = _steps(instruction, self.reader.defined)
-            if steps:
-                return self.input(("value", instruction.result), result, f"phi %{instruction.result}",
-                                  choices=steps)
+            return self.counter(instruction, depth)
         counted = opcode == "call" and (_BIT_COUNTS.match(instruction.extra.get("callee") or "") or
                                         _ROUNDING.match(instruction.extra.get("callee") or ""))
         if counted:
             return [counted.group(1), bits, self.of(operands[0], depth)]
         return self.input(("value", instruction.result), result, f"{opcode} %{instruction.result}")
+
+    def counter(self, phi: ir.Instruction, depth: int) -> list:
+        """A loop counter that starts at a constant and is only halved or doubled: in a loop of
+        one block that nothing but it changes, the first of its values the loop's exit test
+        accepts (["first", bits, test, values...], the test reading it as ["counter"]); in
+        another loop, an input with the values it can take; else an input."""
+        values = _steps(phi, self.reader.defined)
+        block = self.reader.block_of[phi.result]
+        last = block.instructions[-1]
+        targets = [_label(target) for target in last.extra.get("targets", ())]
+        pure = sum(i.opcode == "phi" for i in block.instructions) == 1 and \
+            not any(i.opcode in ("store", "call", "load") for i in block.instructions)
+        if values and pure and last.opcode == "br" and len(targets) == 2 and targets.count(block.name) == 1 and \
+                len(phi.operands) == 2 and isinstance(phi.operands[0 if phi.extra["blocks"][1] == block.name else 1],
+                                                      ir.ConstInt):
+            self.counting = phi.result
+            try:
+                test = self.of(last.operands[0], depth)
+            finally:
+                self.counting = None
+            if targets[0] == block.name:  # the loop goes on while the test holds
+                test = ["xor", 1, test, ["const", 1]]
+            start = phi.operands[0 if phi.extra["blocks"][1] == block.name else 1].value
+            return ["first", _bits(phi.type), test, *(["const", v] for v in _sequence(start, phi, self.reader.defined))]
+        return self.input(("value", phi.result), phi.type, f"phi %{phi.result}", choices=values)
 
     def loaded(self, pointer, type_, depth: int) -> list:
         """A value read from memory: the one value ever stored there (a local written
@@ -597,6 +670,20 @@ def _steps(phi: ir.Instruction, defined: dict) -> tuple:
             values.add(value)
             pending += [evaluate([opcode, bits, ["const", value], ["const", by]], []) for opcode, by in steps]
     return tuple(sorted(values)) if steps and len(values) <= 2 * bits else ()
+
+
+def _sequence(start: int, phi: ir.Instruction, defined: dict) -> list[int]:
+    """The values a loop counter takes from `start` on, in order, until one repeats (its
+    one step applied: `_steps` found it)."""
+    step = next(defined[v.name] for v in phi.operands if isinstance(v, ir.Local))
+    bits, by = _bits(phi.type), step.operands[1].value
+    values = [start & ((1 << bits) - 1)]
+    while len(values) <= 2 * bits:
+        following = evaluate([step.opcode, bits, ["const", values[-1]], ["const", by]], [])
+        if following in values:
+            break
+        values.append(following)
+    return values
 
 
 _STEPS = ("lshr", "ashr", "shl", "udiv", "sdiv", "mul")  # what a halving or doubling loop does to its counter

@@ -179,6 +179,8 @@ def launch_of(result) -> dict:
             arguments[name] = f"bytes[{len(value)}]"
         elif hasattr(value, "target"):  # an Alias
             arguments[name] = f"={value.target}"
+        elif type(value).__name__ == "Allocated":  # a buffer of the size the host allocates
+            arguments[name] = f"bytes[{value.size}]"
         elif isinstance(value, int) and type(value) not in (int, bool):  # shows itself: exec's pointers, in hex
             arguments[name] = str(value)
         else:
