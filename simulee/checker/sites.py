@@ -599,15 +599,17 @@ class _Expressions:
         one block that nothing but it changes, the first of its values the loop's exit test
         accepts (["first", bits, test, values...], the test reading it as ["counter"]); in
         another loop, an input with the values it can take; else an input."""
-        values = _steps(phi, self.reader.defined)
+        starts, steps = _steps(phi, self.reader.defined)
+        values = _orbit(starts, steps, _bits(phi.type))
         block = self.reader.block_of[phi.result]
         last = block.instructions[-1]
         targets = [_label(target) for target in last.extra.get("targets", ())]
         pure = sum(i.opcode == "phi" for i in block.instructions) == 1 and \
             not any(i.opcode in ("store", "call", "load") for i in block.instructions)
-        if values and pure and last.opcode == "br" and len(targets) == 2 and targets.count(block.name) == 1 and \
-                len(phi.operands) == 2 and isinstance(phi.operands[0 if phi.extra["blocks"][1] == block.name else 1],
-                                                      ir.ConstInt):
+        looped = last.opcode == "br" and len(targets) == 2 and targets.count(block.name) == 1
+        if values and pure and looped and len(starts) == 1 and len(steps) == 1 and \
+                phi.extra["blocks"][phi.operands.index(next(v for v in phi.operands if isinstance(v, ir.Local)))] \
+                == block.name:  # one start from outside, one step around the loop's own block
             self.counting = phi.result
             try:
                 test = self.of(last.operands[0], depth)
@@ -615,9 +617,8 @@ class _Expressions:
                 self.counting = None
             if targets[0] == block.name:  # the loop goes on while the test holds
                 test = ["xor", 1, test, ["const", 1]]
-            start = phi.operands[0 if phi.extra["blocks"][1] == block.name else 1].value
-            return ["first", _bits(phi.type), test, *(["const", v] for v in _sequence(start, phi, self.reader.defined))]
-        return self.input(("value", phi.result), phi.type, f"phi %{phi.result}", choices=values)
+            return ["first", _bits(phi.type), test, *(["const", v] for v in values)]
+        return self.input(("value", phi.result), phi.type, f"phi %{phi.result}", choices=tuple(sorted(values)))
 
     def loaded(self, pointer, type_, depth: int) -> list:
         """A value read from memory: the one value ever stored there (a local written
@@ -648,9 +649,10 @@ class _Expressions:
         return ["input", self.keys[key]]
 
 
-def _steps(phi: ir.Instruction, defined: dict) -> tuple:
-    """The values a loop's counter `phi` takes, sorted, when it starts at constants and each
-    iteration only shifts it or divides or multiplies it by a constant; else ()."""
+def _steps(phi: ir.Instruction, defined: dict) -> tuple[list[int], list[tuple[str, int]]]:
+    """The constants a loop's counter `phi` starts at and the steps (opcode, constant) an
+    iteration applies to it — shifts, divisions and multiplications by a constant — when
+    those are all its incoming values; else nothing."""
     starts, steps = [], []
     for value in phi.operands:
         step = defined.get(value.name) if isinstance(value, ir.Local) else None
@@ -661,28 +663,21 @@ def _steps(phi: ir.Instruction, defined: dict) -> tuple:
                 isinstance(step.operands[1], ir.ConstInt) and 0 < step.operands[1].value < _bits(phi.type):
             steps.append((step.opcode, step.operands[1].value))
         else:
-            return ()
-    bits = _bits(phi.type)
-    values, pending = set(), list(starts)
-    while pending and len(values) <= 2 * bits:
-        value = pending.pop()
+            return [], []
+    return (starts, steps) if steps else ([], [])
+
+
+def _orbit(starts: list[int], steps: list[tuple[str, int]], bits: int) -> list[int]:
+    """The values of `bits` bits reached from `starts` by `steps`, each once, in the order
+    reached (from one start by one step: the order a loop takes them); none past 2 * bits."""
+    values, pending = [], [start & ((1 << bits) - 1) for start in starts]
+    while pending:
+        value = pending.pop(0)
         if value not in values:
-            values.add(value)
+            if len(values) == 2 * bits:
+                return []
+            values.append(value)
             pending += [evaluate([opcode, bits, ["const", value], ["const", by]], []) for opcode, by in steps]
-    return tuple(sorted(values)) if steps and len(values) <= 2 * bits else ()
-
-
-def _sequence(start: int, phi: ir.Instruction, defined: dict) -> list[int]:
-    """The values a loop counter takes from `start` on, in order, until one repeats (its
-    one step applied: `_steps` found it)."""
-    step = next(defined[v.name] for v in phi.operands if isinstance(v, ir.Local))
-    bits, by = _bits(phi.type), step.operands[1].value
-    values = [start & ((1 << bits) - 1)]
-    while len(values) <= 2 * bits:
-        following = evaluate([step.opcode, bits, ["const", values[-1]], ["const", by]], [])
-        if following in values:
-            break
-        values.append(following)
     return values
 
 
