@@ -443,15 +443,16 @@ class SearchSpace:
             raise InvalidGenome(f"no launch at {plan.site.label}: {problem}")
         return grid, block, shared, computed
 
-    def variants(self, launch: Launch, names: list[str], changes: tuple = (), joint: tuple = ()
+    def variants(self, launch: Launch, names: list[str], changes: tuple = (), joint: tuple = (), alone: bool = True
                  ) -> list[tuple[str, Launch]]:
-        """Launches like `launch` (a site's) with one host value at a time that the guessed
-        scalars and dimensions `names` are computed from set to other values (`changes`, or
-        VARIED: off the witness's alignment, near and far, and for a row stride or a block
-        size ALIGNED too), and with every one of them changed together by each of `joint`
-        (all of them ALIGNED), each with what it changes ("n=2"): a finding every one of them
-        shows holds whatever the host passes there. Values the host code's conditions fix, and
-        changes that make no launch, are left out."""
+        """Launches like `launch` (a site's) with one host value at a time (with `alone`) that
+        the guessed scalars and dimensions `names` are computed from set to other values
+        (`changes`, or VARIED: off the witness's alignment, near and far, and for an integer
+        ALIGNED too: the sizes hosts pass are most often multiples of it, and a kernel written
+        for them may misbehave only off them), and with every one of them changed together by
+        each of `joint` (all of them ALIGNED), each with what it changes ("n=2"): a finding
+        every one of them shows holds whatever the host passes there. Values the host code's
+        conditions fix, and changes that make no launch, are left out."""
         if not launch.site_inputs:
             return []
         number, inputs = launch.site_inputs
@@ -459,34 +460,23 @@ class SearchSpace:
         given, site = dict(plan.scalars), plan.site
         dims = {f"{what}.{axis}": e for what, es in (("gridDim", site.grid), ("blockDim", site.block))
                 for axis, e in zip("xyz", es)}
-        indices, direct, strides = set(), [], set()
+        indices, direct = set(), []
         for name in names:
             expression = dims.get(name, given.get(name))
             if expression is not None:
                 indices |= {i for i in inputs_of(expression)  # a host table's values are each the host's
                             if site.inputs[i].kind != "pointer" and not site.inputs[i].choices}
-                strides |= inputs_of(expression) if name in self.strides else set()
             elif isinstance(launch.args.get(name), (int, float)):
                 direct.append(name)
         scalars = {p.name: p for p in self.kernel.scalars()}
         found = []
-        shapes = set().union(*(inputs_of(e) for e in site.block))  # hosts launch whole warps, tiles of them
-        each = [((index,), change, ()) for index in sorted(indices)
-                for change in changes or VARIED + (ALIGNED if index in strides | shapes else ())]
+        each = [((index,), change, ()) for index in sorted(indices) if alone
+                for change in changes or VARIED + (ALIGNED if site.inputs[index].kind != "float" else ())]
         for changed_inputs, change, also in each + [(tuple(sorted(indices)), change, direct) for change in joint]:
-            varied = list(inputs)
-            for index in changed_inputs:
-                if index in plan.packed:  # two 32-bit values (a struct's), both the gene's: both change
-                    varied[index] = _packed(_changed(int(inputs[index]) & 0xFFFFFFFF, change, "integer", 32))
-                else:
-                    varied[index] = _changed(inputs[index], change, site.inputs[index].kind, site.inputs[index].bits)
-                    varied[index] = plan.bounded(list(varied))[index]  # within what the host code tests
-            if varied == list(inputs) and not also:
+            made = self._varied(plan, inputs, changed_inputs, change)
+            if made is None or made[0] == list(inputs) and not also:
                 continue
-            try:
-                grid, block, shared, computed = self._computed(plan, varied)
-            except InvalidGenome:
-                continue
+            varied, (grid, block, shared, computed) = made
             args = {**launch.args, **{name: _as_parameter(scalars[name], value) for name, value in
                                       computed.items() if name in scalars}}
             args.update({name: self._direct(launch, name, change) for name in also})
@@ -499,11 +489,33 @@ class SearchSpace:
             found.append((what, self.padded(replace(
                 launch, grid=grid, block=block, args=args, site_inputs=(number, tuple(varied)),
                 shared_bytes=shared if self.kernel.dynamic_shared else launch.shared_bytes))))
-        for name in direct:  # a scalar the site does not pass (a by-value struct's member): its own value
-            for change in changes or VARIED + (ALIGNED if name in self.strides else ()):
+        for name in direct if alone else ():  # a scalar the site does not pass (a by-value struct's member)
+            for change in changes or VARIED + (ALIGNED if isinstance(launch.args[name], int) else ()):
                 value = self._direct(launch, name, change)
                 found.append((f"{name}={value}", replace(launch, args={**launch.args, name: value})))
         return found
+
+    def _varied(self, plan: SitePlan, inputs: tuple, indices: tuple[int, ...], change) -> tuple[list, tuple] | None:
+        """The site's `inputs` with those at `indices` changed by `change` within what the
+        host code tests, and the launch they make (SearchSpace._computed); None when they
+        make none. An ALIGNED change the host's conditions rule out is to the next multiple
+        of the largest power of two below ALIGNMENT they allow (a 64-wide tile's launch, made
+        for sizes below 128)."""
+        for alignment in (ALIGNMENT >> shift for shift in range(5)) if change is _aligned else (None,):
+            step = change if alignment is None else lambda v, a=alignment: _aligned(v, a)
+            varied = list(inputs)
+            for index in indices:
+                site_input = plan.site.inputs[index]
+                if index in plan.packed:  # two 32-bit values (a struct's), both the gene's: both change
+                    varied[index] = _packed(_changed(int(inputs[index]) & 0xFFFFFFFF, step, "integer", 32))
+                else:
+                    varied[index] = _changed(inputs[index], step, site_input.kind, site_input.bits)
+                    varied[index] = plan.bounded(list(varied))[index]  # within what the host code tests
+            try:
+                return varied, self._computed(plan, varied)
+            except InvalidGenome:
+                continue
+        return None
 
     def _direct(self, launch: Launch, name: str, change):
         """`change` of the launch's value of a scalar the site does not pass."""
@@ -632,10 +644,17 @@ def _packed(value) -> int:
 
 
 VARIED = (lambda v: v + 1, lambda v: 4 * v + 97)  # a host value's other values: off its alignment, near and far
-ALIGNMENT = 128  # what the row strides hosts pass are most often a multiple of (tiles, blocks and warps divide it)
-# a row stride's other value besides: the next multiple of ALIGNMENT (a kernel without bounds checks, written for
-# tiles that divide its rows, overlaps them only off it)
-ALIGNED = (lambda v: (v // ALIGNMENT + 1) * ALIGNMENT,)
+ALIGNMENT = 128  # what the sizes hosts pass are most often a multiple of (tiles, blocks, warps and vectors divide it)
+
+
+def _aligned(value: int, alignment: int = ALIGNMENT) -> int:
+    """An integer's other value besides VARIED: the next multiple of `alignment` (a kernel
+    without bounds checks, written for tiles or vectors that divide its rows, overlaps
+    them only off it)."""
+    return (value // alignment + 1) * alignment
+
+
+ALIGNED = (_aligned,)
 HALFWAY = (lambda v: 2 * v + 33,)  # about halfway to the far value: when that could not be run far enough to tell
 
 

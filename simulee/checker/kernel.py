@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from evolve.contract import MEMORY_FAULTS, MISALIGNED, Contract, stated_values
+from evolve.contract import MEMORY_FAULTS, Contract, stated_values
 from evolve.search import DETECTION_THREADS
 from evolve.space import ALIGNED, HALFWAY, STRIDE_NAME
 from evolve.taint import Stride
@@ -449,6 +449,7 @@ def _opened(finding: Finding, launch: Launch, rules: Contract, program: Program,
 DIMENSIONS = {f"{what}.{axis}" for what in ("gridDim", "blockDim") for axis in "xyz"}
 MAX_REPLAYS = 2  # launches per finding whose host values are varied (_Replays) before its doubt stands
 REPLAY_WORK = 1 << 22  # the least work (thread-instructions) a variant of a launch gets
+ALIGNED_WORK = 1 << 25  # and its variant with every guessed value aligned (a tile's rows and columns: more work)
 
 
 class _Replays:
@@ -457,20 +458,22 @@ class _Replays:
     with each such host value changed (SearchSpace.variants) that does not show it, or
     that could not be run far enough to tell (its trace full, its work past four times the
     witness's, before it shows it: then one about halfway, 2v + 33, is tried instead). A
-    finding every variant shows holds whatever the host passes there (the threads past n
-    of a grid rounded up from n); one some variant does not is the guess's (a hidden
-    width searched as 1; a grid and a count from two host values)."""
+    finding every variant shows holds whatever the host passes there (two threads per
+    element whatever the size); one some variant does not is the guess's (a hidden width
+    searched as 1; a grid and a count from two host values; rows that overlap only off the
+    multiples of 128 hosts pass, SearchSpace.variants)."""
 
     def __init__(self, run: LaunchRun, detectors, deadline: float, space, refuted: set, rules: Contract):
         self.run, self.detectors, self.deadline, self.space, self.rules = run, detectors, deadline, space, rules
         self.refuted = refuted  # the keys of findings some variant does not show, added to
-        self.shown: dict[tuple, list] = {}  # (names varied, changes, joint) -> [(what changed, keys shown or None)]
+        self.shown: dict[tuple, list] = {}  # (names varied, changes, joint, alone) -> [(what changed, keys shown)]
 
     def doubt(self, finding: Finding, names: list[str]) -> str:
         """'' when every variant that ran shows `finding`, else what it rests on."""
         launch = self.run.result.launch
-        # a misaligned access is the guess's when it goes with every guessed value aligned
-        shown = self.replayed(names, joint=ALIGNED if finding.type == MISALIGNED else ())
+        # every guessed value aligned at once (tiles that divide the rows) is the launch a host most likely
+        # makes: given more work to show the finding
+        shown = self.replayed(names) + self.replayed(names, joint=ALIGNED, alone=False, work=ALIGNED_WORK)
         known = [(what, keys) for what, keys in shown if _tells(keys, finding)]
         if len(known) < len(shown):  # a value that could not be run far enough to tell: one halfway instead
             shown = known + self.replayed(names, HALFWAY)
@@ -492,20 +495,23 @@ class _Replays:
                 "; state the values in simulee.toml, or run the program with simulee exec")
 
 
-    def replayed(self, names: list[str], changes: tuple = (), joint: tuple = ()) -> list[tuple[str, set | None]]:
-        """Each variant of the run's launch with the host values of `names` changed (by
-        `changes`, or as SearchSpace.variants does; all together by `joint`), and the keys
-        of what it shows. A variant outside the kernel's contract (an index only the changed
-        values decide past a fixed-size array) is no value the host would pass: left out."""
-        if (tuple(names), changes, joint) not in self.shown:
-            variants = self.space.variants(self.run.result.launch, names, changes, joint) \
+    def replayed(self, names: list[str], changes: tuple = (), joint: tuple = (), alone: bool = True,
+                 work: int = REPLAY_WORK) -> list[tuple[str, set | None]]:
+        """Each variant of the run's launch with the host values of `names` changed (with
+        `alone`, one at a time by `changes`, or as SearchSpace.variants does; all together by
+        `joint`), and the keys of what it shows, each run to at least `work`. A variant outside
+        the kernel's contract (an index only the changed values decide past a fixed-size
+        array) is no value the host would pass: left out."""
+        key = (tuple(names), changes, joint, alone)
+        if key not in self.shown:
+            variants = self.space.variants(self.run.result.launch, names, changes, joint, alone) \
                 if self.space is not None else []
             # a variant doing far more work than its witness is cut there: what it showed by then counts
-            limit = max(REPLAY_WORK, 4 * self.run.result.thread_instructions)
+            limit = max(work, 4 * self.run.result.thread_instructions)
             shown = [(what, _shown(self.run, replace(variant, work_limit=limit), self.detectors, self.deadline, True,
                                    self.rules)) for what, variant in variants]
-            self.shown[tuple(names), changes, joint] = [(what, keys) for what, keys in shown if keys is not OUTSIDE]
-        return self.shown[tuple(names), changes, joint]
+            self.shown[key] = [(what, keys) for what, keys in shown if keys is not OUTSIDE]
+        return self.shown[key]
 
 
 def _shown(run: LaunchRun, launch: Launch, detectors, deadline: float, partial: bool = False,

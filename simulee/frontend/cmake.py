@@ -5,11 +5,11 @@ What `add_executable`, `add_library` (and FindCUDA's `cuda_add_executable`,
 `cuda_add_library`), `target_sources`, `target_link_libraries`,
 `target_include_directories`, `target_compile_definitions`, `include_directories`,
 `add_definitions` and `add_compile_definitions` name, through `set`, `list(APPEND ...)`,
-`file(GLOB ...)` and `add_subdirectory`, with `${VAR}` expanded (the current and top
-source folders; a variable never set is empty). Conditions are not evaluated: the
-commands of every arm of an `if` run in order (a variable both arms set keeps the last
-arm's). Generator expressions, functions and macros are not evaluated; what they name is
-left out.
+`file(GLOB ...)`, `aux_source_directory` and `add_subdirectory`, with `${VAR}` expanded
+(the current and top source folders; a variable never set is empty). Conditions are not
+evaluated: the commands of every arm of an `if` run in order (a variable both arms set
+keeps the last arm's). Generator expressions, functions and macros are not evaluated;
+what they name is left out.
 
 May import: nothing of Simulee's.
 """
@@ -92,6 +92,9 @@ def _obey(command: str, words: list[str], folder: Path, variables: dict[str, str
         recurse = words[0] == "GLOB_RECURSE"
         matched = sorted({str(p) for pattern in patterns for p in _globbed(folder, pattern, recurse)})
         variables[words[1]] = ";".join(matched)
+    elif command == "aux_source_directory" and len(words) == 2:  # the folder's sources, appended
+        found_here = sorted(str(p) for p in _globbed(folder, f"{words[0]}/*", False) if p.suffix in SOURCE_SUFFIXES)
+        variables[words[1]] = ";".join(filter(None, [variables.get(words[1], ""), *found_here]))
     elif command in ("add_executable", "cuda_add_executable", "add_library", "cuda_add_library") and words:
         if "IMPORTED" in words or "ALIAS" in words:
             return
@@ -122,6 +125,7 @@ def _obey_target(command: str, target: Target, words: list[str], folder: Path) -
         target.defines += _flags(DEFINES, words, folder)
 
 
+SOURCE_SUFFIXES = {".c", ".cc", ".cpp", ".cxx", ".c++", ".C", ".cu"}  # what aux_source_directory collects
 INCLUDES, DEFINES = "simulee.includes", "simulee.defines"  # the folder's include folders and macros, as variables
 
 
