@@ -1032,6 +1032,9 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
         else (searched + [base], fitness + [None])
     check = check_kernel(program, kernel, launches, warp_model, found.contract, fitness, deadline, progress, detect,
                          space)
+    best = found.history[-1]["launch"] if found.history else {}
+    if not launches and check.status == NOT_CHECKED and "invalid" in best:  # why the best genome made none
+        check.error = f"not checked: no launch could be made: {best['invalid']}"
     check.search = search_summary(space, found, options)
     check.seconds = time.perf_counter() - start
     return check

@@ -13,8 +13,9 @@ constants; `(n + 255) / 256` stays that expression over the same input `n` that 
 as the kernel's argument; a pitch from `cudaMallocPitch` is the width it was asked for
 rounded up; what `cudaDeviceGetAttribute` answers is a V100's (DEVICE_ATTRIBUTES: a warp of
 32; a whole program links frontend/host/device_model.cpp, which answers both it and
-`cudaGetDeviceProperties` so); an element of a constant table the host indexes, and a global
-it only ever sets to constants, is an input with the values it may hold (Input.choices); a
+`cudaGetDeviceProperties` so); an element of a constant table the host indexes, or of host
+memory it fills with constants (a std::vector of sizes from a braced list), and a global it
+only ever sets to constants, is an input with the values it may hold (Input.choices); a
 loop's counter that starts at a constant and is only halved or doubled (`while (threads * 3
 / 2 >= n) threads >>= 1;`) is what the loop leaves, the first of 256, 128, ... its exit
 test accepts (or, in a loop of several blocks, an input with those values); two pointer
@@ -86,6 +87,8 @@ def _host_of(module: ir.Module, readers) -> tuple[list[Site], dict[str, list | N
 
 # what hands the host a device variable to write: a copy to it, or its address (for cudaMemcpy, cudaMemset)
 SYMBOL_WRITERS = ("cudaMemcpyToSymbol", "cudaMemcpyToSymbolAsync", "cudaGetSymbolAddress")
+HOST_ALLOCATORS = ("malloc", "_Znwm", "_Znam")  # (bytes): host memory of that size
+DEALLOCATORS = ("free", "_ZdlPv", "_ZdlPvm", "_ZdaPv", "_ZdaPvm")  # release host memory: write nothing there
 
 
 def calls_in(host_ir: str, callees: set[str]) -> list[Call]:
@@ -346,8 +349,8 @@ class _Reader:
         targets = [self.offset_of(o.name) for o in operands if isinstance(o, ir.Local)]
         if all(target != base for target, _ in targets):
             return []
-        if callee in SYMBOL_WRITERS or callee.startswith(("llvm.lifetime", "llvm.dbg")):
-            return []  # reads it
+        if callee in SYMBOL_WRITERS or callee in DEALLOCATORS or callee.startswith(("llvm.lifetime", "llvm.dbg")):
+            return []  # reads it, or frees it
         if callee.startswith("llvm.memcpy") and isinstance(operands[0], ir.Local) and \
                 self.offset_of(operands[0].name)[0] == base and isinstance(operands[2], ir.ConstInt):
             data = self.bytes_at(operands[1], operands[2].value)
@@ -486,6 +489,26 @@ class _Reader:
         if not all(isinstance(e, (ir.ConstInt, ir.ConstFloat)) and e.type == type_ for e in table.elements):
             return ()
         return (variable.name.rpartition(".")[2], *sorted({e.value for e in table.elements}))
+
+    def listed_values(self, pointer: ir.Local, type_) -> tuple:
+        """(what, each value) when the local `pointer` indexes host memory of a constant size
+        (new, malloc) whose every byte one store of a constant or one copy of a constant's
+        initializer wrote, and nothing else may write (a std::vector built from a braced
+        list of sizes, read by `for (int size : sizes)`), else ()."""
+        element = self.defined.get(pointer.name)
+        if element is None or element.opcode != "getelementptr" or not isinstance(element.operands[0], ir.Local) or \
+                not isinstance(type_, IntType) or type_.bits % 8:
+            return ()
+        base = element.operands[0]
+        allocation = self.defined.get(base.name)
+        size = allocation.operands[0] if allocation is not None and allocation.opcode == "call" and \
+            allocation.extra.get("callee") in HOST_ALLOCATORS and allocation.operands else None
+        data = self.bytes_at(base, size.value) if isinstance(size, ir.ConstInt) else None
+        width = type_.bits // 8
+        if not data or len(data) % width:
+            return ()
+        values = {int.from_bytes(data[at:at + width], "little", signed=True) for at in range(0, len(data), width)}
+        return ("a list the host fills", *sorted(values))
 
     def offset_of(self, name: str) -> tuple[str, int | None]:
         """A local pointer as (base, constant byte offset) through getelementptr i8."""
@@ -632,7 +655,7 @@ class _Expressions:
                 return ["const", reader.attributes[pointer.name]]
             if len(stores) == 1 and pointer.name not in reader.written:
                 return self.of(stores[0], depth)
-            table = reader.table_values(pointer, type_)
+            table = reader.table_values(pointer, type_) or reader.listed_values(pointer, type_)
             what = f"an element of {table[0]}" if table else f"memory at %{pointer.name}"
             return self.input(("memory", pointer.name), type_ or pointer.type, what, choices=table[1:])
         if isinstance(pointer, ir.Global) and pointer.name in reader.settings:  # its initializer, or what is set

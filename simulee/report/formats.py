@@ -190,7 +190,9 @@ def _text_search(out, check: dict) -> None:
     for record in search["history"]:
         best = record["best"]
         fitness = _fitness_text(best) if best else "no valid launch"
-        out.write(f"  generation {record['generation']:2}: {fitness}  {launch_text(record['launch'])}\n")
+        launch = record["launch"]  # the best genome's, or why it makes none
+        shown = launch_text(launch) if "invalid" not in launch else launch["invalid"]
+        out.write(f"  generation {record['generation']:2}: {fitness}  {shown}\n")
     for launch in check["launches"]:
         fitness = _fitness_text(launch["fitness"]) if launch["fitness"] else "default launch"
         out.write(f"  checked: {launch_text(launch)} ({fitness}; {launch['status']})\n")

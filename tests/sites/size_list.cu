@@ -1,0 +1,23 @@
+// The host runs a tiled copy for each size of a braced list (a benchmark's sizes): the
+// blocks of a row cover n columns 64 at a time, so the last block of a row spills into the
+// next one unless 64 divides n. Every size the list holds is the host's: with 128, 256 and
+// 512 no launch races; a list holding 100 races there.
+#include <cuda_runtime.h>
+
+#include <vector>
+
+__global__ void tiles(float *out, int n) {
+  out[blockIdx.y * n + blockIdx.x * 64 + threadIdx.x] = threadIdx.x;  // no bounds check: 64 must divide n
+}
+
+int main() {
+  std::vector<int> sizes = {128, 256, 512};
+  float *out;
+  cudaMalloc(&out, 512 * 512 * sizeof(float) + 64 * sizeof(float));
+  for (int n : sizes) {
+    tiles<<<dim3((n + 63) / 64, n), 64>>>(out, n);
+  }
+  cudaDeviceSynchronize();
+  cudaFree(out);
+  return 0;
+}
