@@ -192,7 +192,8 @@ class SearchSpace:
                 if chosen[index] is None and site.inputs[index].kind != "pointer":
                     chosen[index] = gene(f"{site.label}#{index}",
                                          lambda i=site.inputs[index], n=f"{site.label}#{index}": _input_gene(n, i))
-            bounds = tuple(b for b in map(input_bounds, site.conditions) if b is not None)
+            # a table's values are each the host's: one outside a bound is no launch, not clamped to another
+            bounds = tuple(b for b in map(input_bounds, site.conditions) if b is not None and b[0] not in tabled)
             known = {name for name, e in arguments.items() if name in scalars and e[0] == "const"} | \
                 {name for name in scalars if name in fixed or name.partition(".")[0] in fixed}
             nulls = tuple(p.name for p in kernel.params if p.kind == "pointer" and p.name not in fixed

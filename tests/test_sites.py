@@ -551,18 +551,30 @@ def test_a_launcher_of_a_library_tested_by_several_programs_gets_what_the_librar
         {("data-race", "error")} if races else set())
 
 
-@pytest.mark.parametrize("sizes, races", [("128, 256, 512", False), ("128, 100, 512", True)])
+@pytest.mark.parametrize("sizes, races", [("128, 256, 512", False), ("128, 200, 512", True)])
 def test_the_sizes_a_host_loops_over_from_a_braced_list_are_its_values(tmp_path, sizes, races):
     """size_list.cu: main runs a tiled copy for each size of a std::vector built from a
     braced list. n and the grid take each of the list's values (the host's, not searched):
-    128, 256 and 512 make no race; a list holding 100 races there (an error: a host value)."""
+    128, 256 and 512 make no race; a list holding 200 races there (an error: a host value)."""
     source = tmp_path / "size_list.cu"
     source.write_text((SITES / "size_list.cu").read_text().replace("{128, 256, 512}", "{" + sizes + "}"))
-    (site,) = host_code(source, CompileOptions())[0]
+    (site,) = [s for s in host_code(source, CompileOptions())[0] if s.kernel.endswith("5tilesPfi")]
     n = site.args[1]
     assert n[0] == "input" and site.inputs[n[1]].choices == tuple(sorted(int(v) for v in sizes.split(", ")))
-    kernel = json.loads(simulee("check", source, "-q", "--format", "json", "--no-prove").stdout)["kernels"][0]
+    checked = simulee("check", source, "-k", "tiles", "-q", "--format", "json", "--no-prove")
+    kernel = json.loads(checked.stdout)["kernels"][0]
     assert {(f["type"], f["severity"]) for f in kernel["findings"]} == ({("data-race", "error")} if races else set())
+
+
+def test_a_kernel_the_hosts_sizes_never_reach_is_not_checked_and_says_why():
+    """size_list.cu's small_tiles is launched for sizes below 128, which its list never
+    holds: no launch the host makes (not checked: exit status 2), and `-v` shows each
+    generation made none."""
+    checked = simulee("check", SITES / "size_list.cu", "-k", "small_tiles", "-v", "--no-prove")
+    assert checked.returncode == 2, checked.stderr
+    assert "not checked: no launch could be made: no launch at size_list.cu:" in checked.stdout
+    assert "the host code does not launch it with those values" in checked.stdout
+    assert "generation  1: no valid launch  no launch at" in checked.stdout
 
 
 @pytest.mark.parametrize("kernel, faults", [("scale", True), ("scale_checked", False), ("rows", True),
