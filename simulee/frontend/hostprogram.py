@@ -32,6 +32,7 @@ import functools
 import json
 import os
 import re
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -55,7 +56,7 @@ def program_ir(source: Path, options) -> tuple[str | None, str]:
     units, main, why = program_units(source, options)
     if not units:
         return None, why
-    linked, note, compiled = _program(units, main, options)
+    linked, note, compiled = _program(units, main, options, source)
     if linked is not None and source not in compiled:
         return None, "its host code does not compile"
     return linked, note
@@ -157,13 +158,22 @@ def _readable(path: Path, confine: tuple[str, ...] | None) -> bool:
 
 
 @functools.lru_cache(maxsize=8)
-def _program(units: frozenset, main: Path | None, options) -> tuple[str | None, str, frozenset]:
+def _program(units: frozenset, main: Path | None, options, source: Path) -> tuple[str | None, str, frozenset]:
     """(the program's IR or None, the note, the units that compiled), once per program for
-    all its sources (a library's when `main` is None)."""
-    compiled = {}
-    for unit in sorted(units):
+    all its sources (a library's when `main` is None). Within `options.timeout` (a scan's
+    file), `source` and main compile first, the other units only while UNITS_SHARE of it
+    is left (linking needs the rest): those it leaves out are said in the note."""
+    compiled, late = {}, []
+    deadline = _clock() + options.timeout * UNITS_SHARE if options.timeout else None
+    first = [unit for unit in (source, main) if unit in units]
+    for unit in [*dict.fromkeys(first), *sorted(units - set(first))]:
+        left = deadline - _clock() if deadline is not None else None
+        if left is not None and left < 1 and unit not in first:
+            late.append(unit)
+            continue
         try:
-            compiled[unit] = compile_cuda(unit, options, host=True)
+            compiled[unit] = compile_cuda(unit, options if unit in first or left is None else
+                                          replace(options, timeout=left), host=True)
         except SimuleeError:
             continue  # a file that does not compile is left out: what the rest passes still counts
     if main is not None and (main not in compiled or not re.search(r"^define [^@\n]*@main\(", compiled[main], re.M)):
@@ -177,21 +187,30 @@ def _program(units: frozenset, main: Path | None, options) -> tuple[str | None, 
         return None, "no other file of its library compiles", frozenset(compiled)
     if sum(map(len, compiled.values())) > MAX_IR:
         return None, "the program's host code is too large to link", frozenset(compiled)
-    return (*_cached_link(compiled, main), frozenset(compiled))
+    linked, note = _cached_link(compiled, main, whole=not late)
+    if late:
+        note = "; ".join(filter(None, [note, f"{len(late)} of its {len(units)} translation units left out: not "
+                                             f"compiled in time ({', '.join(unit.name for unit in late[:3])}"
+                                             f"{', ...' if len(late) > 3 else ''})"]))
+    return linked, note, frozenset(compiled)
 
 
-def _cached_link(compiled: dict[Path, str], main: Path) -> tuple[str | None, str]:
+UNITS_SHARE = 0.5  # of a file's time (a scan's --compile-timeout) that compiling its program's units may take
+_clock = time.monotonic
+
+
+def _cached_link(compiled: dict[Path, str], main: Path, whole: bool = True) -> tuple[str | None, str]:
     """_linked, kept in the IR cache under the units' IR (a scan's workers link it once)."""
     from simulee.frontend.cache import IRCache, digest, file_digest
 
-    key = digest(json.dumps([file_digest(__file__), str(main), *(f"{unit}:{digest(ir.encode())}"
+    key = digest(json.dumps([file_digest(__file__), str(main), whole, *(f"{unit}:{digest(ir.encode())}"
                                                             for unit, ir in sorted(compiled.items()))]).encode())
     cache = IRCache()
     cached = cache.get(key)
     if cached is not None:
         note, _, text = cached.partition("\n")
         return text, note.removeprefix("; ")
-    linked, note = _linked(compiled, main)
+    linked, note = _linked(compiled, main, whole)
     if linked is not None:
         cache.put(key, f"; {note}\n{linked}", [])
     return linked, note
@@ -243,9 +262,11 @@ def _text(path: Path) -> str:
         return ""
 
 
-def _linked(compiled: dict[Path, str], main: Path | None) -> tuple[str | None, str]:
+def _linked(compiled: dict[Path, str], main: Path | None, whole: bool = True) -> tuple[str | None, str]:
     """The units' IR linked (one that clashes with what is linked left out) and optimized:
-    a program's with everything but main internal, a library's (no `main`) as it is."""
+    a program's with everything but main internal, a library's (no `main`), or a program
+    some of whose units are not there (not `whole`), as it is but for the launchers its own
+    functions call."""
     llvm = passes.binding()
     first = main or min(unit for unit in compiled if unit != DEVICE_MODEL)
     try:
@@ -265,7 +286,7 @@ def _linked(compiled: dict[Path, str], main: Path | None) -> tuple[str | None, s
             left_out.append(unit.name)
             continue
         module = trial
-    private = None if main is not None else _called_launchers(str(module))
+    private = None if main is not None and whole else _called_launchers(str(module))
     for function in module.functions:
         if function.is_declaration or function.name == "main":
             continue
@@ -275,7 +296,7 @@ def _linked(compiled: dict[Path, str], main: Path | None) -> tuple[str | None, s
             function.linkage = "internal"
     # host code left out to compile a unit (salvage), or any program a library is linked into, may
     # have written any global: none is internal then, so what only that code stores is not folded
-    opaque = main is None or any("host code left out" in degradation(text) for text in compiled.values())
+    opaque = main is None or not whole or any("host code left out" in degradation(text) for text in compiled.values())
     for variable in module.global_variables:
         if not variable.is_declaration and not opaque:
             variable.linkage = "internal"
