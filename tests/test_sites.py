@@ -579,9 +579,9 @@ def test_a_kernel_the_hosts_sizes_never_reach_is_not_checked_and_says_why():
 
 def test_a_library_whose_units_take_too_long_is_linked_from_those_compiled_in_time(tmp_path, monkeypatch):
     """tests/sites/tested_library within a scan's file time that its first unit spends: the
-    source compiles, the library's other units are left out (the program's note says so;
-    the whole file does not time out), and the source's launcher is still read, its block
-    shape now an input (groups.cpp, which computes it, is among those left out)."""
+    source compiles, the library's other units are left out (the note says so; the whole
+    file does not time out), and a library short of units is no program: the source's own
+    launcher stands, its block shape an input (groups.cpp, which computes it, is left out)."""
     import shutil
     from simulee.frontend import hostprogram
 
@@ -589,8 +589,8 @@ def test_a_library_whose_units_take_too_long_is_linked_from_those_compiled_in_ti
     shutil.copytree(SITES / "tested_library", folder)
     clock = iter(range(0, 100000, 100))  # each look at the clock is 100 s later
     monkeypatch.setattr(hostprogram, "_clock", lambda: next(clock))
-    _, note = hostprogram.program_ir(folder / "kernels.cu", CompileOptions(timeout=300))
-    assert "translation units left out: not compiled in time (groups.cpp" in note
+    linked, note = hostprogram.program_ir(folder / "kernels.cu", CompileOptions(timeout=300))
+    assert linked is None and "translation units left out: not compiled in time (groups.cpp" in note
     (site,) = host_code(folder / "kernels.cu", CompileOptions(timeout=300))[0]
     assert any(expression[0] == "input" for expression in site.block)
 

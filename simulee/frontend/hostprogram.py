@@ -162,7 +162,9 @@ def _program(units: frozenset, main: Path | None, options, source: Path) -> tupl
     """(the program's IR or None, the note, the units that compiled), once per program for
     all its sources (a library's when `main` is None). Within `options.timeout` (a scan's
     file), `source` and main compile first, the other units only while UNITS_SHARE of it
-    is left (linking needs the rest): those it leaves out are said in the note."""
+    is left (linking needs the rest): those it leaves out are said in the note, and a
+    library short of some is no program (its source's own launch sites stand, with the
+    parameters a scan reads other files' calls of)."""
     compiled, late = {}, []
     deadline = _clock() + options.timeout * UNITS_SHARE if options.timeout else None
     first = [unit for unit in (source, main) if unit in units]
@@ -185,14 +187,17 @@ def _program(units: frozenset, main: Path | None, options, source: Path) -> tupl
         pass
     if main is None and len(compiled) < 2:
         return None, "no other file of its library compiles", frozenset(compiled)
+    if main is None and late:  # a library short of units: the source's own launches, which a scan calls through
+        return None, _late_note(late, units), frozenset(compiled)
     if sum(map(len, compiled.values())) > MAX_IR:
         return None, "the program's host code is too large to link", frozenset(compiled)
     linked, note = _cached_link(compiled, main, whole=not late)
-    if late:
-        note = "; ".join(filter(None, [note, f"{len(late)} of its {len(units)} translation units left out: not "
-                                             f"compiled in time ({', '.join(unit.name for unit in late[:3])}"
-                                             f"{', ...' if len(late) > 3 else ''})"]))
-    return linked, note, frozenset(compiled)
+    return linked, "; ".join(filter(None, [note, late and _late_note(late, units)])), frozenset(compiled)
+
+
+def _late_note(late: list[Path], units: frozenset) -> str:
+    return f"{len(late)} of its {len(units)} translation units left out: not compiled in time " \
+        f"({', '.join(unit.name for unit in late[:3])}{', ...' if len(late) > 3 else ''})"
 
 
 UNITS_SHARE = 0.5  # of a file's time (a scan's --compile-timeout) that compiling its program's units may take
