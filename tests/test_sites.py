@@ -595,6 +595,21 @@ def test_a_library_whose_units_take_too_long_is_linked_from_those_compiled_in_ti
     assert any(expression[0] == "input" for expression in site.block)
 
 
+def test_a_library_one_of_whose_units_does_not_compile_is_no_program(tmp_path):
+    """tests/sites/tested_library with groups.cpp broken: the rest of the library would hide
+    the calls a scan reads, so there is no program and kernels.cu's own launcher stands."""
+    import shutil
+    from simulee.frontend import hostprogram
+
+    folder = tmp_path / "tested_library"
+    shutil.copytree(SITES / "tested_library", folder)
+    (folder / "groups.cpp").write_text((folder / "groups.cpp").read_text() + "\nthis does not compile\n")
+    linked, note = hostprogram.program_ir(folder / "kernels.cu", CompileOptions())
+    assert linked is None and note == "some files of its library do not compile"
+    (site,) = host_code(folder / "kernels.cu", CompileOptions())[0]
+    assert any(expression[0] == "input" for expression in site.block)
+
+
 @pytest.mark.parametrize("kernel, faults", [("scale", True), ("scale_checked", False), ("rows", True),
                                             ("rows_fitting", False)])
 def test_a_buffer_is_as_large_as_the_host_allocates_it(kernel, faults):

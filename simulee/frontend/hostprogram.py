@@ -162,9 +162,9 @@ def _program(units: frozenset, main: Path | None, options, source: Path) -> tupl
     """(the program's IR or None, the note, the units that compiled), once per program for
     all its sources (a library's when `main` is None). Within `options.timeout` (a scan's
     file), `source` and main compile first, the other units only while UNITS_SHARE of it
-    is left (linking needs the rest): those it leaves out are said in the note, and a
-    library short of some is no program (its source's own launch sites stand, with the
-    parameters a scan reads other files' calls of)."""
+    is left (linking needs the rest): those it leaves out are said in the note. A library
+    short of some (left out, or not compiling) is no program: its source's own launch
+    sites stand, with the parameters a scan reads other files' calls of."""
     compiled, late = {}, []
     deadline = _clock() + options.timeout * UNITS_SHARE if options.timeout else None
     first = [unit for unit in (source, main) if unit in units]
@@ -187,8 +187,10 @@ def _program(units: frozenset, main: Path | None, options, source: Path) -> tupl
         pass
     if main is None and len(compiled) < 2:
         return None, "no other file of its library compiles", frozenset(compiled)
-    if main is None and late:  # a library short of units: the source's own launches, which a scan calls through
-        return None, _late_note(late, units), frozenset(compiled)
+    if main is None and len(units & compiled.keys()) < len(units):  # short of units (late, or not compiling): the
+        # source's own launches stand, which a scan calls through (the inlined launchers of a part hide the calls)
+        return None, _late_note(late, units) if late else "some files of its library do not compile", \
+            frozenset(compiled)
     if sum(map(len, compiled.values())) > MAX_IR:
         return None, "the program's host code is too large to link", frozenset(compiled)
     linked, note = _cached_link(compiled, main, whole=not late)
