@@ -453,7 +453,8 @@ class SearchSpace:
         for them may misbehave only off them), and with every one of them changed together by
         each of `joint` (all of them ALIGNED), each with what it changes ("n=2"): a finding
         every one of them shows holds whatever the host passes there. Values the host code's
-        conditions fix, and changes that make no launch, are left out."""
+        conditions fix, and changes that make no launch, are left out, and so is ALIGNED alone
+        for a single value: that is the joint variant, which callers run with `joint=ALIGNED`."""
         if not launch.site_inputs:
             return []
         number, inputs = launch.site_inputs
@@ -471,8 +472,9 @@ class SearchSpace:
                 direct.append(name)
         scalars = {p.name: p for p in self.kernel.scalars()}
         found = []
+        several = len(indices) + len(direct) > 1  # else ALIGNED alone is the joint variant the caller runs
         each = [((index,), change, ()) for index in sorted(indices) if alone
-                for change in changes or VARIED + (ALIGNED if site.inputs[index].kind != "float" else ())]
+                for change in changes or VARIED + (ALIGNED if several and site.inputs[index].kind != "float" else ())]
         for changed_inputs, change, also in each + [(tuple(sorted(indices)), change, direct) for change in joint]:
             made = self._varied(plan, inputs, changed_inputs, change)
             if made is None or made[0] == list(inputs) and not also:
@@ -491,7 +493,7 @@ class SearchSpace:
                 launch, grid=grid, block=block, args=args, site_inputs=(number, tuple(varied)),
                 shared_bytes=shared if self.kernel.dynamic_shared else launch.shared_bytes))))
         for name in direct if alone else ():  # a scalar the site does not pass (a by-value struct's member)
-            for change in changes or VARIED + (ALIGNED if isinstance(launch.args[name], int) else ()):
+            for change in changes or VARIED + (ALIGNED if several and isinstance(launch.args[name], int) else ()):
                 value = self._direct(launch, name, change)
                 found.append((f"{name}={value}", replace(launch, args={**launch.args, name: value})))
         return found
