@@ -1462,7 +1462,7 @@ def _launch_sites(args, files: list[Path], options) -> tuple[dict, dict[Path, di
     variables each file's host code writes (none when launches are given or
     --no-launch-sites); a file whose host code does not compile is said once."""
     from simulee.scanner.discover import host_sources, mentioning
-    from simulee.checker.sites import host_calls, host_code, identifier, launching, through_callers
+    from simulee.checker.sites import host_calls, host_code, identifier, launching, program_note, through_callers
 
     if not args.launch_sites or getattr(args, "launch", None) or getattr(args, "no_search", False) or args.grid \
             or args.block:
@@ -1474,6 +1474,9 @@ def _launch_sites(args, files: list[Path], options) -> tuple[dict, dict[Path, di
         read[file], written[file], defined, problem = host_code(file, options)
         if problem and args.verbose:
             print(f"simulee: note: {display(str(file))}: no launch sites read: {problem}", file=sys.stderr)
+        elif args.verbose and read[file]:
+            print(f"simulee: note: {display(str(file))}: launch sites read from {program_note(file, options)}",
+                  file=sys.stderr)
         for kernel in defined:
             defining.setdefault(kernel, set()).add(file)
     callees = set().union(*(site.open_functions() for sites in read.values() for site in sites))

@@ -157,6 +157,9 @@ def test_a_scan_takes_launch_sites_from_other_files(tmp_path: Path):
     check = next(r["check"] for r in records if r["record"] == "kernel")
     assert {tuple(launch["block"]) for launch in check["launches"]} == {(32, 1, 1)}
     assert [f for f in check["findings"] if f["severity"] == "error"] == []
+    with open(tmp_path / "out" / "files.csv", newline="") as stream:
+        host = {row["file"]: row["host"] for row in csv.DictReader(stream)}
+    assert host["launch.cu"] == "its own host code only: no main in its folder or those above it"
 
 
 @pytest.mark.parametrize("given", [("--block", "64"), ("--launch", "2/64")])
@@ -876,6 +879,7 @@ def test_a_width_the_build_gives_main_in_another_folder_is_the_hosts(tmp_path, w
     (site,) = sites
     assert site.args[1] == ["const", width]
     result = simulee("check", layer, "-q", "--format", "json", "-v", "--compile-commands", database)
+    assert "layer.cu: launch sites read from its whole host program" in result.stderr
     kernel = json.loads(result.stdout)["kernels"][0]
     assert {launch["args"]["width"] for launch in kernel["launches"]} == {width}
     assert "width" not in kernel.get("search", {}).get("genes", ())
@@ -885,6 +889,9 @@ def test_a_width_the_build_gives_main_in_another_folder_is_the_hosts(tmp_path, w
     assert scanned.returncode in (0, 1), scanned.stderr
     rows = list(csv.DictReader((tmp_path / "out" / "bugs.csv").open()))
     assert {(row["type"], int(row["line"])) for row in rows if row["severity"] == "error"} == expected
+    (layer_row,) = [row for row in csv.DictReader((tmp_path / "out" / "files.csv").open())
+                    if row["file"] == "kernels/layer.cu"]
+    assert layer_row["host"] == "its whole host program"
 
 
 CMAKE_LISTS = """\

@@ -823,6 +823,17 @@ def with_program(path: Path, options, sites: list[Site]) -> list[Site]:
     return [site for site in sites if site.kernel not in launched] + program_sites
 
 
+def program_note(path: Path, options) -> str:
+    """How the launch sites of a source's host code were read (with_program): with its whole
+    host program, and what of it was left out, or from its own host code alone, and why."""
+    from simulee.frontend.hostprogram import program_ir
+
+    linked, note = program_ir(Path(path), options)
+    if linked is None:
+        return "its own host code only" + (f": {note}" if note else "")
+    return "its whole host program" + (f" ({note})" if note else "")
+
+
 @functools.lru_cache(maxsize=4)
 def _program_sites(linked: str) -> tuple[Site, ...] | None:
     """The launch sites of a whole program's host IR (read once for all its sources), through

@@ -3,7 +3,8 @@ and keep the results in an output folder, one row as each file or kernel finishe
 
 The output folder holds:
   scan.jsonl     the ledger: one JSON record per file listed and per kernel checked
-  files.csv      per file: status, how many kernels, the compiler's first error
+  files.csv      per file: status, how many kernels, the compiler's first error, how its host
+                 code was read (its whole host program, or its own alone and why)
   kernels.csv    per kernel: status, launches tried, best fitness, seconds, findings
   findings.csv   per finding of a kernel (formats.FINDING_COLUMNS)
   bugs.csv       per root cause: a bug shared by kernels, template instances and launches is
@@ -54,7 +55,7 @@ from simulee.scanner.workers import Limits, Pool
 LEDGER = "scan.jsonl"
 LOCK = ".lock"
 REPORT_SECONDS = 5.0  # the reports (bugs.csv, report.sarif, ...) are rewritten at most this often while a scan runs
-FILES_COLUMNS = ("project", "file", "status", "kernels", "seconds", "error", "sha256")
+FILES_COLUMNS = ("project", "file", "status", "kernels", "seconds", "error", "host", "sha256")
 KERNELS_COLUMNS = ("project", "file", "kernel", "line", "status", "launches", "best_fitness", "seconds", "findings",
                    "errors", "error", "verdict", "verdict_reason", "sha256")
 BARRIERS_COLUMNS = ("project", "file", "kernel", "line", "column", "verdict", "kernel_verdict", "passes",
@@ -503,7 +504,8 @@ class Ledger:
         checks = rootcause.bugs([r["check"] for r in records if r["record"] == "kernel"], self.root).records
         return {
             "files.csv": [{"project": project, "file": r["file"], "status": r["status"], "kernels": len(r["kernels"]),
-                           "seconds": r.get("seconds", ""), "error": r["error"], "sha256": r["sha256"]}
+                           "seconds": r.get("seconds", ""), "error": r["error"], "host": r.get("host", ""),
+                           "sha256": r["sha256"]}
                           for r in files],
             "kernels.csv": [_kernel_row(r, project) for r in records if r["record"] == "kernel"],
             "findings.csv": formats.finding_rows(checks, project),

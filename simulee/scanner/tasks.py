@@ -122,9 +122,9 @@ def list_kernels(task: FileTask) -> dict:
 
 def _host_code(task: FileTask, start: float) -> tuple[list[dict], dict, str]:
     """The launch sites of the file's host code as JSON, the device variables it writes
-    (sites.read_host), and why there are none; its compiler gets what is left of the
-    file's time (options.timeout) after the device side."""
-    from simulee.checker.sites import host_code
+    (sites.read_host), and why there are none, or how they were read (sites.program_note);
+    its compiler gets what is left of the file's time (options.timeout) after the device side."""
+    from simulee.checker.sites import host_code, program_note
 
     if not task.launch_sites:
         return [], {}, ""
@@ -135,6 +135,8 @@ def _host_code(task: FileTask, start: float) -> tuple[list[dict], dict, str]:
             return [], {}, "host code not compiled: no time left after the device code"
         options = replace(options, timeout=left)
     sites, written, _, host = host_code(Path(task.root, task.file), options)
+    if not host and Path(task.file).suffix.lower() == ".cu":
+        host = program_note(Path(task.root, task.file), options)
     return _relative([site.to_json() for site in sites], task.root), dict(sorted(written.items())), \
         _relative(host, task.root)
 
