@@ -3,6 +3,7 @@ compile to is tested by running it: test_interpreter.)"""
 
 import json
 import shutil
+import subprocess
 
 import pytest
 
@@ -260,6 +261,46 @@ def test_cache_reuses_rebuilds_and_distrusts(tmp_path, monkeypatch):
         manifest.write_text("{not json")
     assert frontend.compile_cuda(source, frontend.CompileOptions(), cache) == second
     assert len(compiles) == 5
+
+
+def test_a_failed_compile_is_cached_until_a_file_it_read_changes(tmp_path, monkeypatch):
+    """A source that does not compile (its header lacks what it uses) fails again from the
+    cache, with the same first error, without running the compiler; fixing the header
+    compiles it. A compiler that was killed is not a failure kept."""
+    from simulee.errors import CompileError
+    from simulee.frontend import compiler as frontend
+    from simulee.frontend.cache import IRCache
+
+    source, header = tmp_path / "k.cu", tmp_path / "k.cuh"
+    header.write_text("#define OTHER 1\n")
+    source.write_text('#include "k.cuh"\n__global__ void k(int *p) { p[0] = VALUE; }\n')
+    cache = IRCache(tmp_path / "cache")
+    compiles = []
+    real_run = frontend.run_compiler
+
+    def counting_run(command, *args, **kwargs):
+        compiles.append(command)
+        return real_run(command, *args, **kwargs)
+
+    monkeypatch.setattr(frontend, "run_compiler", counting_run)
+    with pytest.raises(CompileError) as first:
+        frontend.compile_cuda(source, frontend.CompileOptions(), cache)
+    ran = len(compiles)
+    with pytest.raises(CompileError) as again:
+        frontend.compile_cuda(source, frontend.CompileOptions(), cache)
+    assert len(compiles) == ran and str(again.value) == str(first.value) and "VALUE" in str(first.value)
+    assert again.value.diagnostics == first.value.diagnostics
+    header.write_text("#define VALUE 3\n")  # the header it read changed: compiled again, and it compiles
+    assert "store i32 3" in frontend.compile_cuda(source, frontend.CompileOptions(), cache)
+
+    killed = tmp_path / "killed.cu"
+    killed.write_text("__global__ void k(int *p) { p[0] = 1; }\n")
+    monkeypatch.setattr(frontend, "run_compiler", lambda command, *args, **kwargs: subprocess.CompletedProcess(
+        command, -9, "", "killed"))
+    with pytest.raises(CompileError):
+        frontend.compile_cuda(killed, frontend.CompileOptions(), cache)
+    monkeypatch.setattr(frontend, "run_compiler", real_run)
+    assert "@_Z1kPi" in frontend.compile_cuda(killed, frontend.CompileOptions(), cache)
 
 
 def test_unwritable_cache_is_not_an_error(tmp_path):

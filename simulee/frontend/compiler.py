@@ -291,7 +291,8 @@ def compile_cuda(path: Path, options: CompileOptions = CompileOptions(), cache: 
     (with `host`, its host side, optimized as optimize_host says, for launch sites).
     A missing header is stood in for and failing host code left out (salvage.py); the IR
     then starts with a `; simulee: degraded: ...` line (see `degradation`). The result is
-    cached; a cached entry is reused only while every file the compiler read is unchanged.
+    cached, and so is a failure (the same CompileError again); a cached entry is reused
+    only while every file the compiler read is unchanged.
     The source is named by its absolute path as given (a link inside a repository keeps
     its own name)."""
     clang = find_clang(options.clang)
@@ -307,6 +308,8 @@ def compile_cuda(path: Path, options: CompileOptions = CompileOptions(), cache: 
     )
     cache = cache or IRCache()
     cached = cache.get(key)
+    if cached is not None and cached.startswith(FAILED):
+        raise CompileError(*json.loads(cached[len(FAILED):]))
     if cached is not None:
         return cached
     with tempfile.TemporaryDirectory(prefix="simulee-") as tmp:
@@ -346,15 +349,25 @@ def compile_cuda(path: Path, options: CompileOptions = CompileOptions(), cache: 
                       f"{', '.join(attempt.missing)}: {message}"
         elif degraded:
             message += f" [after {degraded}]"
+        if result.returncode == 1:  # the compiler's errors, not a crash: kept while what it read is unchanged
+            cache.put(key, FAILED + json.dumps([message, diagnostics]), _kept(deps, clang))
         raise CompileError(message, diagnostics)
     ir = optimize_host(result.stdout, str(path)) if host else \
         inline_and_promote(device_library.adapt(result.stdout), str(path))
     if degraded:
         ir = f"; simulee: degraded: {degraded}\n" + ir
-    # ziglang's and the toolkit's headers are covered by their versions in the key.
-    cache.put(key, ir, [dep for dep in deps if not (clang.bundled and dep.startswith(clang.resource_dir))
-                        and not dep.startswith(library_folders()[1:])])
+    cache.put(key, ir, _kept(deps, clang))
     return ir
+
+
+FAILED = "; simulee: does not compile\n"  # a cached compile that failed: its message and diagnostics follow
+
+
+def _kept(deps: list[str], clang) -> list[str]:
+    """The files read (`deps`) a cached compile depends on: ziglang's and the toolkit's
+    headers are covered by their versions in the key."""
+    return [dep for dep in deps if not (clang.bundled and dep.startswith(clang.resource_dir))
+            and not dep.startswith(library_folders()[1:])]
 
 
 _ANNOTATION = re.compile(r"(?<![\w.])__(requires|ensures|invariant|global_invariant|assume|axiom)\s*\(")
