@@ -598,6 +598,28 @@ def test_a_library_whose_units_take_too_long_is_linked_from_those_compiled_in_ti
     assert any(expression[0] == "input" for expression in site.block)
 
 
+def test_a_program_whose_other_units_take_too_long_is_linked_from_main_and_the_source(tmp_path, monkeypatch):
+    """tests/sites/program with a third unit main does not need, within a scan's file time
+    that the source and main.cpp spend: that unit is left out (the note and program_note say
+    so), and the rest is still a program: main's width reaches the launch as a constant
+    through the constructor and the launcher, which the link makes internal to fold it."""
+    import shutil
+    from simulee.checker.sites import program_note
+    from simulee.frontend import hostprogram
+
+    folder = tmp_path / "program"
+    shutil.copytree(SITES / "program", folder)
+    (folder / "report.cpp").write_text('#include <cstdio>\nvoid report(int width) { printf("%d\\n", width); }\n')
+    clock = iter(range(0, 100000, 100))  # each look at the clock is 100 s later
+    monkeypatch.setattr(hostprogram, "_clock", lambda: next(clock))
+    options = CompileOptions(timeout=300)
+    linked, note = hostprogram.program_ir(folder / "layer.cu", options)
+    assert linked is not None and "1 of its 3 translation units left out: not compiled in time (report.cpp)" in note
+    assert program_note(folder / "layer.cu", options).startswith("its host program (")
+    (site,) = host_code(folder / "layer.cu", options)[0]
+    assert site.args[1] == ["const", 16]
+
+
 def test_a_library_one_of_whose_units_does_not_compile_is_no_program(tmp_path):
     """tests/sites/tested_library with groups.cpp broken: the rest of the library would hide
     the calls a scan reads, so there is no program and kernels.cu's own launcher stands."""
@@ -879,7 +901,7 @@ def test_a_width_the_build_gives_main_in_another_folder_is_the_hosts(tmp_path, w
     (site,) = sites
     assert site.args[1] == ["const", width]
     result = simulee("check", layer, "-q", "--format", "json", "-v", "--compile-commands", database)
-    assert "layer.cu: launch sites read from its whole host program" in result.stderr
+    assert "layer.cu: launch sites read from its host program" in result.stderr
     kernel = json.loads(result.stdout)["kernels"][0]
     assert {launch["args"]["width"] for launch in kernel["launches"]} == {width}
     assert "width" not in kernel.get("search", {}).get("genes", ())
@@ -891,7 +913,7 @@ def test_a_width_the_build_gives_main_in_another_folder_is_the_hosts(tmp_path, w
     assert {(row["type"], int(row["line"])) for row in rows if row["severity"] == "error"} == expected
     (layer_row,) = [row for row in csv.DictReader((tmp_path / "out" / "files.csv").open())
                     if row["file"] == "kernels/layer.cu"]
-    assert layer_row["host"] == "its whole host program"
+    assert layer_row["host"] == "its host program"
 
 
 CMAKE_LISTS = """\

@@ -831,7 +831,7 @@ def program_note(path: Path, options) -> str:
     linked, note = program_ir(Path(path), options)
     if linked is None:
         return "its own host code only" + (f": {note}" if note else "")
-    return "its whole host program" + (f" ({note})" if note else "")
+    return "its host program" + (f" ({note})" if note else "")
 
 
 @functools.lru_cache(maxsize=4)

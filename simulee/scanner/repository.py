@@ -4,7 +4,7 @@ and keep the results in an output folder, one row as each file or kernel finishe
 The output folder holds:
   scan.jsonl     the ledger: one JSON record per file listed and per kernel checked
   files.csv      per file: status, how many kernels, the compiler's first error, how its host
-                 code was read (its whole host program, or its own alone and why)
+                 code was read (its host program, or its own alone and why)
   kernels.csv    per kernel: status, launches tried, best fitness, seconds, findings
   findings.csv   per finding of a kernel (formats.FINDING_COLUMNS)
   bugs.csv       per root cause: a bug shared by kernels, template instances and launches is
