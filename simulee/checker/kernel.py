@@ -867,6 +867,10 @@ def conditional(finding: Finding, why: str) -> None:
     finding.details["conditional"] = why
 
 
+SEARCH_SHARE = 0.75  # of a kernel's time the search may take: a search of large launches that ran to the end
+# left its findings' replays none (llm.c's softmax backward: a true race a warning, "not known" at another T)
+
+
 def detection_launch(launch: Launch, deadline: float = float("inf")) -> tuple[Launch, str]:
     """`launch` as a check runs it (tracking what Simulee invented, interpreter.taint), and
     a note when that is not all of it: at most FULL_CHECK_THREADS threads (else
@@ -970,8 +974,9 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
     buffers), the sites' launches or `base` are checked alone, unless a site passes one
     buffer as two pointers, or they find a barrier redundant (which the launches the
     search finds may need) or access nothing (a vacuous check). The check's seconds count
-    the search too; both together stop at options.max_seconds. `progress(text)` is told
-    what is being done."""
+    the search too; both together stop at options.max_seconds, the search at SEARCH_SHARE
+    of it (checking what it found, and the replays that judge each finding, need the
+    rest). `progress(text)` is told what is being done."""
     from evolve.constants import compared_constants
     from evolve.search import search
     from evolve.space import FILL, SEARCHED_FILLS, SearchSpace, alias_pairs
@@ -1010,7 +1015,8 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
         if not space.genes or not any(finding.type in judged for finding in check.findings):
             return check
     found = search(program, space, options.population, options.generations, options.launches, options.seed,
-                   progress, deadline, tuple(options.seed_launches.get(kernel.symbol, ())))
+                   progress, start + SEARCH_SHARE * options.max_seconds,
+                   tuple(options.seed_launches.get(kernel.symbol, ())))
     searched = [replace(c.launch, origin=c.launch.origin if c.launch.origin and not _aliased(c.launch, fixed)
                         else "search") for c in found.best]  # an in-place call the search tried: its own
     fitness = [candidate.fitness for candidate in found.best]
