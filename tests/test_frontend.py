@@ -331,3 +331,28 @@ def test_a_distribution_clang_lists_the_same_kernels(run_cli):
     status, distribution, err = run_cli("kernels", KERNELS, "--format", "json", "--clang", "clang-19")
     assert status == 0, err
     assert distribution == bundled
+
+
+def test_nvidias_device_function_headers_included_by_name_are_simulees(tmp_path):
+    """A source that includes NVIDIA's device-function headers by name (<sm_61_intrinsics.h>
+    for __dp4a, as the CUDA book's mixed-precision sample does; the atomics and warp
+    intrinsics headers) compiles, with Simulee's definitions of what they declare, and they
+    compute what CUDA documents: 1*5 + 2*6 + 3*7 + 4*8 + 10 = 80, and 64 atomic adds of 1."""
+    import numpy as np
+    from interpreter.launch import Launch
+    from interpreter.simt import execute
+
+    headers = ("sm_61_intrinsics.h", "sm_20_atomic_functions.h", "sm_32_atomic_functions.h", "sm_30_intrinsics.h",
+               "sm_32_intrinsics.h", "device_atomic_functions.h", "sm_20_intrinsics.h", "device_double_functions.h")
+    source = tmp_path / "named.cu"
+    source.write_text("".join(f"#include <{header}>\n" for header in headers) + """
+__global__ void dot(int *out, const char4 *a, const char4 *b) {
+  atomicAdd(&out[1], 1);
+  if (threadIdx.x == 0) out[0] = __dp4a(a[0], b[0], 10);
+}
+""")
+    loaded = program(source)
+    a, b = np.array([1, 2, 3, 4], dtype=np.int8), np.array([5, 6, 7, 8], dtype=np.int8)
+    result = execute(loaded, "dot", Launch((1, 1, 1), (64, 1, 1), {"out": np.zeros(2, np.int32), "a": a, "b": b}))
+    assert result.status == "ok", result.message
+    assert result.buffers["out"].tolist() == [80, 64]

@@ -52,6 +52,28 @@
 #define __DEVICE_FUNCTIONS_DECLS_H__
 #define __MATH_FUNCTIONS_H__
 #define __MATH_FUNCTIONS_HPP__
+/* ... and so do those a source may include by name (<sm_61_intrinsics.h> for __dp4a, <sm_20_atomic_functions.h>),
+   which would define again what Simulee's define */
+#define __DEVICE_ATOMIC_FUNCTIONS_H__
+#define __DEVICE_ATOMIC_FUNCTIONS_HPP__
+#define __DEVICE_DOUBLE_FUNCTIONS_H__
+#define __DEVICE_DOUBLE_FUNCTIONS_HPP__
+#define __SM_20_ATOMIC_FUNCTIONS_H__
+#define __SM_20_ATOMIC_FUNCTIONS_HPP__
+#define __SM_20_INTRINSICS_H__
+#define __SM_20_INTRINSICS_HPP__
+#define __SM_30_INTRINSICS_H__
+#define __SM_30_INTRINSICS_HPP__
+#define __SM_32_ATOMIC_FUNCTIONS_H__
+#define __SM_32_ATOMIC_FUNCTIONS_HPP__
+#define __SM_32_INTRINSICS_H__
+#define __SM_32_INTRINSICS_HPP__
+#define __SM_35_ATOMIC_FUNCTIONS_H__
+#define __SM_35_INTRINSICS_H__
+#define __SM_60_ATOMIC_FUNCTIONS_H__
+#define __SM_60_ATOMIC_FUNCTIONS_HPP__
+#define __SM_61_INTRINSICS_H__
+#define __SM_61_INTRINSICS_HPP__
 
 #pragma push_macro("nv_weak")
 #define nv_weak weak /* device-runtime stubs in cuda_device_runtime_api.h: weak definitions */
