@@ -620,6 +620,20 @@ def test_a_program_whose_other_units_take_too_long_is_linked_from_main_and_the_s
     assert site.args[1] == ["const", 16]
 
 
+@pytest.mark.parametrize("call, races", [("(data, data, size)", True), ("(data + size, data, size)", False)])
+def test_an_in_place_call_its_launch_site_makes_is_the_hosts(tmp_path, call, races):
+    """tests/sites/in_place.cu: the launcher passes one buffer as both pointers, so blocks
+    write what other blocks read: an error (the site's alias, not one the search tried;
+    every size the replays try shows it). Writing past the input instead: no race."""
+    source = tmp_path / "in_place.cu"
+    source.write_text((SITES / "in_place.cu").read_text().replace("(data, data, size)", call))
+    result = simulee("check", source, "-q", "--format", "json")
+    kernel = json.loads(result.stdout)["kernels"][0]
+    expected = {("data-race", line_in("in_place.cu", "// the write"))} if races else set()
+    assert {(f["type"], f["line"]) for f in errors(kernel)} == expected
+    assert not [f for f in kernel["findings"] if "an in-place call" in f["message"]]
+
+
 def test_a_library_one_of_whose_units_does_not_compile_is_no_program(tmp_path):
     """tests/sites/tested_library with groups.cpp broken: the rest of the library would hide
     the calls a scan reads, so there is no program and kernels.cu's own launcher stands."""

@@ -1017,7 +1017,7 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
     found = search(program, space, options.population, options.generations, options.launches, options.seed,
                    progress, start + SEARCH_SHARE * options.max_seconds,
                    tuple(options.seed_launches.get(kernel.symbol, ())))
-    searched = [replace(c.launch, origin=c.launch.origin if c.launch.origin and not _aliased(c.launch, fixed)
+    searched = [replace(c.launch, origin=c.launch.origin if c.launch.origin and not _aliased(c.launch, fixed, space)
                         else "search") for c in found.best]  # an in-place call the search tried: its own
     fitness = [candidate.fitness for candidate in found.best]
     if host_written:  # and each launch found under every other kind of content too
@@ -1168,9 +1168,12 @@ def searched_alias(launch: Launch) -> bool:
     return launch.origin == "search" and any(isinstance(v, Alias) for v in launch.args.values())
 
 
-def _aliased(launch: Launch, fixed: set[str]) -> bool:
-    """Whether a launch makes two pointer parameters one buffer that `fixed` leaves open."""
-    return any(isinstance(value, Alias) and name not in fixed for name, value in launch.args.items())
+def _aliased(launch: Launch, fixed: set[str], space) -> bool:
+    """Whether a launch makes two pointer parameters one buffer that `fixed` leaves open and
+    that its launch site does not pass as one (`reduce<<<b, t>>>(d_out, d_out, n)`)."""
+    passed = dict(space.plans[launch.site_inputs[0]].aliases) if launch.site_inputs and space.plans else {}
+    return any(isinstance(value, Alias) and name not in fixed and passed.get(name) != value.target
+               for name, value in launch.args.items())
 
 
 def _identity(launch: Launch) -> tuple:
