@@ -634,6 +634,59 @@ def test_an_in_place_call_its_launch_site_makes_is_the_hosts(tmp_path, call, rac
     assert not [f for f in kernel["findings"] if "an in-place call" in f["message"]]
 
 
+@pytest.mark.parametrize("with_makefile", [True, False])
+def test_a_makefiles_link_rule_tells_a_sources_program(tmp_path, with_makefile):
+    """tests/sites/made: a folder of two programs, as a Makefile builds them: `sums` from
+    the objects of sums_main.cpp and sums.cu (pattern rules into obj/, names made with
+    addprefix and patsubst), `scale` from its sources. By its link rule, sums.cu's program
+    is main's in-place call: the blocks' race is an error. Without the Makefile the folder's
+    two mains make sums.cu part of a library whose launcher's pointers are its caller's,
+    unknown: no error."""
+    import shutil
+    from simulee.frontend import make
+
+    folder = tmp_path / "made"
+    shutil.copytree(SITES / "made", folder)
+    if with_makefile:
+        assert make.program_of(folder / "sums.cu") == [folder / "sums_main.cpp", folder / "sums.cu"]
+        assert make.program_of(folder / "sums_main.cpp") == [folder / "sums_main.cpp", folder / "sums.cu"]
+        assert make.program_of(folder / "scale.cu") == [folder / "scale.cu", folder / "scale_main.cpp"]
+    else:
+        (folder / "Makefile").unlink()
+        assert make.program_of(folder / "sums.cu") is None
+    result = simulee("check", folder / "sums.cu", "-q", "--format", "json", "-v")
+    kernel = json.loads(result.stdout)["kernels"][0]
+    expected = {("data-race", line_in("made/sums.cu", "// the write"))} if with_makefile else set()
+    assert {(f["type"], f["line"]) for f in errors(kernel)} == expected
+    assert ("sums.cu: launch sites read from its host program (a library" in result.stderr) != with_makefile
+
+
+def test_a_makefile_above_the_source_with_substitutions_and_a_shared_library(tmp_path):
+    """make.program_of on a Makefile one folder above the sources: `$(wildcard)`, a
+    substitution reference, `+=`, `?=` and a continued line name the objects; a source two
+    programs link (a library both use) belongs to no one program; a source no rule builds
+    gets none."""
+    from simulee.frontend import make
+
+    (tmp_path / "src").mkdir()
+    for name in ("src/a.cu", "src/b.cu", "main.cpp", "test.cpp", "common.cu", "unbuilt.cu"):
+        (tmp_path / name).write_text("int x;\n")
+    (tmp_path / "Makefile").write_text(
+        "SOURCES := $(wildcard src/*.cu)\n"
+        "OBJECTS = $(SOURCES:.cu=.o) \\\n    main.o\n"
+        "OBJECTS += common.o\n"
+        "OBJECTS ?= ignored.o\n"
+        "app: $(OBJECTS) # the program\n\tnvcc $^ -o $@\n"
+        "tests: test.o common.o\n\tnvcc $^ -o $@\n"
+        "%.o: %.cu\n\tnvcc -c $< -o $@\n")
+    program = [tmp_path / "src/a.cu", tmp_path / "src/b.cu", tmp_path / "main.cpp", tmp_path / "common.cu"]
+    assert make.program_of(tmp_path / "src" / "b.cu") == program
+    assert make.program_of(tmp_path / "test.cpp") == [tmp_path / "test.cpp", tmp_path / "common.cu"]
+    assert make.program_of(tmp_path / "common.cu") is None  # linked into app and tests
+    assert make.program_of(tmp_path / "unbuilt.cu") is None
+    assert make.program_of(tmp_path / "src" / "a.cu", confine=(str(tmp_path / "src"),)) is None  # not above it
+
+
 def test_a_library_one_of_whose_units_does_not_compile_is_no_program(tmp_path):
     """tests/sites/tested_library with groups.cpp broken: the rest of the library would hide
     the calls a scan reads, so there is no program and kernels.cu's own launcher stands."""

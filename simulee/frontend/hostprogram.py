@@ -5,7 +5,9 @@ passes a layer width to a constructor, which stores it in a struct a launcher in
 reads. The translation units of the source's program (by the compilation database when it
 lists the source: its build target's sources and the targets without a main it may link;
 else by a CMakeLists.txt of its folder or above whose executable target holds it or links
-a library that does, with the libraries it links; else the C, C++ and CUDA sources of its
+a library that does, with the libraries it links; else by a Makefile of its folder or
+above whose one link rule that builds it links the objects of those sources (make.py);
+else the C, C++ and CUDA sources of its
 folder, or of the nearest folder above whose tree holds one main, less those another
 includes; in a folder of several programs, a source that defines main with the sources
 that define none) that link into one program with a
@@ -24,7 +26,7 @@ launchers (functions that launch a kernel and that another of its functions call
 internal (any program may call the rest), so what a function of one file passes a launcher
 in another (a block shape it computes) is what the launch gets.
 
-May import: simulee.errors, simulee.frontend (cmake, compiler, passes)."""
+May import: simulee.errors, simulee.frontend (cmake, compiler, make, passes)."""
 
 from __future__ import annotations
 
@@ -37,7 +39,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from simulee.errors import SimuleeError
-from simulee.frontend import cmake, passes
+from simulee.frontend import cmake, make, passes
 from simulee.frontend.compiler import compile_cuda, database_entries, degradation
 
 SUFFIXES = (".cu", ".c", ".cc", ".cpp", ".cxx", ".c++")
@@ -71,7 +73,7 @@ def program_units(source: Path, options) -> tuple[frozenset, Path | None, str]:
     main (`main.cpp` beside `layers/`). In a folder where several sources define main, a
     source that defines one is its own program, with the folder's sources that define none,
     and one that defines none is of the library those make (with no main)."""
-    listed = _database_program(source, options) or _cmake_program(source, options)
+    listed = _database_program(source, options) or _cmake_program(source, options) or _make_program(source, options)
     if listed is not None:
         return listed
     folder = source.parent
@@ -148,6 +150,18 @@ def _cmake_program(source: Path, options) -> tuple[frozenset, Path, str] | None:
         mains = [unit for unit in units if _MAIN.search(_text(unit))]
         if source in units and len(mains) == 1 and len(units) <= MAX_UNITS:
             return frozenset(units), mains[0], ""
+    return None
+
+
+def _make_program(source: Path, options) -> tuple[frozenset, Path, str] | None:
+    """The program of `source` by a Makefile of its folder or above (make.program_of): the
+    sources of the objects the one link rule that builds it from `source` links; None where
+    no rule does, or its program does not define one main."""
+    units = [unit for unit in make.program_of(source, options.confine) or ()
+             if unit.suffix.lower() in SUFFIXES and _readable(unit, options.confine)]
+    mains = [unit for unit in units if _MAIN.search(_text(unit))]
+    if source in units and len(mains) == 1 and len(units) <= MAX_UNITS:
+        return frozenset(units), mains[0], ""
     return None
 
 
