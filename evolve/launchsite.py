@@ -37,20 +37,18 @@ class Input:
     parameter: tuple = ()  # (host function, parameter index, "", "x" or "y" of a packed dim3) when it is one
     unread: tuple[str, ...] = ()  # a parameter's: the files whose calls pass it, which Simulee could not read
     choices: tuple = ()  # an element of a constant table the host indexes (a loop over block_sizes[]): its values
+    start: int | None = None  # what a loop that carries it starts it at (`while (n > 1) n = reduce(n)`): its first
 
     def to_json(self) -> list:
-        data = [self.kind, self.bits, self.what]
-        if self.parameter or self.unread or self.choices:
-            data.append(list(self.parameter))
-        if self.unread or self.choices:
-            data.append(list(self.unread))
-        if self.choices:
-            data.append(list(self.choices))
-        return data
+        optional = [list(self.parameter), list(self.unread), list(self.choices), self.start]
+        while optional and optional[-1] in ([], None):
+            optional.pop()
+        return [self.kind, self.bits, self.what, *optional]
 
     @classmethod
     def from_json(cls, data: list) -> "Input":
-        return cls(data[0], data[1], data[2], *(tuple(data[i]) if len(data) > i else () for i in (3, 4, 5)))
+        return cls(data[0], data[1], data[2], *(tuple(data[i]) if len(data) > i else () for i in (3, 4, 5)),
+                   data[6] if len(data) > 6 else None)
 
 
 @dataclass(frozen=True)

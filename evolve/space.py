@@ -180,7 +180,8 @@ class SearchSpace:
             for name, expression in given.items():
                 if expression[0] == "input" and site.inputs[expression[1]].kind != "pointer" and \
                         expression[1] not in tabled:
-                    defaults[expression[1]] = base.args.get(name, defaults[expression[1]])
+                    if site.inputs[expression[1]].start is None:  # else the value the host's loop starts at
+                        defaults[expression[1]] = base.args.get(name, defaults[expression[1]])
                     if name.partition(".")[0] in relevant and chosen[expression[1]] is None:
                         chosen[expression[1]] = gene(name, lambda p=scalars[name]: _scalar_gene(
                             p, relevant[p.name.partition(".")[0]]))
@@ -614,9 +615,11 @@ def aliased_pointers(kernel: KernelInfo, arguments: dict[str, list]) -> tuple[tu
 
 
 def _input_default(site_input, base: Launch):
-    """What an input of a site is when nothing sets it: as many as the base launch has
-    threads along x (so a size covers a 1-D launch), 1.0 for a float; for an element of a
-    host table, its value nearest that."""
+    """What an input of a site is when nothing sets it: what the loop carrying it starts it
+    at, else as many as the base launch has threads along x (so a size covers a 1-D
+    launch), 1.0 for a float; for an element of a host table, its value nearest that."""
+    if site_input.start is not None and not site_input.choices:
+        return site_input.start
     value = 1.0 if site_input.kind == "float" else base.grid[0] * base.block[0]
     return min(site_input.choices, key=lambda choice: abs(choice - value)) if site_input.choices else value
 

@@ -687,6 +687,20 @@ def test_a_makefile_above_the_source_with_substitutions_and_a_shared_library(tmp
     assert make.program_of(tmp_path / "src" / "a.cu", confine=(str(tmp_path / "src"),)) is None  # not above it
 
 
+def test_a_size_a_host_loop_carries_starts_at_what_the_loop_is_entered_with():
+    """tests/sites/loop_carried.cu: `while (size > 1) size = reduce(data, size)` after
+    `size = 1 << 16`: the launch's size is the loop's, which Simulee cannot evaluate past
+    its first pass; the site's own launch is of that first value (256 blocks), and the
+    in-place race between blocks is an error."""
+    (site,) = host_code(SITES / "loop_carried.cu", CompileOptions())[0]
+    assert [i.start for i in site.inputs if i.kind == "integer"] == [1 << 16]
+    assert type(site).from_json(site.to_json()) == site  # as a scan's workers pass it
+    kernel = check_json("loop_carried.cu")
+    assert {launch["args"]["size"] for launch in kernel["launches"] if launch["origin"].startswith("site ")
+            and "searched" not in launch["origin"]} == {1 << 16}
+    assert {(f["type"], f["line"]) for f in errors(kernel)} == {("data-race", line_in("loop_carried.cu", "// the write"))}
+
+
 def test_a_library_one_of_whose_units_does_not_compile_is_no_program(tmp_path):
     """tests/sites/tested_library with groups.cpp broken: the rest of the library would hide
     the calls a scan reads, so there is no program and kernels.cu's own launcher stands."""

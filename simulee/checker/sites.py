@@ -621,7 +621,9 @@ class _Expressions:
         """A loop counter that starts at a constant and is only halved or doubled: in a loop of
         one block that nothing but it changes, the first of its values the loop's exit test
         accepts (["first", bits, test, values...], the test reading it as ["counter"]); in
-        another loop, an input with the values it can take; else an input."""
+        another loop, an input with the values it can take; else an input, which starts at
+        the one constant the loop is entered with, if any (`while (n > 1) n = reduce(n)`
+        after `n = 1 << 24`: the host's first launch is of 1 << 24)."""
         starts, steps = _steps(phi, self.reader.defined)
         values = _orbit(starts, steps, _bits(phi.type))
         block = self.reader.block_of[phi.result]
@@ -641,7 +643,9 @@ class _Expressions:
             if targets[0] == block.name:  # the loop goes on while the test holds
                 test = ["xor", 1, test, ["const", 1]]
             return ["first", _bits(phi.type), test, *(["const", v] for v in values)]
-        return self.input(("value", phi.result), phi.type, f"phi %{phi.result}", choices=tuple(sorted(values)))
+        entered = {v.value for v in phi.operands if isinstance(v, ir.ConstInt)}  # the constant it enters the loop with
+        return self.input(("value", phi.result), phi.type, f"phi %{phi.result}", choices=tuple(sorted(values)),
+                          start=entered.pop() if len(entered) == 1 and not values else None)
 
     def loaded(self, pointer, type_, depth: int) -> list:
         """A value read from memory: the one value ever stored there (a local written
@@ -663,12 +667,13 @@ class _Expressions:
                               choices=reader.settings[pointer.name])
         return self.input(("memory", repr(pointer)), type_ or pointer.type, "memory")
 
-    def input(self, key, type_, what: str, parameter: tuple = (), choices: tuple = ()) -> list:
+    def input(self, key, type_, what: str, parameter: tuple = (), choices: tuple = (), start: int | None = None
+              ) -> list:
         if key not in self.keys:
             kind = "float" if isinstance(type_, FloatType) else "pointer" if isinstance(type_, PointerType) or \
                 type_ is None else "integer"
             self.keys[key] = len(self.inputs)
-            self.inputs.append(Input(kind, _bits(type_), what, parameter, choices=choices))
+            self.inputs.append(Input(kind, _bits(type_), what, parameter, choices=choices, start=start))
         return ["input", self.keys[key]]
 
 
