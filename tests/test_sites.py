@@ -696,9 +696,11 @@ def test_a_size_a_host_loop_carries_starts_at_what_the_loop_is_entered_with():
     assert [i.start for i in site.inputs if i.kind == "integer"] == [1 << 16]
     assert type(site).from_json(site.to_json()) == site  # as a scan's workers pass it
     kernel = check_json("loop_carried.cu")
-    assert {launch["args"]["size"] for launch in kernel["launches"] if launch["origin"].startswith("site ")
-            and "searched" not in launch["origin"]} == {1 << 16}
-    assert {(f["type"], f["line"]) for f in errors(kernel)} == {("data-race", line_in("loop_carried.cu", "// the write"))}
+    sites = {launch["args"]["size"] for launch in kernel["launches"]
+             if launch["origin"].startswith("site ") and "searched" not in launch["origin"]}
+    assert sites == {1 << 16}
+    written = line_in("loop_carried.cu", "// the write")
+    assert {(f["type"], f["line"]) for f in errors(kernel)} == {("data-race", written)}
 
 
 def test_a_library_one_of_whose_units_does_not_compile_is_no_program(tmp_path):

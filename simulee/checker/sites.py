@@ -644,8 +644,10 @@ class _Expressions:
                 test = ["xor", 1, test, ["const", 1]]
             return ["first", _bits(phi.type), test, *(["const", v] for v in values)]
         entered = {v.value for v in phi.operands if isinstance(v, ir.ConstInt)}  # the constant it enters the loop with
+        start = entered.pop() if len(entered) == 1 and not values and _heads_loop(block.name, self.reader.incoming) \
+            else None
         return self.input(("value", phi.result), phi.type, f"phi %{phi.result}", choices=tuple(sorted(values)),
-                          start=entered.pop() if len(entered) == 1 and not values else None)
+                          start=start)
 
     def loaded(self, pointer, type_, depth: int) -> list:
         """A value read from memory: the one value ever stored there (a local written
@@ -675,6 +677,20 @@ class _Expressions:
             self.keys[key] = len(self.inputs)
             self.inputs.append(Input(kind, _bits(type_), what, parameter, choices=choices, start=start))
         return ["input", self.keys[key]]
+
+
+def _heads_loop(block: str, incoming: dict[str, list]) -> bool:
+    """Whether `block` reaches one of its own predecessors (a loop's header, not the merge
+    of an if: `argc > 1 ? atoi(argv[1]) : 7777` is a value the host may pass, not a start)."""
+    seen, pending = set(), [predecessor for predecessor, _ in incoming.get(block, [])]
+    while pending:
+        current = pending.pop()
+        if current == block:
+            return True
+        if current not in seen:
+            seen.add(current)
+            pending += [predecessor for predecessor, _ in incoming.get(current, [])]
+    return False
 
 
 def _steps(phi: ir.Instruction, defined: dict) -> tuple[list[int], list[tuple[str, int]]]:
