@@ -685,6 +685,12 @@ def test_a_makefile_above_the_source_with_substitutions_and_a_shared_library(tmp
     assert make.program_of(tmp_path / "common.cu") is None  # linked into app and tests
     assert make.program_of(tmp_path / "unbuilt.cu") is None
     assert make.program_of(tmp_path / "src" / "a.cu", confine=(str(tmp_path / "src"),)) is None  # not above it
+    (tmp_path / "src" / "Makefile").mkdir()  # not a file: the one above is read
+    assert make.program_of(tmp_path / "src" / "b.cu") == program
+    (tmp_path / "src" / "Makefile").rmdir()
+    (tmp_path / "src" / "Makefile").write_bytes(b"a.o: a.cu\n")
+    (tmp_path / "src" / "Makefile").chmod(0)  # unreadable, or linking nothing: the one above is read
+    assert make.program_of(tmp_path / "src" / "b.cu") == program
 
 
 def test_a_size_a_host_loop_carries_starts_at_what_the_loop_is_entered_with():

@@ -67,8 +67,12 @@ LEVELS = 2  # folders above a source's own where a Makefile that builds it is lo
 
 
 def _programs(source: Path, found: Path) -> list[list[Path]]:
-    """The sources of each program a link rule of the Makefile `found` makes from `source`."""
-    rules, folder = _rules(str(found), found.stat().st_mtime_ns), found.parent
+    """The sources of each program a link rule of the Makefile `found` makes from `source`
+    (none when it cannot be read)."""
+    try:
+        rules, folder = _rules(str(found), found.stat().st_mtime_ns), found.parent
+    except (OSError, UnicodeError):
+        return []
     programs = []
     for rule in rules:
         if any(target.endswith(OBJECTS) or "%" in target for target in rule.targets):
