@@ -145,11 +145,9 @@ def _cmake_program(source: Path, options) -> tuple[frozenset, Path, str] | None:
     the sources of the executable target that holds it or links a library that does, with
     those of the libraries it links; None where no listing tells one main for it."""
     for folder in cmake.projects(source, options.confine):
-        units = [unit for unit in cmake.program_of(source, folder) or ()
-                 if unit.suffix.lower() in SUFFIXES and _readable(unit, options.confine)]
-        mains = [unit for unit in units if _MAIN.search(_text(unit))]
-        if source in units and len(mains) == 1 and len(units) <= MAX_UNITS:
-            return frozenset(units), mains[0], ""
+        listed = _listed_program(source, cmake.program_of(source, folder), options.confine)
+        if listed is not None:
+            return listed
     return None
 
 
@@ -157,8 +155,13 @@ def _make_program(source: Path, options) -> tuple[frozenset, Path, str] | None:
     """The program of `source` by a Makefile of its folder or above (make.program_of): the
     sources of the objects the one link rule that builds it from `source` links; None where
     no rule does, or its program does not define one main."""
-    units = [unit for unit in make.program_of(source, options.confine) or ()
-             if unit.suffix.lower() in SUFFIXES and _readable(unit, options.confine)]
+    return _listed_program(source, make.program_of(source, options.confine), options.confine)
+
+
+def _listed_program(source: Path, listed: list[Path] | None, confine) -> tuple[frozenset, Path, str] | None:
+    """The program a build file lists for `source` (its sources that Simulee compiles and may
+    read), where it holds `source` and exactly one main; else None."""
+    units = [unit for unit in listed or () if unit.suffix.lower() in SUFFIXES and _readable(unit, confine)]
     mains = [unit for unit in units if _MAIN.search(_text(unit))]
     if source in units and len(mains) == 1 and len(units) <= MAX_UNITS:
         return frozenset(units), mains[0], ""
