@@ -225,6 +225,20 @@ def test_cuh_files_compile_directly(run_cli, tmp_path):
 # ---------------------------------------------------------------------------- cache
 
 
+def _counted_compiles(monkeypatch) -> list:
+    """The commands the compiler is run with from now on (it still runs)."""
+    from simulee.frontend import compiler as frontend
+
+    compiles, real_run = [], frontend.run_compiler
+
+    def counting_run(command, *args, **kwargs):
+        compiles.append(command)
+        return real_run(command, *args, **kwargs)
+
+    monkeypatch.setattr(frontend, "run_compiler", counting_run)
+    return compiles
+
+
 def test_cache_reuses_rebuilds_and_distrusts(tmp_path, monkeypatch):
     from simulee.frontend import compiler as frontend
     from simulee.frontend.cache import IRCache
@@ -234,14 +248,7 @@ def test_cache_reuses_rebuilds_and_distrusts(tmp_path, monkeypatch):
     header.write_text("#define VALUE 1\n")
     source.write_text('#include "k.cuh"\n__global__ void k(int *p) { p[0] = VALUE; }\n')
     cache = IRCache(tmp_path / "cache")
-    compiles = []
-    real_run = frontend.run_compiler
-
-    def counting_run(command, *args, **kwargs):
-        compiles.append(command)
-        return real_run(command, *args, **kwargs)
-
-    monkeypatch.setattr(frontend, "run_compiler", counting_run)
+    compiles = _counted_compiles(monkeypatch)
     first = frontend.compile_cuda(source, frontend.CompileOptions(), cache)
     assert frontend.compile_cuda(source, frontend.CompileOptions(), cache) == first
     assert len(compiles) == 1  # the second compile was a cache hit
@@ -275,14 +282,7 @@ def test_a_failed_compile_is_cached_until_a_file_it_read_changes(tmp_path, monke
     header.write_text("#define OTHER 1\n")
     source.write_text('#include "k.cuh"\n__global__ void k(int *p) { p[0] = VALUE; }\n')
     cache = IRCache(tmp_path / "cache")
-    compiles = []
-    real_run = frontend.run_compiler
-
-    def counting_run(command, *args, **kwargs):
-        compiles.append(command)
-        return real_run(command, *args, **kwargs)
-
-    monkeypatch.setattr(frontend, "run_compiler", counting_run)
+    compiles = _counted_compiles(monkeypatch)
     with pytest.raises(CompileError) as first:
         frontend.compile_cuda(source, frontend.CompileOptions(), cache)
     ran = len(compiles)
@@ -295,11 +295,12 @@ def test_a_failed_compile_is_cached_until_a_file_it_read_changes(tmp_path, monke
 
     killed = tmp_path / "killed.cu"
     killed.write_text("__global__ void k(int *p) { p[0] = 1; }\n")
+    real_run_compiler = frontend.run_compiler
     monkeypatch.setattr(frontend, "run_compiler", lambda command, *args, **kwargs: subprocess.CompletedProcess(
         command, -9, "", "killed"))
     with pytest.raises(CompileError):
         frontend.compile_cuda(killed, frontend.CompileOptions(), cache)
-    monkeypatch.setattr(frontend, "run_compiler", real_run)
+    monkeypatch.setattr(frontend, "run_compiler", real_run_compiler)
     assert "@_Z1kPi" in frontend.compile_cuda(killed, frontend.CompileOptions(), cache)
 
 
