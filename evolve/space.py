@@ -342,12 +342,13 @@ class SearchSpace:
         """The scalars the search sets: its argument genes, and those a site passes a bare
         open value as that nothing else of the site uses (a value the site computes, or one
         its grid, block or other arguments are computed from too, keeps what the host code
-        makes of it: CUDA-CNN's grid of kernelSize * kernelSize blocks and kernelSize)."""
+        makes of it: CUDA-CNN's grid of kernelSize * kernelSize blocks and kernelSize; one of
+        the values a host table or loop gives, `choices`, is the host's)."""
         names, related = {g.name for g in self.genes if g.argument}, set()
         for plan in self.plans:
             site = plan.site
             for name, expression in plan.scalars:
-                if expression[0] != "input":
+                if expression[0] != "input" or site.inputs[expression[1]].choices:
                     continue
                 elsewhere = [*site.grid, *site.block, site.shared, *site.conditions] + \
                     [e for other, e in plan.scalars if other != name]
@@ -616,9 +617,10 @@ def aliased_pointers(kernel: KernelInfo, arguments: dict[str, list]) -> tuple[tu
 
 def _input_default(site_input, base: Launch):
     """What an input of a site is when nothing sets it: what the loop carrying it starts it
-    at, else as many as the base launch has threads along x (so a size covers a 1-D
-    launch), 1.0 for a float; for an element of a host table, its value nearest that."""
-    if site_input.start is not None and not site_input.choices:
+    at (the host's first launch), else as many as the base launch has threads along x (so
+    a size covers a 1-D launch), 1.0 for a float; for an element of a host table, its value
+    nearest that."""
+    if site_input.start is not None and (not site_input.choices or site_input.start in site_input.choices):
         return site_input.start
     value = 1.0 if site_input.kind == "float" else base.grid[0] * base.block[0]
     return min(site_input.choices, key=lambda choice: abs(choice - value)) if site_input.choices else value

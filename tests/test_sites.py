@@ -709,6 +709,33 @@ def test_a_size_a_host_loop_carries_starts_at_what_the_loop_is_entered_with():
     assert {(f["type"], f["line"]) for f in errors(kernel)} == {("data-race", written)}
 
 
+def test_a_host_value_too_tangled_to_follow_is_read_in_time_as_an_input():
+    """tests/sites/tangled.cu: 48 steps of a hash, each reading the last step three times,
+    are an expression of 3^48 nodes as a tree; the site is read at once, `seed` through
+    inputs that stand for the steps too large to follow, `n` and the shape as the host's."""
+    (site,) = sites_of("tangled.cu")
+    out, n, seed = site.args
+    assert n == ["const", 1024] and site.grid[0] == ["const", 4] and site.block[0] == ["const", 256]
+    assert seed[0] != "const" and any("too large an expression" in i.what for i in site.inputs)
+    assert type(site).from_json(site.to_json()) == site
+    kernel = check_json("tangled.cu")
+    assert kernel["status"] != "not checked" and errors(kernel) == []
+
+
+@pytest.mark.parametrize("in_place", [True, False])
+def test_a_stride_a_host_loop_doubles_starts_where_the_loop_does(in_place):
+    """tests/sites/doubling.cu: `for (stride = 1; stride < size; stride *= 2)` launches with
+    the loop's strides; the site's own launch is of stride 1 (not padded past size as a row
+    stride Simulee chose would be, which leaves nothing accessed). In place, the race
+    between neighbours is an error; on two buffers the kernel is clean."""
+    kernel = check_json("doubling.cu", *(["-D", "IN_PLACE"] if in_place else []))
+    own = [launch for launch in kernel["launches"] if launch["origin"] == "site doubling.cu:10"]
+    assert own and all(launch["args"]["stride"] == 1 for launch in own)
+    written = line_in("doubling.cu", "// the write")
+    assert {(f["type"], f["line"]) for f in errors(kernel)} == ({("data-race", written)} if in_place else set())
+    assert not any(f["type"] == "vacuous" for f in kernel["findings"])
+
+
 def test_a_library_one_of_whose_units_does_not_compile_is_no_program(tmp_path):
     """tests/sites/tested_library with groups.cpp broken: the rest of the library would hide
     the calls a scan reads, so there is no program and kernels.cu's own launcher stands."""

@@ -44,6 +44,7 @@ ALLOCATORS = ("cudaMalloc", "cudaMallocManaged")  # (where, bytes, ...): a buffe
 # grid limits, shared memory per block, multiprocessors
 DEVICE_ATTRIBUTES = {1: 1024, 2: 1024, 3: 1024, 4: 64, 5: 2**31 - 1, 6: 65535, 7: 65535, 8: 49152, 10: 32, 16: 80}
 _STUB = re.compile(r"(\d+)__device_stub__")
+EXPRESSION_LIMIT = 1000  # nodes of a host value's expression past which it is an input
 _MINMAX = re.compile(r"llvm\.([su](?:min|max))\.i\d+$")
 _BIT_COUNTS = re.compile(r"llvm\.(ctpop|ctlz|cttz|abs)\.i\d+$")  # isPow2(n) is ctpop(n) < 2 at -O1
 # ceil((double) n / 512) and the other roundings of a float
@@ -529,6 +530,7 @@ class _Expressions:
         self.keys: dict = {}
         self.halves: dict[int, tuple[list, list]] = {}  # a packed dim3 input -> its x and y inputs
         self.counting: str | None = None  # the loop counter an exit test is being read of
+        self.made: dict[str, list] = {}  # each host value's expression, read once: the same list wherever it is used
 
     def dims(self, xy, z) -> tuple:
         """x and y packed in an i64 (low and high half), z an i32. A dim3 the host code
@@ -563,12 +565,24 @@ class _Expressions:
         if not read or max(read) >= known:
             del self.inputs[known:]
             self.keys = {key: index for key, index in self.keys.items() if index < known}
+            self.made = {}  # some may read the inputs just dropped
             return None
         return _folded(result)
 
     def of(self, value, depth: int = 0) -> list:
-        """The expression of a host value, constants folded."""
-        return _folded(self.unfolded(value, depth))
+        """The expression of a host value, constants folded; an input where it would have
+        more than EXPRESSION_LIMIT nodes (a hash whose every step reads the last one twice
+        doubles at each step)."""
+        local = isinstance(value, ir.Local)
+        key = value.name if local and self.counting is None else None
+        if key in self.made:
+            return self.made[key]
+        expression = _folded(self.unfolded(value, depth))
+        if local and _size(expression) > EXPRESSION_LIMIT:
+            expression = self.input(("value", value.name), value.type, f"%{value.name}, too large an expression")
+        if key is not None:
+            self.made[key] = expression
+        return expression
 
     def unfolded(self, value, depth: int) -> list:
         if isinstance(value, tuple) and value[0] == "load-of":  # a cudaLaunchKernel argument slot
@@ -621,9 +635,10 @@ class _Expressions:
         """A loop counter that starts at a constant and is only halved or doubled: in a loop of
         one block that nothing but it changes, the first of its values the loop's exit test
         accepts (["first", bits, test, values...], the test reading it as ["counter"]); in
-        another loop, an input with the values it can take; else an input, which starts at
-        the one constant the loop is entered with, if any (`while (n > 1) n = reduce(n)`
-        after `n = 1 << 24`: the host's first launch is of 1 << 24)."""
+        another loop, an input with the values it can take; else an input. Either input
+        starts at the one constant the loop is entered with, if any: the host's first launch
+        is of that (`while (n > 1) n = reduce(n)` after `n = 1 << 24`, of 1 << 24; a stride
+        doubling from 1, of stride 1)."""
         starts, steps = _steps(phi, self.reader.defined)
         values = _orbit(starts, steps, _bits(phi.type))
         block = self.reader.block_of[phi.result]
@@ -644,8 +659,7 @@ class _Expressions:
                 test = ["xor", 1, test, ["const", 1]]
             return ["first", _bits(phi.type), test, *(["const", v] for v in values)]
         entered = {v.value for v in phi.operands if isinstance(v, ir.ConstInt)}  # the constant it enters the loop with
-        start = entered.pop() if len(entered) == 1 and not values and _heads_loop(block.name, self.reader.incoming) \
-            else None
+        start = entered.pop() if len(entered) == 1 and _heads_loop(block.name, self.reader.incoming) else None
         return self.input(("value", phi.result), phi.type, f"phi %{phi.result}", choices=tuple(sorted(values)),
                           start=start)
 
@@ -677,6 +691,11 @@ class _Expressions:
             self.keys[key] = len(self.inputs)
             self.inputs.append(Input(kind, _bits(type_), what, parameter, choices=choices, start=start))
         return ["input", self.keys[key]]
+
+
+def _size(expression: list) -> int:
+    """The nodes of an expression, as a tree."""
+    return 1 + sum(_size(e) for e in expression[2:] if isinstance(e, list))
 
 
 def _heads_loop(block: str, incoming: dict[str, list]) -> bool:
