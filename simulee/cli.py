@@ -1461,7 +1461,7 @@ def _launch_sites(args, files: list[Path], options) -> tuple[dict, dict[Path, di
     of the kernel they launch (sites.launching) and kernel symbol, and the device
     variables each file's host code writes (none when launches are given or
     --no-launch-sites); a file whose host code does not compile is said once."""
-    from simulee.scanner.discover import host_sources, mentioning
+    from simulee.scanner.discover import host_sources, mentioning, wrappers_of
     from simulee.checker.sites import host_calls, host_code, identifier, launching, program_note, through_callers
 
     if not args.launch_sites or getattr(args, "launch", None) or getattr(args, "no_search", False) or args.grid \
@@ -1493,8 +1493,9 @@ def _launch_sites(args, files: list[Path], options) -> tuple[dict, dict[Path, di
                 unread[callee] = (*unread.get(callee, ()), display(str(file)))
         calls += found
     by_kernel: dict[str, dict] = {}  # kernel symbol -> the file whose host code holds them -> sites by key
+    wrappers = wrappers_of([site for sites in read.values() for site in sites], {str(file): file for file in files})
     for file, sites in read.items():
-        for site in through_callers(sites, calls, unread):
+        for site in through_callers(sites, calls, unread, wrappers=wrappers):
             by_kernel.setdefault(site.kernel, {}).setdefault(file, {}).setdefault(site.key(), site)
     launched: dict = {}
     for kernel, by_file in by_kernel.items():

@@ -871,6 +871,35 @@ def test_a_pointer_the_site_passes_null_is_null():
 
 
 @pytest.mark.parametrize("command", ["scan", "check"])
+@pytest.mark.parametrize("blocks", [1, 4])
+def test_a_wrapper_two_folders_define_takes_the_calls_of_its_own_folder(command, blocks, tmp_path: Path):
+    """tests/sites/folders: own/ and other/ each define `launch(int *, int, int)`, with the
+    blocks and threads in opposite order; own/ has two mains, so own/stamp.cu's launch is
+    read from the repository's calls of `launch`. other/main.cpp's call (256, 1) is of its
+    own wrapper, never 256 one-thread blocks of stamp (a false race); own/main.cpp's call
+    of one block is clean, and of four blocks, which all write out[threadIdx.x], a race."""
+    import shutil
+
+    folder = tmp_path / "folders"
+    shutil.copytree(SITES / "folders", folder)
+    main = folder / "own" / "main.cpp"
+    main.write_text(main.read_text().replace("#define BLOCKS 1", f"#define BLOCKS {blocks}"))
+    if command == "scan":
+        out = tmp_path / "out"
+        result = simulee("scan", folder, "-o", out, "--jobs", "1", "-q")
+        records = [json.loads(line) for line in (out / "scan.jsonl").read_text().splitlines()]
+        stamp = next(r["check"] for r in records if r["record"] == "kernel" and r["check"]["kernel"] == "stamp")
+    else:
+        result = simulee("check", folder, "-q", "--format", "json")
+        stamp = next(c for c in json.loads(result.stdout)["kernels"] if c["kernel"] == "stamp")
+    assert result.returncode == (1 if blocks > 1 else 0), result.stderr
+    assert {tuple(launch["grid"]) for launch in stamp["launches"] if launch["origin"].startswith("site")} == \
+        {(blocks, 1, 1)}
+    written = line_in("folders/own/stamp.cu", "// the write")
+    assert {(f["type"], f["line"]) for f in errors(stamp)} == ({("data-race", written)} if blocks > 1 else set())
+
+
+@pytest.mark.parametrize("command", ["scan", "check"])
 @pytest.mark.parametrize("small_launches", [True, False])
 def test_a_kernel_takes_the_launches_of_its_own_program_not_of_a_same_named_kernel(command, small_launches,
                                                                                      tmp_path: Path):

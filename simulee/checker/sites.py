@@ -167,23 +167,27 @@ def _constant_value(value) -> int | None:
 
 
 def through_callers(sites: list[Site], calls: list[Call], unread: dict[str, tuple[str, ...]] | None = None,
-                    depth: int = 3) -> list[Site]:
+                    depth: int = 3, wrappers: dict[str, set[str]] | None = None) -> list[Site]:
     """`sites` as the repository's calls make them: a launch that reads parameters of the
     host function it lies in (a wrapper `launch(dim3 grid, dim3 block, ...)`) becomes one
     launch per call of that function, its parameters what the call passes; up to `depth`
     callers out. A launch whose function nobody calls stays as it is, its parameters
     marked with the files in `unread` (function -> files whose host code names it but
-    could not be read) that may call it."""
+    could not be read) that may call it. A wrapper several files define (`wrappers`,
+    wrappers_of: the book's folders each define their own `reduction`, with other
+    parameters) is the one a call reaches from the nearest folder."""
     by_callee: dict[str, list[Call]] = {}
     for call in calls:
         by_callee.setdefault(call.callee, []).append(call)
+    wrappers = wrappers or {}
     result = []
     for site in sites:
         pending = [site]
         for _ in range(depth):
             reached = []
             for open_site in pending:
-                callers = [c for function in sorted(open_site.open_functions()) for c in by_callee.get(function, ())]
+                callers = [c for function in sorted(open_site.open_functions()) for c in by_callee.get(function, ())
+                           if _nearest(site.file, wrappers.get(function, set()), c.file)]
                 reached += [through(open_site, call) for call in callers] or [open_site]
             if reached == pending:
                 break
@@ -191,6 +195,19 @@ def through_callers(sites: list[Site], calls: list[Call], unread: dict[str, tupl
         found = {s.key(): s.unread_by(unread) if unread else s for s in pending}
         result += found.values()
     return result
+
+
+def _nearest(file: str, defining: set[str], caller: str) -> bool:
+    """Whether, of the files `defining` a function, `file` is one nearest the `caller`'s
+    folder (any, when it is not among them or alone)."""
+    defining = {os.path.abspath(other) for other in defining}  # as given (relative to one root) or absolute
+    if len(defining) < 2 or os.path.abspath(file) not in defining:
+        return True
+
+    def shared(other: str) -> int:
+        return len(os.path.commonprefix([Path(other).parent.parts, Path(os.path.abspath(caller)).parent.parts]))
+
+    return shared(os.path.abspath(file)) == max(map(shared, defining))
 
 
 def through(site: Site, call: Call) -> Site:

@@ -124,6 +124,24 @@ def mentioning(files: list[Path], names: set[str], folders: tuple[str, ...]) -> 
     return {file: called for file, called in found.items() if called}
 
 
+def wrappers_of(sites, files: dict[str, Path]) -> dict[str, set[str]]:
+    """Each host function a launch of `sites` reads parameters of (its symbol) -> the keys
+    of `files` whose text defines a function of its name (a wrapper `void reduction(...) {`
+    that several programs of a repository each define their own way)."""
+    from simulee.checker.sites import identifier
+
+    functions = {function: identifier(function) for site in sites for function in site.open_functions()}
+    found: dict[str, set[str]] = {}
+    for key, path in files.items() if functions else ():
+        try:
+            body = path.read_text(errors="replace")
+        except OSError:
+            continue
+        for name in set(_FUNCTION_HEAD.findall(body)) & set(functions.values()):
+            found.setdefault(name, set()).add(key)
+    return {function: found.get(name, set()) for function, name in functions.items()}
+
+
 _FUNCTION_HEAD = re.compile(r"\b([A-Za-z_]\w*)\s*\([^;{}()]*(?:\([^;{}()]*\)[^;{}()]*)*\)\s*(?:const\s*)?\{")
 
 

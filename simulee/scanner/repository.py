@@ -43,7 +43,7 @@ from simulee import __version__
 from simulee.frontend import compile_commands
 from simulee.report import formats, html, rootcause
 from simulee.frontend.cache import digest, file_digest
-from simulee.scanner.discover import host_sources, included_sources, inside, mentioning, repository
+from simulee.scanner.discover import host_sources, included_sources, inside, mentioning, repository, wrappers_of
 from simulee.errors import SimuleeError
 from simulee.model.findings import display
 from simulee.frontend.compiler import CompileOptions
@@ -236,8 +236,11 @@ def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, 
                 unread[function] = (*unread.get(function, ()), record["file"])
         sites: dict[str, dict] = {}  # kernel symbol -> the program whose host code holds them -> sites by key
         defining: dict[str, set] = {}  # kernel symbol -> the programs that define a kernel of that symbol
+        own = {record["file"]: [Site.from_json(site) for site in record.get("sites", [])] for record in listed}
+        wrappers = wrappers_of([site for found in own.values() for site in found],
+                               {file: Path(by_file[file].root) / file for file in own})
         for record in listed:
-            for site in through_callers([Site.from_json(site) for site in record.get("sites", [])], calls, unread):
+            for site in through_callers(own[record["file"]], calls, unread, wrappers=wrappers):
                 sites.setdefault(site.kernel, {}).setdefault(record["file"], {}).setdefault(site.key(), site.to_json())
             for _, _, *symbol in record.get("kernels") or []:
                 defining.setdefault(symbol[0] if symbol else "", set()).add(record["file"])
