@@ -736,6 +736,16 @@ def test_a_stride_a_host_loop_doubles_starts_where_the_loop_does(in_place):
     assert not any(f["type"] == "vacuous" for f in kernel["findings"])
 
 
+def test_a_grid_computed_from_a_dim3s_x_reads_the_same_value_as_the_block():
+    """tests/sites/argv_block.cu: `dim3 grid((n - 1) / block.x + 1)` after `dim3 block(size,
+    1)`: the grid's x is computed from the block's x input, so a launch Simulee makes never
+    pairs a block of one size with the grid of another."""
+    (site,) = sites_of("argv_block.cu")
+    assert site.block[0][0] == "input"
+    assert inputs_of(site.grid[0]) == {site.block[0][1]}
+    assert evaluate(site.grid[0], [None] * site.block[0][1] + [256] + [1] * len(site.inputs)) == 4096
+
+
 def test_a_library_one_of_whose_units_does_not_compile_is_no_program(tmp_path):
     """tests/sites/tested_library with groups.cpp broken: the rest of the library would hide
     the calls a scan reads, so there is no program and kernels.cu's own launcher stands."""

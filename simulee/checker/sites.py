@@ -443,6 +443,12 @@ class _Reader:
         sizes = None if arguments is None else tuple(self.allocation(a, expressions) for a in arguments)
         conditions = tuple(expressions.condition(edge) for edge in self.path(self.block))
         location = _user_place(self.debug.location(call.dbg))
+
+        def halved(expression):  # a dim3's x read before its halves were known: the grid from `block.x`
+            return _through_halves(expression, expressions.halves) if isinstance(expression, list) else expression
+
+        grid, shared = tuple(map(halved, grid)), halved(shared)
+        args, sizes = None if args is None else tuple(map(halved, args)), sizes and tuple(map(halved, sizes))
         return Site(kernel_of_stub(stub), location.file if location else "", location.line if location else 0,
                     grid, block, shared, args, tuple(expressions.inputs), cooperative,
                     tuple(c for c in conditions if c is not None), (),
