@@ -451,8 +451,8 @@ class SearchSpace:
         """Launches like `launch` (a site's) with one host value at a time (with `alone`) that
         the guessed scalars and dimensions `names` are computed from set to other values
         (`changes`, or VARIED: off the witness's alignment, near and far, and for an integer
-        ALIGNED too: the sizes hosts pass are most often multiples of it, and a kernel written
-        for them may misbehave only off them), and with every one of them changed together by
+        ALIGNED too: the sizes hosts pass are most often multiples of 128 or powers of two, and
+        a kernel written for them may misbehave only off them), and with every one of them changed together by
         each of `joint` (all of them ALIGNED), each with what it changes ("n=2"): a finding
         every one of them shows holds whatever the host passes there. Values the host code's
         conditions fix, and changes that make no launch, are left out, and so is ALIGNED alone
@@ -662,7 +662,15 @@ def _aligned(value: int, alignment: int = ALIGNMENT) -> int:
     return (value // alignment + 1) * alignment
 
 
-ALIGNED = (_aligned,)
+def _power_of_two(value) -> int:
+    """An integer's other value besides VARIED and _aligned: the next power of two (the block
+    sizes and benchmark sizes hosts pass most often are; a tree reduction written for them
+    strays into the next block off them)."""
+    whole = int(value)
+    return 1 << whole.bit_length() if whole > 0 else 1
+
+
+ALIGNED = (_aligned, _power_of_two)
 HALFWAY = (lambda v: 2 * v + 33,)  # about halfway to the far value: when that could not be run far enough to tell
 
 

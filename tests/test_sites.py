@@ -746,6 +746,53 @@ def test_a_grid_computed_from_a_dim3s_x_reads_the_same_value_as_the_block():
     assert evaluate(site.grid[0], [None] * site.block[0][1] + [256] + [1] * len(site.inputs)) == 4096
 
 
+def test_a_block_size_from_the_programs_argument_is_replayed_at_the_next_power_of_two():
+    """tests/sites/argv_reduce.cu: a tree reduction over slices of blockDim.x strays into the
+    next block only off powers of two, and the block size is the program's argument. A
+    witness at 852 threads is replayed at 896 (the next multiple of 128) and at 1,024, with
+    the grid the host computes for each; the race is a warning naming `block`."""
+    from evolve.space import ALIGNED, SearchSpace
+    from simulee.checker.kernel import default_launch
+
+    (site,) = sites_of("argv_reduce.cu")
+    kernel = program(SITES / "argv_reduce.cu").kernel("neighbours")
+    space = SearchSpace.of_sites(kernel, default_launch(kernel), {"n": ["branch"], "data": ["address"],
+                                 "sums": ["address"]}, set(), [site])
+    genome = space.initial(0)
+    genome[next(i for i, gene in enumerate(space.genes) if gene.name == "block.x")] = 852
+    launch = space.launch(genome)
+    assert launch.block[0] == 852 and launch.grid[0] == ((1 << 22) - 1) // 852 + 1
+    varied = [what for what, _ in space.variants(launch, ["gridDim.x", "blockDim.x"], joint=ALIGNED, alone=False)]
+    assert varied == ["gridDim.x=4682, blockDim.x=896", "gridDim.x=4096, blockDim.x=1024"]
+    kernel = check_json("argv_reduce.cu")
+    summed = line_in("argv_reduce.cu", "// the sum")
+    assert errors(kernel) == []
+    (race,) = [f for f in kernel["findings"] if f["type"] == "data-race"]
+    assert race["line"] == summed and "only for values Simulee chose" in race["message"] and "`block`" in race["message"]
+
+
+def test_a_variant_run_on_sampled_blocks_tells_of_a_race_between_blocks_it_ran():
+    """A variant of a large grid runs on runs of its blocks: where the witness's blocks are
+    among them (run whole), a race it does not show is one it does not have; elsewhere, or
+    when it stopped at its work, it tells nothing."""
+    from simulee.checker.kernel import PartialKeys, _tells
+    from simulee.model.findings import Finding, Place
+
+    ops = (("k", 10), ("k", 11))
+    keys = PartialKeys()
+    keys.reached, keys.blocks, keys.grid = frozenset(ops), frozenset([*range(256), *range(16128, 16384)]), (16384, 1, 1)
+
+    def race(first: int, second: int) -> Finding:
+        return Finding("data-race", "error", "k", "", Place("write", "k.cu", 3, 1, (first, 0, 0), (0, 0, 0)),
+                       Place("read", "k.cu", 3, 5, (second, 0, 0), (851, 0, 0)), ops=ops)
+
+    assert _tells(keys, race(1, 0)) and _tells(keys, race(16383, 16382))
+    assert not _tells(keys, race(5001, 5000))
+    stopped = PartialKeys()
+    stopped.reached = frozenset(ops)
+    assert not _tells(stopped, race(1, 0))
+
+
 def test_a_library_one_of_whose_units_does_not_compile_is_no_program(tmp_path):
     """tests/sites/tested_library with groups.cpp broken: the rest of the library would hide
     the calls a scan reads, so there is no program and kernels.cu's own launcher stands."""

@@ -530,8 +530,9 @@ def _shown(run: LaunchRun, launch: Launch, detectors, deadline: float, partial: 
     while fewer is not None and time.perf_counter() < deadline:  # fewer blocks whose trace fits, as a check runs
         other = execute(run.program, run.kernel, fewer)
         fewer = _fitting(other)
-    cut = other.status == "trace-limit" or other.status == "step-limit" and \
-        other.thread_instructions > launch.work_limit or partial and bool(sampled)  # stopped at its work
+    stopped = other.status == "trace-limit" or other.status == "step-limit" and \
+        other.thread_instructions > launch.work_limit  # stopped at its work
+    cut = stopped or partial and bool(sampled)
     if other.status in ("unsupported", "out-of-memory", "time-limit") or cut and not partial:  # not seen whole
         return None
     if rules is not None and rules.breaks(other, note=False):
@@ -539,6 +540,8 @@ def _shown(run: LaunchRun, launch: Launch, detectors, deadline: float, partial: 
     again = replace(run, result=other)
     found = [f for detector in detectors for f in detector.launch(again)]
     keys = (PartialKeys if cut else ShownKeys)(_shown_as(f) for f in found)
+    if cut and not stopped:  # every block of its sample ran whole
+        keys.blocks, keys.grid = frozenset(other.launch.sample), other.launch.grid
     ops, executed = other.trace.ops, other.trace["op"]
     keys.reached = frozenset((ops[op].function, ops[op].index) for op in np.unique(executed).tolist())
     keys.scoped = frozenset((_shown_as(f), f.scope) for f in found)
@@ -570,7 +573,19 @@ def _tells(keys: set | None, finding: Finding) -> bool:
     up, _shows, says nothing of it: a value that ends the work before it)."""
     if keys is None or _shows(keys, finding):
         return keys is not None
-    return not isinstance(keys, PartialKeys) and (finding.type not in RACES or set(finding.ops) <= keys.reached)
+    return (not isinstance(keys, PartialKeys) or _sampled_at(keys, finding)) and \
+        (finding.type not in RACES or set(finding.ops) <= keys.reached)
+
+
+def _sampled_at(keys: "PartialKeys", finding: Finding) -> bool:
+    """Whether a variant run on a sample of its blocks (a large grid) ran every block of it
+    whole, the blocks of the finding's witness among them (the same linear indices in its
+    grid): where it was shown, the variant would show it too."""
+    if keys.blocks is None:
+        return False
+    places = [place for place in (finding.first, finding.second) if place is not None and place.block is not None]
+    x, y, _ = keys.grid
+    return bool(places) and all(b[0] + x * (b[1] + y * b[2]) in keys.blocks for b in (p.block for p in places))
 
 
 def _shows(keys: set | None, finding: Finding) -> bool:
@@ -605,8 +620,12 @@ class ShownKeys(set):
 
 
 class PartialKeys(ShownKeys):
-    """The keys of the findings of a launch stopped at its trace limit: each is shown; one
-    not among them is not known."""
+    """The keys of the findings of a launch stopped at its trace limit, or run on a sample of
+    its blocks: each is shown; one not among them is not known, unless the sample (`blocks`
+    of `grid`) ran whole and holds its witness's blocks (_sampled_at)."""
+
+    blocks: frozenset | None = None
+    grid: tuple = (1, 1, 1)
 
 
 OUTSIDE = ShownKeys()  # a variant outside the kernel's contract (_shown)
