@@ -768,29 +768,34 @@ def test_a_block_size_from_the_programs_argument_is_replayed_at_the_next_power_o
     summed = line_in("argv_reduce.cu", "// the sum")
     assert errors(kernel) == []
     (race,) = [f for f in kernel["findings"] if f["type"] == "data-race"]
-    assert race["line"] == summed and "only for values Simulee chose" in race["message"] and "`block`" in race["message"]
+    assert race["line"] == summed
+    assert "only for values Simulee chose" in race["message"] and "`block`" in race["message"]
 
 
-def test_a_variant_run_on_sampled_blocks_tells_of_a_race_between_blocks_it_ran():
-    """A variant of a large grid runs on runs of its blocks: where the witness's blocks are
-    among them (run whole), a race it does not show is one it does not have; elsewhere, or
-    when it stopped at its work, it tells nothing."""
-    from simulee.checker.kernel import PartialKeys, _tells
+def test_a_variant_run_on_sampled_blocks_tells_of_a_race_when_its_blocks_ran_whole():
+    """A variant of a large grid runs on runs of its blocks: where each ran whole, a race it
+    does not show is one it does not have (the witness, too, was found on such runs); where it
+    stopped at its work or trace, it tells nothing."""
+    from simulee.checker.kernel import PartialKeys, _shown_as, _tells
     from simulee.model.findings import Finding, Place
 
     ops = (("k", 10), ("k", 11))
     keys = PartialKeys()
-    keys.reached, keys.blocks, keys.grid = frozenset(ops), frozenset([*range(256), *range(16128, 16384)]), (16384, 1, 1)
+    keys.reached = frozenset(ops)
 
     def race(first: int, second: int) -> Finding:
         return Finding("data-race", "error", "k", "", Place("write", "k.cu", 3, 1, (first, 0, 0), (0, 0, 0)),
                        Place("read", "k.cu", 3, 5, (second, 0, 0), (851, 0, 0)), ops=ops)
 
-    assert _tells(keys, race(1, 0)) and _tells(keys, race(16383, 16382))
-    assert not _tells(keys, race(5001, 5000))
+    assert _tells(keys, race(1, 0)) and _tells(keys, race(5001, 5000))
+    keys.reached = frozenset(ops[:1])  # its threads never got to the read
+    assert not _tells(keys, race(1, 0))
     stopped = PartialKeys()
-    stopped.reached = frozenset(ops)
+    stopped.reached, stopped.whole = frozenset(ops), False
     assert not _tells(stopped, race(1, 0))
+    shown = PartialKeys([_shown_as(race(1, 0))])
+    shown.whole = False  # what a run stopped early showed, it has
+    assert _tells(shown, race(1, 0))
 
 
 def test_a_library_one_of_whose_units_does_not_compile_is_no_program(tmp_path):

@@ -540,8 +540,7 @@ def _shown(run: LaunchRun, launch: Launch, detectors, deadline: float, partial: 
     again = replace(run, result=other)
     found = [f for detector in detectors for f in detector.launch(again)]
     keys = (PartialKeys if cut else ShownKeys)(_shown_as(f) for f in found)
-    if cut and not stopped:  # every block of its sample ran whole
-        keys.blocks, keys.grid = frozenset(other.launch.sample), other.launch.grid
+    keys.whole = not stopped  # every block it ran (all, or its sample's) ran whole
     ops, executed = other.trace.ops, other.trace["op"]
     keys.reached = frozenset((ops[op].function, ops[op].index) for op in np.unique(executed).tolist())
     keys.scoped = frozenset((_shown_as(f), f.scope) for f in found)
@@ -568,24 +567,13 @@ def _kept_away(ops: list, invented: dict[int, bool], reached: frozenset) -> froz
 
 def _tells(keys: set | None, finding: Finding) -> bool:
     """Whether a variant that showed `keys` (_shown) tells whether it shows `finding`: it
-    ran whole, or showed it, and, for a race, made accesses at both its instructions (a
-    variant whose threads never got there for another reason than the memory Simulee made
-    up, _shows, says nothing of it: a value that ends the work before it)."""
+    ran whole (every block it ran: all, or a large grid's sample), or showed it, and, for a
+    race, made accesses at both its instructions (a variant whose threads never got there
+    for another reason than the memory Simulee made up, _shows, says nothing of it: a value
+    that ends the work before it)."""
     if keys is None or _shows(keys, finding):
         return keys is not None
-    return (not isinstance(keys, PartialKeys) or _sampled_at(keys, finding)) and \
-        (finding.type not in RACES or set(finding.ops) <= keys.reached)
-
-
-def _sampled_at(keys: "PartialKeys", finding: Finding) -> bool:
-    """Whether a variant run on a sample of its blocks (a large grid) ran every block of it
-    whole, the blocks of the finding's witness among them (the same linear indices in its
-    grid): where it was shown, the variant would show it too."""
-    if keys.blocks is None:
-        return False
-    places = [place for place in (finding.first, finding.second) if place is not None and place.block is not None]
-    x, y, _ = keys.grid
-    return bool(places) and all(b[0] + x * (b[1] + y * b[2]) in keys.blocks for b in (p.block for p in places))
+    return keys.whole and (finding.type not in RACES or set(finding.ops) <= keys.reached)
 
 
 def _shows(keys: set | None, finding: Finding) -> bool:
@@ -614,6 +602,7 @@ class ShownKeys(set):
     at (`reached`: (function, index) of each), and each key with its finding's scope
     (`scoped`: (key, "inter-block"), ...)."""
 
+    whole: bool = True  # every block it ran ran to its end (not stopped at its trace or work)
     reached: frozenset = frozenset()
     scoped: frozenset = frozenset()
     kept_away: frozenset = frozenset()  # instructions not reached for what Simulee invented alone (_kept_away)
@@ -621,11 +610,9 @@ class ShownKeys(set):
 
 class PartialKeys(ShownKeys):
     """The keys of the findings of a launch stopped at its trace limit, or run on a sample of
-    its blocks: each is shown; one not among them is not known, unless the sample (`blocks`
-    of `grid`) ran whole and holds its witness's blocks (_sampled_at)."""
-
-    blocks: frozenset | None = None
-    grid: tuple = (1, 1, 1)
+    its blocks: each is shown; one not among them is not known, unless every block of the
+    sample ran whole (`whole`: runs of blocks at its start, its end and between, as the
+    witness of a large grid is found on)."""
 
 
 OUTSIDE = ShownKeys()  # a variant outside the kernel's contract (_shown)
