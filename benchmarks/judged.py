@@ -8,9 +8,9 @@ judgement, reason) holds one row per root cause a scan reported: `true` (a bug f
 launches and data the program makes), `benign` (real, harmless by design) or `false` (needs
 a launch, argument or content the program never makes), and the warnings judged on the way.
 Printed: the scan's error root causes by judgement, those not judged yet (read them and add
-rows), the share of false errors (goal: under one in ten), and the root causes judged true that the
-scan no longer reports, or reports as a warning where the judged scan made it an error (a
-detection lost or demoted)."""
+rows), the share of false errors (goal: under one in ten), and the root causes judged true
+that the scan no longer reports, or reports as a warning where the judged scan made it an
+error (a detection lost or demoted)."""
 
 import csv
 import sys
@@ -46,8 +46,8 @@ def main(scan: str, judged: str) -> int:
     for key in errors:
         if key not in known:
             print(f"  unjudged: {key[0]}:{key[1]} {key[2]}")
-    lost = [key for key, row in known.items() if row["judgement"] == "true" and key not in found
-            or row["judgement"] == "true" and row["severity"] == "error" and found[key] != "error"]
+    lost = [key for key, row in known.items() if row["judgement"] == "true" and
+            (key not in found or row["severity"] == "error" and found[key] != "error")]
     for key in lost:
         print(f"  judged true, now {found.get(key, 'not reported')}: {key[0]}:{key[1]} {key[2]}")
     return 0

@@ -452,8 +452,9 @@ class SearchSpace:
         the guessed scalars and dimensions `names` are computed from set to other values
         (`changes`, or VARIED: off the witness's alignment, near and far, and for an integer
         ALIGNED too: the sizes hosts pass are most often multiples of 128 or powers of two, and
-        a kernel written for them may misbehave only off them), and with every one of them changed together by
-        each of `joint` (all of them ALIGNED), each with what it changes ("n=2"): a finding
+        a kernel written for them may misbehave only off them), and with every one of them
+        changed together by each of `joint` (all of them ALIGNED), each with what it changes
+        ("n=2"; a launch two changes make alike, once): a finding
         every one of them shows holds whatever the host passes there. Values the host code's
         conditions fix, and changes that make no launch, are left out, and so is ALIGNED alone
         for a single value: that is the joint variant, which callers run with `joint=ALIGNED`."""
@@ -491,6 +492,8 @@ class SearchSpace:
             changed = [name for name in names if after.get(name) != before.get(name)] or \
                 [name for name in after if after[name] != before.get(name)]  # what the site computes otherwise
             what = ", ".join(f"{name}={after[name]}" for name in changed)
+            if what in {made for made, _ in found}:  # the next multiple of 128 is often the next power of two
+                continue
             found.append((what, self.padded(replace(
                 launch, grid=grid, block=block, args=args, site_inputs=(number, tuple(varied)),
                 shared_bytes=shared if self.kernel.dynamic_shared else launch.shared_bytes))))

@@ -737,13 +737,13 @@ def test_a_stride_a_host_loop_doubles_starts_where_the_loop_does(in_place):
 
 
 def test_a_grid_computed_from_a_dim3s_x_reads_the_same_value_as_the_block():
-    """tests/sites/argv_block.cu: `dim3 grid((n - 1) / block.x + 1)` after `dim3 block(size,
+    """tests/sites/argv_reduce.cu: `dim3 grid((n - 1) / block.x + 1)` after `dim3 block(size,
     1)`: the grid's x is computed from the block's x input, so a launch Simulee makes never
     pairs a block of one size with the grid of another."""
-    (site,) = sites_of("argv_block.cu")
+    (site,) = sites_of("argv_reduce.cu")
     assert site.block[0][0] == "input"
     assert inputs_of(site.grid[0]) == {site.block[0][1]}
-    assert evaluate(site.grid[0], [None] * site.block[0][1] + [256] + [1] * len(site.inputs)) == 4096
+    assert evaluate(site.grid[0], [None] * site.block[0][1] + [256] + [1] * len(site.inputs)) == 16384
 
 
 def test_a_block_size_from_the_programs_argument_is_replayed_at_the_next_power_of_two():

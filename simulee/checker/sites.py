@@ -179,7 +179,7 @@ def through_callers(sites: list[Site], calls: list[Call], unread: dict[str, tupl
     by_callee: dict[str, list[Call]] = {}
     for call in calls:
         by_callee.setdefault(call.callee, []).append(call)
-    wrappers = wrappers or {}
+    wrappers = {function: {os.path.abspath(file) for file in files} for function, files in (wrappers or {}).items()}
     result = []
     for site in sites:
         pending = [site]
@@ -198,9 +198,9 @@ def through_callers(sites: list[Site], calls: list[Call], unread: dict[str, tupl
 
 
 def _nearest(file: str, defining: set[str], caller: str) -> bool:
-    """Whether, of the files `defining` a function, `file` is one nearest the `caller`'s
-    folder (any, when it is not among them or alone)."""
-    defining = {os.path.abspath(other) for other in defining}  # as given (relative to one root) or absolute
+    """Whether, of the files `defining` a function (absolute paths), `file` is one nearest
+    the `caller`'s folder (any, when it is not among them or alone); `file` and `caller` as
+    given (relative to one root) or absolute."""
     if len(defining) < 2 or os.path.abspath(file) not in defining:
         return True
 
