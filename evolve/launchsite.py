@@ -38,9 +38,11 @@ class Input:
     unread: tuple[str, ...] = ()  # a parameter's: the files whose calls pass it, which Simulee could not read
     choices: tuple = ()  # an element of a constant table the host indexes (a loop over block_sizes[]): its values
     start: int | None = None  # what a loop that carries it starts it at (`while (n > 1) n = reduce(n)`): its first
+    # launch's; or the parameter (host function, index) it starts at, whose value a caller passes (through)
+    entered: tuple = ()
 
     def to_json(self) -> list:
-        optional = [list(self.parameter), list(self.unread), list(self.choices), self.start]
+        optional = [list(self.parameter), list(self.unread), list(self.choices), self.start, list(self.entered)]
         while optional and optional[-1] in ([], None):
             optional.pop()
         return [self.kind, self.bits, self.what, *optional]
@@ -48,7 +50,7 @@ class Input:
     @classmethod
     def from_json(cls, data: list) -> "Input":
         return cls(data[0], data[1], data[2], *(tuple(data[i]) if len(data) > i else () for i in (3, 4, 5)),
-                   data[6] if len(data) > 6 else None)
+                   data[6] if len(data) > 6 else None, tuple(data[7]) if len(data) > 7 else ())
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ segment has no shadow array until something tainted is stored in it.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -37,6 +38,9 @@ REGION_MASK = (1 << (SPACE_SHIFT - REGION_SHIFT)) - 1
 NEGATIVE_OFFSETS = 1 << (REGION_SHIFT - 1)  # an offset from here on is a negative index into the next region
 PAGE = 1 << 16
 DEFAULT_GROWTH_LIMIT = 1 << 30  # a paged buffer grows to at most this many bytes
+# bytes past which a paged buffer that grows is given all it may grow to: zeros the system maps
+# on first touch, where doubling copied it again at each step (a sampled grid's far blocks)
+RESERVE = 1 << 24
 SHADOW_ENTRIES = 256  # masks a shadow byte can name (uint8)
 
 
@@ -76,6 +80,7 @@ class Region:
     taint: int = 0  # the shadow index of what bytes never written hold (a label when Simulee invented them)
     placed: int = 0  # the shadow index of what its address depends on (a table's slot Simulee filled: its label)
     shadow: np.ndarray | None = None  # per byte, its shadow index (None: every byte `taint`)
+    shadowed: int = 0  # bytes from the start the shadow covers (a paged buffer's later ones get `taint` when touched)
     allocated: bool = False  # paged up to a size the host allocates (growth_limit): past it is out of bounds
 
     @property
@@ -90,34 +95,60 @@ class Region:
         chunk when an access first touches it (`offsets`, `size`), so that a sparse walk
         over a large range costs only the chunks it touches."""
         if end > len(self.data):
-            capacity = max(end, 2 * len(self.data), PAGE)
-            capacity = (capacity + PAGE - 1) // PAGE * PAGE
-            grown = np.zeros(capacity, dtype=np.uint8)
+            capacity = _pages(max(end, 2 * len(self.data), PAGE))
+            grown = None
+            if capacity > RESERVE and self.limit() > capacity:  # all of it at once, not copied at each doubling
+                with contextlib.suppress(MemoryError):  # past what the machine commits: doubling it is
+                    grown = np.zeros(_pages(self.limit()), dtype=np.uint8)
+            grown = np.zeros(capacity, dtype=np.uint8) if grown is None else grown
+            capacity = len(grown)
             grown[: len(self.data)] = self.data
             if self.shadow is not None:
-                shadow = np.full(capacity, self.taint, dtype=np.uint8)
+                shadow = np.zeros(capacity, dtype=np.uint8)
                 shadow[: len(self.shadow)] = self.shadow
                 self.shadow = shadow
             self.data = grown
+        if self.shadow is not None and end > self.shadowed:  # bytes first touched: what they hold is `taint`'s
+            self.shadow[self.shadowed:end] = self.taint
+            self.shadowed = end
         if (self.fill is not None or self.pointees is not None) and offsets is not None:
             if len(self.filled) < len(self.data) // FILL_CHUNK:
                 missing = len(self.data) // FILL_CHUNK - len(self.filled)
                 self.filled = np.concatenate([self.filled, np.zeros(missing, bool)])
-            low, high = int(offsets.min()) // FILL_CHUNK, (int(offsets.max()) + size - 1) // FILL_CHUNK
-            if self.filled[low : high + 1].all():  # the usual case: every chunk in the span has its content
+            # the chunks each lane's first and last byte lie in, looked up per lane: lanes of a sampled grid's
+            # far blocks span most of the buffer, of which they touch a few chunks
+            chunks = np.concatenate([offsets // FILL_CHUNK, (offsets + size - 1) // FILL_CHUNK])
+            unfilled = ~self.filled[chunks]
+            if not unfilled.any():  # the usual case: every chunk touched has its content
                 return
-            chunks = np.union1d(offsets // FILL_CHUNK, (offsets + size - 1) // FILL_CHUNK)
-            fresh = chunks[~self.filled[chunks]]
-            if len(fresh) and self.pointees is not None:
+            fresh = np.unique(chunks[unfilled])
+            if self.pointees is not None:
                 slots = (fresh[:, None] * (FILL_CHUNK // 8) + np.arange(FILL_CHUNK // 8)).ravel()
                 self.data.view("<i8")[slots] = self.pointees(slots)
-            elif len(fresh):
+            else:
                 per_chunk = FILL_CHUNK // np.dtype(self.fill.dtype).itemsize
                 elements = (fresh[:, None] * per_chunk + np.arange(per_chunk)).ravel()
                 self.data.view(self.fill.dtype)[elements] = self.fill.values(elements)
             self.filled[fresh] = True
-            rest = self.filled[self.prefix:]
-            self.prefix += len(rest) if rest.all() else int(rest.argmin())
+            if fresh[0] == self.prefix:  # the first chunk without its content got it
+                self.prefix = _first_false(self.filled, self.prefix)
+
+
+def _pages(size: int) -> int:
+    """`size` rounded up to whole pages."""
+    return (size + PAGE - 1) // PAGE * PAGE
+
+
+def _first_false(flags: np.ndarray, start: int) -> int:
+    """The index of the first False of `flags` from `start` (len(flags) when none), looked
+    for in doubling windows: a large buffer's flags are not all read for each fill."""
+    step = FILL_CHUNK
+    while start < len(flags):
+        window = flags[start:start + step]
+        if not window.all():
+            return start + int(window.argmin())
+        start, step = start + len(window), step * 2
+    return len(flags)
 
 
 FILL_CHUNK = 256  # bytes of a random region (or a table of pointers) filled at once
@@ -250,7 +281,7 @@ class Memory:
         for region in self.regions[1:] if regions else ():
             if region is not None:
                 region.data = np.zeros(0, dtype=np.uint8)
-                region.shadow = None
+                region.shadow, region.shadowed = None, 0
         self.revision += 1
         self.shared = self.local = np.zeros(0, dtype=np.uint8)
         self.shared_shadow = self.local_shadow = None
@@ -523,8 +554,10 @@ def _shadow(memory: Memory, target) -> tuple[np.ndarray | None, int]:
 
 
 def _make_shadow(memory: Memory, target, base: int) -> np.ndarray:
-    if isinstance(target, Region):
-        target.shadow = np.full(len(target.data), base, dtype=np.uint8)
+    if isinstance(target, Region):  # a paged buffer's as far as it was touched, the rest when it is (ensure)
+        target.shadowed = min(target.touched, len(target.data)) if target.paged else len(target.data)
+        target.shadow = np.zeros(len(target.data), dtype=np.uint8)
+        target.shadow[:target.shadowed] = base
         return target.shadow
     shadow = np.zeros(len(target.data), dtype=np.uint8)
     if target.shared:

@@ -979,3 +979,37 @@ def test_arithmetic_with_overflow_flags_as_cuda_computes_them(tmp_path):
         assert flags[i, 2] == (not -2**31 <= u - v < 2**31)
         assert flags[i, 3] == ((x & mask64) * (y & mask64) > mask64)
         assert result.buffers["products"][i] == ((x * y + (1 << 63)) & mask64) - (1 << 63)
+
+
+def test_a_paged_buffer_grown_far_keeps_its_bytes_their_taint_and_its_fill():
+    """A paged, filled buffer touched near its start and then 64 MB on (a sampled grid's far
+    blocks) grows to hold it: the bytes written keep their values and taint, the far bytes
+    are the fill's, and bytes touched only after the growth hold what its content depends on."""
+    from interpreter.contents import Fill
+    from interpreter.memory import GLOBAL, RESERVE, Memory
+
+    memory = Memory()
+    invented, stored = 1 << 3, 1 << 5
+    fill = Fill("small", 7, "int32")
+    number = memory.add_region("weights", GLOBAL, fill=fill, taint=invented)
+    start = memory.region_address(number)
+
+    def at(offset: int, write: bool = False) -> list:
+        _, faults, resolved = memory.locate(np.array([start + offset], np.int64), 4, 4, np.zeros(1, np.int64),
+                                            np.arange(1), write)
+        assert not faults.kinds
+        return resolved
+
+    def value(offset: int) -> int:
+        return int(memory.read_bytes(at(offset), 1, 4, 4).view(np.int32)[0, 0])
+
+    near = at(64, write=True)
+    memory.write_bytes(near, np.array([[1, 2, 3, 4]], np.uint8), 4, 4)
+    memory.write_taint(near, stored, 4)
+    far = 4 * RESERVE
+    assert value(far) == fill.values(np.array([far // 4]))[0] and value(far + 4096) == fill.values(
+        np.array([(far + 4096) // 4]))[0]
+    assert len(memory.regions[number].data) > far
+    assert value(64) == int(np.array([1, 2, 3, 4], np.uint8).view(np.int32)[0])
+    assert memory.read_taint(at(64), 1, 4) == stored
+    assert memory.read_taint(at(far + 64), 1, 4) == memory.read_taint(at(128), 1, 4) == invented

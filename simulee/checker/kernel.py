@@ -262,10 +262,13 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
     detectors = enabled(detect)
     kept = KernelRuns(program, kernel, warp_model)
     merged: dict[tuple, Finding] = {}
-    trusted: set[tuple] = set()  # findings some launch shows without resting on a guess
-    cleared: set[tuple] = set()  # findings some launch shows with every host value it varied (_Replays)
-    refuted: set[tuple] = set()  # findings some launch does not show with a host value varied
+    # findings (each as _shown_as, with its scope) some launch shows without resting on a guess; some
+    # launch shows with every host value it varied (_Replays); some launch does not show with one varied
+    trusted: set[tuple] = set()
+    cleared: set[tuple] = set()
+    refuted: set[tuple] = set()
     doubts: dict[tuple, str] = {}  # the others: what guess the first launch showing them rests on
+    sure: dict[tuple, Finding] = {}  # per key, the gravest witness that rested on no guess
     # per finding: how many launches' host values were varied to see whether it needs them, and the last doubt
     replayed: dict[tuple, tuple[int, str]] = {}
     aliased: set[tuple] = set()  # findings whose witness is a launch the search made in place (y==x)
@@ -334,10 +337,10 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
             shown = _merge(merged, finding, unaliased)
             if shown:
                 (aliased.add if alias else aliased.discard)(key)
-            marked = _shown_as(finding)  # a benign instance's replays clear no other
-            opened = [] if marked in trusted | cleared else _opened(finding, result.launch, rules, program, kernel)
-            # lanes of a block and blocks meeting at one place are replayed apart: what one rests on
-            scoped = (marked, finding.scope)  # (a grid's rows) need not be what the other does (a block's width)
+            # a benign instance's replays clear no other; lanes of a block and blocks meeting at one place are
+            # replayed apart: what one rests on (a grid's rows) need not be what the other does (a block's width)
+            scoped = (_shown_as(finding), finding.scope)
+            opened = [] if scoped in trusted | cleared else _opened(finding, result.launch, rules, program, kernel)
             count, guessed = replayed.get(scoped, (0, ""))
             if opened and count < MAX_REPLAYS:
                 guessed = replays.doubt(finding, opened)
@@ -346,7 +349,9 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
             doubt = _doubt(finding, result.launch, made_up, guessed, flat.needs(finding), rows.needs(finding),
                            strides.needs(finding))
             if not doubt:
-                (cleared if opened else trusted).add(marked)
+                (cleared if opened else trusted).add(scoped)
+                if key not in sure or _gravity(finding) > _gravity(sure[key]):
+                    sure[key] = finding
             elif key not in doubts or (unaliased and shown):
                 doubts[key] = doubt
         for detector in detectors:
@@ -355,9 +360,18 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
         judged.append(result.launch)
         blocks.append(result.launch.block)
         del run, result
-    for key, finding in merged.items():
-        # cleared by one launch's replays unless another's showed a value it does not hold for
-        if key in doubts and key not in trusted and (key not in cleared or key in refuted):
+    holds = lambda found: (_shown_as(found), found.scope) in trusted or \
+        (_shown_as(found), found.scope) in cleared and (found.key(), found.scope) not in refuted
+    for key, finding in list(merged.items()):
+        # cleared by one launch's replays unless another's showed a value it does not hold for; a witness
+        # resting on a guess gives way to an error that holds in another scope (lanes of a warp at the
+        # host's block size, where the guessed block showed blocks meeting)
+        if key not in doubts or holds(finding):
+            continue
+        if key in sure and holds(sure[key]) and sure[key].severity == "error":
+            sure[key].instances, sure[key].addresses = finding.instances, max(finding.addresses, sure[key].addresses)
+            merged[key] = sure[key]
+        else:
             conditional(finding, doubts[key])
     kept.status, kept.notes = check.status, check.notes
     for detector in detectors:
@@ -481,7 +495,7 @@ class _Replays:
             return ""
         missing = [what for what, keys in shown if _tells(keys, finding) and not _shows(keys, finding)]
         if missing:
-            self.refuted.add(finding.key())
+            self.refuted.add((finding.key(), finding.scope))
         chosen = ", ".join(f"{name}={_guessed_value(launch, name)}" for name in names[:6]) + \
             (", ..." if len(names) > 6 else "")
         written = self.space.host_expressions(launch, names[:3]) if self.space is not None else {}
@@ -584,8 +598,8 @@ def _shows(keys: set | None, finding: Finding) -> bool:
     (simulee.detect.race), such a variant leaves the race as the witness showed it."""
     if keys is None:
         return False
-    if _shown_as(finding) in keys:
-        return True
+    if _shown_as(finding) in keys:  # a race between blocks by one between blocks, not lanes meeting in a block
+        return finding.scope != "inter-block" or (_shown_as(finding), "inter-block") in keys.scoped
     unreached = set(finding.ops) - keys.reached
     return finding.type in RACES and bool(unreached) and unreached <= keys.kept_away
 
@@ -642,11 +656,7 @@ class _Flat:
             launch = self.run.result.launch
             grid = tuple(1 if f"gridDim.{axis}" in self.axes else size for axis, size in zip("xyz", launch.grid))
             self.shown = _shown(self.run, replace(launch, grid=grid), self.detectors, self.deadline) or ShownKeys()
-        # a race between blocks is shown by one between blocks: lanes of a block meeting at its
-        # places (a block narrower than a warp) are another reason, not the grid's rows
-        key = _shown_as(finding)
-        shown = key in self.shown and (finding.scope != "inter-block" or (key, "inter-block") in self.shown.scoped)
-        return {} if shown else self.axes
+        return {} if _shows(self.shown, finding) else self.axes
 
 
 class _Rows:

@@ -235,7 +235,7 @@ def through(site: Site, call: Call) -> Site:
             replaced[index] = half(passed, part) if part else passed
         else:
             replaced[index] = ["input", len(inputs)]
-            inputs.append(value)
+            inputs.append(_entered_through(value, call))
 
     def substitute(expression):
         if not isinstance(expression, list):  # None too: a size not known
@@ -251,6 +251,22 @@ def through(site: Site, call: Call) -> Site:
                 None if site.args is None else tuple(substitute(e) for e in site.args), tuple(inputs),
                 site.cooperative, tuple(call.conditions) + tuple(substitute(c) for c in site.conditions),
                 (call.label, *site.callers), None if site.sizes is None else tuple(substitute(e) for e in site.sizes))
+
+
+def _entered_through(value: Input, call: Call) -> Input:
+    """A loop-carried input that enters its loop with a parameter of the function `call`
+    calls, as the call makes it: starting at the constant the call passes, or entering with
+    the caller's own parameter that the call passes on."""
+    function, position = value.entered or ("", -1)
+    if function != call.callee or not 0 <= position < len(call.args):
+        return value
+    passed = _folded(call.args[position])
+    while passed[0] in CASTS and passed[3][0] == "input":  # an int the call widens or narrows
+        passed = passed[3]
+    if passed[0] == "const" and isinstance(passed[1], int):
+        return replace(value, start=passed[1] & ((1 << value.bits) - 1), entered=())
+    outer = call.inputs[passed[1]] if passed[0] == "input" else None
+    return replace(value, entered=outer.parameter[:2] if outer is not None and outer.parameter else ())
 
 
 class _Reader:
@@ -682,9 +698,14 @@ class _Expressions:
                 test = ["xor", 1, test, ["const", 1]]
             return ["first", _bits(phi.type), test, *(["const", v] for v in values)]
         entered = {v.value for v in phi.operands if isinstance(v, ir.ConstInt)}  # the constant it enters the loop with
-        start = entered.pop() if len(entered) == 1 and _heads_loop(block.name, self.reader.incoming) else None
+        heads = _heads_loop(block.name, self.reader.incoming)
+        start = entered.pop() if len(entered) == 1 and heads else None
+        params = [p.name for p in self.reader.function.params]
+        passed = {params.index(v.name) for v in phi.operands if isinstance(v, ir.Local) and v.name in params}
+        # or the parameter it enters with, which a caller may pass as a constant (through)
+        parameter = (self.reader.function.name, passed.pop()) if heads and not entered and len(passed) == 1 else ()
         return self.input(("value", phi.result), phi.type, f"phi %{phi.result}", choices=tuple(sorted(values)),
-                          start=start)
+                          start=start, entered=parameter)
 
     def loaded(self, pointer, type_, depth: int) -> list:
         """A value read from memory: the one value ever stored there (a local written
@@ -706,13 +727,14 @@ class _Expressions:
                               choices=reader.settings[pointer.name])
         return self.input(("memory", repr(pointer)), type_ or pointer.type, "memory")
 
-    def input(self, key, type_, what: str, parameter: tuple = (), choices: tuple = (), start: int | None = None
-              ) -> list:
+    def input(self, key, type_, what: str, parameter: tuple = (), choices: tuple = (), start: int | None = None,
+              entered: tuple = ()) -> list:
         if key not in self.keys:
             kind = "float" if isinstance(type_, FloatType) else "pointer" if isinstance(type_, PointerType) or \
                 type_ is None else "integer"
             self.keys[key] = len(self.inputs)
-            self.inputs.append(Input(kind, _bits(type_), what, parameter, choices=choices, start=start))
+            self.inputs.append(Input(kind, _bits(type_), what, parameter, choices=choices, start=start,
+                                     entered=entered))
         return ["input", self.keys[key]]
 
 
