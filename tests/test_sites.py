@@ -979,6 +979,16 @@ def test_a_wrapper_two_folders_define_takes_the_calls_of_its_own_folder(command,
     assert {(f["type"], f["line"]) for f in errors(stamp)} == ({("data-race", written)} if blocks > 1 else set())
 
 
+def test_a_block_axis_the_kernel_ignores_is_proved_as_long_as_the_host_launches_it():
+    """tests/sites/rows_ignored.cu: the host's blocks are 16 x 2 and neither kernel reads
+    threadIdx.y. The prover takes the host's launch, not one row: `tally`'s rows meet at
+    out[threadIdx.x] (not proved; the race an error), `idle` touches no memory (proved)."""
+    tally, idle = (check_json("rows_ignored.cu", "-k", kernel) for kernel in ("tally", "idle"))
+    assert tally["proof"]["verdict"] != "proved"
+    assert {(f["type"], f["line"]) for f in errors(tally)} == {("data-race", line_in("rows_ignored.cu", "// the rows meet"))}
+    assert idle["proof"]["verdict"] == "proved" and errors(idle) == []
+
+
 @pytest.mark.parametrize("ping_pong", [False, True])
 def test_a_count_a_host_loop_carries_starts_at_what_a_caller_passes(ping_pong):
     """tests/sites/entered: reduce_all's loop carries `size` from its parameter, which main.cpp

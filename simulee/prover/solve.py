@@ -314,8 +314,9 @@ def unread_axes(reads: set[str], launch: Launch, given) -> tuple[list, list[str]
     """A block or grid axis the kernel reads no index or size of (`reads`: the index
     registers it reads) is 1 long (a 1-D kernel launched with 2-D blocks would run each of
     its threads' work several times; a kernel that reads no block index does a block's
-    work, once, as check launches it), unless what is `given` says the dimension: the
-    constraints, and the assumptions as the user reads them."""
+    work, once, as check launches it), unless what is `given` says the dimension (a launch
+    site that passes more: the host's launch is what it is): the constraints, and the
+    assumptions as the user reads them."""
     facts, stated = [], []
     if given.launches:  # they say every dimension
         return facts, stated
@@ -323,13 +324,21 @@ def unread_axes(reads: set[str], launch: Launch, given) -> tuple[list, list[str]
         # a grid of one row along x only where nothing else gives the grid (a launch site's may have more)
         if axis == "x" and (given.grid or given.sites):
             continue
-        if axis != "x" and not given.block and not {f"tid.{axis}", f"ntid.{axis}"} & reads:
+        if axis != "x" and not given.block and not _passed(given.sites, "block", number) and \
+                not {f"tid.{axis}", f"ntid.{axis}"} & reads:
             facts.append(launch.ntid[number] == 1)
             stated.append(f"blockDim.{axis} = 1 (the kernel reads neither threadIdx.{axis} nor blockDim.{axis})")
-        if not given.grid and not {f"ctaid.{axis}", f"nctaid.{axis}"} & reads:
+        if not given.grid and not _passed(given.sites, "grid", number) and \
+                not {f"ctaid.{axis}", f"nctaid.{axis}"} & reads:
             facts.append(launch.nctaid[number] == 1)
             stated.append(f"gridDim.{axis} = 1 (the kernel reads neither blockIdx.{axis} nor gridDim.{axis})")
     return facts, stated
+
+
+def _passed(sites: tuple, what: str, number: int) -> bool:
+    """Whether a launch site passes a constant other than 1 along axis `number` of its
+    `what` (grid or block)."""
+    return any(getattr(site, what)[number][0] == "const" and getattr(site, what)[number][1] != 1 for site in sites)
 
 
 def _index_lemmas(launch: Launch, one: Thread, two: Thread, *walks: Walk) -> list:

@@ -33,7 +33,8 @@ from dataclasses import replace
 
 from interpreter.launch import Alias
 from interpreter.loader import KernelInfo, Program
-from simulee.checker.kernel import DECIDED, Given, KernelCheck, Settings, check_kernel, default_launch
+from simulee.checker.kernel import (DECIDED, NOT_CHECKED, Given, KernelCheck, Settings, check_kernel,
+                                   default_launch)
 from simulee.checker.kernel import check_given as run_checks
 from simulee.detect.race import RACES
 from simulee.detect.redundant import REDUNDANT_BARRIER, redundant_message
@@ -91,6 +92,9 @@ def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Se
     if contradicted:
         check.proof["verdict"], check.proof["reason"] = CONTRADICTED, contradicted
         log_contradiction(kernel, contradicted)
+    elif check.proof["verdict"] == "proved" and check.status == NOT_CHECKED:  # what the proof leaves to a run
+        check.error = ("proved free of races and barrier divergence for every launch; memory faults not checked: "
+                       f"{check.error.removeprefix('not checked: ')}")
     check.seconds = time.perf_counter() - start
     return check
 
