@@ -64,7 +64,7 @@ def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Se
     record the proof and the verdict in the check; a proof that ran out of its first
     effort is taken up again after the check, with a fifth of the check's time.
     settings.prove off: the check alone."""
-    start = time.perf_counter()
+    start, budget = time.perf_counter(), settings.max_seconds
     proof, why_not = None, "--no-prove" if not settings.prove else _not_provable(given)
     if not why_not:
         fixed = _fixed(given, sites, settings, contract)
@@ -83,10 +83,11 @@ def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Se
     if proved and not contradiction(kernel, check.findings):
         _prove_removals(program, kernel, check, fixed, time.perf_counter() + settings.max_seconds * SHARE)
     more = int(SHARE * check.seconds * UNITS_PER_SECOND)
-    if proof is not None and proof.spent and more > FIRST_EFFORT:
+    left = start + budget - time.perf_counter()  # the check's own limit bounds the proof after it too
+    if proof is not None and proof.spent and more > FIRST_EFFORT and left > 1:
         if progress:
             progress("proving")
-        proof = _prove(program, kernel, fixed, more, settings)
+        proof = _prove(program, kernel, fixed, more, settings, left)
     check.proof = _proof_json(proof, check.findings) if proof is not None else {"verdict": "off", "reason": why_not}
     contradicted = contradiction(kernel, check.findings) if check.proof["verdict"] == "proved" else ""
     if contradicted:
@@ -151,11 +152,13 @@ def _prove_removals(program: Program, kernel: KernelInfo, check: KernelCheck, fi
             verdict.verdict, verdict.reason = "needed", "without it, the prover found a launch that changes an output"
 
 
-def _prove(program: Program, kernel: KernelInfo, fixed: Fixed, units: int, settings: Settings) -> Proof:
+def _prove(program: Program, kernel: KernelInfo, fixed: Fixed, units: int, settings: Settings,
+           left: float = float("inf")) -> Proof:
     """A quick proof (solve.prove_kernel) of at most `units` of z3's effort (and SLACK times
-    their nominal seconds, and a fifth of the check's limit), stopped at RACES_SEEDED
-    races: their launches (threads of different warps where they can be) seed the search."""
-    seconds = min(SLACK * units / UNITS_PER_SECOND, settings.max_seconds / 5)
+    their nominal seconds, a fifth of the check's limit, and the seconds `left` of it),
+    stopped at RACES_SEEDED races: their launches (threads of different warps where they
+    can be) seed the search."""
+    seconds = min(SLACK * units / UNITS_PER_SECOND, settings.max_seconds / 5, left)
     return prove_kernel(program, kernel, int(seconds * 1000), fixed, time.perf_counter() + seconds,
                         Effort(min(QUESTION_EFFORT, units), units), races=RACES_SEEDED, quick=True,
                         warp_model=settings.warp_model)
