@@ -985,7 +985,8 @@ def test_a_block_axis_the_kernel_ignores_is_proved_as_long_as_the_host_launches_
     out[threadIdx.x] (not proved; the race an error), `idle` touches no memory (proved)."""
     tally, idle = (check_json("rows_ignored.cu", "-k", kernel) for kernel in ("tally", "idle"))
     assert tally["proof"]["verdict"] != "proved"
-    assert {(f["type"], f["line"]) for f in errors(tally)} == {("data-race", line_in("rows_ignored.cu", "// the rows meet"))}
+    meet = line_in("rows_ignored.cu", "// the rows meet")
+    assert {(f["type"], f["line"]) for f in errors(tally)} == {("data-race", meet)}
     assert idle["proof"]["verdict"] == "proved" and errors(idle) == []
 
 
