@@ -280,6 +280,7 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
             check.notes.append(f"{len(launches) - number} of {len(launches)} launches not checked: out of time")
             kept.out_of_time = True
             break
+        launched = time.perf_counter()
         launch, note = detection_launch(launch, deadline)
         if note:
             _note_once(check.notes, note)  # the same launch on other content says the same
@@ -324,9 +325,11 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
         # each launch is looked at as soon as it ran, then released: only one trace is held at a time
         run = LaunchRun(program, kernel, result, warp_model)
         found = [finding for detector in detectors for finding in detector.launch(run)]
-        again = _again(run, found, detectors, deadline)
-        flat, replays = _Flat(run, detectors, deadline), _Replays(run, detectors, deadline, space, refuted, rules)
-        rows, strides = _Rows(run, detectors, deadline, rules), _Strides(run, detectors, deadline)
+        # a variant of the launch costs about what the launch did: none starts without that much time left
+        within = deadline - (time.perf_counter() - launched)
+        again = _again(run, found, detectors, within)
+        flat, replays = _Flat(run, detectors, within), _Replays(run, detectors, within, space, refuted, rules)
+        rows, strides = _Rows(run, detectors, within, rules), _Strides(run, detectors, within)
         for finding in found:
             made_up = [] if finding.key() in again else invented(finding, result)
             if made_up and finding.type in MEMORY_FAULTS:  # the made-up content's fault, not the kernel's
