@@ -248,7 +248,9 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
     distinct, of sorted values or of the identity; scalars and dimensions a launch site
     computes from host values Simulee could not evaluate, unless other values of them show
     it too: _Replays, over the search `space` the launches were made in) is a warning that
-    says so (`conditional`).
+    says so (`conditional`), unless a launch shows the same bug in another scope without
+    resting on a guess (lanes of a warp at the host's block size, where the guessed block
+    made blocks meet): that launch's witness is the error.
     `fitness` gives each launch's search fitness. Launches of more than
     FULL_CHECK_THREADS threads run on sampled blocks; none runs past `deadline`
     (time.perf_counter()); `progress(text)` follows the waves of each launch. Every default
