@@ -77,6 +77,7 @@ def test_a_scan_records_every_file_kernel_and_finding(full):
     assert files["src/broken.cu"]["error"] == f"src/broken.cu:{missing}: use of undeclared identifier 'missing_value'"
     assert files["src/templates/pairs.cu"]["kernels"] == "2"
     assert files["src/stencil/smooth.cu"]["status"] == "ok"  # its header came from include/
+    assert not (full / ".spools").exists()  # what checks found as they went: gone once they ended
 
     kernels = rows(full, "kernels.csv")
     assert {(row["file"], row["kernel"]) for row in kernels} == KERNELS
@@ -341,6 +342,50 @@ def test_a_worker_that_dies_times_out_or_runs_out_of_memory_ends_in_a_record():
     assert echoed == {"ok": 7}  # the pool goes on after all that
 
 
+def check_then_die(task) -> dict:
+    """A worker that checks its kernel to the end, then dies before it returns the record."""
+    from simulee.scanner.tasks import check_kernel
+
+    check_kernel(task)
+    os._exit(3)
+
+
+def test_a_worker_stopped_before_its_end_still_reports_what_its_launches_showed(tmp_path):
+    from simulee.checker.kernel import Settings
+    from simulee.frontend.compiler import CompileOptions
+    from simulee.scanner.tasks import FileTask, KernelTask
+    from simulee.scanner.workers import Limits, Pool
+
+    source = FileTask(str(REPO), "src/global/neighbours.cu", "", "", CompileOptions())
+    spooled = KernelTask(source, "add_right", 1, Settings(generations=2), spool=str(tmp_path / "spool.json"))
+    unspooled = KernelTask(source, "add_right", 1, Settings(generations=2))
+    with Pool(1, Limits(seconds=300, memory=0)) as pool:
+        kept, lost = [pool.submit(check_then_die, task).result(timeout=600) for task in (spooled, unspooled)]
+    check = kept["check"]
+    assert check["status"] == "crashed" and check["kernel"] == "add_right"
+    assert [(f["type"], f["severity"], f["file"]) for f in check["findings"]] == \
+        [("data-race", "error", "src/global/neighbours.cu")]
+    assert check["error"].startswith("the worker process died (exit code 3); kept: the 1 finding of the ")
+    assert any(note.startswith("stopped before its end") for note in check["notes"])
+    assert lost["check"]["status"] == "crashed" and lost["check"]["findings"] == []  # no spool: nothing to keep
+
+
+def test_a_check_tells_after_each_launch_what_it_would_report_if_stopped_there():
+    from interpreter.launch import Launch
+    from simulee.checker.kernel import check_kernel
+    from simulee.frontend.compiler import CompileOptions, load_program
+
+    program = load_program(REPO / "src/global/neighbours.cu", CompileOptions())
+    kernel = program.kernel("add_right")
+    launches = [Launch(grid=(1, 1, 1), block=(32, 1, 1), args={"n": 1}),  # one element: nobody races
+                Launch(grid=(2, 1, 1), block=(32, 1, 1), args={"n": 64})]
+    partials = []
+    check = check_kernel(program, kernel, launches, checkpoint=partials.append)
+    assert [[f.type for f in partial.findings] for partial in partials] == [[], ["data-race"]]
+    assert [f.to_json() for f in partials[-1].findings] == [f.to_json() for f in check.findings]
+    assert not any(note.startswith("stopped before its end") for note in check.notes)
+
+
 OVERLOADS = """\
 // Two kernels of one name: the float** one adds through each row's pointer, the float* one
 // reads its right neighbour's element while that neighbour writes it.
@@ -398,11 +443,11 @@ def test_a_kernel_out_of_memory_is_checked_again_keeping_less_of_each_trace(monk
 
     real, limits = checking.check_given, []
 
-    def short_of_memory(program, kernel, given, settings, *rest):
+    def short_of_memory(program, kernel, given, settings, *rest, **named):
         limits.append(settings.trace_limit)
         if len(limits) == 1:
             raise MemoryError
-        return real(program, kernel, given, settings, *rest)
+        return real(program, kernel, given, settings, *rest, **named)
 
     monkeypatch.setattr(checking, "check_given", short_of_memory)
     source = FileTask(str(REPO), "src/global/neighbours.cu", "", "", CompileOptions())

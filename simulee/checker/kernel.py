@@ -236,7 +236,7 @@ def integer_maximum(param) -> int:
 def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], warp_model: str = "independent",
                  contract: Contract | None = None, fitness: list | None = None,
                  deadline: float = float("inf"), progress=None, detect: tuple[str, ...] = (),
-                 space=None) -> KernelCheck:
+                 space=None, checkpoint=None) -> KernelCheck:
     """Run every launch and report everything found. A launch that breaks an assumption the
     kernel states (__assume, __requires) reports only that: the kernel promises nothing
     there. A launch outside the kernel's contract is skipped as invalid: with a `contract`
@@ -253,8 +253,9 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
     made blocks meet): that launch's witness is the error.
     `fitness` gives each launch's search fitness. Launches of more than
     FULL_CHECK_THREADS threads run on sampled blocks; none runs past `deadline`
-    (time.perf_counter()); `progress(text)` follows the waves of each launch. Every default
-    detector looks at each launch, and those `detect` names too (detect.enabled)."""
+    (time.perf_counter()); `progress(text)` follows the waves of each launch, and after
+    each launch `checkpoint(check)` is given what a check stopped there would report. Every
+    default detector looks at each launch, and those `detect` names too (detect.enabled)."""
     from evolve.contract import content_buffers
     from evolve.taint import address_sources
 
@@ -365,19 +366,10 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
         judged.append(result.launch)
         blocks.append(result.launch.block)
         del run, result
-    holds = lambda found: (_shown_as(found), found.scope) in trusted or \
-        (_shown_as(found), found.scope) in cleared and (found.key(), found.scope) not in refuted
-    for key, finding in list(merged.items()):
-        # cleared by one launch's replays unless another's showed a value it does not hold for; a witness
-        # resting on a guess gives way to an error that holds in another scope (lanes of a warp at the
-        # host's block size, where the guessed block showed blocks meeting)
-        if key not in doubts or holds(finding):
-            continue
-        if key in sure and holds(sure[key]) and sure[key].severity == "error":
-            sure[key].instances, sure[key].addresses = finding.instances, max(finding.addresses, sure[key].addresses)
-            merged[key] = sure[key]
-        else:
-            conditional(finding, doubts[key])
+        if checkpoint is not None:
+            checkpoint(replace(check, findings=_ordered(_settled(merged, doubts, sure, trusted, cleared, refuted)),
+                               notes=[*check.notes, STOPPED]))
+    merged = _settled(merged, doubts, sure, trusted, cleared, refuted)
     kept.status, kept.notes = check.status, check.notes
     for detector in detectors:
         kept.found = len(merged)
@@ -396,11 +388,44 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
         if not check.verdicts and any(detector.name == REDUNDANT_BARRIER for detector in detectors):
             # its barriers are unjudged, and stay so across kernels: another instance's verdict is not theirs
             check.verdicts = [replace(v, reason=check.error) for v in BarrierJudge(program, kernel).verdicts()]
-    check.findings = sorted(merged.values(), key=lambda f: (f.file, f.line, f.column, f.type, f.message))
+    check.findings = _ordered(merged)
     execution = program.executions.get(kernel.symbol)
     check.engine = execution.native.summary() if execution is not None else None
     check.seconds = time.perf_counter() - start
     return check
+
+
+STOPPED = ("stopped before its end: the findings are those of the launches checked until then, without the "
+           "verdicts on its barriers")
+
+
+def _settled(merged: dict[tuple, Finding], doubts: dict[tuple, str], sure: dict[tuple, Finding], trusted: set,
+             cleared: set, refuted: set) -> dict[tuple, Finding]:
+    """The findings as they stand after the launches so far (copies: `merged` is left as
+    it is): one resting on a guess is a warning that names it, unless some launch showed it
+    without the guess (trusted), or its replays cleared it (cleared) and none refuted it
+    (refuted, by key and scope); a witness resting on a guess gives way to an error that
+    holds in another scope (lanes of a warp at the host's block size, where the guessed
+    block showed blocks meeting)."""
+    def holds(found: Finding) -> bool:
+        scoped = (_shown_as(found), found.scope)
+        return scoped in trusted or scoped in cleared and (found.key(), found.scope) not in refuted
+
+    settled = {}
+    for key, finding in merged.items():
+        if key not in doubts or holds(finding):
+            settled[key] = replace(finding, details=dict(finding.details))
+        elif key in sure and holds(sure[key]) and sure[key].severity == ERROR:
+            settled[key] = replace(sure[key], instances=finding.instances,
+                                   addresses=max(finding.addresses, sure[key].addresses))
+        else:
+            settled[key] = replace(finding, details=dict(finding.details))
+            conditional(settled[key], doubts[key])
+    return settled
+
+
+def _ordered(found: dict[tuple, Finding]) -> list[Finding]:
+    return sorted(found.values(), key=lambda f: (f.file, f.line, f.column, f.type, f.message))
 
 
 def _removals(program: Program, kernel: KernelInfo, merged: dict, verdicts: list, launches: list[Launch],
@@ -982,7 +1007,7 @@ class Settings:
 
 def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str], options: Settings,
             progress=None, reads: tuple[str, ...] | None = None, sites: tuple = (), stated=None,
-            searching: bool = True) -> KernelCheck:
+            searching: bool = True, checkpoint=None) -> KernelCheck:
     """Search launches of `kernel` around `base` (changing what `fixed` does not name:
     "grid", "block", parameter names), then check the best ones the search found and
     `base` itself in full. Without anything to search, check `base` alone. With launch
@@ -997,7 +1022,8 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
     search finds may need) or access nothing (a vacuous check). The check's seconds count
     the search too; both together stop at options.max_seconds, the search at SEARCH_SHARE
     of it (checking what it found, and the replays that judge each finding, need the
-    rest). `progress(text)` is told what is being done."""
+    rest). `progress(text)` is told what is being done, `checkpoint` what a check stopped
+    now would report (check_kernel)."""
     from evolve.constants import compared_constants
     from evolve.search import search
     from evolve.space import FILL, SEARCHED_FILLS, SearchSpace, alias_pairs
@@ -1028,7 +1054,7 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
     searching = searching or any(isinstance(value, Alias) for launch in at_sites for value in launch.args.values())
     if not space.genes or not searching:
         check = check_kernel(program, kernel, at_sites if space.plans else [b for b in [base] if b], warp_model,
-                             deadline=deadline, progress=progress, detect=detect, space=space)
+                             deadline=deadline, progress=progress, detect=detect, space=space, checkpoint=checkpoint)
         # what a proved kernel's few launches judge from too little (a barrier none needed, nothing accessed; a
         # fault of a launch Simulee chose, which may lie outside the kernel's contract) is judged, as any
         # kernel's, over the search's
@@ -1058,7 +1084,7 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
     launches, fitness = (at_sites + searched, [None] * len(at_sites) + fitness) if space.plans or base is None \
         else (searched + [base], fitness + [None])
     check = check_kernel(program, kernel, launches, warp_model, found.contract, fitness, deadline, progress, detect,
-                         space)
+                         space, checkpoint)
     best = found.history[-1]["launch"] if found.history else {}
     if not launches and check.status == NOT_CHECKED and "invalid" in best:  # why the best genome made none
         check.error = f"not checked: no launch could be made: {best['invalid']}"
@@ -1068,17 +1094,24 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
 
 
 def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Settings, contract=None,
-                sites: tuple = (), progress=None, search: bool = True) -> KernelCheck:
+                sites: tuple = (), progress=None, search: bool = True, checkpoint=None) -> KernelCheck:
     """Check a kernel as `simulee check` and a scan's workers do: on the exact launches
     `given` (or, with settings.search off, the one launch it describes), else by the input
     search around what it gives and within what `contract` (simulee.checker.config.KernelContract,
     less what `given` gives) states, under the launch `sites` unless a grid or block is
-    given. `progress(text)` is told what is being done. With settings.target a GPU before
-    sm_70, whose warps run in lockstep, a warp-synchronous race is a warning. Without
-    `search` (a kernel proved race-free), the launches the sites make, or the default one,
-    are checked alone (explore)."""
-    check = _checked_given(program, kernel, given, settings, contract, sites, progress, search)
-    if 0 < settings.target < INDEPENDENT_SCHEDULING:
+    given. `progress(text)` is told what is being done, `checkpoint` what a check stopped
+    now would report (check_kernel). With settings.target a GPU before sm_70, whose warps
+    run in lockstep, a warp-synchronous race is a warning. Without `search` (a kernel
+    proved race-free), the launches the sites make, or the default one, are checked alone
+    (explore)."""
+    targeted = checkpoint and (lambda partial: checkpoint(_for_target(partial, settings.target)))
+    return _for_target(_checked_given(program, kernel, given, settings, contract, sites, progress, search, targeted),
+                       settings.target)
+
+
+def _for_target(check: KernelCheck, target: int) -> KernelCheck:
+    """The check, its warp-synchronous races warnings when `target` is a GPU before sm_70."""
+    if 0 < target < INDEPENDENT_SCHEDULING:
         for finding in check.findings:
             if finding.type == WARP_SYNCHRONOUS:
                 finding.severity = WARNING
@@ -1086,7 +1119,7 @@ def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Se
 
 
 def _checked_given(program: Program, kernel: KernelInfo, given: Given, settings: Settings, contract,
-                   sites: tuple, progress, search: bool) -> KernelCheck:
+                   sites: tuple, progress, search: bool, checkpoint) -> KernelCheck:
     reads = indices_read(program, kernel)
     deadline = time.perf_counter() + settings.max_seconds
     options = settings.launch_options()
@@ -1100,10 +1133,10 @@ def _checked_given(program: Program, kernel: KernelInfo, given: Given, settings:
         if contract:
             launches = [contract.with_buffers(launch, kernel.params) for launch in launches]
         return check_kernel(program, kernel, launches, settings.warp_model, deadline=deadline, progress=progress,
-                            detect=settings.detect)
+                            detect=settings.detect, checkpoint=checkpoint)
     fixed = given.fixed() | ({b.name for b in contract.buffers} if contract else set())
     return explore(program, kernel, launches[0], fixed, settings, progress, reads, sites, stated=contract or None,
-                   searching=search)
+                   searching=search, checkpoint=checkpoint)
 
 
 def _within(space, base: Launch) -> Launch | None:

@@ -58,12 +58,14 @@ RACES_SEEDED = 1  # races a check's proof looks for: more seeds stop the search 
 
 
 def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Settings, contract=None,
-                sites: tuple = (), progress=None) -> KernelCheck:
+                sites: tuple = (), progress=None, checkpoint=None) -> KernelCheck:
     """Prove, then check `kernel` as simulee.checker.kernel.check_given does (the race search
     skipped when proved, seeded with the solver's launches when it finds races), and
     record the proof and the verdict in the check; a proof that ran out of its first
-    effort is taken up again after the check, with a fifth of the check's time.
-    settings.prove off: the check alone."""
+    effort is taken up again after the check, with a fifth of the check's time (at most
+    what is left of settings.max_seconds).
+    settings.prove off: the check alone. `checkpoint` is given what the check stopped at
+    each launch would report (simulee.checker.kernel.check_kernel)."""
     start, budget = time.perf_counter(), settings.max_seconds
     proof, why_not = None, "--no-prove" if not settings.prove else _not_provable(given)
     if not why_not:
@@ -79,7 +81,8 @@ def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Se
         seeds = dict(settings.seed_launches)
         seeds[kernel.symbol] = (*witnesses, *seeds.get(kernel.symbol, ()))
         settings = replace(settings, seed_launches=seeds)
-    check = run_checks(program, kernel, given, settings, contract, sites, progress, search=not proved)
+    check = run_checks(program, kernel, given, settings, contract, sites, progress, search=not proved,
+                       checkpoint=checkpoint)
     if proved and not contradiction(kernel, check.findings):
         _prove_removals(program, kernel, check, fixed, time.perf_counter() + settings.max_seconds * SHARE)
     more = int(SHARE * check.seconds * UNITS_PER_SECOND)

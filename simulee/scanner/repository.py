@@ -13,6 +13,8 @@ The output folder holds:
                  every kernel that reaches it
   report.sarif, report.html, summary.md
   .lock          held while a scan writes to the folder: a second scan refuses it
+  .spools/       while a kernel is checked, what its launches showed so far: the findings a
+                 worker stopped at --kernel-timeout (or killed) still reports
 files.csv, kernels.csv and findings.csv grow as records come; the others are rewritten
 every REPORT_SECONDS while the scan runs, and at its end.
 A resumed scan keeps the records whose file content, kernel and settings are unchanged
@@ -29,6 +31,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import sys
 import time
 from collections import Counter
@@ -53,6 +56,7 @@ from simulee.scanner.tasks import CallsTask, FileTask, KernelTask, check_kernel,
 from simulee.scanner.workers import Limits, Pool
 
 LEDGER = "scan.jsonl"
+SPOOLS = ".spools"  # a kernel's check keeps what it found so far here, for a worker stopped before its end
 LOCK = ".lock"
 REPORT_SECONDS = 5.0  # the reports (bugs.csv, report.sarif, ...) are rewritten at most this often while a scan runs
 FILES_COLUMNS = ("project", "file", "status", "kernels", "seconds", "error", "host", "sha256")
@@ -261,8 +265,9 @@ def _run(pool: Pool, ledger: Ledger, tasks: list[FileTask], settings: Settings, 
                     found = dict(launching(by_program, record["file"], defining[symbol[0]]))
                 # its file's host code launches kernels, but no host code of the repository launches this one
                 unlaunched = settings.launch_sites and bool(record.get("sites")) and not found
+                spool = ledger.folder / SPOOLS / f"{digest(f'{task.file}:{name}'.encode())[:16]}.json"
                 submit(check_kernel, KernelTask(task, name, line, settings, tuple(found.values()),
-                                                written=_written(record), unlaunched=unlaunched))
+                                                written=_written(record), unlaunched=unlaunched, spool=str(spool)))
         bar.bar_format = None  # the total is final: the time left means something
         bar.refresh()
 
@@ -401,6 +406,7 @@ class Ledger:
         except OSError as error:
             raise SimuleeError(f"cannot create {folder}: {error.strerror}") from None
         self.lock = _lock(folder)
+        shutil.rmtree(folder / SPOOLS, ignore_errors=True)  # a killed scan's: of checks no longer running
         try:
             _claim(folder, root, resume)
         except SimuleeError:
@@ -471,10 +477,11 @@ class Ledger:
         return rootcause.bugs(self.checks(), self.root, self.baseline)
 
     def finish(self, seconds: float) -> None:
-        """Sort the tables and write the reports."""
+        """Sort the tables and write the reports; drop the spools of the kernels checked."""
         self.seconds = seconds
         self._rewrite()
         self._reports()
+        shutil.rmtree(self.folder / SPOOLS, ignore_errors=True)
 
     def _reports(self) -> None:
         """bugs.csv, barriers.csv, report.sarif, report.html and summary.md of the records so

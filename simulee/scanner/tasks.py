@@ -4,8 +4,10 @@ record, a JSON-ready dict for the scan's ledger, naming files relative to the re
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gc
+import json
 import os
 import time
 from dataclasses import dataclass, replace
@@ -78,17 +80,33 @@ class KernelTask:
     # (Program.host_writes)
     written: tuple[tuple[str, tuple | None], ...] = ()
     unlaunched: bool = False  # the host code of its file launches other kernels; none of the repository this one
+    spool: str = ""  # where the worker keeps what the check found so far, for a worker stopped before its end
 
     def record(self, check: dict) -> dict:
         return {"record": "kernel", "root": self.source.root, "file": self.source.file, "sha256": self.source.sha256,
                 "fingerprint": self.source.fingerprint, "kernel": self.kernel, "check": check}
 
     def failed(self, status: str, message: str, seconds: float = 0.0) -> dict:
+        """The record of a check that did not end: what its spool holds of the launches it
+        checked (their findings, which keep their severity), else nothing, with `status`."""
         from simulee.checker.kernel import KernelCheck
 
-        check = KernelCheck(self.kernel, "", str(Path(self.source.root, self.source.file)), self.line,
-                            status=status, error=message, seconds=seconds)
-        return self.record(_relative(check.to_json(), self.source.root))
+        partial = self.spooled()
+        if partial is None:
+            check = KernelCheck(self.kernel, "", str(Path(self.source.root, self.source.file)), self.line,
+                                status=status, error=message, seconds=seconds)
+            return self.record(_relative(check.to_json(), self.source.root))
+        kept = len(partial["findings"])
+        partial.update(status=status, seconds=seconds, error=f"{message}; kept: the {kept} finding"
+                       f"{'s' if kept != 1 else ''} of the {len(partial['launches'])} launches checked before")
+        return self.record(partial)
+
+    def spooled(self) -> dict | None:
+        """What the spool holds (a check's JSON), None when nothing or something unreadable."""
+        try:
+            return json.loads(Path(self.spool).read_text()) if self.spool else None
+        except (OSError, ValueError):
+            return None
 
 
 def list_kernels(task: FileTask) -> dict:
@@ -170,20 +188,34 @@ def check_kernel(task: KernelTask) -> dict:
     except (SimuleeError, KeyError) as error:
         return task.failed("error", str(error))
     sites = tuple(Site.from_json(site) for site in task.sites)
+
+    def finished(check):
+        """The check as the scan reports it: synthetic launches of an unlaunched kernel
+        doubted, suppressions applied, files relative to the repository."""
+        if task.unlaunched:
+            for finding in check.findings:
+                if synthetic(finding.launch):
+                    conditional(finding, UNLAUNCHED)
+        check.suppress(config.reason)
+        return _relative(check.to_json(), task.source.root)
+
+    def checkpoint(partial):
+        spool = Path(task.spool)
+        with contextlib.suppress(OSError):  # a spool out of reach (another machine's folder) salvages nothing
+            spool.parent.mkdir(parents=True, exist_ok=True)
+            spool.with_suffix(".tmp").write_text(json.dumps(finished(partial)))
+            os.replace(spool.with_suffix(".tmp"), spool)  # a worker stopped while writing leaves the last one whole
+
+    saving = checkpoint if task.spool else None
     try:
-        check = check_given(program, kernel, given, settings, contract, sites)
+        check = check_given(program, kernel, given, settings, contract, sites, checkpoint=saving)
     except MemoryError:  # a check keeping less of each launch's trace beats none
         gc.collect()
         smaller = replace(settings, trace_limit=settings.trace_limit // RETRY_TRACE_DIVISOR)
-        check = check_given(program, kernel, given, smaller, contract, sites)
+        check = check_given(program, kernel, given, smaller, contract, sites, checkpoint=saving)
         check.notes.append(f"out of memory keeping {settings.trace_limit:,} accesses of each launch's trace: "
                            f"checked again keeping {smaller.trace_limit:,}")
-    if task.unlaunched:
-        for finding in check.findings:
-            if synthetic(finding.launch):
-                conditional(finding, UNLAUNCHED)
-    check.suppress(config.reason)
-    return task.record(_relative(check.to_json(), task.source.root))
+    return task.record(finished(check))
 
 
 RETRY_TRACE_DIVISOR = 8  # a kernel out of memory is checked again keeping this much less of each trace
