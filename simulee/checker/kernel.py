@@ -368,7 +368,7 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
         del run, result
         if checkpoint is not None:
             checkpoint(replace(check, findings=_ordered(_settled(merged, doubts, sure, trusted, cleared, refuted)),
-                               notes=[*check.notes, STOPPED]))
+                               notes=[*check.notes, STOPPED], launches=list(check.launches), suppressed=[]))
     merged = _settled(merged, doubts, sure, trusted, cleared, refuted)
     kept.status, kept.notes = check.status, check.notes
     for detector in detectors:
