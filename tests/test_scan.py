@@ -343,11 +343,21 @@ def test_a_worker_that_dies_times_out_or_runs_out_of_memory_ends_in_a_record():
 
 
 def check_then_die(task) -> dict:
-    """A worker that checks its kernel to the end, then dies before it returns the record."""
+    """A worker that dies in its kernel's check, right after the first launch that showed something."""
+    from simulee.prover import verdicts
     from simulee.scanner.tasks import check_kernel
 
-    check_kernel(task)
-    os._exit(3)
+    real = verdicts.check_given
+
+    def dying(*args, checkpoint=None):
+        def kept(partial):
+            checkpoint and checkpoint(partial)
+            if partial.findings:
+                os._exit(3)
+        return real(*args, checkpoint=kept)
+
+    verdicts.check_given = dying
+    return check_kernel(task)
 
 
 def test_a_worker_stopped_before_its_end_still_reports_what_its_launches_showed(tmp_path):
@@ -368,6 +378,7 @@ def test_a_worker_stopped_before_its_end_still_reports_what_its_launches_showed(
     assert check["error"].startswith("the worker process died (exit code 3); kept: the 1 finding of the ")
     assert any(note.startswith("stopped before its end") for note in check["notes"])
     assert lost["check"]["status"] == "crashed" and lost["check"]["findings"] == []  # no spool: nothing to keep
+    assert not (tmp_path / "spool.json").exists()  # read once
 
 
 def test_a_check_tells_after_each_launch_what_it_would_report_if_stopped_there():

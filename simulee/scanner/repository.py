@@ -481,7 +481,7 @@ class Ledger:
         self.seconds = seconds
         self._rewrite()
         self._reports()
-        shutil.rmtree(self.folder / SPOOLS, ignore_errors=True)
+        shutil.rmtree(self.folder / SPOOLS, ignore_errors=True)  # emptied as checks end; a stopped scan's leftovers
 
     def _reports(self) -> None:
         """bugs.csv, barriers.csv, report.sarif, report.html and summary.md of the records so

@@ -102,11 +102,19 @@ class KernelTask:
         return self.record(partial)
 
     def spooled(self) -> dict | None:
-        """What the spool holds (a check's JSON), None when nothing or something unreadable."""
+        """What the spool held (a check's JSON; the spool is removed), None when nothing or
+        something unreadable."""
         try:
             return json.loads(Path(self.spool).read_text()) if self.spool else None
         except (OSError, ValueError):
             return None
+        finally:
+            self.unspool()
+
+    def unspool(self) -> None:
+        if self.spool:
+            with contextlib.suppress(OSError):
+                Path(self.spool).unlink(missing_ok=True)
 
 
 def list_kernels(task: FileTask) -> dict:
@@ -215,6 +223,7 @@ def check_kernel(task: KernelTask) -> dict:
         check = check_given(program, kernel, given, smaller, contract, sites, checkpoint=saving)
         check.notes.append(f"out of memory keeping {settings.trace_limit:,} accesses of each launch's trace: "
                            f"checked again keeping {smaller.trace_limit:,}")
+    task.unspool()  # the check ended: its record says all
     return task.record(finished(check))
 
 
