@@ -214,6 +214,43 @@ def thread_strides(program: Program, kernel: KernelInfo) -> dict[tuple[str, int]
     return found
 
 
+BLOCK_WIDTH = 8  # taint bit: blockDim.x
+
+
+def block_strides(program: Program, kernel: KernelInfo) -> dict[tuple[str, int], int | None]:
+    """(function, op index) -> line of the product, for each load, store or atomic whose
+    address adds blockIdx.x to threadIdx.x times blockDim.x (`a[threadIdx.x * blockDim.x +
+    blockIdx.x]`, blocks as the columns of a block-wide row): written for at most blockDim.x
+    blocks along x, as `a[blockIdx.x * blockDim.x + threadIdx.x]` is for threads of at most
+    blockDim.x."""
+    root = program.function(kernel.symbol)
+    if "block_strides" in root.analyses:
+        return root.analyses["block_strides"]
+    functions = {f.name: f for f in program.reachable_functions(kernel.symbol)}
+    base = _Taint(functions, dims={"tid.x": THREAD_X, "ctaid.x": BLOCK_X, "ntid.x": BLOCK_WIDTH})
+    base.solve()
+    marked, lines = _Taint(base.functions, addresses=False), {}
+    for function in base.functions.values():
+        for op in function.ops:
+            if op.opcode != "mul" or len(op.args) != 2 or op.result < 0:
+                continue
+            first, second = (base.get(function.name, slot) for slot in op.args)
+            if {first, second} == {BLOCK_WIDTH, THREAD_X}:
+                marked.add(function.name, op.result, 1)
+                lines[(function.name, op.result)] = op.location and op.location.line
+    marked.solve()
+    found = {}
+    for function in base.functions.values():
+        for position, op in enumerate(function.ops):
+            if op.opcode in MEMORY_ADDRESS:
+                pointer = op.args[MEMORY_ADDRESS[op.opcode]]
+                if marked.get(function.name, pointer) and base.get(function.name, pointer) & BLOCK_X:
+                    found[(function.name, position)] = next(
+                        (line for (name, _), line in lines.items() if name == function.name), None)
+    root.analyses["block_strides"] = found
+    return found
+
+
 def _strides_in(function: DecodedFunction, base: "_Taint") -> dict[int, tuple[int, int | None, bool]]:
     """Result slot -> (size, line, whether what it multiplies depends on blockIdx.x) of each
     stride `function` makes: a scaling by constants (`row * 4 * 128` is one stride of 512)

@@ -1295,6 +1295,46 @@ def test_a_race_only_blocks_wider_than_a_row_stride_make_is_a_warning_unless_the
     assert check_json("row_stride.cu", "-k", "scale_rows", "--block", "256", "--grid", "4")["findings"] == []
 
 
+def test_a_race_between_the_warps_of_a_kernel_that_syncs_warps_alone_is_a_warning_unless_the_user_states_them():
+    """tests/sites/warp_only.cu, no host code: a kernel whose only barrier is __syncwarp is
+    written for one warp per block, so a race only two warps make is a warning naming that;
+    a race within one warp, or between warps where the kernel has __syncthreads, is an
+    error; a stated block of two warps is the user's (an error), one warp is clean."""
+    kernels = {k["kernel"]: k for k in json.loads(simulee("check", SITES / "warp_only.cu", "-q", "--format",
+                                                          "json").stdout)["kernels"]}
+    findings = kernels["warp_sum"]["findings"]
+    assert findings and {(f["type"], f["severity"], f["line"]) for f in findings} == {
+        ("data-race", "warning", line_in("warp_only.cu", "the warp's tail"))}
+    assert "only when a block has more than 32 threads, on a launch Simulee chose: the kernel synchronizes with " \
+        "__syncwarp alone" in findings[0]["message"]
+    assert {(f["type"], f["line"]) for f in errors(kernels["warp_sum_unsynchronized"])} == {
+        ("data-race", line_in("warp_only.cu", "no __syncwarp between"))}
+    assert {(f["type"], f["line"]) for f in errors(kernels["block_sum"])} == {
+        ("data-race", line_in("warp_only.cu", "a block barrier elsewhere"))}
+    wide = check_json("warp_only.cu", "-k", "warp_sum", "--block", "64")
+    assert {(f["type"], f["line"]) for f in errors(wide)} == {("data-race", line_in("warp_only.cu", "the warp's tail"))}
+    assert check_json("warp_only.cu", "-k", "warp_sum", "--block", "32", "--grid", "1")["findings"] == []
+
+
+def test_a_race_only_more_blocks_than_a_blocks_threads_make_in_a_column_layout_is_a_warning():
+    """tests/sites/columns.cu, no host code: `threadIdx.x * blockDim.x + blockIdx.x` is
+    written for at most blockDim.x blocks, so the collision more blocks make is a warning
+    naming that; the next column's slot races in any launch (an error); a stated grid
+    wider than the block is the user's (an error), one within it is clean."""
+    kernels = {k["kernel"]: k for k in json.loads(simulee("check", SITES / "columns.cu", "-q", "--format",
+                                                          "json").stdout)["kernels"]}
+    findings = kernels["number_columns"]["findings"]
+    assert findings and {(f["type"], f["severity"], f["line"]) for f in findings} == {
+        ("data-race", "warning", line_in("columns.cu", "by column"))}
+    assert "only when gridDim.x > blockDim.x, on a launch Simulee chose: the addresses step by blockDim.x with " \
+        f"threadIdx.x at line {line_in('columns.cu', 'int i =')}" in findings[0]["message"]
+    assert {(f["type"], f["line"]) for f in errors(kernels["shift_columns"])} == {
+        ("data-race", line_in("columns.cu", "the next column's slot"))}
+    wide = check_json("columns.cu", "-k", "number_columns", "--block", "8", "--grid", "16")
+    assert {(f["type"], f["line"]) for f in errors(wide)} == {("data-race", line_in("columns.cu", "by column"))}
+    assert check_json("columns.cu", "-k", "number_columns", "--block", "16", "--grid", "16")["findings"] == []
+
+
 @pytest.mark.parametrize("other_main, severity", [(False, "error"), (True, "warning")])
 def test_a_main_in_the_folder_above_is_the_programs_when_it_is_the_only_one(tmp_path, other_main, severity):
     """tests/sites/cmake_program with no compilation database and main's width 8: the

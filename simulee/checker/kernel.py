@@ -14,7 +14,6 @@ import numpy as np
 from evolve.contract import MEMORY_FAULTS, Contract, stated_values
 from evolve.search import DETECTION_THREADS
 from evolve.space import ALIGNED, HALFWAY, STRIDE_NAME
-from evolve.taint import Stride
 from interpreter.limits import DEFAULT_HEAP_BYTES, TRACE_LIMIT
 from interpreter.launch import Alias, Launch, Result
 from interpreter.loader import KernelInfo, Program
@@ -332,7 +331,7 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
         within = deadline - (time.perf_counter() - launched)
         again = _again(run, found, detectors, within)
         flat, replays = _Flat(run, detectors, within), _Replays(run, detectors, within, space, refuted, rules)
-        rows, strides = _Rows(run, detectors, within, rules), _Strides(run, detectors, within)
+        rows, widths = _Rows(run, detectors, within, rules), _Widths(run, detectors, within)
         for finding in found:
             made_up = [] if finding.key() in again else invented(finding, result)
             if made_up and finding.type in MEMORY_FAULTS:  # the made-up content's fault, not the kernel's
@@ -353,7 +352,7 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
                 replayed[scoped] = (count + 1, guessed)
             guessed = guessed if opened else ""
             doubt = _doubt(finding, result.launch, made_up, guessed, flat.needs(finding), rows.needs(finding),
-                           strides.needs(finding))
+                           widths.needs(finding))
             if not doubt:
                 (cleared if opened else trusted).add(scoped)
                 if key not in sure or _gravity(finding) > _gravity(sure[key]):
@@ -718,39 +717,83 @@ class _Rows:
         return [] if _shown_as(finding) in self.shown else list(self.axes)
 
 
-class _Strides:
-    """Of a launch Simulee made up (SYNTHETIC), which races need more threads along x than
-    a constant stride of their addresses leaves room for (evolve.taint.thread_strides:
-    `a[blockIdx.x * 256 + threadIdx.x]` with blocks of 1,024 threads, the thread past 255
-    of one row at the next row's first place): the same launch with at most that many
-    threads along x (over the grid, where the thread's x index counts blockIdx.x too) does
-    not show them. The kernel is written for rows of that width; no host code says it is
-    launched wider."""
+class _Widths:
+    """Of a launch Simulee made up (SYNTHETIC), which races need a launch wider along x
+    than the kernel's code is written for: the same launch within that width does not show
+    them. No host code says it is launched wider. The widths its code implies:
+    - a constant stride of the race's addresses (evolve.taint.thread_strides:
+      `a[blockIdx.x * 256 + threadIdx.x]` with blocks of 1,024 threads, the thread past 255
+      of one row at the next row's first place): at most that many threads along x (over
+      the grid, where the thread's x index counts blockIdx.x too);
+    - blocks as columns of a block-wide row (evolve.taint.block_strides: `a[threadIdx.x *
+      blockDim.x + blockIdx.x]`): at most blockDim.x blocks along x;
+    - a kernel that synchronizes with `__syncwarp` and never with a block's barrier (nor the
+      grid's): one warp per block, for a race between the warps of a block."""
 
     def __init__(self, run: LaunchRun, detectors, deadline: float):
-        from evolve.taint import thread_strides
+        from evolve.taint import block_strides, thread_strides
 
         launch = run.result.launch
         self.run, self.detectors, self.deadline = run, detectors, deadline
-        self.strides = thread_strides(run.program, run.kernel) if (launch.origin or "default") in SYNTHETIC else {}
+        synthetic = (launch.origin or "default") in SYNTHETIC
+        self.strides = thread_strides(run.program, run.kernel) if synthetic else {}
+        self.columns = block_strides(run.program, run.kernel) if synthetic else {}
+        self.warp_only = synthetic and _warp_synchronized_only(run.program, run.kernel)
         self.shown: dict[tuple, set] = {}  # (grid, block) -> the keys that launch shows
 
-    def needs(self, finding: Finding) -> Stride | None:
-        """The stride whose width `finding` needs more threads than; None when none."""
-        strides = [self.strides[op] for op in finding.ops if op in self.strides]
-        if not strides or finding.type not in RACES:
-            return None
-        stride = min(strides, key=lambda found: found.size)
-        stride = replace(stride, global_x=any(found.global_x for found in strides))
+    def needs(self, finding: Finding) -> str:
+        """What width `finding` needs more than (the doubt it rests on); "" when none."""
+        if finding.type not in RACES:
+            return ""
         launch = self.run.result.launch
-        block_x = min(launch.block[0], stride.size)
-        grid_x = max(1, min(launch.grid[0], stride.size // block_x)) if stride.global_x else launch.grid[0]
-        if (block_x, grid_x) == (launch.block[0], launch.grid[0]):
-            return None
-        within = replace(launch, grid=(grid_x, *launch.grid[1:]), block=(block_x, *launch.block[1:]))
-        if (within.grid, within.block) not in self.shown:
-            self.shown[(within.grid, within.block)] = _shown(self.run, within, self.detectors, self.deadline) or set()
-        return None if _shown_as(finding) in self.shown[(within.grid, within.block)] else stride
+        strides = [self.strides[op] for op in finding.ops if op in self.strides]
+        if strides:
+            stride = min(strides, key=lambda found: found.size)
+            global_x = any(found.global_x for found in strides)
+            block_x = min(launch.block[0], stride.size)
+            grid_x = max(1, min(launch.grid[0], stride.size // block_x)) if global_x else launch.grid[0]
+            extent = "gridDim.x·blockDim.x" if global_x else "blockDim.x"
+            if self._gone(finding, (grid_x, *launch.grid[1:]), (block_x, *launch.block[1:])):
+                return (f"only when {extent} > {stride.size}, on a launch Simulee chose: the addresses step by "
+                        f"{stride.size} at line {stride.line} (a row stride), so the kernel is written for at most "
+                        f"{stride.size} threads along x{UNLAUNCHED}")
+        columns = [self.columns[op] for op in finding.ops if op in self.columns]
+        if columns and self._gone(finding, (min(launch.grid[0], launch.block[0]), *launch.grid[1:]), launch.block):
+            return (f"only when gridDim.x > blockDim.x, on a launch Simulee chose: the addresses step by blockDim.x "
+                    f"with threadIdx.x at line {columns[0]} and add blockIdx.x, so the kernel is written for at most "
+                    f"blockDim.x blocks along x{UNLAUNCHED}")
+        if self.warp_only and finding.scope == "inter-warp" and int(np.prod(launch.block)) > WARP:
+            x = min(launch.block[0], WARP)
+            y = min(launch.block[1], WARP // x)
+            if self._gone(finding, launch.grid, (x, y, min(launch.block[2], WARP // (x * y)))):
+                return (f"only when a block has more than {WARP} threads, on a launch Simulee chose: the kernel "
+                        f"synchronizes with __syncwarp alone, never with __syncthreads, so it is written for one warp "
+                        f"per block{UNLAUNCHED}")
+        return ""
+
+    def _gone(self, finding: Finding, grid: tuple, block: tuple) -> bool:
+        """Whether the launch narrowed to `grid` and `block` does not show `finding`."""
+        launch = self.run.result.launch
+        if (tuple(grid), tuple(block)) == (tuple(launch.grid), tuple(launch.block)):
+            return False
+        if (grid, block) not in self.shown:
+            within = replace(launch, grid=tuple(grid), block=tuple(block))
+            self.shown[(grid, block)] = _shown(self.run, within, self.detectors, self.deadline) or set()
+        return _shown_as(finding) not in self.shown[(grid, block)]
+
+
+UNLAUNCHED = "; no host code launches it: state its launch (--block, --grid or simulee.toml) if it runs with more"
+WARP = 32
+
+
+def _warp_synchronized_only(program: Program, kernel: KernelInfo) -> bool:
+    """Whether the kernel (with what it calls) waits at `__syncwarp` and at no barrier of
+    its block or grid."""
+    callees = {op.extra.get("callee") or "" for function in program.reachable_functions(kernel.symbol)
+               for op in function.ops if op.opcode == "call"}
+    block = any(callee.startswith(("llvm.nvvm.barrier", "llvm.nvvm.bar.sync", "__simulee_grid_sync"))
+                and not callee.startswith("llvm.nvvm.barrier.cta.arrive") for callee in callees)
+    return "llvm.nvvm.bar.warp.sync" in callees and not block
 
 
 def invented(finding: Finding, result: Result) -> list[str]:
@@ -763,7 +806,7 @@ def invented(finding: Finding, result: Result) -> list[str]:
 
 
 def _doubt(finding: Finding, launch: Launch, made_up: list[str], guessed: str = "",
-           hidden: dict[str, tuple[str, ...]] | None = None, rows: list[str] = (), stride: Stride | None = None) -> str:
+           hidden: dict[str, tuple[str, ...]] | None = None, rows: list[str] = (), narrower: str = "") -> str:
     """What guess of Simulee's the launch showing `finding` rests on for it ('' when none):
     two pointers made one buffer by the search; a grid along y or z that callers Simulee
     could not read pass (`hidden`, _Flat); values Simulee chose for what a launch site
@@ -771,8 +814,8 @@ def _doubt(finding: Finding, launch: Launch, made_up: list[str], guessed: str = 
     up (`made_up`, invented): the program's own data has invariants Simulee does not see
     (an index array that is a permutation, offsets that are a scan, counts never 0); or,
     on a launch no host code or user gave, more than one thread or block along an axis
-    the race's addresses ignore (`rows`, _Rows), or more threads along x than a constant
-    stride of its addresses leaves room for (`stride`, _Strides)."""
+    the race's addresses ignore (`rows`, _Rows), or a launch wider than its code is written
+    for (`narrower`, _Widths)."""
     if searched_alias(launch):
         pairs = ", ".join(f"{name}=={value.target}" for name, value in launch.args.items() if isinstance(value, Alias))
         return (f"only when {pairs}: an in-place call, which no launch site or user makes; mark the pointers "
@@ -791,12 +834,8 @@ def _doubt(finding: Finding, launch: Launch, made_up: list[str], guessed: str = 
         return (f"only when {shown}, on a launch Simulee chose: no address of the kernel depends on {index}, so it is "
                 "written for one row there (threads that differ only in it do the same work); no host code launches "
                 "it: state its launch (--block, --grid or simulee.toml) if it runs with more")
-    if stride is not None:
-        extent = "gridDim.x·blockDim.x" if stride.global_x else "blockDim.x"
-        return (f"only when {extent} > {stride.size}, on a launch Simulee chose: the addresses step by {stride.size} "
-                f"at line {stride.line} (a row stride), so the kernel is written for at most {stride.size} threads "
-                "along x; no host code launches it: state its launch (--block, --grid or simulee.toml) if it runs "
-                "with more")
+    if narrower:
+        return narrower
     returned = [label for label in made_up if label.startswith("what ") and label.endswith(" returns")]
     if returned and len(returned) == len(made_up):  # calls of functions declared and never defined
         names = ", ".join(label.removeprefix("what ").removesuffix(" returns") for label in returned[:6])
