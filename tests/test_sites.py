@@ -950,6 +950,23 @@ def test_a_pointer_the_site_passes_null_is_null():
         ("data-race", line_in("optional_output.cu", "every row at one place"))}
 
 
+def test_a_launch_guarded_by_a_conjunction_needs_its_pointer_part():
+    """tests/sites/guarded_null.cu (llm.c's matmul_backward): `if (fused < 2 && pre)`, where
+    `fused` is read by nothing the launch passes. The pointer part still holds for the
+    launch, so the callers' default NULL never reaches `scale_by`; `scale_all`, launched with
+    it unguarded, reads through NULL (an error). Both callers' NULL are folded the same way."""
+    guarded, unguarded = (check_json("guarded_null.cu", "-k", kernel) for kernel in ("scale_by", "scale_all"))
+    assert guarded["launches"] and errors(guarded) == []
+    passing = line_in("guarded_null.cu", "saved[layer], fusion[layer]")
+    assert {launch["origin"].split()[1].split(" ")[0] for launch in guarded["launches"]} == {
+        f"guarded_null.cu:{passing}"} and all("pre" not in launch["args"] for launch in guarded["launches"])
+    assert {(f["type"], f["line"]) for f in errors(unguarded)} == {
+        ("null-pointer", line_in("guarded_null.cu", "NULL for most callers"))}
+    defaulted = line_in("guarded_null.cu", "backward(d, bias, n);")
+    conditions = {s.callers: s.conditions for s in sites_of("guarded_null.cu") if "scale_by" in s.kernel}
+    assert conditions[(f"guarded_null.cu:{defaulted}",)] == (["const", 0],)
+
+
 @pytest.mark.parametrize("command", ["scan", "check"])
 @pytest.mark.parametrize("blocks", [1, 4])
 def test_a_wrapper_two_folders_define_takes_the_calls_of_its_own_folder(command, blocks, tmp_path: Path):

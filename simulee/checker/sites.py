@@ -587,7 +587,8 @@ class _Expressions:
         """The condition a branch edge takes, as an expression that is 1 when it holds
         (several, for a switch's default: all of its cases fail); None when it reads
         anything the launch itself does not (a call's result, memory): it says nothing
-        about the launch."""
+        about the launch. Of a conjunction (`fused < 2 && pre`), the parts that read only
+        what the launch does are kept: the launch needs each of them."""
         known = len(self.inputs)
         kind = edge[0]
         if kind == "always":
@@ -595,18 +596,17 @@ class _Expressions:
         value = _through_halves(self.of(edge[1]), self.halves)
         bits = _bits(edge[1].type)
         if kind == "br":
-            result = value if edge[2] else ["xor", 1, value, ["const", 1]]
+            parts = _conjuncts(value, edge[2])
         elif kind == "case":
-            result = ["icmp", bits, "eq", value, ["const", edge[2]]]
+            parts = [["icmp", bits, "eq", value, ["const", edge[2]]]]
         else:  # a switch's default: none of its cases
-            result = _all([["icmp", bits, "ne", value, ["const", v]] for v in edge[2]]) if edge[2] else ["const", 1]
-        read = inputs_of(result)
-        if not read or max(read) >= known:
+            parts = [["icmp", bits, "ne", value, ["const", v]] for v in edge[2]] or [["const", 1]]
+        kept = [part for part in parts if inputs_of(part) and max(inputs_of(part)) < known]
+        if len(self.inputs) > known:  # what only the parts left out read
             del self.inputs[known:]
             self.keys = {key: index for key, index in self.keys.items() if index < known}
             self.made = {}  # some may read the inputs just dropped
-            return None
-        return _folded(result)
+        return _folded(_all(kept)) if kept else None
 
     def of(self, value, depth: int = 0) -> list:
         """The expression of a host value, constants folded; an input where it would have
@@ -802,6 +802,21 @@ def _all(conditions: list[list]) -> list:
     for condition in conditions[1:]:
         result = ["and", 1, result, condition]
     return result
+
+
+def _conjuncts(expression: list, holds: bool) -> list[list]:
+    """1-bit conditions whose conjunction is `expression` being 1 (`holds`) or 0: `a && b`
+    (LLVM's `and`, or `select a, b, false`) holding, or `a || b` (`or`, `select a, true, b`)
+    failing, is each part's."""
+    kind, parts = expression[0], expression[2:]
+    if expression[1:2] == [1] and kind in ("and", "or", "select"):
+        if holds and (kind == "and" or kind == "select" and parts[2] == ["const", 0]):
+            return _conjuncts(parts[0], True) + _conjuncts(parts[1], True)
+        if not holds and kind == "or":
+            return _conjuncts(parts[0], False) + _conjuncts(parts[1], False)
+        if not holds and kind == "select" and parts[1] == ["const", 1]:
+            return _conjuncts(parts[0], False) + _conjuncts(parts[2], False)
+    return [expression if holds else ["xor", 1, expression, ["const", 1]]]
 
 
 def _through_halves(expression: list, halves: dict[int, tuple[list, list]]) -> list:
