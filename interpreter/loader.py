@@ -11,6 +11,7 @@ and whether it uses dynamic (extern) shared memory.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -156,6 +157,7 @@ class Program:
         self.host_values: dict[str, list] = {}
         self.executions: dict[str, object] = {}  # kernel symbol -> its simt.Execution, kept to run its next launch
         self.managed: frozenset[str] = frozenset()  # __managed__ variables (the host's copy is the device's)
+        self.digest = ""  # the SHA-256 of the IR text it was loaded from ('' when made in memory)
 
     def function(self, name: str) -> DecodedFunction:
         """The decoded definition of function `name` (decoded once)."""
@@ -286,9 +288,11 @@ def load_module(text: str, origin: str = "<ir>") -> Program:
         message = " ".join(str(error).split())
         raise LoadError(f"{origin}: invalid LLVM IR: {message}") from None
     try:
-        return Program(ir.parse_module(str(module)))
+        program = Program(ir.parse_module(str(module)))
     except ir.IRSyntaxError as error:
         raise LoadError(f"{origin}: IR Simulee cannot read: {error}") from None
+    program.digest = hashlib.sha256(text.encode()).hexdigest()
+    return program
 
 
 def _kernel_symbols(module: ir.Module) -> list[str]:

@@ -138,6 +138,7 @@ def test_a_failing_prover_leaves_the_race_reported_and_the_proof_unknown(run_cli
     import simulee.prover.solve
 
     monkeypatch.delenv("SIMULEE_DEBUG", raising=False)
+    monkeypatch.setenv("SIMULEE_CACHE", str(tmp_path / "cache"))  # no proof kept by another test
     monkeypatch.setattr(simulee.prover.solve, "_prove_kernel", _failing)
     out = tmp_path / "report.json"
     status, _, _ = run_cli("check", TWINS, "-k", "shift_left", "-q", "--format", "json", "-o", out)
@@ -163,6 +164,49 @@ def test_a_failing_removal_proof_leaves_the_barrier_verdicts(run_cli, tmp_path, 
     assert all("proved for every launch" not in f["message"] for f in record["findings"])
 
 
+def test_a_kept_proof_answers_until_the_kernel_changes(run_cli, tmp_path, monkeypatch):
+    """A check keeps the prover's verdicts beside the compile cache (prover.cache): checked
+    again, unchanged kernels ask z3 nothing (a prover that fails is never called) and get
+    the same verdicts and solver races, the racy ones still racy; a corrupt entry is asked
+    again; an edited file is a new
+    question for each of its kernels (the failing prover answers: unknown), and the race the
+    edit makes is found."""
+    import simulee.prover.solve
+
+    monkeypatch.setenv("SIMULEE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("SIMULEE_DEBUG", raising=False)
+    source = tmp_path / "pair.cu"
+    source.write_text("__global__ void scale(float *x, float factor, int n) {\n"
+                      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                      "  if (i < n) x[i] = x[i] * factor;\n"
+                      "}\n"
+                      "__global__ void shift_left(int *x, int n) {\n"
+                      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                      "  if (i < n - 1) x[i] = x[i + 1];\n"
+                      "}\n")
+
+    def proofs() -> dict:
+        out = tmp_path / "report.json"
+        run_cli("check", source, "-q", "--format", "json", "-o", out)
+        return {k["kernel"]: (k["verdict"], {key: value for key, value in k["proof"].items() if key != "seconds"})
+                for k in json.loads(out.read_text())["kernels"]}
+
+    first = proofs()
+    assert first["scale"][0] == "proved" and first["shift_left"][0] == "race"
+    monkeypatch.setattr(simulee.prover.solve, "_prove_kernel", _failing)
+    assert proofs() == first
+    for kept in (tmp_path / "cache" / "proofs").rglob("*.pickle"):  # a corrupt entry is a miss
+        kept.write_bytes(b"garbage")
+    for _ in range(2):  # and what the failing prover answers is not kept
+        assert {kernel: proof["verdict"] for kernel, (_, proof) in proofs().items()} == {
+            "scale": "unknown", "shift_left": "unknown"}
+    assert {kept.read_bytes() for kept in (tmp_path / "cache" / "proofs").rglob("*.pickle")} == {b"garbage"}
+    source.write_text(source.read_text().replace("if (i < n) x[i] = x[i] * factor;", "x[0] = x[i] * factor;"))
+    edited = proofs()
+    assert {kernel: (verdict, proof["verdict"]) for kernel, (verdict, proof) in edited.items()} == {
+        "scale": ("race", "unknown"), "shift_left": ("race", "unknown")}
+
+
 # ---------------------------------------------------------------------------- one verdict per kernel
 
 
@@ -175,6 +219,7 @@ def test_a_proof_a_run_contradicts_is_an_internal_error_the_report_names(run_cli
 
     log = tmp_path / "contradictions.jsonl"
     monkeypatch.setenv("SIMULEE_CONTRADICTIONS", str(log))
+    monkeypatch.setenv("SIMULEE_CACHE", str(tmp_path / "cache"))  # the wrong proofs are kept there, not for others
     monkeypatch.setattr(simulee.prover.solve, "_prove_kernel", wrong)
     status, out, _ = run_cli("check", TWINS, "-k", "shift_left")
     race = line_of(TWINS, "thread i+1 writes x[i+1]")

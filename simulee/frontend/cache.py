@@ -69,13 +69,13 @@ class IRCache:
         manifest = {"ir": digest(data), "deps": {dep: file_digest(dep) for dep in deps}}
         try:
             manifest_path.parent.mkdir(parents=True, exist_ok=True)
-            _write_atomically(ir_path, data)
-            _write_atomically(manifest_path, json.dumps(manifest, indent=1).encode())
+            write_atomically(ir_path, data)
+            write_atomically(manifest_path, json.dumps(manifest, indent=1).encode())
         except OSError:
             pass
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
+def write_atomically(path: Path, data: bytes) -> None:
     """Write through a temporary file and rename, so readers never see half a file."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
     try:

@@ -15,6 +15,7 @@ some launch, arguments and inputs make them leave different bytes in an output b
 
 `verdicts` joins the prover to the checker: it runs the prover before every check, and the
 races the solver finds in the interpreter, to tell a confirmed race from a possible one.
+`cache` keeps the verdicts of its proofs between runs, beside the compile cache.
 The interpreter never imports this package.
 
 May import: simulee.errors, simulee.checker, simulee.report, simulee.detect, simulee.model, simulee.frontend,

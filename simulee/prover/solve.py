@@ -204,7 +204,10 @@ def prove_kernel(program: Program, info: KernelInfo, milliseconds: int = QUERY_M
 
 def prover_failure(error: Exception) -> str:
     """The reason a proof is unknown when the prover raised `error` (an internal error)."""
-    return f"internal error in the prover: {type(error).__name__}: {error}"
+    return f"{INTERNAL_ERROR}: {type(error).__name__}: {error}"
+
+
+INTERNAL_ERROR = "internal error in the prover"
 
 
 def _prove_kernel(program: Program, info: KernelInfo, milliseconds: int, given: "Fixed | None", deadline: float,

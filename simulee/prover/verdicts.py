@@ -160,11 +160,22 @@ def _prove(program: Program, kernel: KernelInfo, fixed: Fixed, units: int, setti
     """A quick proof (solve.prove_kernel) of at most `units` of z3's effort (and SLACK times
     their nominal seconds, a fifth of the check's limit, and the seconds `left` of it),
     stopped at RACES_SEEDED races: their launches (threads of different warps where they
-    can be) seed the search."""
+    can be) seed the search. A proof of the same question kept by an earlier run
+    (prover.cache) is taken as it is."""
+    from simulee.prover.cache import ProofCache, lasting, proof_key
+
+    start = time.perf_counter()
+    key = proof_key(program.digest, kernel.symbol, fixed, units, settings.warp_model)
+    cached = ProofCache().get(key) if key else None
+    if cached is not None:
+        return replace(cached, seconds=time.perf_counter() - start)
     seconds = min(SLACK * units / UNITS_PER_SECOND, settings.max_seconds / 5, left)
-    return prove_kernel(program, kernel, int(seconds * 1000), fixed, time.perf_counter() + seconds,
-                        Effort(min(QUESTION_EFFORT, units), units), races=RACES_SEEDED, quick=True,
-                        warp_model=settings.warp_model)
+    proof = prove_kernel(program, kernel, int(seconds * 1000), fixed, time.perf_counter() + seconds,
+                         Effort(min(QUESTION_EFFORT, units), units), races=RACES_SEEDED, quick=True,
+                         warp_model=settings.warp_model)
+    if key and lasting(proof, seconds):
+        ProofCache().put(key, proof)
+    return proof
 
 
 def _not_provable(given: Given) -> str:
