@@ -339,13 +339,17 @@ class SearchSpace:
         return replace(launch, args=args)
 
     def _chosen_scalars(self) -> set[str]:
-        """The scalars the search sets: its argument genes, and those a site passes a bare
+        """The scalars the search sets: its argument genes, those a site passes a bare
         open value as that nothing else of the site uses (a value the site computes, or one
         its grid, block or other arguments are computed from too, keeps what the host code
         makes of it: CUDA-CNN's grid of kernelSize * kernelSize blocks and kernelSize; one of
-        the values a host table or loop gives, `choices`, is the host's)."""
+        the values a host table or loop gives, `choices`, is the host's), and those a site
+        does not pass at all (a by-value struct's member the host loads with the struct:
+        kaldi's MatrixDim stride), which keep what Simulee gave them."""
         names, related = {g.name for g in self.genes if g.argument}, set()
         for plan in self.plans:
+            passed = {name for name, _ in plan.scalars} | plan.known | set(self.derived)
+            names |= {p.name for p in self.kernel.scalars() if p.name not in passed}
             site = plan.site
             for name, expression in plan.scalars:
                 if expression[0] != "input" or site.inputs[expression[1]].choices:

@@ -897,15 +897,13 @@ def test_a_size_struct_the_host_passes_whole_is_varied_member_by_member():
 def test_a_three_int_size_struct_is_searched_and_varied_member_by_member():
     """kaldi's MatrixDim (rows, cols, stride) from a function Simulee cannot read: rows and
     cols travel in one 64-bit value, stride in another. A race no size avoids (a warp step
-    reading a lane's write of the step before) is an error; overlapping rows, which only
-    a stride below cols makes, are a warning naming the stride that does not show them."""
-    every, one = (check_json("row_dim.cu", "-k", kernel)["findings"] for kernel in ("row_sum", "row_copy"))
-    assert {(f["severity"], f["line"]) for f in every} == {
+    reading a lane's write of the step before) is an error; rows that overlap only when the
+    stride is below cols are never made: the stride Simulee picks stays rows apart."""
+    every, one = (check_json("row_dim.cu", "-k", kernel) for kernel in ("row_sum", "row_copy"))
+    assert {(f["severity"], f["line"]) for f in every["findings"]} == {
         ("error", line_in("row_dim.cu", "no __syncwarp before")), ("error", line_in("row_dim.cu", "s[tid + k]"))}
-    (doubted,) = one
-    assert (doubted["type"], doubted["severity"]) == ("data-race", "warning")
-    assert doubted["line"] == line_in("row_dim.cu", "rows overlap when")
-    assert "not with d.stride=" in doubted["message"]
+    assert one["findings"] == [] and one["launches"]
+    assert all(launch["args"]["d.stride"] >= launch["args"]["d.cols"] for launch in one["launches"])
 
 
 def test_a_loop_over_a_constant_table_of_block_sizes_launches_each_and_no_other():
@@ -965,6 +963,21 @@ def test_a_launch_guarded_by_a_conjunction_needs_its_pointer_part():
     defaulted = line_in("guarded_null.cu", "backward(d, bias, n);")
     conditions = {s.callers: s.conditions for s in sites_of("guarded_null.cu") if "scale_by" in s.kernel}
     assert conditions[(f"guarded_null.cu:{defaulted}",)] == (["const", 0],)
+
+
+def test_a_stride_the_site_does_not_pass_stays_rows_apart_as_sizes_grow():
+    """tests/sites/dim_struct.cu (kaldi's MatrixDim): the host builds {rows, cols, stride}
+    from its matrix's fields, so the stride is a struct member the site does not pass and
+    Simulee picks. It stays at least twice the launch's widest size as the search grows
+    rows and cols (it was left at the default launch's 64 while rows reached 502, and
+    rows overlapped: a false race). Copying a triangle is clean; transposing in place races."""
+    triangle, transpose = (check_json("dim_struct.cu", "-k", kernel)
+                           for kernel in ("copy_low_upp", "transpose_in_place"))
+    assert errors(triangle) == [] and triangle["launches"]
+    assert all(launch["args"]["d.stride"] >= 2 * max(launch["args"]["d.rows"], launch["args"]["d.cols"])
+               for launch in triangle["launches"])
+    assert {(f["type"], f["line"]) for f in errors(transpose)} == {
+        ("data-race", line_in("dim_struct.cu", "thread (j, i) writes what this reads"))}
 
 
 @pytest.mark.parametrize("command", ["scan", "check"])

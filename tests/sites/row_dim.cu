@@ -2,8 +2,8 @@
 // in another program's file returns, so Simulee chooses each member; `row_sum`'s grid comes
 // from another such function, `row_copy`'s from d.rows. `row_sum`'s warp steps read what a
 // lane wrote in the step before them with no __syncwarp between, whatever the size is (an
-// error); `row_copy`'s rows overlap only when d.stride < d.cols, which the values Simulee
-// chose make and others do not (a warning naming them).
+// error); `row_copy`'s rows overlap only when d.stride < d.cols, which no allocation makes
+// and the stride Simulee chooses never is (clean).
 #include <cuda_runtime.h>
 
 struct MatrixDim { int rows, cols, stride; };
