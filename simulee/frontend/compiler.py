@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from simulee import __version__
-from simulee.frontend import cmake, compile_commands, device_library, passes, ptx, salvage, toolkit
+from simulee.frontend import cmake, compile_commands, passes, salvage, toolkit
 from simulee.frontend.passes import binding, inline_and_promote, one_line, optimize_host
 from simulee.frontend.cache import IRCache, digest, file_digest
 from simulee.errors import CompileError, SimuleeError
@@ -295,6 +295,8 @@ def compile_cuda(path: Path, options: CompileOptions = CompileOptions(), cache: 
     only while every file the compiler read is unchanged.
     The source is named by its absolute path as given (a link inside a repository keeps
     its own name)."""
+    from simulee.frontend import device_library  # it imports the interpreter's arithmetic, which only compiling needs
+
     clang = find_clang(options.clang)
     source = Path(os.path.abspath(path))
     options = options.for_source(source)
@@ -622,6 +624,7 @@ def _frontend_fingerprint() -> str:
     """A hash of the modules that produce IR, so that changing them invalidates the cache
     (mathlib and intrinsics: what they compute decides what libdevice links)."""
     from interpreter import intrinsics, mathlib, rounding
+    from simulee.frontend import device_library, ptx
 
     modules = (sys.modules[__name__], device_library, passes, ptx, salvage, mathlib, intrinsics, rounding)
     return "".join(file_digest(module.__file__) or "" for module in modules)
