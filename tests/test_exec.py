@@ -121,6 +121,35 @@ def test_a_program_of_a_cpp_file_and_a_cu_file():
     assert status == 0, err
 
 
+def test_a_build_is_kept_and_reused_until_a_file_it_read_changes(tmp_path):
+    """exec keeps a program's build in the cache folder (builds/): run again unchanged, it
+    is not built again (its kept entry is not rewritten) and prints the same; once a header
+    it includes changes, it is rebuilt and prints the new value; a damaged entry is rebuilt."""
+    from simulee.frontend.cache import cache_root
+
+    source = tmp_path / "main.cu"
+    (tmp_path / "value.h").write_text("#define VALUE 7\n")
+    source.write_text('#include <cstdio>\n#include "value.h"\n'
+                      "__global__ void set(int *p) { *p = VALUE; }\n"
+                      "int main() {\n  int *d, h;\n  cudaMalloc(&d, sizeof(int));\n  set<<<1, 1>>>(d);\n"
+                      "  cudaMemcpy(&h, d, sizeof(int), cudaMemcpyDeviceToHost);\n  printf(\"%d\\n\", h);\n"
+                      "  return 0;\n}\n")
+
+    def kept() -> dict:
+        return {manifest: manifest.stat().st_mtime_ns for manifest in (cache_root() / "exec" / "builds").glob(
+            "*/manifest.json") if str(source) in manifest.read_text()}
+
+    assert simulee_exec(source, "-q", cwd=tmp_path)[:2] == (0, "7\n")
+    (first,) = kept().items()
+    assert simulee_exec(source, "-q", cwd=tmp_path)[:2] == (0, "7\n")
+    assert kept() == dict([first])
+    (tmp_path / "value.h").write_text("#define VALUE 9\n")
+    assert simulee_exec(source, "-q", cwd=tmp_path)[:2] == (0, "9\n")
+    assert kept()[first[0]] != first[1]
+    (first[0].parent / "program").write_bytes(b"damaged")
+    assert simulee_exec(source, "-q", cwd=tmp_path)[:2] == (0, "9\n")
+
+
 def test_a_crash_is_reported_with_what_was_checked_before_it():
     status, out, err = simulee_exec("crash.cu")
     assert out == "before the crash\n"

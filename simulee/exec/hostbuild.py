@@ -13,6 +13,7 @@ function the toolkit's runtime and driver API headers declare.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import platform
 import re
@@ -24,8 +25,10 @@ from pathlib import Path
 
 from elftools.elf.elffile import ELFFile
 
+from simulee import __version__
 from simulee.frontend import toolkit
 from simulee.errors import CompileError, SimuleeError
+from simulee.frontend.cache import code_digest, digest, file_digest, write_atomically
 from simulee.frontend.compiler import (CompileOptions, _bundled_library_arguments, _read_depfile, clang_arguments,
                                       find_clang, host_arguments, stood_in)
 from simulee.frontend.salvage import _CURAND_BUILTINS, _DEVICE_LAUNCH, Salvage, unspaced_launches
@@ -46,6 +49,16 @@ def build(sources: list[Path], options: CompileOptions, folder: Path, say=None) 
     if not clang.bundled:
         raise SimuleeError("simulee exec builds programs with ziglang's clang only (drop --clang / SIMULEE_CLANG)")
     folder.mkdir(parents=True, exist_ok=True)
+    key = _build_key(clang, sources, options)
+    kept = _kept_build(key, folder)
+    if kept is not None:
+        return kept
+    executable, degraded = _build(clang, sources, options, folder, say)
+    _keep_build(key, executable, degraded, sources, folder)
+    return executable, degraded
+
+
+def _build(clang, sources: list[Path], options: CompileOptions, folder: Path, say) -> tuple[Path, list[str]]:
     stand_in = folder / "gpu-binary.stand-in"
     stand_in.write_bytes(b"\0" * 16)
     compiled = [compile_object(clang, source, options, folder / f"{index}-{source.stem}.o", stand_in)
@@ -63,6 +76,52 @@ def build(sources: list[Path], options: CompileOptions, folder: Path, say=None) 
               *map(str, runtime)], "link")
     (_cache_folder() / "linked-once").touch()
     return executable, degraded
+
+
+def _build_key(clang, sources: list[Path], options: CompileOptions) -> str:
+    """What a build is found by before it runs (what it read is checked after: _kept_build)."""
+    described = [__version__, code_digest(), runtime_key(clang), clang.version, toolkit.version(), repr(options),
+                 [os.path.abspath(source) for source in sources]]
+    return digest(json.dumps(described).encode())
+
+
+def _kept_build(key: str, folder: Path) -> tuple[Path, list[str]] | None:
+    """The kept build of `key` copied into `folder` as its executable, and what its sources
+    were built without; None when there is none, or a file it read has changed since, or
+    it is damaged."""
+    kept = _cache_folder() / "builds" / key
+    try:
+        manifest = json.loads((kept / "manifest.json").read_text())
+        program = (kept / "program").read_bytes()
+        if digest(program) != manifest["program"] or any(file_digest(path) != value
+                                                         for path, value in manifest["read"].items()):
+            return None
+        executable = folder / "program"
+        executable.write_bytes(program)
+        executable.chmod(0o755)
+        return executable, list(manifest["degraded"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _keep_build(key: str, executable: Path, degraded: list[str], sources: list[Path], folder: Path) -> None:
+    """Keep a build with the digests of every file it read (its sources and what their
+    depfiles list, less what the build made in `folder`); an unwritable cache keeps nothing."""
+    made = os.path.realpath(folder)
+    read = {os.path.abspath(source) for source in sources}
+    for depfile in folder.glob("*.d"):
+        read |= {os.path.abspath(path) for path in _read_depfile(depfile)
+                 if not os.path.realpath(path).startswith(made + os.sep)}
+    kept = _cache_folder() / "builds" / key
+    try:
+        program = executable.read_bytes()
+        kept.mkdir(parents=True, exist_ok=True)
+        write_atomically(kept / "program", program)
+        write_atomically(kept / "manifest.json", json.dumps(
+            {"program": digest(program), "degraded": degraded, "read": {path: file_digest(path)
+                                                                         for path in sorted(read)}}).encode())
+    except OSError:
+        pass
 
 
 def compile_object(clang, source: Path, options: CompileOptions, output: Path, stand_in: Path) -> tuple[Path, str]:

@@ -8,6 +8,7 @@ Anything missing, unreadable or inconsistent is a miss, so a corrupt entry gets 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -26,6 +27,15 @@ def cache_root() -> Path:
 
 def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def code_digest() -> str:
+    """The digest of every module of Simulee's packages as they are on disk: what a kept
+    result that Simulee's own code computes (a proof, a build) is keyed by."""
+    root = Path(__file__).resolve().parents[2]
+    files = sorted(path for package in ("simulee", "interpreter", "evolve") for path in (root / package).rglob("*.py"))
+    return digest(b"".join(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() for path in files))
 
 
 def file_digest(path: str | Path) -> str | None:

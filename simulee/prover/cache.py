@@ -11,18 +11,16 @@ nothing.
 
 from __future__ import annotations
 
-import functools
 import json
 import pickle
 from pathlib import Path
 
 from dataclasses import replace
 
-from simulee.frontend.cache import cache_root, digest, write_atomically
+from simulee.frontend.cache import cache_root, code_digest, digest, write_atomically
 from simulee.prover.model import Access
 from simulee.prover.solve import INTERNAL_ERROR, Fixed, Proof
 
-PACKAGES = ("simulee", "interpreter", "evolve")  # whose code a proof's key covers
 CLOCK_MARGIN = 0.9  # a proof that took less than this share of its seconds met no limit in seconds
 
 
@@ -31,7 +29,7 @@ def proof_key(program_digest: str, symbol: str, fixed: Fixed, units: int, warp_m
     or '' when there is none (a program made in memory, not loaded from IR)."""
     if not program_digest:
         return ""
-    described = {"ir": program_digest, "kernel": symbol, "units": units, "warp": warp_model, "code": _code(),
+    described = {"ir": program_digest, "kernel": symbol, "units": units, "warp": warp_model, "code": code_digest(),
                  "grid": fixed.grid, "block": fixed.block, "args": sorted(fixed.args.items()),
                  "sites": [site.to_json() for site in fixed.sites], "ranges": sorted(fixed.ranges.items()),
                  "choices": sorted((name, sorted(values)) for name, values in fixed.choices.items()),
@@ -82,11 +80,3 @@ def _portable(proof: Proof) -> Proof:
 
     return replace(proof, candidates=[replace(c, first=place(c.first), second=place(c.second))
                                       for c in proof.candidates])
-
-
-@functools.lru_cache(maxsize=1)
-def _code() -> str:
-    """The digest of every module of Simulee's packages, as they are on disk."""
-    root = Path(__file__).resolve().parents[2]
-    files = sorted(path for package in PACKAGES for path in (root / package).rglob("*.py"))
-    return digest(b"".join(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() for path in files))
