@@ -25,7 +25,6 @@ from pathlib import Path
 
 from elftools.elf.elffile import ELFFile
 
-from simulee import __version__
 from simulee.frontend import toolkit
 from simulee.errors import CompileError, SimuleeError
 from simulee.frontend.cache import code_digest, digest, file_digest, write_atomically
@@ -79,9 +78,10 @@ def _build(clang, sources: list[Path], options: CompileOptions, folder: Path, sa
 
 
 def _build_key(clang, sources: list[Path], options: CompileOptions) -> str:
-    """What a build is found by before it runs (what it read is checked after: _kept_build)."""
-    described = [__version__, code_digest(), runtime_key(clang), clang.version, toolkit.version(), repr(options),
-                 [os.path.abspath(source) for source in sources]]
+    """What a build is found by before it runs (what it read is checked after: _kept_build):
+    Simulee's code, the runtime's key (its sources, the compiler, the toolkit), the options
+    and the sources' paths."""
+    described = [code_digest(), runtime_key(clang), repr(options), [os.path.abspath(source) for source in sources]]
     return digest(json.dumps(described).encode())
 
 

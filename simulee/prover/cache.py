@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import json
 import pickle
-from pathlib import Path
-
 from dataclasses import replace
+from pathlib import Path
 
 from simulee.frontend.cache import cache_root, code_digest, digest, write_atomically
 from simulee.prover.model import Access

@@ -165,8 +165,8 @@ def _prove(program: Program, kernel: KernelInfo, fixed: Fixed, units: int, setti
     from simulee.prover.cache import ProofCache, lasting, proof_key
 
     start = time.perf_counter()
-    key = proof_key(program.digest, kernel.symbol, fixed, units, settings.warp_model)
-    cached = ProofCache().get(key) if key else None
+    cache, key = ProofCache(), proof_key(program.digest, kernel.symbol, fixed, units, settings.warp_model)
+    cached = cache.get(key) if key else None
     if cached is not None:
         return replace(cached, seconds=time.perf_counter() - start)
     seconds = min(SLACK * units / UNITS_PER_SECOND, settings.max_seconds / 5, left)
@@ -174,7 +174,7 @@ def _prove(program: Program, kernel: KernelInfo, fixed: Fixed, units: int, setti
                          Effort(min(QUESTION_EFFORT, units), units), races=RACES_SEEDED, quick=True,
                          warp_model=settings.warp_model)
     if key and lasting(proof, seconds):
-        ProofCache().put(key, proof)
+        cache.put(key, proof)
     return proof
 
 
