@@ -965,6 +965,29 @@ def test_a_launch_guarded_by_a_conjunction_needs_its_pointer_part():
     assert conditions[(f"guarded_null.cu:{defaulted}",)] == (["const", 0],)
 
 
+@pytest.mark.parametrize("form", [
+    ["and", 1, ["input", 0], ["and", 1, ["input", 1], ["input", 2]]],
+    ["select", 1, ["input", 0], ["input", 1], ["const", 0]],  # a && b as -O1 writes it when b may be poison
+    ["or", 1, ["input", 0], ["input", 1]],
+    ["select", 1, ["input", 0], ["const", 1], ["input", 2]],  # a || b
+    ["icmp", 32, "eq", ["input", 0], ["input", 1]]])
+@pytest.mark.parametrize("holds", [True, False])
+def test_the_parts_of_a_guard_hold_together_exactly_when_it_does(form, holds):
+    """A branch edge's condition split into parts (sites._conjuncts), each of which a
+    launch behind it needs: all of them hold exactly when the edge is taken, for every
+    value of the 1-bit inputs."""
+    import itertools
+
+    from simulee.checker.sites import _conjuncts
+
+    parts = _conjuncts(form, holds)
+    for values in itertools.product((0, 1), repeat=3):
+        assert all(evaluate(part, list(values)) for part in parts) == (evaluate(form, list(values)) == holds)
+    split = form[0] == "and" and holds or form[0] == "or" and not holds or form[0] == "select" and (
+        holds == (form[4] == ["const", 0]))
+    assert len(parts) > 1 if split else parts == [form if holds else ["xor", 1, form, ["const", 1]]]
+
+
 def test_a_stride_the_site_does_not_pass_stays_rows_apart_as_sizes_grow():
     """tests/sites/dim_struct.cu (kaldi's MatrixDim): the host builds {rows, cols, stride}
     from its matrix's fields, so the stride is a struct member the site does not pass and
