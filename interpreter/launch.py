@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from interpreter.limits import DEFAULT_HEAP_BYTES
+from interpreter.limits import DEFAULT_HEAP_BYTES, TRACE_PART
 from interpreter.memory import DEFAULT_GROWTH_LIMIT
 from interpreter.trace import Events, Trace
 
@@ -50,6 +50,11 @@ class Launch:
     keep_buffers: bool = True  # copy every pointer argument's final contents into Result.buffers
     trace_limit: float = float("inf")  # trace records kept at most; later accesses are counted, not kept
     stop_when_traced: bool = False  # stop the launch once the trace is full (a check needs nothing after)
+    # called with a Result of the waves run since the last call (their trace, and the events that go with it:
+    # collectives, barrier passes, fences) after each wave once the trace holds `flush_at` accesses; the trace
+    # then starts empty, and waves are sized to fit it, so that every access of a launch of any size is traced
+    flush: object = None
+    flush_at: int = TRACE_PART
     coverage: bool = False  # record branch coverage in Events.coverage (the search's runs)
     growth_limit: int = DEFAULT_GROWTH_LIMIT  # bytes a paged buffer may grow to; beyond is out of bounds
     sample: tuple[int, ...] | None = None  # run only these linear block indices (all for grid.sync kernels)

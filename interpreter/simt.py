@@ -203,12 +203,15 @@ class Execution:
         stack = self.compiler.static_stack_bytes()
         wave_threads = min(launch.wave_threads, LOCAL_MEMORY_BUDGET // stack) if stack else launch.wave_threads
         shared = self.compiler.shared_segment_bytes
-        self.blocks_per_wave = max(1, min(wave_threads // launch.threads_per_block,
-                                          SHARED_MEMORY_BUDGET // shared if shared else wave_threads))
+        self.blocks_per_wave = self.blocks_per_wave_at_most = max(1, min(
+            wave_threads // launch.threads_per_block, SHARED_MEMORY_BUDGET // shared if shared else wave_threads))
+        if launch.flush is not None:  # the first wave at 16 accesses a thread; the next ones fit what it did
+            self.blocks_per_wave = max(1, min(self.blocks_per_wave, launch.flush_at // (16 * launch.threads_per_block)))
         waves, self.wave_blocks = self._wave_counts()
-        self.step_limit = launch.step_limit if launch.step_limit is not None else \
-            step_budget(self.program.reachable_functions(self.kernel.symbol), [p.name for p in self.kernel.params],
-                        launch) * waves
+        self.steps_per_wave = step_budget(self.program.reachable_functions(self.kernel.symbol),
+                                          [p.name for p in self.kernel.params], launch) \
+            if launch.step_limit is None else 0
+        self.step_limit = launch.step_limit if launch.step_limit is not None else self.steps_per_wave * waves
         return True
 
     def _no_threads(self) -> None:
@@ -237,8 +240,15 @@ class Execution:
             with np.errstate(all="ignore"):
                 for first, blocks in self.waves():
                     self.blocks_run += blocks
+                    before = self.recorder.count if self.recorder else 0
                     self.run_wave(first, blocks)
-                    finished, traced = finished + blocks, self.recorder.count if self.recorder else 0
+                    recorded = self.recorder.count - before if self.recorder else 0
+                    finished, traced = finished + blocks, traced + recorded
+                    if launch.flush is not None and self.recorder is not None:
+                        self._fit_waves(first + blocks, recorded / blocks)
+                        # waves fit flush_at: past half of it, the next one would not fit beside it
+                        if 2 * self.recorder.count >= launch.flush_at and self.blocks_run < self.wave_blocks:
+                            self._flush(finished)
                     if progress is not None:
                         progress(self.blocks_run, self.wave_blocks)
         except Stop as stop:
@@ -267,18 +277,55 @@ class Execution:
         self.recorder = self.launch = None
         return result
 
+    def _flush(self, finished: int) -> None:
+        """Hand the trace of the waves run since the last flush to Launch.flush, with the
+        events that go with its accesses, and start an empty trace."""
+        launch, events = self.launch, self.events
+        part_events = Events(collectives=events.collectives, barrier_passes=events.barrier_passes,
+                             fences=events.fences)
+        events.collectives, events.barrier_passes, events.fences = [], [], []
+        trace = self.recorder.finish(self.compiler.op_infos)
+        self.recorder = TraceRecorder(launch.trace_limit)
+        self.recorder.dropped = trace.dropped
+        labels = list(self.compiler.placement.labels) if self.tainting else []
+        regions = [region.name if region else "" for region in self.memory.regions]
+        launch.flush(Result("ok", "", {}, trace, part_events, launch, finished * launch.threads_per_block,
+                            self.thread_instructions, self.steps, 0.0, regions,
+                            self.kernel.name, self.step_limit, finished, self.wave_blocks, labels,
+                            len(trace) / finished if finished else 0.0, self.invented_branches))
+
+    def _fit_waves(self, done: int, per_block: float) -> None:
+        """Size the waves after block `done` so that one records about Launch.flush_at
+        accesses, by what a block of the last one recorded; the step limit follows the
+        number of waves."""
+        launch = self.launch
+        if launch.sample is not None or self.compiler.uses_grid_sync or done >= launch.blocks:
+            return
+        normal = self.blocks_per_wave_at_most
+        fit = max(1, min(normal, int(launch.flush_at // max(per_block, 1.0))))
+        if fit == self.blocks_per_wave:
+            return
+        left = launch.blocks - done
+        if launch.step_limit is None:
+            self.step_limit += self.steps_per_wave * (-(-left // fit) - -(-left // self.blocks_per_wave))
+        self.blocks_per_wave = fit
+
     def waves(self):
         """(first block, block count) of each wave, lazily: runs of consecutive blocks (of
-        the sample, if any) of at most wave_threads threads; one wave for grid.sync kernels."""
+        the sample, if any) of at most wave_threads threads (of blocks_per_wave, which a
+        launch that flushes its trace changes as it goes); one wave for grid.sync kernels."""
         launch = self.launch
         if self.compiler.uses_grid_sync:
             yield 0, launch.blocks
             return
-        per_wave = self.blocks_per_wave
         if launch.sample is None:
-            for first in range(0, launch.blocks, per_wave):
-                yield first, min(per_wave, launch.blocks - first)
+            first = 0
+            while first < launch.blocks:
+                count = min(self.blocks_per_wave, launch.blocks - first)
+                yield first, count
+                first += count
             return
+        per_wave = self.blocks_per_wave
         run: tuple[int, int] | None = None
         for block in sorted({b for b in launch.sample if 0 <= b < launch.blocks}):
             if run is not None and run[0] + run[1] == block and run[1] < per_wave:

@@ -511,3 +511,25 @@ def _parent(entry: Path) -> int:
         return int((entry / "stat").read_text().rpartition(")")[2].split()[1])
     except (OSError, IndexError, ValueError):
         return -1
+
+
+def test_a_launch_too_large_to_trace_at_once_is_checked_on_every_block(tmp_path):
+    """Judged in parts of about 4,000 accesses (SIMULEE_TRACE_PART), the 256-block launch
+    of wide_grid.cu comes in dozens of parts: the last block's shared-memory race and its
+    races in global memory with block 0, many parts before it, are all found; without
+    them the program is clean."""
+    environment = dict(os.environ, SIMULEE_TRACE_PART="4000")
+    command = [sys.executable, "-m", "simulee", "exec", "wide_grid.cu", "--format", "json", "-o", tmp_path / "r.json"]
+    racy = subprocess.run([*command, "-D", "LAST_BLOCK_RACES", "--", "256"], cwd=PROGRAMS, capture_output=True,
+                          text=True, timeout=900, env=environment)
+    assert racy.stdout == "last block: 128\n" and racy.returncode == 1, racy.stderr
+    (kernel,) = json.loads((tmp_path / "r.json").read_text())["kernels"]
+    found = sorted((f["type"], f["space"], f["scope"], f["first"]["block"][0], f["second"]["block"][0])
+                   for f in kernel["findings"])
+    assert found == [("data-race", "global", "inter-block", 0, 255), ("data-race", "global", "inter-block", 0, 255),
+                     ("data-race", "shared", "inter-warp", 255, 255)]
+    assert not kernel.get("notes"), kernel.get("notes")
+    assert kernel["launches"][0]["parts"] > 20
+    clean = subprocess.run([*command, "--", "256"], cwd=PROGRAMS, capture_output=True, text=True, timeout=900,
+                           env=environment)
+    assert clean.returncode == 0, clean.stdout + clean.stderr

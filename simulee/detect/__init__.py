@@ -1,7 +1,8 @@
 """Detectors: each turns what a launch did (its memory-access model or the interpreter's
 events) into findings of its own rules (detect.base.Detector). None of them touches the
 interpreter. DETECTORS is the one list `check`, `run` and the report writers iterate:
-adding a bug class is adding its file and one line here.
+adding a bug class is adding its file and one line here. `parts` runs them over a launch
+the interpreter hands over a few blocks at a time.
 
 May import: simulee.errors, simulee.model, simulee.frontend, interpreter.
 """

@@ -4,7 +4,9 @@ A detector reads what the interpreter recorded (a launch's Result: its trace and
 and the memory-access model built from the trace) and returns findings of its own rules.
 It never touches the interpreter, the search or the reports: `check` runs every enabled
 detector on each launch it keeps (`launch`, then `keep` to record what it needs later),
-then once over all of them (`kernel`); the
+then once over all of them (`kernel`). A launch too large to trace at once comes in parts
+of whole blocks (detect.parts): each part is judged as a launch, and `leave` and `across`
+judge what blocks of different parts do to each other. The
 report writers take rule descriptions, SARIF levels and extra CSV columns from the
 detectors' declarations. Detection that must end by a deadline (`simulee exec --timeout`)
 runs `within(deadline)`; long detectors call `check_time()` between steps of their work,
@@ -118,6 +120,16 @@ class Detector:
 
     def kernel(self, runs: KernelRuns) -> list[Finding]:
         """The findings only all the launches together show (after every launch's own)."""
+        return []
+
+    def leave(self, run: LaunchRun, summary: dict) -> None:
+        """Of one part of a launch run in parts (detect.parts: whole blocks), record in
+        `summary` what `across` needs to judge what blocks of different parts do to each
+        other, in memory that grows with the bytes the launch touches, not its accesses."""
+
+    def across(self, run: LaunchRun, summary: dict) -> list[Finding]:
+        """The findings only blocks of different parts together show, from what `leave` kept
+        of every part (`run` is the last one)."""
         return []
 
     def again(self, run: LaunchRun, findings: list[Finding]) -> set[tuple]:

@@ -85,6 +85,53 @@ class Races(Detector):
     def launch(self, run: LaunchRun) -> list[Finding]:
         return find_races(run.model, run.warp_model)
 
+    def leave(self, run: LaunchRun, summary: dict) -> None:
+        """The part's global-memory rows that races between blocks are found from (as
+        `_representatives` keeps them), added to those of the parts before; none once a
+        part orders accesses through memory (fences and flags need every access)."""
+        model = run.model
+        if summary.get(ORDERED):
+            return
+        if model.ordering.active:
+            summary[ORDERED] = True
+            summary.pop(SUMMARY, None)
+            summary.setdefault("notes", []).append(ORDERED_NOTE)
+            return
+        c = model.columns
+        exempt(model)
+        rows = np.flatnonzero(c["space"] == GLOBAL)
+        rows = rows[_representatives(c, rows)]
+        kept = summary.setdefault(SUMMARY, {"parts": [], "rows": 0, "compacted": 0, "growth": 2})
+        kept["parts"].append(_packed({name: c[name][rows] for name in SUMMARY_COLUMNS}))
+        kept["rows"] += len(rows)
+        # compacted when it grew `growth` times (linear time); less often while that keeps most rows (every part
+        # touching units of its own)
+        if kept["rows"] > kept["growth"] * kept["compacted"] + PAIRS_PER_CHUNK // 4:
+            parts, before = kept.pop("parts"), kept["rows"]
+            chosen = _representatives(_unpacked(parts, GROUPED), np.arange(before))
+            kept["parts"] = [_packed({name: _unpacked(parts, (name,))[name][chosen] for name in SUMMARY_COLUMNS})]
+            kept["rows"] = kept["compacted"] = len(chosen)
+            kept["growth"] *= 2 if 4 * len(chosen) > 3 * before else 1
+
+    def across(self, run: LaunchRun, summary: dict) -> list[Finding]:
+        """Races between blocks in global memory, among the rows every part left."""
+        kept = summary.get(SUMMARY)
+        if not kept or not kept["rows"]:
+            return []
+        parts = kept["parts"]
+        # first the units where a conflict is possible, from the few columns that say so
+        c = _unpacked(parts, ("owner", "word", "step", "action", "exempt", "sync"))
+        key = (c["owner"].astype(np.int64) << 38) | c["word"]
+        order = np.lexsort((c["step"], key))  # by unit, each in the order its accesses were made
+        c = {name: column[order] for name, column in c.items()}
+        _units(c, key[order])
+        order = order[_conflicting_units(c, np.arange(len(key)))]
+        c = {name: _unpacked(parts, (name,))[name][order] for name in SUMMARY_COLUMNS}
+        _units(c, key[order])
+        c["origin"] = np.zeros(len(order), dtype=np.int64)
+        model = MemoryAccessModel(c, run.result)
+        return summarize(model, _summarized(c, np.arange(len(order)), ("unit", "grid_epoch"), "block", INTER_BLOCK))
+
     def again(self, run: LaunchRun, findings: list[Finding]) -> set[tuple]:
         """Races of which `run` shows a sampled instance (Finding.pairs) again, between
         the same lines, whatever its type there."""
@@ -145,6 +192,67 @@ def racing_pairs(model: MemoryAccessModel, warp_model: str = "independent", rows
         intra = np.flatnonzero(pairs.scope == INTRA_WARP)
         pairs.warp_synchronous[intra] = ~_lockstep_race(c, pairs.first[intra], pairs.second[intra])
     return pairs
+
+
+SUMMARY, ORDERED = "data-race", "data-race: ordered"  # Races' entries of a launch's summary (detect.parts)
+ORDERED_NOTE = ("races between blocks of different waves of a launch too large to trace at once were not checked: "
+                "its fences and flags order accesses, which only every access shows")
+
+
+# what races between blocks are found and explained from (_summarized, summarize, Ordering)
+SUMMARY_COLUMNS = ("space", "owner", "word", "mask", "epoch", "grid_epoch", "block", "thread", "action", "op", "step",
+                   "value", "sync", "taint", "divergent", "volatile", "atomic", "strong", "decides", "seeds", "swaps",
+                   "exempt", "warp_sync")
+
+
+def _packed(columns: dict[str, np.ndarray]) -> dict:
+    """Summary columns, each that holds one value throughout as that value alone (taint,
+    synchronization and epochs mostly do): (count, {name: array or 0-d array})."""
+    count = len(columns["op"])
+    return count, {name: column[:1].reshape(()) if count and (column == column[0]).all() else column
+                   for name, column in columns.items()}
+
+
+def _unpacked(parts: list, names=SUMMARY_COLUMNS) -> dict[str, np.ndarray]:
+    """The columns `names` of packed parts, joined."""
+    return {name: np.concatenate([np.full(count, part[name]) if part[name].ndim == 0 else part[name]
+                                  for count, part in parts]) for name in names}
+
+
+GROUPED = ("owner", "word", "grid_epoch", "op", "mask", "action", "sync", "exempt", "taint", "block", "value")
+
+
+def _units(c: dict, key: np.ndarray) -> None:
+    """Number the rows of summary columns `c`, sorted by unit `key`, by unit, and add the
+    column of the accesses that cannot race between blocks."""
+    c["unit"] = np.cumsum(np.r_[0, key[1:] != key[:-1]]) if len(key) else np.zeros(0, dtype=np.int64)
+    c["wide"] = c["exempt"] & ((c["sync"] & SCOPE_BITS) != BLOCK_SCOPE)
+
+
+def _representatives(c, rows) -> np.ndarray:
+    """Of global-memory `rows`, those (positions in `rows`) that keep what `_summarized`
+    reads of races between blocks: per group of one unit, grid epoch, instruction, mask,
+    action, synchronization, exemption and taint (any or none), the rows of its lowest and
+    highest block and of its lowest and highest value."""
+    if len(rows) == 0:
+        return np.zeros(0, dtype=np.int64)
+    keys = [c[name][rows] for name in GROUPED[:-3]]
+    keys.append(c["taint"][rows] != 0)
+    order = _order(keys)
+    change = np.zeros(len(rows), dtype=bool)
+    change[0] = True
+    for column in keys:
+        values = column[order]
+        change[1:] |= values[1:] != values[:-1]
+    group = np.empty(len(rows), dtype=np.int64)
+    group[order] = np.cumsum(change) - 1
+    chosen = []
+    for name in ("block", "value"):
+        by = np.lexsort((c[name][rows], group))
+        sorted_group = group[by]
+        starts = np.flatnonzero(np.r_[True, sorted_group[1:] != sorted_group[:-1]])
+        chosen += [by[starts], by[np.r_[starts[1:], len(by)] - 1]]
+    return np.unique(np.concatenate(chosen))
 
 
 def exempt(model: MemoryAccessModel) -> np.ndarray:

@@ -199,3 +199,20 @@ def footprint(trace, space: int) -> tuple[Intervals, Intervals, Intervals]:
     ends = starts + trace["size"][chosen]
     return tuple(intervals(regions[kinds == kind], starts[kinds == kind], ends[kinds == kind])
                  for kind in (READ, WRITE, ATOMIC))
+
+
+def joined_footprint(footprints: list[tuple[Intervals, Intervals, Intervals]]) -> tuple[Intervals, Intervals,
+                                                                                        Intervals]:
+    """The (reads, writes, atomics) of a launch traced in parts, from each part's footprint."""
+    if len(footprints) == 1:
+        return footprints[0]
+    joined = []
+    for kind in range(3):
+        parts = [(region, starts, ends) for footprint_ in footprints for region, (starts, ends) in
+                 footprint_[kind].items()]
+        if not parts:
+            joined.append({})
+            continue
+        joined.append(intervals(np.concatenate([np.full(len(s), r, dtype=np.int64) for r, s, _ in parts]),
+                                np.concatenate([s for _, s, _ in parts]), np.concatenate([e for _, _, e in parts])))
+    return tuple(joined)

@@ -99,6 +99,7 @@ class DeviceLaunch:
     parent: int = 0  # the launch whose kernel made this one (dynamic parallelism)
     reused: str = ""  # the launch of another process this one repeats exactly (its report's name)
     checked: object = None  # what the observer found of it, to give again (runner._Checker.launched)
+    footprints: list = field(default_factory=list)  # per part of its trace, what it read, wrote and updated
 
     @property
     def where(self) -> str:
@@ -393,6 +394,8 @@ class Device:
                         cut_off=self.cut)
         if self.before_launch is not None:
             self.before_launch(launch, record)
+        if self.observer is not None:  # it judges the launch part by part as the trace fills, in bounded memory
+            launch.flush = self.observer.starting(record)
         start = time.perf_counter()
         result = execute(self.program, record.kernel, launch)
         record.seconds = time.perf_counter() - start

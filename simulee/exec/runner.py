@@ -31,8 +31,9 @@ from interpreter.memory import GLOBAL
 from simulee.exec import hostbuild, replay
 from simulee.checker.kernel import KernelCheck, _merge
 from simulee.detect import enabled
-from simulee.detect.base import KernelRuns, LaunchRun, OutOfTime, within
-from simulee.detect.streams import Operation, StreamOrder, StreamRace, footprint
+from simulee.detect.base import KernelRuns, OutOfTime, within
+from simulee.detect.parts import PartedLaunch
+from simulee.detect.streams import Operation, StreamOrder, StreamRace, footprint, joined_footprint
 from simulee.exec.device import CHILD_STREAM, Device, DeviceLaunch, Request
 from simulee.errors import SimuleeError
 from simulee.model.findings import ERROR, Finding, Place, display, launch_of
@@ -275,12 +276,30 @@ class _Checker:
         self.order = StreamOrder()
         self.device: Device | None = None
         self.operations: dict[int, Operation] = {}  # by launch number: what each launch touched
+        self.parted: dict[int, PartedLaunch] = {}  # by launch number: the detection of each launch running
         self.grace = float("inf")  # seconds checking may go on past the program's deadline
         self.truncated: set[str] = set()  # kernels a launch of which ran past the trace limit
         self.partly: set[str] = set()  # kernels checked only in part: the time ran out
         self.reused: set[str] = set()  # kernels a launch of which another process ran (reused)
         self.cut = float("inf")  # when checking stops whatever the program's time (stop_checking)
         self.deadline = [float("inf")]  # the deadline checking runs within now (lowered by stop_checking)
+
+    def starting(self, launch: DeviceLaunch):
+        """The Launch.flush of a launch about to run: the detection that judges its trace part
+        by part."""
+        parted = self.parted[launch.number] = self._parted(launch)
+        return lambda part: self._part(parted, part)
+
+    def _parted(self, launch: DeviceLaunch) -> PartedLaunch:
+        """The detection of a launch, which keeps each part's footprint for the stream check."""
+        self._check(launch.kernel)
+        return PartedLaunch(self.program, launch.kernel, self.detectors, self.warp_model,
+                            self.kept[launch.kernel.symbol],
+                            each=lambda part: launch.footprints.append(footprint(part.trace, GLOBAL)))
+
+    def _part(self, parted: PartedLaunch, part) -> None:
+        with within(self.checking()):
+            parted.part(part)
 
     def launched(self, launch: DeviceLaunch) -> None:
         if launch.repeat_of:
@@ -290,6 +309,7 @@ class _Checker:
             self._reused(launch)
             return
         kernel, result = launch.kernel, launch.result
+        parted = self.parted.pop(launch.number, None) or self._parted(launch)
         check = self._check(kernel)
         entry = dict(launch_of(result), status=result.status, seconds=round(result.seconds, 4),
                      number=launch.number, site=launch.where)
@@ -305,23 +325,24 @@ class _Checker:
             self.truncated.add(kernel.symbol)
             if LIMIT_NOTE not in check.notes:
                 check.notes.append(LIMIT_NOTE)
-        run = LaunchRun(self.program, kernel, result, self.warp_model)
         sharing = self.device is not None and self.device.shared_launches is not None
         found = []
         try:
             with within(self.checking()):
-                for detector in self.detectors:
-                    for finding in detector.launch(run):
-                        if sharing:
-                            found.append(copy.deepcopy(finding))
-                        _merge(self.merged[kernel.symbol], finding)
-                for detector in self.detectors:
-                    detector.keep(run, self.kept[kernel.symbol])
+                for finding in parted.finish(result):
+                    if sharing:
+                        found.append(copy.deepcopy(finding))
+                    _merge(self.merged[kernel.symbol], finding)
         except OutOfTime:  # what was found is kept; the kernel's barriers are not judged (finish)
             self._out_of_time(check, kernel, f"launch {launch.number} was checked only in part: {OUT_OF_TIME}")
             return
+        if parted.parts > 1:  # its trace was judged a part at a time (detect.parts)
+            entry["parts"] = parted.parts
+        for note in parted.notes:
+            if note not in check.notes:
+                check.notes.append(note)
         self.kept[kernel.symbol].launches.append(launch_of(result))
-        reads, writes, atomics = footprint(result.trace, GLOBAL)
+        reads, writes, atomics = joined_footprint(launch.footprints)
         self.operations[launch.number] = self._ordered(launch, reads, writes, atomics, entry)
         if sharing and not result.trace.dropped:  # what another process repeating it takes as its own
             launch.checked = dict(entry=entry, findings=found, reads=reads, writes=writes, atomics=atomics)

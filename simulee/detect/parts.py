@@ -1,0 +1,76 @@
+"""A launch detected in parts, so that every access of a launch of any size is checked in
+bounded memory.
+
+The interpreter hands over the trace of whole blocks as its waves end and forgets it
+(interpreter Launch.flush). Every detector judges each part as the launch it is a piece
+of: what the threads of one block do among themselves (races in shared memory and within
+a block, barriers, uninitialized reads, bank conflicts) lies whole in one part. What
+blocks of different parts do to each other (races between blocks in global memory) each
+detector judges at the end from what it left of every part (Detector.leave, .across), in
+memory that grows with the bytes the launch touches rather than with its accesses.
+
+A finding of a part stays as that part judged it: one the parts together show again (by
+key) is not taken from the summary, which lacks the context (a thread's own earlier
+accesses) that made the part call it benign.
+"""
+
+from __future__ import annotations
+
+from simulee.detect.base import Detector, KernelRuns, LaunchRun, OutOfTime
+from simulee.model.findings import Finding
+
+
+class PartedLaunch:
+    """The detection of one launch, fed part by part (`part`, the Launch.flush callback)
+    and ended by its last part (`finish`). `runs` (of a check that keeps launches) gets
+    each part through Detector.keep."""
+
+    def __init__(self, program, kernel, detectors: tuple[Detector, ...], warp_model: str = "independent",
+                 runs: KernelRuns | None = None, each=None):
+        self.program, self.kernel, self.detectors, self.warp_model = program, kernel, detectors, warp_model
+        self.runs, self.each = runs, each  # each(part Result) is called with every part, the last one included
+        self.findings: list[Finding] = []
+        self.summary: dict = {}
+        self.parts = 0
+        self.out_of_time = False
+
+    def part(self, result) -> None:
+        """Judge one part (a Result of whole blocks). Past the deadline of detect.base.within,
+        the parts after are not judged: `finish` raises OutOfTime."""
+        if self.out_of_time:
+            return
+        try:
+            self._judge(result)
+        except OutOfTime:
+            self.out_of_time = True
+
+    def finish(self, result) -> list[Finding]:
+        """Every finding of the launch, given its last part (the launch's Result): each
+        part's, then those only blocks of different parts together show."""
+        if self.out_of_time:
+            raise OutOfTime
+        self._judge(result)
+        if self.parts > 1:
+            run = LaunchRun(self.program, self.kernel, result, self.warp_model)
+            known = {finding.key() for finding in self.findings}
+            for detector in self.detectors:
+                self.findings += [f for f in detector.across(run, self.summary) if f.key() not in known]
+        return self.findings
+
+    @property
+    def notes(self) -> list[str]:
+        """What the detectors could not judge across parts, and why."""
+        return self.summary.get("notes", [])
+
+    def _judge(self, result) -> None:
+        run = LaunchRun(self.program, self.kernel, result, self.warp_model)
+        if self.each is not None:
+            self.each(result)
+        for detector in self.detectors:
+            self.findings += detector.launch(run)
+        if self.runs is not None:
+            for detector in self.detectors:
+                detector.keep(run, self.runs)
+        for detector in self.detectors:
+            detector.leave(run, self.summary)
+        self.parts += 1

@@ -1,0 +1,112 @@
+"""A launch detected in parts (detect.parts) finds what the whole trace finds: random
+kernels of global and shared accesses (their indices from the thread, the block, or
+neither; barriers or none; atomics; early exits), each run whole and again handed over a
+few blocks at a time, give the same root causes, severities and barrier verdicts."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from interpreter.launch import Launch
+from interpreter.simt import execute
+from simulee.checker.kernel import _merge
+from simulee.detect import enabled
+from simulee.detect.base import KernelRuns
+from simulee.detect.parts import PartedLaunch
+from simulee.frontend.compiler import load_program
+
+GRID, BLOCK = 24, 64
+SIZE = GRID * BLOCK + 64  # elements of each global buffer: every index below stays inside
+
+INDICES = ["gid", "t", "b", "gid % 96", "(gid * 7) % 1000", "0", "b % 3", "n - 1 - gid", "b * 32 + t % 32",
+           "(t + 1) % blockDim.x", "gid / 2"]
+SHARED_INDICES = ["t", "(t + 1) % blockDim.x", "0", "t / 2", "blockDim.x - 1 - t", "t % 32"]
+
+
+def statement(rng: random.Random) -> str:
+    """One access (or a barrier, or an exit) of a random kernel."""
+    kind = rng.choice(["store", "load", "atomic", "shared store", "shared load", "barrier", "exit"])
+    index, where = rng.choice(INDICES), rng.choice(["g", "h"])
+    shared = rng.choice(SHARED_INDICES)
+    guard = rng.choice(["", "", "if (t % 2 == 0) ", "if (b == 0) ", "if (t < 8) "])
+    return {
+        "store": f"{guard}{where}[{index}] = v + {rng.randint(0, 3)};",
+        "load": f"{guard}v += {where}[{index}];",
+        "atomic": f"{guard}atomicAdd(&{where}[{index}], 1);",
+        "shared store": f"{guard}s[{shared}] = v;",
+        "shared load": f"{guard}v += s[{shared}];",
+        "barrier": "__syncthreads();",
+        "exit": "if (t == 63 && b % 5 == 4) return;",
+    }[kind]
+
+
+def kernel_source(rng: random.Random, name: str) -> str:
+    body = "\n    ".join(statement(rng) for _ in range(rng.randint(2, 6)))
+    return (f"__global__ void {name}(int *g, int *h, int n) {{\n"
+            f"    __shared__ int s[{BLOCK}];\n"
+            f"    int t = threadIdx.x, b = blockIdx.x, gid = b * blockDim.x + t, v = t;\n"
+            f"    {body}\n"
+            f"    if (v == -12345) g[0] = v;\n"
+            f"}}\n")
+
+
+def detected(program, kernel, flush_at: int | None) -> tuple[int, dict, list]:
+    """(parts, {finding key: (severity, benign)}, barrier verdicts) of one launch."""
+    detectors = enabled()
+    runs = KernelRuns(program, kernel)
+    parted = PartedLaunch(program, kernel, detectors, runs=runs)
+    arguments = {"g": np.zeros(SIZE, np.int32), "h": np.zeros(SIZE, np.int32), "n": GRID * BLOCK}
+    launch = Launch((GRID, 1, 1), (BLOCK, 1, 1), arguments, flush=parted.part if flush_at else None,
+                    flush_at=flush_at or 1 << 20, engine="numpy")
+    result = execute(program, kernel.name, launch)
+    found: dict = {}
+    for finding in parted.finish(result):
+        _merge(found, finding)
+    runs.launches.append({})
+    for detector in detectors:
+        for finding in detector.kernel(runs):
+            _merge(found, finding)
+    verdicts = sorted((v.place.line, v.verdict) for v in runs.verdicts)
+    return parted.parts, {key: (f.severity, f.benign) for key, f in found.items()}, verdicts
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_launch_judged_in_parts_finds_what_its_whole_trace_finds(seed, tmp_path):
+    rng = random.Random(seed)
+    sources = [kernel_source(rng, f"k{i}") for i in range(8)]
+    (tmp_path / "random.cu").write_text("\n".join(sources))
+    program = load_program(tmp_path / "random.cu")
+    races = 0
+    for index, source in enumerate(sources):
+        kernel = program.kernel(f"k{index}")
+        _, whole, whole_verdicts = detected(program, kernel, None)
+        parts, parted, parted_verdicts = detected(program, kernel, 16)
+        assert parts > 1, source  # several parts, so that races between them are found from the summaries
+        assert parted == whole, source
+        assert parted_verdicts == whole_verdicts, source
+        races += sum(key[0] == "data-race" for key in whole)
+    assert races > 0  # the kernels drawn do race
+
+
+def test_a_race_between_the_first_and_the_last_block_is_found_across_parts(tmp_path):
+    """Block 0 writes what the last block reads: the two are many parts apart; a kernel
+    where each block touches only its own elements stays clean however it is cut."""
+    (tmp_path / "ends.cu").write_text(
+        "__global__ void ends(int *g, int *h, int n) {\n"
+        "    int gid = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    g[gid] = h[gid] + 1;\n"
+        "    if (blockIdx.x == 0 && threadIdx.x == 0) h[n - 1] = 7;\n"
+        "}\n"
+        "__global__ void own(int *g, int *h, int n) {\n"
+        "    int gid = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    g[gid] = h[gid] + 1;\n"
+        "    h[gid] = g[gid];\n"
+        "}\n")
+    program = load_program(tmp_path / "ends.cu")
+    parts, found, _ = detected(program, program.kernel("ends"), 100)
+    assert parts == GRID
+    assert [(key[0], key[2], [line for _, line, _ in key[3]]) for key in found] == [("data-race", "global", [4, 3])]
+    assert detected(program, program.kernel("own"), 100)[1] == {}
