@@ -276,7 +276,7 @@ def test_a_launch_that_breaks_a_requirement_stops_there():
     assert result.status == "ok" and len(result.trace) == 2 * 64
 
 
-def test_a_check_stops_a_launch_once_its_trace_is_full(run_cli):
+def test_a_check_stops_a_launch_once_its_trace_is_full(run_cli, monkeypatch):
     from simulee.checker import kernel as checking
 
     loaded = program(SAXPY)
@@ -288,7 +288,10 @@ def test_a_check_stops_a_launch_once_its_trace_is_full(run_cli):
     from dataclasses import replace
 
     check = checking.check_kernel(loaded, loaded.kernels[0], [replace(launch, trace_limit=600_000)])
-    assert check.launches[0]["status"] == "ok"  # 3,145,728 accesses: checked whole on fewer blocks
+    assert check.launches[0]["status"] == "ok" and check.notes == []  # 3,145,728 accesses: judged in parts
+    monkeypatch.setattr(checking, "CHECK_ACCESSES", 1 << 20)  # too many to judge in parts: fewer blocks, whole
+    check = checking.check_kernel(loaded, loaded.kernels[0], [replace(launch, trace_limit=600_000)])
+    assert check.launches[0]["status"] == "ok"
     assert check.notes == ["launch grid (4096,1,1) block (256,1,1) made more accesses than a check keeps: "
                            "checked on 584 of its 4,096 blocks (linear block indices "
                            "0-145, 1,316-1,461, 2,633-2,778, 3,950-4,095)"]
@@ -309,6 +312,7 @@ def test_a_launch_whose_blocks_each_fill_much_of_the_trace_is_checked_on_fewer_o
     launch = checking.default_launch(kernel, {"n": 100}, (64, 1, 1), (32, 1, 1))  # 3,232 accesses a block
     runs = []
     monkeypatch.setattr(checking, "execute", lambda *args: runs.append(args[2].sample) or execute(*args))
+    monkeypatch.setattr(checking, "CHECK_ACCESSES", 0)  # not judged in parts: checked on fewer blocks
     # the 64 blocks stop in their one wave (203 a block so far), then the first 8 of 32: 4 fit
     check = checking.check_kernel(loaded, kernel, [replace(launch, trace_limit=13_000)])
     assert check.launches[0]["status"] == "ok" and len(runs) == 3

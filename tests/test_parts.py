@@ -57,7 +57,7 @@ def detected(program, kernel, flush_at: int | None) -> tuple[int, dict, list]:
     """(parts, {finding key: (severity, benign)}, barrier verdicts) of one launch."""
     detectors = enabled()
     runs = KernelRuns(program, kernel)
-    parted = PartedLaunch(program, kernel, detectors, runs=runs)
+    parted = PartedLaunch(program, kernel, detectors)
     arguments = {"g": np.zeros(SIZE, np.int32), "h": np.zeros(SIZE, np.int32), "n": GRID * BLOCK}
     launch = Launch((GRID, 1, 1), (BLOCK, 1, 1), arguments, flush=parted.part if flush_at else None,
                     flush_at=flush_at or 1 << 20, engine="numpy")
@@ -65,6 +65,7 @@ def detected(program, kernel, flush_at: int | None) -> tuple[int, dict, list]:
     found: dict = {}
     for finding in parted.finish(result):
         _merge(found, finding)
+    parted.keep(runs)
     runs.launches.append({})
     for detector in detectors:
         for finding in detector.kernel(runs):
@@ -110,3 +111,28 @@ def test_a_race_between_the_first_and_the_last_block_is_found_across_parts(tmp_p
     assert parts == GRID
     assert [(key[0], key[2], [line for _, line, _ in key[3]]) for key in found] == [("data-race", "global", [4, 3])]
     assert detected(program, program.kernel("own"), 100)[1] == {}
+
+
+FAR = """
+__global__ void far_blocks(const int *in, int *out, int *flags, int rounds) {
+    int gid = blockIdx.x * blockDim.x + threadIdx.x, n = gridDim.x * blockDim.x, sum = 0;
+    for (int r = 0; r < rounds; r++) sum += in[(gid + r * 7) % n];
+    out[gid] = sum;
+    if (blockIdx.x == 500 && threadIdx.x == 0) flags[0] = 1;
+    if (blockIdx.x == 0 && threadIdx.x == 0) flags[FLAG] = 2;
+}
+"""
+
+
+@pytest.mark.parametrize("flag, races", [(0, True), (1, False)])
+def test_a_check_of_a_launch_past_the_trace_limit_sees_every_block(flag, races):
+    """1,024 blocks of 256 threads, 17 accesses each: 4.5 million accesses, more than a
+    trace holds. Judged in parts, the write of block 500 meets block 0's; a check used to
+    see runs of blocks from the start to the end that left block 500 out."""
+    import simulee
+
+    report = simulee.check(FAR.replace("FLAG", str(flag)), "far_blocks", grid=1024, block=256,
+                           args={"rounds": 16}, name="far.cu", search=False)
+    found = [(f.type, f.scope, sorted((f.first.line, f.second.line))) for f in report.errors]
+    assert found == ([("data-race", "inter-block", [6, 7])] if races else [])
+    assert not [note for kernel in report.kernels for note in kernel.notes if "blocks" in note]

@@ -25,6 +25,7 @@ from interpreter.vocabulary import index_register
 from simulee.detect import enabled
 from simulee.detect.base import KernelRuns, LaunchRun
 from simulee.detect.faults import invalid_launch
+from simulee.detect.parts import PartedLaunch
 from simulee.detect.race import RACES, WARP_SYNCHRONOUS
 from simulee.detect.redundant import REDUNDANT_BARRIER, BarrierJudge, BarrierVerdict, redundant_message
 from simulee.detect.vacuous import VACUOUS
@@ -286,9 +287,11 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
         launch, note = detection_launch(launch, deadline)
         if note:
             _note_once(check.notes, note)  # the same launch on other content says the same
-        result = execute(program, kernel, launch, progress and (
-            lambda done, total, n=number: progress(f"launch {n + 1}/{len(launches)}: {done:,}/{total:,} blocks")))
-        fewer = _fitting(result)
+        shown_progress = progress and (
+            lambda done, total, n=number: progress(f"launch {n + 1}/{len(launches)}: {done:,}/{total:,} blocks"))
+        result = execute(program, kernel, launch, shown_progress)
+        result, parted = _in_parts(program, kernel, result, detectors, warp_model, deadline, shown_progress)
+        fewer = _fitting(result) if parted is None else None
         while fewer is not None and time.perf_counter() < deadline:  # fewer blocks whose trace fits: checked whole
             again = execute(program, kernel, fewer)
             if again.status != "trace-limit":
@@ -326,7 +329,8 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
             continue
         # each launch is looked at as soon as it ran, then released: only one trace is held at a time
         run = LaunchRun(program, kernel, result, warp_model)
-        found = [finding for detector in detectors for finding in detector.launch(run)]
+        found = parted.finish(result) if parted is not None else \
+            [finding for detector in detectors for finding in detector.launch(run)]
         # a variant of the launch costs about what the launch did: none starts without that much time left
         within = deadline - (time.perf_counter() - launched)
         again = _again(run, found, detectors, within)
@@ -359,8 +363,11 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
                     sure[key] = finding
             elif key not in doubts or (unaliased and shown):
                 doubts[key] = doubt
-        for detector in detectors:
-            detector.keep(run, kept)
+        if parted is not None:
+            parted.keep(kept)
+        else:
+            for detector in detectors:
+                detector.keep(run, kept)
         kept.launches.append(ran_as)
         judged.append(result.launch)
         blocks.append(result.launch.block)
@@ -569,7 +576,10 @@ def _shown(run: LaunchRun, launch: Launch, detectors, deadline: float, partial: 
         return None
     checked, sampled = detection_launch(replace(launch, sample=None), deadline)
     other = execute(run.program, run.kernel, checked)
-    fewer = _fitting(other)
+    executed = []  # the instructions each part made accesses at
+    other, parted = _in_parts(run.program, run.kernel, other, detectors, run.warp_model, deadline,
+                              each=lambda part: executed.append(np.unique(part.trace["op"])))
+    fewer = _fitting(other) if parted is None else None
     while fewer is not None and time.perf_counter() < deadline:  # fewer blocks whose trace fits, as a check runs
         other = execute(run.program, run.kernel, fewer)
         fewer = _fitting(other)
@@ -581,11 +591,13 @@ def _shown(run: LaunchRun, launch: Launch, detectors, deadline: float, partial: 
     if rules is not None and rules.breaks(other, note=False):
         return OUTSIDE
     again = replace(run, result=other)
-    found = [f for detector in detectors for f in detector.launch(again)]
+    found = parted.finish(other) if parted is not None else [f for detector in detectors
+                                                             for f in detector.launch(again)]
     keys = (PartialKeys if cut else ShownKeys)(_shown_as(f) for f in found)
     keys.whole = not stopped  # every block it ran (all, or its sample's) ran whole
-    ops, executed = other.trace.ops, other.trace["op"]
-    keys.reached = frozenset((ops[op].function, ops[op].index) for op in np.unique(executed).tolist())
+    ops = other.trace.ops
+    executed = np.unique(np.concatenate(executed)) if parted is not None else np.unique(other.trace["op"])
+    keys.reached = frozenset((ops[op].function, ops[op].index) for op in executed.tolist())
     keys.scoped = frozenset((_shown_as(f), f.scope) for f in found)
     if not cut:  # what a run cut short did not reach, it may have later
         keys.kept_away = _kept_away(ops, other.invented_branches, keys.reached)
@@ -976,6 +988,32 @@ def detection_launch(launch: Launch, deadline: float = float("inf")) -> tuple[La
     note = (f"launch {_launch_text(launch)} has {launch.threads:,} threads, too many to check in full: checked "
             f"{len(sample):,} of its {launch.blocks:,} blocks (linear block indices {runs})")
     return replace(launch, sample=sample, **options), note
+
+
+def _in_parts(program, kernel, result: Result, detectors, warp_model: str, deadline: float,
+              progress=None, each=None) -> tuple[Result, PartedLaunch | None]:
+    """A launch stopped once its trace was full, run again judged in parts (detect.parts)
+    so that every block is checked, when what a block of its finished waves (its started
+    ones, if none finished) recorded says it makes at most CHECK_ACCESSES accesses: (its
+    result, the PartedLaunch to finish, which calls `each` with every part). Else, or when
+    one wave alone fills the trace or the time runs out, (`result`, None): fewer blocks are
+    checked (_fitting). The result's launch is the one asked for: variants made of it are
+    judged as a check judges them."""
+    launch = result.launch
+    per_block = result.traced_per_block or len(result.trace) / max(result.blocks_run, 1)  # none finished: at least
+    if result.status != "trace-limit" or per_block * result.blocks_total > CHECK_ACCESSES:
+        return result, None
+    parted = PartedLaunch(program, kernel, detectors, warp_model, each)
+    left = max(deadline - time.perf_counter(), 0.0)
+    whole = execute(program, kernel, replace(launch, flush=parted.part, time_limit=min(launch.time_limit, left),
+                                             flush_at=int(min(launch.flush_at, launch.trace_limit // 2))), progress)
+    whole.launch = launch
+    if whole.status in ("trace-limit", "time-limit"):
+        return result, None
+    return whole, parted
+
+
+CHECK_ACCESSES = 1 << 24  # accesses a check judges a launch on in parts; beyond, it checks fewer blocks
 
 
 def _fitting(result: Result) -> Launch | None:

@@ -118,6 +118,11 @@ class Detector:
         """Record in runs.state what `kernel` needs of a launch the check keeps (after its
         own findings; the launch is released then)."""
 
+    def absorb(self, runs: KernelRuns, staged: KernelRuns) -> None:
+        """Take into `runs` what `keep` recorded in `staged` of the parts of one launch, once
+        the check knows that launch counts (it may turn out to lie outside the kernel's
+        contract only at its end)."""
+
     def kernel(self, runs: KernelRuns) -> list[Finding]:
         """The findings only all the launches together show (after every launch's own)."""
         return []

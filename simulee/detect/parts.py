@@ -22,13 +22,15 @@ from simulee.model.findings import Finding
 
 class PartedLaunch:
     """The detection of one launch, fed part by part (`part`, the Launch.flush callback)
-    and ended by its last part (`finish`). `runs` (of a check that keeps launches) gets
-    each part through Detector.keep."""
+    and ended by its last part (`finish`). What the detectors keep of each part for the
+    kernel's judgment (Detector.keep) is staged, and goes to a check's KernelRuns with
+    `keep` once the check knows the launch counts."""
 
     def __init__(self, program, kernel, detectors: tuple[Detector, ...], warp_model: str = "independent",
-                 runs: KernelRuns | None = None, each=None):
+                 each=None):
         self.program, self.kernel, self.detectors, self.warp_model = program, kernel, detectors, warp_model
-        self.runs, self.each = runs, each  # each(part Result) is called with every part, the last one included
+        self.each = each  # each(part Result) is called with every part, the last one included
+        self.staged = KernelRuns(program, kernel, warp_model)
         self.findings: list[Finding] = []
         self.summary: dict = {}
         self.parts = 0
@@ -57,6 +59,11 @@ class PartedLaunch:
                 self.findings += [f for f in detector.across(run, self.summary) if f.key() not in known]
         return self.findings
 
+    def keep(self, runs: KernelRuns) -> None:
+        """Give `runs` what the detectors kept of every part, as of one launch."""
+        for detector in self.detectors:
+            detector.absorb(runs, self.staged)
+
     @property
     def notes(self) -> list[str]:
         """What the detectors could not judge across parts, and why."""
@@ -68,9 +75,8 @@ class PartedLaunch:
             self.each(result)
         for detector in self.detectors:
             self.findings += detector.launch(run)
-        if self.runs is not None:
-            for detector in self.detectors:
-                detector.keep(run, self.runs)
+        for detector in self.detectors:
+            detector.keep(run, self.staged)
         for detector in self.detectors:
             detector.leave(run, self.summary)
         self.parts += 1

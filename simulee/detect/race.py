@@ -252,7 +252,9 @@ def _representatives(c, rows) -> np.ndarray:
         sorted_group = group[by]
         starts = np.flatnonzero(np.r_[True, sorted_group[1:] != sorted_group[:-1]])
         chosen += [by[starts], by[np.r_[starts[1:], len(by)] - 1]]
-    return np.unique(np.concatenate(chosen))
+    kept = np.zeros(len(rows), dtype=bool)
+    kept[np.concatenate(chosen)] = True
+    return np.flatnonzero(kept)
 
 
 def exempt(model: MemoryAccessModel) -> np.ndarray:

@@ -128,6 +128,16 @@ class BarrierJudge:
                 if evidence.race is None:
                     removed.append((blocks, epochs))
 
+    def absorb(self, other: "BarrierJudge") -> None:
+        """Add what `other`, a judge of the same kernel over other launches, saw: one more launch."""
+        self.launches += 1
+        for mine, theirs in zip(self.evidence, other.evidence):
+            mine.location = mine.location or theirs.location
+            mine.passes += theirs.passes
+            mine.race = mine.race or theirs.race
+            for name in ("divergent", "repeated", "exercised", "both"):
+                setattr(mine, name, getattr(mine, name) or getattr(theirs, name))
+
     def verdicts(self) -> list[BarrierVerdict]:
         """A verdict for every barrier over the launches added."""
         verdicts = []
@@ -164,6 +174,16 @@ class RedundantBarriers(Detector):
         if self.name not in runs.state:
             runs.state[self.name] = BarrierJudge(runs.program, runs.kernel, runs.warp_model)
         runs.state[self.name].add(run.result, run.model)
+
+    def absorb(self, runs: KernelRuns, staged: KernelRuns) -> None:
+        """The parts were judged apart from the launches before, each barrier removed with
+        more of the others than `runs` would remove: a race it shows may be another's, so
+        the judgment still errs only towards needed."""
+        if self.name not in staged.state:
+            return
+        if self.name not in runs.state:
+            runs.state[self.name] = BarrierJudge(runs.program, runs.kernel, runs.warp_model)
+        runs.state[self.name].absorb(staged.state[self.name])
 
     def kernel(self, runs: KernelRuns) -> list[Finding]:
         if self.name not in runs.state:

@@ -19,6 +19,9 @@ class Vacuous(Detector):
     def keep(self, run, runs: KernelRuns) -> None:
         runs.state[self.name] = runs.state.get(self.name, False) or len(run.model) > 0
 
+    def absorb(self, runs: KernelRuns, staged: KernelRuns) -> None:
+        runs.state[self.name] = runs.state.get(self.name, False) or staged.state.get(self.name, False)
+
     def kernel(self, runs: KernelRuns) -> list[Finding]:
         if runs.status != "ok":
             return []

@@ -294,7 +294,6 @@ class _Checker:
         """The detection of a launch, which keeps each part's footprint for the stream check."""
         self._check(launch.kernel)
         return PartedLaunch(self.program, launch.kernel, self.detectors, self.warp_model,
-                            self.kept[launch.kernel.symbol],
                             each=lambda part: launch.footprints.append(footprint(part.trace, GLOBAL)))
 
     def _part(self, parted: PartedLaunch, part) -> None:
@@ -341,6 +340,7 @@ class _Checker:
         for note in parted.notes:
             if note not in check.notes:
                 check.notes.append(note)
+        parted.keep(self.kept[kernel.symbol])
         self.kept[kernel.symbol].launches.append(launch_of(result))
         reads, writes, atomics = joined_footprint(launch.footprints)
         self.operations[launch.number] = self._ordered(launch, reads, writes, atomics, entry)
