@@ -9,9 +9,9 @@ blocks of different parts do to each other (races between blocks in global memor
 detector judges at the end from what it left of every part (Detector.leave, .across), in
 memory that grows with the bytes the launch touches rather than with its accesses.
 
-A finding of a part stays as that part judged it: one the parts together show again (by
-key) is not taken from the summary, which lacks the context (a thread's own earlier
-accesses) that made the part call it benign.
+The findings come one per part and detector, so the same bug may come several times: the
+caller merges them by key, the worst instance showing it (two blocks of different parts
+storing different values make a race no part alone showed as more than benign).
 """
 
 from __future__ import annotations
@@ -54,9 +54,8 @@ class PartedLaunch:
         self._judge(result)
         if self.parts > 1:
             run = LaunchRun(self.program, self.kernel, result, self.warp_model)
-            known = {finding.key() for finding in self.findings}
             for detector in self.detectors:
-                self.findings += [f for f in detector.across(run, self.summary) if f.key() not in known]
+                self.findings += detector.across(run, self.summary)
         return self.findings
 
     def keep(self, runs: KernelRuns) -> None:

@@ -101,9 +101,12 @@ class Races(Detector):
         exempt(model)
         rows = np.flatnonzero(c["space"] == GLOBAL)
         rows = rows[_representatives(c, rows)]
-        kept = summary.setdefault(SUMMARY, {"parts": [], "rows": 0, "compacted": 0, "growth": 2})
-        kept["parts"].append(_packed({name: c[name][rows] for name in SUMMARY_COLUMNS}))
-        kept["rows"] += len(rows)
+        kept = summary.setdefault(SUMMARY, {"parts": [], "runs": [], "rows": 0, "compacted": 0, "growth": 2})
+        columns = {name: c[name][rows] for name in SUMMARY_COLUMNS}
+        starts, lengths, alone = _runs(columns)
+        kept["runs"].append(_packed(dict({name: column[starts] for name, column in columns.items()}, length=lengths)))
+        kept["parts"].append(_packed({name: column[alone] for name, column in columns.items()}))
+        kept["rows"] += len(alone)
         # compacted when it grew `growth` times (linear time); less often while that keeps most rows (every part
         # touching units of its own)
         if kept["rows"] > kept["growth"] * kept["compacted"] + PAIRS_PER_CHUNK // 4:
@@ -116,9 +119,11 @@ class Races(Detector):
     def across(self, run: LaunchRun, summary: dict) -> list[Finding]:
         """Races between blocks in global memory, among the rows every part left."""
         kept = summary.get(SUMMARY)
-        if not kept or not kept["rows"]:
+        if not kept:
             return []
-        parts = kept["parts"]
+        parts = [_packed(_overlapping(_unpacked(kept["parts"]), _unpacked(kept["runs"], (*SUMMARY_COLUMNS, "length"))))]
+        if not parts[0][0]:
+            return []
         # first the units where a conflict is possible, from the few columns that say so
         c = _unpacked(parts, ("owner", "word", "step", "action", "exempt", "sync"))
         key = (c["owner"].astype(np.int64) << 38) | c["word"]
@@ -220,6 +225,87 @@ def _unpacked(parts: list, names=SUMMARY_COLUMNS) -> dict[str, np.ndarray]:
 
 
 GROUPED = ("owner", "word", "grid_epoch", "op", "mask", "action", "sync", "exempt", "taint", "block", "value")
+
+
+RUN = 8  # rows a run of consecutive words takes at least to be kept as one (_runs)
+
+
+def _runs(c: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Runs among summary rows: RUN or more rows of one instruction and block, alike in all
+    but their word and thread, each the last's plus one, and one value (reads, a constant
+    stored): what a block's threads do to consecutive elements, kept as its first row and
+    its length. (rows starting runs, their lengths, the rows in none)."""
+    count = len(c["op"])
+    if count == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    alike = [name for name in SUMMARY_COLUMNS if name not in ("word", "thread", "step")]
+    order = np.lexsort((c["word"], *(c[name] for name in reversed(alike))))
+    follows = np.zeros(count, dtype=bool)  # each row in order continues the run of the one before
+    follows[1:] = (np.diff(c["word"][order]) == 1) & (np.diff(c["thread"][order].astype(np.int64)) == 1)
+    for name in alike:
+        values = c[name][order]
+        follows[1:] &= values[1:] == values[:-1]
+    starts = np.flatnonzero(~follows)
+    lengths = np.diff(np.r_[starts, count])
+    long = lengths >= RUN
+    in_run = np.repeat(long, lengths)
+    return order[starts[long]], lengths[long], np.sort(order[~in_run])
+
+
+def _overlapping(rows: dict[str, np.ndarray], runs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Of the summary's rows and runs, the rows (runs' expanded) of every unit two or more
+    of them touch: a unit one row or run alone touches holds one access, which races with
+    none. Found on intervals: each covers the words of a row (one) or a run."""
+    owner = np.r_[rows["owner"], runs["owner"]].astype(np.int64)
+    if len(owner) == 0:
+        return {name: rows[name] for name in SUMMARY_COLUMNS}
+    start = np.r_[rows["word"], runs["word"]].astype(np.int64)
+    end = start + np.r_[np.ones(len(rows["word"]), dtype=np.int64), runs["length"]]
+    order = np.lexsort((start, owner))
+    owner, start, end = owner[order], start[order], end[order]
+    new_owner = np.r_[True, owner[1:] != owner[:-1]]
+    # words of each interval some earlier one covers (a prefix) and some later one may (from the next start on)
+    reach = _running_max(end, new_owner)
+    covered = np.minimum(end, np.r_[start[:1], reach[:-1]])
+    covered[new_owner] = start[new_owner]
+    later = np.r_[start[1:], end[-1:]]
+    later[np.r_[new_owner[1:], True]] = end[np.r_[new_owner[1:], True]]
+    later = np.maximum(np.minimum(later, end), start)
+    covered = np.maximum(covered, start)
+    # each interval expands [start, covered) and [later, end), as one range when they meet
+    whole = covered >= later
+    pieces = [(start, np.where(whole, end, covered)), (np.where(whole, end, later), end)]
+    place = np.empty(len(order), dtype=np.int64)
+    place[order] = np.arange(len(order))
+    chosen = []
+    for low, high in pieces:
+        low, high = low[place], high[place]  # back in rows-then-runs order
+        count = np.maximum(high - low, 0)
+        interval = np.repeat(np.arange(len(count)), count)
+        word = np.repeat(low, count) + (np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count))
+        chosen.append((interval, word))
+    interval = np.concatenate([i for i, _ in chosen])
+    word = np.concatenate([w for _, w in chosen])
+    singles = len(rows["word"])
+    from_run = interval >= singles
+    run = interval[from_run] - singles
+    result = {}
+    for name in SUMMARY_COLUMNS:
+        column = np.empty(len(interval), dtype=rows[name].dtype)
+        column[~from_run] = rows[name][interval[~from_run]]
+        column[from_run] = runs[name][run]
+        result[name] = column
+    result["word"] = word.astype(rows["word"].dtype)
+    offset = word[from_run] - runs["word"][run]
+    result["thread"][from_run] = (runs["thread"][run] + offset).astype(rows["thread"].dtype)
+    return result
+
+
+def _running_max(values: np.ndarray, restart: np.ndarray) -> np.ndarray:
+    """The running maximum of `values`, starting again where `restart` is set."""
+    segment = np.cumsum(restart) - 1
+    shift = (segment * (int(values.max()) - int(values.min()) + 1)) if len(values) else segment
+    return np.maximum.accumulate(values - values.min() + shift) - shift + values.min() if len(values) else values
 
 
 def _units(c: dict, key: np.ndarray) -> None:
