@@ -17,10 +17,9 @@ import pytest
 from interpreter.launch import Launch
 from interpreter.simt import execute
 from interpreter.trace import Trace
-from simulee.checker.kernel import _merge
 from simulee.detect import enabled
 from simulee.detect.base import KernelRuns
-from simulee.detect.parts import PartedLaunch
+from simulee.detect.parts import PartedLaunch, merge
 from simulee.frontend.compiler import load_program
 
 GRID, BLOCK = 24, 64
@@ -74,12 +73,12 @@ def detected(program, kernel, flush_at: int, whole: bool = False) -> tuple[int, 
         result = joined(pieces + [result])
     found: dict = {}
     for finding in parted.finish(result):
-        _merge(found, finding)
+        merge(found, finding)
     parted.keep(runs)
     runs.launches.append({})
     for detector in detectors:
         for finding in detector.kernel(runs):
-            _merge(found, finding)
+            merge(found, finding)
     verdicts = sorted((v.place.line, v.verdict) for v in runs.verdicts)
     return parted.parts, {key: (f.severity, f.benign) for key, f in found.items()}, verdicts
 

@@ -26,6 +26,8 @@ from simulee.detect import enabled
 from simulee.detect.base import KernelRuns, LaunchRun
 from simulee.detect.faults import invalid_launch
 from simulee.detect.parts import PartedLaunch
+from simulee.detect.parts import gravity as _gravity
+from simulee.detect.parts import merge as _merge
 from simulee.detect.race import RACES, WARP_SYNCHRONOUS
 from simulee.detect.redundant import REDUNDANT_BARRIER, BarrierJudge, BarrierVerdict, redundant_message
 from simulee.detect.vacuous import VACUOUS
@@ -1315,28 +1317,3 @@ def _outside_note(outside) -> str:
     location = user_location(outside.location)
     where = f"at line {location.line}" if location else "somewhere"
     return f"{where} {outside.why}: the kernel is not written for that, and such launches were not checked"
-
-
-def _merge(found: dict[tuple, Finding], finding: Finding, rather: bool = False) -> bool:
-    """The same finding from another launch adds its instances. The first witness stays,
-    unless the new one shows it worse (a data race where the first showed a
-    warp-synchronous one, or not benign where the first was), or as bad and `rather` (on
-    a launch with fewer guesses): then the new launch (its witness, type, severity and
-    message) shows it. Whether the new one shows it."""
-    key = finding.key()
-    existing = found.get(key)
-    if existing is None:
-        found[key] = finding
-        return True
-    finding.instances += existing.instances
-    finding.addresses = max(existing.addresses, finding.addresses)
-    if _gravity(finding) < _gravity(existing) or (_gravity(finding) == _gravity(existing) and not rather):
-        existing.instances, existing.addresses = finding.instances, finding.addresses
-        return False
-    found[key] = finding
-    return True
-
-
-def _gravity(finding: Finding) -> tuple[bool, bool]:
-    """How bad a finding shows its bug: a race in lockstep warps too, then not benign."""
-    return finding.type != WARP_SYNCHRONOUS, finding.benign is False

@@ -9,14 +9,15 @@ blocks of different parts do to each other (races between blocks in global memor
 detector judges at the end from what it left of every part (Detector.leave, .across), in
 memory that grows with the bytes the launch touches rather than with its accesses.
 
-The findings come one per part and detector, so the same bug may come several times: the
-caller merges them by key, the worst instance showing it (two blocks of different parts
-storing different values make a race no part alone showed as more than benign).
+The same bug may show in several parts: its findings are merged by key (`merge`), the
+worst instance showing it (two blocks of different parts storing different values make a
+race no part alone showed as more than benign).
 """
 
 from __future__ import annotations
 
 from simulee.detect.base import Detector, KernelRuns, LaunchRun, OutOfTime
+from simulee.detect.race import WARP_SYNCHRONOUS
 from simulee.model.findings import Finding
 
 
@@ -56,7 +57,10 @@ class PartedLaunch:
             run = LaunchRun(self.program, self.kernel, result, self.warp_model)
             for detector in self.detectors:
                 self.findings += detector.across(run, self.summary)
-        return self.findings
+        found: dict[tuple, Finding] = {}
+        for finding in self.findings:
+            merge(found, finding)
+        return list(found.values())
 
     def keep(self, runs: KernelRuns) -> None:
         """Give `runs` what the detectors kept of every part, as of one launch."""
@@ -79,3 +83,28 @@ class PartedLaunch:
         for detector in self.detectors:
             detector.leave(run, self.summary)
         self.parts += 1
+
+
+def merge(found: dict[tuple, Finding], finding: Finding, rather: bool = False) -> bool:
+    """The same finding from another launch (or part) adds its instances. The first witness
+    stays, unless the new one shows it worse (a data race where the first showed a
+    warp-synchronous one, or not benign where the first was), or as bad and `rather` (on
+    a launch with fewer guesses): then the new launch (its witness, type, severity and
+    message) shows it. Whether the new one shows it."""
+    key = finding.key()
+    existing = found.get(key)
+    if existing is None:
+        found[key] = finding
+        return True
+    finding.instances += existing.instances
+    finding.addresses = max(existing.addresses, finding.addresses)
+    if gravity(finding) < gravity(existing) or (gravity(finding) == gravity(existing) and not rather):
+        existing.instances, existing.addresses = finding.instances, finding.addresses
+        return False
+    found[key] = finding
+    return True
+
+
+def gravity(finding: Finding) -> tuple[bool, bool]:
+    """How bad a finding shows its bug: a race in lockstep warps too, then not benign."""
+    return finding.type != WARP_SYNCHRONOUS, finding.benign is False

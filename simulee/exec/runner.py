@@ -29,10 +29,10 @@ import numpy as np
 from interpreter.memory import GLOBAL
 
 from simulee.exec import hostbuild, replay
-from simulee.checker.kernel import KernelCheck, _merge
+from simulee.checker.kernel import KernelCheck
 from simulee.detect import enabled
 from simulee.detect.base import KernelRuns, OutOfTime, within
-from simulee.detect.parts import PartedLaunch
+from simulee.detect.parts import PartedLaunch, merge
 from simulee.detect.streams import Operation, StreamOrder, StreamRace, footprint, joined_footprint
 from simulee.exec.device import CHILD_STREAM, Device, DeviceLaunch, Request
 from simulee.errors import SimuleeError
@@ -331,7 +331,7 @@ class _Checker:
                 for finding in parted.finish(result):
                     if sharing:
                         found.append(copy.deepcopy(finding))
-                    _merge(self.merged[kernel.symbol], finding)
+                    merge(self.merged[kernel.symbol], finding)
         except OutOfTime:  # what was found is kept; the kernel's barriers are not judged (finish)
             self._out_of_time(check, kernel, f"launch {launch.number} was checked only in part: {OUT_OF_TIME}")
             return
@@ -378,7 +378,7 @@ class _Checker:
         if self.progress:
             self.progress(f"launch {launch.number}: {kernel.name}, as {launch.reused}")
         for finding in checked["findings"]:
-            _merge(self.merged[kernel.symbol], copy.deepcopy(finding))
+            merge(self.merged[kernel.symbol], copy.deepcopy(finding))
         self.operations[launch.number] = self._ordered(launch, checked["reads"], checked["writes"],
                                                        checked["atomics"], entry)
 
@@ -440,7 +440,7 @@ class _Checker:
                 "event or synchronization orders them",
                 _place(later), _place(earlier), space="global", hazard=race.hazard,
                 launch=later.launch or earlier.launch)
-            _merge(self.merged[check.symbol], finding)
+            merge(self.merged[check.symbol], finding)
 
     def _check(self, kernel) -> KernelCheck:
         check = self.checks.get(kernel.symbol)
@@ -468,7 +468,7 @@ class _Checker:
                         for detector in self.detectors:
                             kept.found = len(self.merged[symbol])
                             for finding in detector.kernel(kept):
-                                _merge(self.merged[symbol], finding)
+                                merge(self.merged[symbol], finding)
                 except OutOfTime:
                     self._out_of_time(check, kept.kernel, f"its barriers were not all judged: {OUT_OF_TIME}")
                 check.verdicts = kept.verdicts
