@@ -1015,7 +1015,7 @@ def _in_parts(program, kernel, result: Result, detectors, warp_model: str, deadl
     return whole, parted
 
 
-CHECK_ACCESSES = 1 << 24  # accesses a check judges a launch on in parts; beyond, it checks fewer blocks
+CHECK_ACCESSES = 1 << 23  # accesses a check judges a launch on in parts (twice a trace); beyond, fewer blocks
 
 
 def _fitting(result: Result) -> Launch | None:
