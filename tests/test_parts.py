@@ -157,3 +157,26 @@ def test_a_check_of_a_launch_past_the_trace_limit_sees_every_block(flag, races):
     found = [(f.type, f.scope, sorted((f.first.line, f.second.line))) for f in report.errors]
     assert found == ([("data-race", "inter-block", [6, 7])] if races else [])
     assert not [note for kernel in report.kernels for note in kernel.notes if "blocks" in note]
+
+
+def test_a_summary_that_fills_says_which_blocks_it_judged_between(tmp_path, monkeypatch):
+    """Past the rows a summary keeps, the parts after are judged alone, and a note says
+    among which blocks races between parts were judged."""
+    from simulee.detect import race
+
+    (tmp_path / "ends.cu").write_text(
+        "__global__ void ends(int *g, int *h, int n) {\n"
+        "    int gid = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    g[(gid * 7) % n] = h[gid] + 1;\n"
+        "    if (blockIdx.x == 0 && threadIdx.x == 0) h[n - 1] = 7;\n"
+        "}\n")
+    program = load_program(tmp_path / "ends.cu")
+    kernel = program.kernel("ends")
+    monkeypatch.setattr(race, "SUMMARY_ROWS", 200)
+    parted = PartedLaunch(program, kernel, enabled())
+    arguments = {"g": np.zeros(SIZE, np.int32), "h": np.zeros(SIZE, np.int32), "n": GRID * BLOCK}
+    result = execute(program, kernel.name, Launch((GRID, 1, 1), (BLOCK, 1, 1), arguments, flush=parted.part,
+                                                  flush_at=100, engine="numpy"))
+    assert parted.finish(result) == []  # block 0 and the last block were never in one summary
+    (note,) = parted.notes
+    assert note.startswith("races in global memory between blocks of different waves were judged among the first ")

@@ -333,6 +333,8 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
         run = LaunchRun(program, kernel, result, warp_model)
         found = parted.finish(result) if parted is not None else \
             [finding for detector in detectors for finding in detector.launch(run)]
+        for note in parted.notes if parted is not None else ():
+            _note_once(check.notes, note)
         # a variant of the launch costs about what the launch did: none starts without that much time left
         within = deadline - (time.perf_counter() - launched)
         again = _again(run, found, detectors, within)

@@ -90,7 +90,7 @@ class Races(Detector):
         `_representatives` keeps them), added to those of the parts before; none once a
         part orders accesses through memory (fences and flags need every access)."""
         model = run.model
-        if summary.get(ORDERED):
+        if summary.get(ORDERED) or summary.get(FULL):
             return
         if model.ordering.active:
             summary[ORDERED] = True
@@ -101,12 +101,18 @@ class Races(Detector):
         exempt(model)
         rows = np.flatnonzero(c["space"] == GLOBAL)
         rows = rows[_representatives(c, rows)]
-        kept = summary.setdefault(SUMMARY, {"parts": [], "runs": [], "rows": 0, "compacted": 0, "growth": 2})
+        kept = summary.setdefault(SUMMARY, {"parts": [], "runs": [], "rows": 0, "compacted": 0, "growth": 2,
+                                            "blocks": 0})
         columns = {name: c[name][rows] for name in SUMMARY_COLUMNS}
         starts, lengths, alone = _runs(columns)
+        if kept["rows"] + len(alone) + len(starts) * 2 > SUMMARY_ROWS:  # memory bounded: the later parts left out
+            summary[FULL] = True
+            summary.setdefault("notes", []).append(FULL_NOTE.format(blocks=kept["blocks"]))
+            return
+        kept["blocks"] = run.result.blocks_run
         kept["runs"].append(_packed(dict({name: column[starts] for name, column in columns.items()}, length=lengths)))
         kept["parts"].append(_packed({name: column[alone] for name, column in columns.items()}))
-        kept["rows"] += len(alone)
+        kept["rows"] += len(alone) + len(starts) * 2  # a run costs about two rows
         # compacted when it grew `growth` times (linear time); less often while that keeps most rows (every part
         # touching units of its own)
         if kept["rows"] > kept["growth"] * kept["compacted"] + PAIRS_PER_CHUNK // 4:
@@ -121,7 +127,7 @@ class Races(Detector):
         kept = summary.get(SUMMARY)
         if not kept:
             return []
-        parts = [_packed(_overlapping(_unpacked(kept["parts"]), _unpacked(kept["runs"], (*SUMMARY_COLUMNS, "length"))))]
+        parts = [_packed(_overlapping(kept["parts"], kept["runs"]))]
         if not parts[0][0]:
             return []
         # first the units where a conflict is possible, from the few columns that say so
@@ -199,7 +205,11 @@ def racing_pairs(model: MemoryAccessModel, warp_model: str = "independent", rows
     return pairs
 
 
-SUMMARY, ORDERED = "data-race", "data-race: ordered"  # Races' entries of a launch's summary (detect.parts)
+SUMMARY, ORDERED, FULL = "data-race", "data-race: ordered", "data-race: full"  # entries of a summary (detect.parts)
+SUMMARY_ROWS = 1 << 22  # rows (about 60 bytes each) the summary of a launch's parts holds at most
+FULL_NOTE = ("races in global memory between blocks of different waves were judged among the first {blocks:,} "
+             "blocks only: a summary of the words they touched filled what a check keeps (every block was checked "
+             "for the rest)")
 ORDERED_NOTE = ("races between blocks of different waves of a launch too large to trace at once were not checked: "
                 "its fences and flags order accesses, which only every access shows")
 
@@ -252,15 +262,17 @@ def _runs(c: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     return order[starts[long]], lengths[long], np.sort(order[~in_run])
 
 
-def _overlapping(rows: dict[str, np.ndarray], runs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Of the summary's rows and runs, the rows (runs' expanded) of every unit two or more
-    of them touch: a unit one row or run alone touches holds one access, which races with
-    none. Found on intervals: each covers the words of a row (one) or a run."""
-    owner = np.r_[rows["owner"], runs["owner"]].astype(np.int64)
+def _overlapping(rows: list, runs: list) -> dict[str, np.ndarray]:
+    """Of the summary's rows and runs (packed, _packed), the rows (runs' expanded) of every
+    unit two or more of them touch: a unit one row or run alone touches holds one access,
+    which races with none. Found on intervals, each the words of a row (one) or a run; the
+    other columns are read only for the rows kept, one at a time."""
+    row_at, run_at = _unpacked(rows, ("owner", "word")), _unpacked(runs, ("owner", "word", "length"))
+    owner = np.r_[row_at["owner"], run_at["owner"]].astype(np.int64)
     if len(owner) == 0:
-        return {name: rows[name] for name in SUMMARY_COLUMNS}
-    start = np.r_[rows["word"], runs["word"]].astype(np.int64)
-    end = start + np.r_[np.ones(len(rows["word"]), dtype=np.int64), runs["length"]]
+        return _unpacked(rows)
+    start = np.r_[row_at["word"], run_at["word"]].astype(np.int64)
+    end = start + np.r_[np.ones(len(row_at["word"]), dtype=np.int64), run_at["length"]]
     order = np.lexsort((start, owner))
     owner, start, end = owner[order], start[order], end[order]
     new_owner = np.r_[True, owner[1:] != owner[:-1]]
@@ -275,29 +287,27 @@ def _overlapping(rows: dict[str, np.ndarray], runs: dict[str, np.ndarray]) -> di
     # each interval expands [start, covered) and [later, end), as one range when they meet
     whole = covered >= later
     pieces = [(start, np.where(whole, end, covered)), (np.where(whole, end, later), end)]
-    place = np.empty(len(order), dtype=np.int64)
-    place[order] = np.arange(len(order))
     chosen = []
     for low, high in pieces:
-        low, high = low[place], high[place]  # back in rows-then-runs order
         count = np.maximum(high - low, 0)
-        interval = np.repeat(np.arange(len(count)), count)
+        interval = np.repeat(order, count)  # back to rows-then-runs numbering
         word = np.repeat(low, count) + (np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count))
         chosen.append((interval, word))
     interval = np.concatenate([i for i, _ in chosen])
     word = np.concatenate([w for _, w in chosen])
-    singles = len(rows["word"])
+    singles = len(row_at["word"])
     from_run = interval >= singles
-    run = interval[from_run] - singles
+    run, single = interval[from_run] - singles, interval[~from_run]
     result = {}
     for name in SUMMARY_COLUMNS:
-        column = np.empty(len(interval), dtype=rows[name].dtype)
-        column[~from_run] = rows[name][interval[~from_run]]
-        column[from_run] = runs[name][run]
+        of_rows, of_runs = _unpacked(rows, (name,))[name], _unpacked(runs, (name,))[name]
+        column = np.empty(len(interval), dtype=of_rows.dtype)
+        column[~from_run] = of_rows[single]
+        column[from_run] = of_runs[run]
         result[name] = column
-    result["word"] = word.astype(rows["word"].dtype)
-    offset = word[from_run] - runs["word"][run]
-    result["thread"][from_run] = (runs["thread"][run] + offset).astype(rows["thread"].dtype)
+    result["word"] = word.astype(result["word"].dtype)
+    result["thread"][from_run] = (result["thread"][from_run] + word[from_run] - run_at["word"][run]).astype(
+        result["thread"].dtype)
     return result
 
 
