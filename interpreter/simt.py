@@ -205,8 +205,8 @@ class Execution:
         shared = self.compiler.shared_segment_bytes
         self.blocks_per_wave = self.blocks_per_wave_at_most = max(1, min(
             wave_threads // launch.threads_per_block, SHARED_MEMORY_BUDGET // shared if shared else wave_threads))
-        if launch.flush is not None:  # the first wave at 16 accesses a thread; the next ones fit what it did
-            self.blocks_per_wave = max(1, min(self.blocks_per_wave, launch.flush_at // (16 * launch.threads_per_block)))
+        if launch.flush is not None:  # the first wave one block (of any size it fits the trace); the next fit it
+            self.blocks_per_wave = 1
         waves, self.wave_blocks = self._wave_counts()
         self.steps_per_wave = step_budget(self.program.reachable_functions(self.kernel.symbol),
                                           [p.name for p in self.kernel.params], launch) \
