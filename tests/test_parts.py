@@ -180,3 +180,22 @@ def test_a_summary_that_fills_says_which_blocks_it_judged_between(tmp_path, monk
     assert parted.finish(result) == []  # block 0 and the last block were never in one summary
     (note,) = parted.notes
     assert note.startswith("races in global memory between blocks of different waves were judged among the first ")
+
+
+def test_a_summary_of_runs_and_rows_is_compacted_as_it_grows(tmp_path, monkeypatch):
+    """Every block reads its own elements of `h` (runs) and stores into `g` at scattered
+    places (rows): compacted many times over, the summary still finds block 0's write
+    that the last block reads."""
+    from simulee.detect import race
+
+    (tmp_path / "mix.cu").write_text(
+        "__global__ void mix(int *g, int *h, int n) {\n"
+        "    int gid = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    g[(gid * 7) % n] = h[gid] + gid;\n"
+        "    if (blockIdx.x == 0 && threadIdx.x == 0) h[n - 1] = 7;\n"
+        "}\n")
+    program = load_program(tmp_path / "mix.cu")
+    monkeypatch.setattr(race, "COMPACT_ROWS", 100)
+    parts, found, _ = detected(program, program.kernel("mix"), 100)
+    assert parts == GRID
+    assert [(key[0], key[2], [line for _, line, _ in key[3]]) for key in found] == [("data-race", "global", [4, 3])]

@@ -101,21 +101,23 @@ class Races(Detector):
         exempt(model)
         rows = np.flatnonzero(c["space"] == GLOBAL)
         rows = rows[_representatives(c, rows)]
-        kept = summary.setdefault(SUMMARY, {"parts": [], "runs": [], "rows": 0, "compacted": 0, "growth": 2,
-                                            "blocks": 0})
+        # rows and runs held (a run costs about two rows), the rows at the last compaction
+        kept = summary.setdefault(SUMMARY, {"parts": [], "runs": [], "rows": 0, "held_runs": 0, "compacted": 0,
+                                            "growth": 2, "blocks": 0})
         columns = {name: c[name][rows] for name in SUMMARY_COLUMNS}
         starts, lengths, alone = _runs(columns)
-        if kept["rows"] + len(alone) + len(starts) * 2 > SUMMARY_ROWS:  # memory bounded: the later parts left out
-            summary[FULL] = True
+        if kept["rows"] + len(alone) + 2 * (kept["held_runs"] + len(starts)) > SUMMARY_ROWS:
+            summary[FULL] = True  # memory bounded: the later parts left out
             summary.setdefault("notes", []).append(FULL_NOTE.format(blocks=kept["blocks"]))
             return
         kept["blocks"] = run.result.blocks_run
         kept["runs"].append(_packed(dict({name: column[starts] for name, column in columns.items()}, length=lengths)))
         kept["parts"].append(_packed({name: column[alone] for name, column in columns.items()}))
-        kept["rows"] += len(alone) + len(starts) * 2  # a run costs about two rows
+        kept["rows"] += len(alone)
+        kept["held_runs"] += len(starts)
         # compacted when it grew `growth` times (linear time); less often while that keeps most rows (every part
         # touching units of its own)
-        if kept["rows"] > kept["growth"] * kept["compacted"] + PAIRS_PER_CHUNK // 4:
+        if kept["rows"] > kept["growth"] * kept["compacted"] + COMPACT_ROWS:
             parts, before = kept.pop("parts"), kept["rows"]
             chosen = _representatives(_unpacked(parts, GROUPED), np.arange(before))
             kept["parts"] = [_packed({name: _unpacked(parts, (name,))[name][chosen] for name in SUMMARY_COLUMNS})]
@@ -207,6 +209,7 @@ def racing_pairs(model: MemoryAccessModel, warp_model: str = "independent", rows
 
 SUMMARY, ORDERED, FULL = "data-race", "data-race: ordered", "data-race: full"  # entries of a summary (detect.parts)
 SUMMARY_ROWS = 1 << 22  # rows (about 60 bytes each) the summary of a launch's parts holds at most
+COMPACT_ROWS = 1 << 20  # rows the summary holds before it is first compacted
 FULL_NOTE = ("races in global memory between blocks of different waves were judged among the first {blocks:,} "
              "blocks only: a summary of the words they touched filled what a check keeps (every block was checked "
              "for the rest)")
