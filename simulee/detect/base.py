@@ -130,7 +130,8 @@ class Detector:
     def leave(self, run: LaunchRun, summary: dict) -> None:
         """Of one part of a launch run in parts (detect.parts: whole blocks), record in
         `summary` what `across` needs to judge what blocks of different parts do to each
-        other, in memory that grows with the bytes the launch touches, not its accesses."""
+        other, in memory that grows with the bytes the launch touches, not its accesses.
+        What it cannot judge across parts it says in lines appended to summary["notes"]."""
 
     def across(self, run: LaunchRun, summary: dict) -> list[Finding]:
         """The findings only blocks of different parts together show, from what `leave` kept

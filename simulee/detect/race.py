@@ -237,7 +237,8 @@ def _unpacked(parts: list, names=SUMMARY_COLUMNS) -> dict[str, np.ndarray]:
                                   for count, part in parts]) for name in names}
 
 
-GROUPED = ("owner", "word", "grid_epoch", "op", "mask", "action", "sync", "exempt", "taint", "block", "value")
+GROUP_KEYS = ("owner", "word", "grid_epoch", "op", "mask", "action", "sync", "exempt")  # and taint, any or none
+GROUPED = (*GROUP_KEYS, "taint", "block", "value")  # what _representatives reads
 
 
 RUN = 8  # rows a run of consecutive words takes at least to be kept as one (_runs)
@@ -335,7 +336,7 @@ def _representatives(c, rows) -> np.ndarray:
     highest block and of its lowest and highest value."""
     if len(rows) == 0:
         return np.zeros(0, dtype=np.int64)
-    keys = [c[name][rows] for name in GROUPED[:-3]]
+    keys = [c[name][rows] for name in GROUP_KEYS]
     keys.append(c["taint"][rows] != 0)
     order = _order(keys)
     change = np.zeros(len(rows), dtype=bool)

@@ -287,14 +287,11 @@ class _Checker:
     def starting(self, launch: DeviceLaunch):
         """The Launch.flush of a launch about to run: the detection that judges its trace part
         by part."""
-        parted = self.parted[launch.number] = self._parted(launch)
+        self._check(launch.kernel)  # each part's footprint is kept for the stream check
+        parted = self.parted[launch.number] = PartedLaunch(
+            self.program, launch.kernel, self.detectors, self.warp_model,
+            each=lambda part: launch.footprints.append(footprint(part.trace, GLOBAL)))
         return lambda part: self._part(parted, part)
-
-    def _parted(self, launch: DeviceLaunch) -> PartedLaunch:
-        """The detection of a launch, which keeps each part's footprint for the stream check."""
-        self._check(launch.kernel)
-        return PartedLaunch(self.program, launch.kernel, self.detectors, self.warp_model,
-                            each=lambda part: launch.footprints.append(footprint(part.trace, GLOBAL)))
 
     def _part(self, parted: PartedLaunch, part) -> None:
         with within(self.checking()):
@@ -308,7 +305,7 @@ class _Checker:
             self._reused(launch)
             return
         kernel, result = launch.kernel, launch.result
-        parted = self.parted.pop(launch.number, None) or self._parted(launch)
+        parted = self.parted.pop(launch.number)  # made as it started (a repeat or a reuse ran nothing)
         check = self._check(kernel)
         entry = dict(launch_of(result), status=result.status, seconds=round(result.seconds, 4),
                      number=launch.number, site=launch.where)
