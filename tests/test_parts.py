@@ -199,3 +199,27 @@ def test_a_summary_of_runs_and_rows_is_compacted_as_it_grows(tmp_path, monkeypat
     parts, found, _ = detected(program, program.kernel("mix"), 100)
     assert parts == GRID
     assert [(key[0], key[2], [line for _, line, _ in key[3]]) for key in found] == [("data-race", "global", [4, 3])]
+
+
+@pytest.mark.parametrize("in_parts", [True, False])
+def test_a_variant_of_a_launch_past_the_trace_limit_is_judged_on_every_block(tmp_path, monkeypatch, in_parts):
+    """What a variant launch shows (the replays that tell whether a finding rests on a
+    value Simulee chose) is judged as the check judges the launch: in parts, every block;
+    on fewer blocks, the race at block 500 is not among what it shows."""
+    import time
+
+    from simulee.checker import kernel as checking
+    from simulee.detect.base import LaunchRun
+
+    (tmp_path / "far.cu").write_text(FAR.replace("FLAG", "0"))
+    program = load_program(tmp_path / "far.cu")
+    kernel = program.kernel("far_blocks")
+    if not in_parts:
+        monkeypatch.setattr(checking, "CHECK_ACCESSES", 0)
+    launch = checking.default_launch(kernel, {"rounds": 16}, (1024, 1, 1), (256, 1, 1))
+    keys = checking._shown(LaunchRun(program, kernel, None), launch, enabled(), time.perf_counter() + 600)
+    races = [key for key in keys if key[0] == "data-race"]
+    assert [sorted(line for _, line, _ in key[3]) for key in races] == ([[6, 7]] if in_parts else [])
+    reached = {program.function(name).ops[index].location.line for name, index in keys.reached
+               if program.function(name).ops[index].location}
+    assert keys.whole and (6 in reached) == in_parts  # block 500's store: reached in some part, or never run
