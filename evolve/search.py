@@ -32,6 +32,7 @@ from evolve.mutation import cauchy_child, dictionary_child, gaussian_child, init
 from evolve.space import SITE_GENE, InvalidGenome, SearchSpace
 from evolve.taint import address_sources
 from interpreter.launch import MAX_THREADS_PER_BLOCK, Alias, Launch, Result
+from interpreter.limits import DETECTION_THREADS
 from interpreter.loader import Program
 from interpreter.simt import execute
 from interpreter.vocabulary import Unsupported
@@ -43,7 +44,6 @@ PROBE_SIZE = 1024  # integer arguments of a contract probe are at least this
 SEARCH_GROWTH_LIMIT = 1 << 24  # bytes a buffer may grow to in a fitness run
 SEARCH_WORK_LIMIT = 500_000  # thread-instructions per fitness run
 DETECTION_WORK_LIMIT = 5_000_000  # launches whose detection run would take more are not chosen
-DETECTION_THREADS = 1 << 20  # a detection run of a larger launch runs sampled blocks, this many threads
 STAGNATION = 3  # generations without a better F: the search has converged
 
 if not hasattr(creator, "LaunchFitness"):

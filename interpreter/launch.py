@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from interpreter.limits import DEFAULT_HEAP_BYTES, TRACE_PART
+from interpreter.limits import DEFAULT_HEAP_BYTES, trace_part
 from interpreter.memory import DEFAULT_GROWTH_LIMIT
 from interpreter.trace import Events, Trace
 
@@ -54,7 +54,7 @@ class Launch:
     # collectives, barrier passes, fences) after each wave once the trace holds `flush_at` accesses; the trace
     # then starts empty, and waves are sized to fit it, so that every access of a launch of any size is traced
     flush: object = None
-    flush_at: int = TRACE_PART
+    flush_at: int = field(default_factory=trace_part)
     coverage: bool = False  # record branch coverage in Events.coverage (the search's runs)
     growth_limit: int = DEFAULT_GROWTH_LIMIT  # bytes a paged buffer may grow to; beyond is out of bounds
     sample: tuple[int, ...] | None = None  # run only these linear block indices (all for grid.sync kernels)

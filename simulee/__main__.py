@@ -1,5 +1,20 @@
-"""`python -m simulee` runs the command-line interface."""
+"""The `simulee` command (and `python -m simulee`): run by the server when one runs
+(simulee.server), else here (simulee.cli)."""
 
-from simulee.cli import main
+import sys
 
-raise SystemExit(main())
+from simulee.server.client import forwarded
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    code = forwarded(argv)
+    if code is not None:
+        return code
+    from simulee.cli import main as here
+
+    return here(argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -50,6 +50,8 @@ def build_parser(parser_class: type = _Parser) -> argparse.ArgumentParser:
     parser = parser_class(prog="simulee", description="Find CUDA synchronization bugs without a GPU.")
     parser.add_argument("--version", action="version", version=f"simulee {__version__}")
     parser.add_argument("--engine", choices=("native", "numpy"), default=argparse.SUPPRESS, help=ENGINE_HELP)
+    parser.add_argument("--no-server", action="store_true", default=argparse.SUPPRESS,
+                        help="run in this process even when a server runs (also $SIMULEE_NO_SERVER=1)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=parser_class)
     compiling, execution, search, scanning = (_compile_options(), _execution_options(), _search_options(),
                                               _scan_options())
@@ -65,6 +67,7 @@ def build_parser(parser_class: type = _Parser) -> argparse.ArgumentParser:
     _equiv_command(commands, compiling, execution)
     _fix_command(commands, compiling)
     _test_command(commands)
+    _server_command(commands)
     return parser
 
 
@@ -516,6 +519,25 @@ def _fix_command(commands, compile_options) -> None:
     fix.set_defaults(run=run_fix)
 
 
+def _server_command(commands) -> None:
+    server = commands.add_parser(
+        "server", help="keep Simulee warm in a background process that runs every simulee command",
+        description="start, stop or ask about the server: one process per user (a socket in the cache folder) that "
+                    "keeps Simulee's modules imported. While it runs, every simulee command is sent to it and prints "
+                    "exactly what it prints without it, in a fresh process forked from the server; --no-server or "
+                    "SIMULEE_NO_SERVER=1 runs a command here. A server that is gone or does not answer is bypassed "
+                    "with a one-line note; one whose Simulee changed on disk stops. status exits 0 when a server "
+                    "runs, 1 when none does.")
+    server.add_argument("action", choices=("start", "stop", "status"))
+    server.set_defaults(run=run_server, verbose=False)
+
+
+def run_server(args) -> int:
+    from simulee.server import client
+
+    return {"start": client.start, "stop": client.stop, "status": client.status}[args.action]()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -672,7 +694,8 @@ def prove_sources(args, proved=None) -> tuple[list, list[dict]]:
     kernels, each passed to `proved` as it is made, and the files that did not compile."""
     from simulee.checker.config import config_for
     from simulee.checker.launchspec import parse_block, parse_dims
-    from simulee.prover.solve import Fixed, prove_kernel
+    from simulee.prover.proof import Fixed
+    from simulee.prover.solve import prove_kernel
     from simulee.prover.verdicts import confirm
 
     given = Fixed(parse_dims(args.grid, "grid") if args.grid else None,
@@ -764,7 +787,7 @@ def equiv_setup(args):
     """The pair of kernels, the launches given (or the default one), unless the launch is
     all given or --no-search the old kernel's search space, and what a proof takes as
     fixed (prover.solve.Fixed)."""
-    from simulee.prover.solve import Fixed
+    from simulee.prover.proof import Fixed
 
     from simulee.checker.equivalence import Pair
     from simulee.checker.launchspec import launch_arguments, parse_block, parse_dims, parse_assignment
@@ -1560,13 +1583,8 @@ class _Progress:
     is shown once the total is final (`final`) and some of the work is done."""
 
     def __init__(self, quiet: bool, what: str, unit: str, total: int = 0):
-        from tqdm import tqdm
-
-        from simulee.report.formats import WITHOUT_TIME_LEFT
-
         self.final = False
-        self.bar = tqdm(total=total, desc=what, unit=unit, leave=False, disable=quiet or not sys.stderr.isatty(),
-                        bar_format=WITHOUT_TIME_LEFT)
+        self.bar = _Undrawn(total) if quiet or not sys.stderr.isatty() else _bar(what, unit, total)
         self.what = what
 
     def __enter__(self) -> "_Progress":
@@ -1601,6 +1619,24 @@ class _Progress:
             self.final = True
             self.update(done - self.bar.n)
             self.bar.refresh()
+
+
+def _bar(what: str, unit: str, total: int):
+    from tqdm import tqdm  # only for a bar that is drawn
+
+    from simulee.report.formats import WITHOUT_TIME_LEFT
+
+    return tqdm(total=total, desc=what, unit=unit, leave=False, bar_format=WITHOUT_TIME_LEFT)
+
+
+class _Undrawn:
+    """What _Progress asks of a tqdm bar, for a bar that is not drawn: counts, no output."""
+
+    def __init__(self, total: int):
+        self.total, self.n, self.bar_format = total, 0, None
+
+    def __getattr__(self, name: str):  # close, refresh, update, set_description_str, set_postfix_str
+        return lambda *args, **kwargs: None
 
 
 # ---------------------------------------------------------------------------- scan

@@ -321,7 +321,7 @@ def prove_pair(old: str, new: str, given=None, effort=None):
     from simulee.checker.equivalence import Pair
     from simulee.cli import _version, build_parser, compile_options
     from simulee.prover.equivalence import prove_equivalent
-    from simulee.prover.solve import Fixed
+    from simulee.prover.proof import Fixed
 
     options = compile_options(build_parser().parse_args(["equiv", "a", "b"]))
     (a, old_kernel), (b, new_kernel) = _version(old, options), _version(new, options)
@@ -329,7 +329,7 @@ def prove_pair(old: str, new: str, given=None, effort=None):
 
 
 def test_a_racy_version_is_never_proved_and_what_the_proof_does_not_model_is_its_reason():
-    from simulee.prover.solve import Fixed
+    from simulee.prover.proof import Fixed
 
     racy = prove_pair(f"{PROOFS}:stage_once", f"{PROOFS}:stage_racy", Fixed(block=(256, 1, 1)))
     assert racy.verdict == "unknown" and racy.reason.startswith("the new kernel is not proved race-free (race")
@@ -346,7 +346,7 @@ def test_a_racy_version_is_never_proved_and_what_the_proof_does_not_model_is_its
     ("column_until_zero", "the old kernel's loop at line 72 leaves from more than one place"),
 ])
 def test_a_loop_the_proof_does_not_follow_is_named_with_its_line(kernel, reason):
-    from simulee.prover.solve import Fixed
+    from simulee.prover.proof import Fixed
 
     args = {} if kernel.startswith("scale") else {"width": 64}
     proof = prove_pair(f"{LOOPS}:{kernel}", f"{LOOPS}:{kernel}", Fixed(grid=(4, 1, 1), block=(64, 1, 1), args=args))
@@ -360,7 +360,7 @@ def test_a_grid_stride_loop_is_proved_equal_to_its_while_loop(run_cli):
 
 
 def test_a_column_walked_up_is_proved_equal_to_one_walked_down_and_one_row_more_is_not(run_cli):
-    from simulee.prover.solve import Fixed
+    from simulee.prover.proof import Fixed
 
     status, report, proof = proof_of(run_cli, f"{LOOPS}:column_down", f"{LOOPS}:column_up", "--block", "64",
                                      "--arg", "width=64")
@@ -370,7 +370,7 @@ def test_a_column_walked_up_is_proved_equal_to_one_walked_down_and_one_row_more_
 
 
 def test_a_loop_holding_a_barrier_is_proved_when_each_iteration_reads_what_it_staged():
-    from simulee.prover.solve import Fixed
+    from simulee.prover.proof import Fixed
 
     given = Fixed(grid=(8, 1, 1), block=(256, 1, 1))
     staged = prove_pair(f"{LOOPS}:reverse_direct", f"{LOOPS}:reverse_staged", given)
@@ -383,7 +383,8 @@ def test_a_loop_holding_a_barrier_is_proved_when_each_iteration_reads_what_it_st
 def test_a_proof_bounded_in_z3s_units_decides_the_same_on_any_machine_and_stops_past_them():
     """What a check's removal proofs are given: units, not seconds. The same proof spends
     the same units each time; fewer than it needs leave it unknown, never proved."""
-    from simulee.prover.solve import Effort, Fixed
+    from simulee.prover.proof import Fixed
+    from simulee.prover.solve import Effort
 
     given = Fixed(grid=(8, 1, 1), block=(256, 1, 1))
     spent = []
@@ -403,7 +404,7 @@ def test_a_proof_bounded_in_z3s_units_decides_the_same_on_any_machine_and_stops_
     ("reverse_staged_racy", "the new kernel is not proved race-free (race"),
 ])
 def test_what_a_loop_holding_a_barrier_carries_through_memory_is_never_proved(kernel, reason):
-    from simulee.prover.solve import Fixed
+    from simulee.prover.proof import Fixed
 
     proof = prove_pair(f"{LOOPS}:reverse_direct", f"{LOOPS}:{kernel}", Fixed(grid=(8, 1, 1), block=(256, 1, 1)))
     assert proof.verdict == "unknown" and reason in proof.reason, proof.reason

@@ -156,6 +156,33 @@ def test_relocatable_device_code_links_across_sources_as_nvcc_dc_and_dlink_do(tm
     assert "__intern__" not in ran.stderr
 
 
+def test_an_object_compiled_before_from_the_same_files_and_options_is_reused(tmp_path):
+    """simulee-nvcc -c of a source compiled before with the same options, whose files
+    (itself, its headers) are unchanged, reuses that object (the same bytes, its depfile
+    as nvcc writes it); an edited header or other options compile it again."""
+    (tmp_path / "scale.h").write_text("#define FACTOR 2\n")
+    (tmp_path / "scale.cu").write_text("#include \"scale.h\"\n"
+                                       "__global__ void scale(int *x) { x[threadIdx.x] *= FACTOR; }\n"
+                                       "int main() { return 0; }\n")
+
+    def compile(output: str, *more: str) -> str:
+        done = subprocess.run([TOOLS["NVCC"], "-v", "-c", "scale.cu", "-o", output, "-MD", *more], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, done.stderr
+        return done.stderr
+
+    compile("first.o")
+    said = compile("second.o")
+    assert "its object reused" in said and "cicc" not in said
+    assert (tmp_path / "first.o").read_bytes() == (tmp_path / "second.o").read_bytes()
+    depfile = (tmp_path / "second.d").read_text()
+    assert depfile.startswith("second.o: scale.cu") and str(tmp_path / "scale.h") in depfile
+    assert "its object reused" not in compile("third.o", "-DEXTRA=1")
+    (tmp_path / "scale.h").write_text("#define FACTOR 3\n")
+    assert "its object reused" not in compile("fourth.o")
+    assert (tmp_path / "fourth.o").read_bytes() != (tmp_path / "first.o").read_bytes()
+
+
 def test_a_launch_another_process_of_the_tests_ran_is_reused_with_its_findings(tmp_path):
     (tmp_path / "twice.cu").write_text(
         "#include <cstdio>\n__global__ void fill(int *x, int v) { x[blockIdx.x * blockDim.x + threadIdx.x] = v; }\n"

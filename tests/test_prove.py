@@ -14,7 +14,8 @@ import pytest
 from conftest import TESTS, line_of
 from simulee.checker.kernel import check_kernel, default_launch
 from simulee.frontend.compiler import load_program
-from simulee.prover.solve import Fixed, prove_kernel
+from simulee.prover.proof import Fixed
+from simulee.prover.solve import prove_kernel
 from simulee.prover.verdicts import confirm
 
 pytestmark = pytest.mark.xdist_group("prove")  # one worker computes the module's fixtures

@@ -5,6 +5,7 @@ and every kernel's report says what was decided of it."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -207,12 +208,45 @@ def test_a_kept_proof_answers_until_the_kernel_changes(run_cli, tmp_path, monkey
         "scale": ("race", "unknown"), "shift_left": ("race", "unknown")}
 
 
+def test_a_check_whose_proofs_are_kept_does_not_import_the_solver(tmp_path):
+    """The small path: checked again, a file whose proofs are kept gets the same verdicts,
+    and neither z3 nor the search's DEAP is imported (a given launch is not searched)."""
+    import subprocess
+    import sys
+
+    source = tmp_path / "pair.cu"
+    source.write_text("__global__ void scale(float *x, float factor, int n) {\n"
+                      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                      "  if (i < n) x[i] = x[i] * factor;\n"
+                      "}\n"
+                      "__global__ void shift_left(int *x, int n) {\n"
+                      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                      "  if (i < n - 1) x[i] = x[i + 1];\n"
+                      "}\n")
+    script = ("import json, sys\nfrom simulee.cli import main\n"
+              f"main(['check', {str(source)!r}, '-q', '--grid', '2', '--block', '64', '--arg', 'n=100', "
+              f"'--format', 'json', '-o', {str(tmp_path / 'report.json')!r}])\n"
+              "print(json.dumps(sorted(m for m in ('z3', 'deap') if m in sys.modules)))\n")
+    environment = dict(os.environ, SIMULEE_CACHE=str(tmp_path / "cache"), SIMULEE_NO_SERVER="1")
+
+    def check() -> tuple[list, dict]:
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=environment,
+                              timeout=600)
+        assert done.returncode == 0, done.stderr
+        report = json.loads((tmp_path / "report.json").read_text())
+        return json.loads(done.stdout), {k["kernel"]: (k["verdict"], k["proof"]["verdict"]) for k in report["kernels"]}
+
+    imported, first = check()
+    assert imported == ["z3"] and first == {"scale": ("proved", "proved"), "shift_left": ("race", "race")}
+    assert check() == ([], first)
+
+
 # ---------------------------------------------------------------------------- one verdict per kernel
 
 
 def test_a_proof_a_run_contradicts_is_an_internal_error_the_report_names(run_cli, tmp_path, monkeypatch):
     import simulee.prover.solve
-    from simulee.prover.solve import Proof
+    from simulee.prover.proof import Proof
 
     def wrong(program, info, *args, **kwargs):  # a prover that proves whatever it is given
         return Proof(info.name, info.file, info.line, "proved")

@@ -12,9 +12,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from evolve.contract import MEMORY_FAULTS, Contract, stated_values
-from evolve.search import DETECTION_THREADS
 from evolve.space import ALIGNED, HALFWAY, STRIDE_NAME
-from interpreter.limits import DEFAULT_HEAP_BYTES, TRACE_LIMIT
+from interpreter.limits import DEFAULT_HEAP_BYTES, DETECTION_THREADS, TRACE_LIMIT
 from interpreter.launch import Alias, Launch, Result
 from interpreter.loader import KernelInfo, Program
 from interpreter.memory import POINTER_SLOTS
@@ -444,11 +443,11 @@ def _removals(program: Program, kernel: KernelInfo, merged: dict, verdicts: list
     kernel as written on the launches judged. Same outputs: the finding says on how many;
     an output that changes: the barrier is needed after all (no finding; its verdict says
     what changes)."""
-    from simulee.checker.equivalence import removal
-
     for key, finding in list(merged.items()):
         if finding.type != REDUNDANT_BARRIER or not finding.ops:
             continue
+        from simulee.checker.equivalence import removal  # only for a kernel with a redundant barrier
+
         checked = removal(program, kernel, finding.ops[0], launches, warp_model, deadline)
         verdict = next((v for v in verdicts if v.site == finding.ops[0]), None)
         if checked.difference:
@@ -1106,7 +1105,6 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
     rest). `progress(text)` is told what is being done, `checkpoint` what a check stopped
     now would report (check_kernel)."""
     from evolve.constants import compared_constants
-    from evolve.search import search
     from evolve.space import FILL, SEARCHED_FILLS, SearchSpace, alias_pairs
     from evolve.taint import pointer_accesses, relevant_parameters, row_span, stride_parameters
 
@@ -1142,6 +1140,8 @@ def explore(program: Program, kernel: KernelInfo, base: Launch, fixed: set[str],
         judged = (REDUNDANT_BARRIER, VACUOUS) + (() if space.plans else MEMORY_FAULTS)
         if not space.genes or not any(finding.type in judged for finding in check.findings):
             return check
+    from evolve.search import search  # DEAP: only for a search
+
     found = search(program, space, options.population, options.generations, options.launches, options.seed,
                    progress, start + SEARCH_SHARE * options.max_seconds,
                    tuple(options.seed_launches.get(kernel.symbol, ())))

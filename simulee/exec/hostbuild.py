@@ -87,39 +87,64 @@ def _build_key(clang, sources: list[Path], options: CompileOptions) -> str:
 
 def _kept_build(key: str, folder: Path) -> tuple[Path, list[str]] | None:
     """The kept build of `key` copied into `folder` as its executable, and what its sources
-    were built without; None when there is none, or a file it read has changed since, or
-    it is damaged."""
-    kept = _cache_folder() / "builds" / key
-    try:
-        manifest = json.loads((kept / "manifest.json").read_text())
-        program = (kept / "program").read_bytes()
-        if digest(program) != manifest["program"] or any(file_digest(path) != value
-                                                         for path, value in manifest["read"].items()):
-            return None
-        executable = folder / "program"
-        executable.write_bytes(program)
-        executable.chmod(0o755)
-        return executable, list(manifest["degraded"])
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    were built without; None when there is none (see `kept`)."""
+    found = kept(key)
+    if found is None:
         return None
+    program, manifest = found
+    executable = folder / "program"
+    executable.write_bytes(program)
+    executable.chmod(0o755)
+    return executable, list(manifest.get("degraded", []))
 
 
 def _keep_build(key: str, executable: Path, degraded: list[str], sources: list[Path], folder: Path) -> None:
     """Keep a build with the digests of every file it read (its sources and what their
-    depfiles list, less what the build made in `folder`); an unwritable cache keeps nothing."""
+    depfiles list, less what the build made in `folder`)."""
     made = os.path.realpath(folder)
     read = {os.path.abspath(source) for source in sources}
     for depfile in folder.glob("*.d"):
         read |= {os.path.abspath(path) for path in _read_depfile(depfile)
                  if not os.path.realpath(path).startswith(made + os.sep)}
-    kept = _cache_folder() / "builds" / key
     try:
-        program = executable.read_bytes()
-        kept.mkdir(parents=True, exist_ok=True)
-        write_atomically(kept / "program", program)
-        write_atomically(kept / "manifest.json", json.dumps(
-            {"program": digest(program), "degraded": degraded, "read": {path: file_digest(path)
-                                                                         for path in sorted(read)}}).encode())
+        keep(key, executable.read_bytes(), read, degraded=degraded)
+    except OSError:
+        pass
+
+
+def object_key(clang, source: Path, language: str, options: CompileOptions) -> str:
+    """What simulee-nvcc's object of `source` is found by before it compiles (what it read
+    is checked after: `kept`): Simulee's code, the runtime's key, the language, the
+    options and the source's path."""
+    described = [code_digest(), runtime_key(clang), "object", language, repr(options), os.path.abspath(source)]
+    return digest(json.dumps(described).encode())
+
+
+def kept(key: str) -> tuple[bytes, dict] | None:
+    """What was kept under `key` (a build's executable, an object) and its manifest, while
+    every file it read is unchanged; None when there is none, a file it read changed
+    since, or it is damaged."""
+    folder = _cache_folder() / "builds" / key
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text())
+        data = (folder / "kept").read_bytes()
+        if digest(data) != manifest["digest"] or any(file_digest(path) != value
+                                                     for path, value in manifest["read"].items()):
+            return None
+        return data, manifest
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def keep(key: str, data: bytes, read: set[str], **facts) -> None:
+    """Keep `data` under `key` with the digests of the files it was made from (`read`) and
+    `facts` (JSON) for who takes it; an unwritable cache keeps nothing."""
+    folder = _cache_folder() / "builds" / key
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        write_atomically(folder / "kept", data)
+        write_atomically(folder / "manifest.json", json.dumps(
+            {**facts, "digest": digest(data), "read": {path: file_digest(path) for path in sorted(read)}}).encode())
     except OSError:
         pass
 

@@ -349,6 +349,14 @@ class Nvcc:
             return output
         options = self.options(source)
         clang = find_clang(None)
+        key = hostbuild.object_key(clang, source, language, options)
+        reused = hostbuild.kept(key)
+        if reused is not None:  # unchanged since an earlier build made it
+            self._say(f"(Simulee: {source} unchanged since it was last compiled so; its object reused)")
+            output.write_bytes(reused[0])
+            if "deps_compile" in self.command.flags:
+                self._write_depfile(reused[1]["deps"], source, output)
+            return output
         with tempfile.TemporaryDirectory(prefix="simulee-nvcc-") as scratch:
             binary = Path(scratch) / "device.bin"
             if language == "cuda":
@@ -361,20 +369,18 @@ class Nvcc:
             # made in the scratch folder, with what the compiler leaves beside it (its .d, salvage's copies)
             made, _ = hostbuild.compile_object(clang, as_source.resolve(), options, Path(scratch) / "object.o",
                                                binary)
+            deps = _deps(made.with_suffix(".d"), scratch)
             if "deps_compile" in self.command.flags:
-                self._write_depfile(made.with_suffix(".d"), source, output, scratch)
+                self._write_depfile(deps, source, output)
+            hostbuild.keep(key, made.read_bytes(), {os.path.abspath(dep) for dep in [source, *deps]}, deps=deps)
             shutil.move(made, output)
         return output
 
-    def _write_depfile(self, made: Path, source: Path, output: Path, scratch: str) -> None:
-        """The -MD dependency file nvcc would write (its name: -MF's, else the object's .d),
-        from the compiler's `made`, without the files of the `scratch` folder."""
-        from simulee.frontend.compiler import _read_depfile
-
+    def _write_depfile(self, deps: list[str], source: Path, output: Path) -> None:
+        """The -MD dependency file nvcc would write (its name: -MF's, else the object's .d)
+        of what compiling `source` read (`deps`)."""
         target = self.command.value("deptarget", str(output))
         path = Path(self.command.value("depfile", str(output.with_suffix(".d"))))
-        scratch = os.path.realpath(scratch)
-        deps = [dep for dep in _read_depfile(made) if not os.path.realpath(dep).startswith(scratch)]
         deps = [str(source), *[d for d in deps if os.path.realpath(d) != os.path.realpath(source)]]
         path.write_text(f"{target}: " + " \\\n ".join(dep.replace(" ", "\\ ") for dep in deps) + "\n")
 
@@ -454,6 +460,14 @@ class Nvcc:
     def _say(self, text: str) -> None:
         if self.verbose:
             print(f"#$ {text}", file=sys.stderr)
+
+
+def _deps(depfile: Path, scratch: str) -> list[str]:
+    """What the compiler's `depfile` lists, less the files of the `scratch` folder."""
+    from simulee.frontend.compiler import _read_depfile
+
+    scratch = os.path.realpath(scratch)
+    return [dep for dep in _read_depfile(depfile) if not os.path.realpath(dep).startswith(scratch + os.sep)]
 
 
 def _renamed(source: Path, folder: Path, language: str) -> Path:

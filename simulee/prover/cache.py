@@ -17,8 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from simulee.frontend.cache import cache_root, code_digest, digest, write_atomically
-from simulee.prover.model import Access
-from simulee.prover.solve import INTERNAL_ERROR, Fixed, Proof
+from simulee.prover.proof import INTERNAL_ERROR, Access, Fixed, Proof
 
 CLOCK_MARGIN = 0.9  # a proof that took less than this share of its seconds met no limit in seconds
 

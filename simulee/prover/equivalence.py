@@ -52,8 +52,10 @@ from interpreter.loops import Loop
 from interpreter.types import FloatType, PointerType
 from interpreter.vocabulary import barrier_kind
 from simulee.prover.model import AXES, Kernel, Launch, Pointer, Thread, Walker, _UNSET, _width
-from simulee.prover.solve import (ASSUMPTIONS, Effort, Fixed, _fresh_context, _small, _small_arguments,
-                                  prove_kernel, prover_failure, unread_axes)
+from simulee.prover.proof import Fixed
+from simulee.prover.solve import (ASSUMPTIONS, Effort, _fresh_context, _small, _small_arguments, prove_kernel,
+                                  prover_failure, unread_axes)
+from simulee.prover.solve import facts as solve_facts
 
 QUERY_MILLISECONDS = 90000  # per question about an output buffer: past it, not proved (one takes 48 s on 2 cores)
 OUT_OF_EFFORT = "the proof ran out of its effort (z3's units)"
@@ -699,7 +701,7 @@ def _prove(pair, given: Fixed, deadline: float, milliseconds: int, proof: Equiva
     new_params = _renamed(pair, new_kernel)
     versions = {"old": _template("old", old_kernel, launch),
                 "new": _template("new", new_kernel, Launch(launch.ntid, launch.nctaid, new_params))}
-    facts, stated = given.facts(pair.old, launch, old_kernel.function)
+    facts, stated = solve_facts(given, pair.old, launch, old_kernel.function)
     # the axes neither version reads are one long
     shape, unread = unread_axes(set(pair.old.builtins) | set(pair.new.builtins), launch, given)
     proof.assumptions += unread + stated + [a for v in versions.values() for a in v.walker.walk.assumed]

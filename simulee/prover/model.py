@@ -38,6 +38,7 @@ from interpreter.types import ArrayType, FloatType, FunctionType, IntType, Point
 from interpreter.vocabulary import (ACQUIRE, RELEASE, SCOPE_BITS, SPECIAL_REGISTER, access_sync, barrier_kind,
                                     call_scope, index_register, unknown_syncscope)
 from simulee.frontend.compiler import user_location
+from simulee.prover.proof import Access
 
 AXES = "xyz"
 COUNTERS_DO_NOT_WRAP = "a loop counter compared as a signed (unsigned) number does not wrap past that range"
@@ -69,22 +70,6 @@ class Pointer:
     base: tuple | None
     offset: z3.BitVecRef
     inbounds: tuple = ()  # what an access through it implies: its getelementptrs' offsets did not wrap (inbounds)
-
-
-@dataclass
-class Access:
-    kind: str  # read, write, atomic (a read-modify-write)
-    base: tuple | None
-    space: str  # global, shared (None base: any)
-    offset: z3.BitVecRef
-    size: z3.BitVecRef
-    condition: z3.BoolRef
-    pc: int
-    line: int | None
-    file: str = ""
-    function: str = ""  # the function called through a pointer it is in (its pc is that function's); "" the kernel's
-    scope: int = 0  # an atomic's scope (interpreter.vocabulary BLOCK_SCOPE, DEVICE_SCOPE, SYSTEM_SCOPE), 0 a plain
-    # access's (an atomic load is a read of a scope, an atomic store a write of one)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 from simulee import __version__
 from simulee.model.findings import display
 from simulee.report.formats import SARIF_SCHEMA
-from simulee.prover.solve import Candidate, Proof, describe
+from simulee.prover.proof import Candidate, Proof, describe
 
 SHOWN = 5  # races a kernel's text report shows
 

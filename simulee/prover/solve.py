@@ -13,13 +13,14 @@ from __future__ import annotations
 import itertools
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import z3
 
 from interpreter.loader import KernelInfo, Program
 from interpreter.vocabulary import BLOCK_SCOPE
-from simulee.prover.model import AXES, Access, Kernel, Launch, Thread, Walk, Walker
+from simulee.prover.model import AXES, Kernel, Launch, Thread, Walk, Walker
+from simulee.prover.proof import INTERNAL_ERROR, Access, Candidate, End, Fixed, Proof
 from simulee.prover.sites import one_buffer as sites_one_buffer
 from simulee.prover.sites import relation_facts, site_facts
 
@@ -34,48 +35,6 @@ ASSUMPTIONS = ("CUDA's launch limits (at most 1024 threads a block; 1024 x 1024 
                "buffers are large enough for every access (out-of-bounds is check's question)")
 LOCKSTEP = ("warps run in lockstep (--warp-model lockstep, before Volta): lanes of a warp that run an instruction "
             "together are ordered with what either does at another (reconverging where branches rejoin)")
-
-
-@dataclass(frozen=True)
-class End:
-    """Where a thread's path from a barrier goes next: a barrier (its line) or the kernel's end."""
-
-    kind: str  # barrier, exit
-    line: int | None = None
-
-
-@dataclass
-class Candidate:
-    """Two threads the solver found: what they do, and the launch they do it in."""
-
-    kind: str  # data-race, scoped-race (two atomics of different blocks, one of block scope), barrier-divergence
-    first: object  # Access, or the end ("exit" / a barrier pc) thread 1 reaches
-    second: object
-    scope: str  # same block, different blocks
-    grid: tuple
-    block: tuple
-    threads: tuple  # ((block, thread), (block, thread)), each (x, y, z)
-    args: dict  # parameter index -> value (integers)
-    confirmed: bool | None = None  # the interpreter's run of the launch shows it (verdict.confirm)
-    why: str = ""  # why it is only possible
-
-    def lines(self) -> tuple:
-        return tuple(getattr(x, "line", None) for x in (self.first, self.second))
-
-
-@dataclass
-class Proof:
-    kernel: str
-    file: str
-    line: int
-    verdict: str  # proved, race, unknown
-    reason: str = ""
-    candidates: list[Candidate] = field(default_factory=list)
-    assumptions: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-    params: tuple[str, ...] = ()  # the kernel's parameter names, by position
-    spent: bool = False  # unknown because a question ran out of time or effort (more of them might decide it)
-    ordering: list[str] = field(default_factory=list)  # what orders through memory, which the model does not follow
 
 
 @dataclass
@@ -105,60 +64,46 @@ class Effort:
         return int(statistics.get_key_value("rlimit count")) if "rlimit count" in statistics.keys() else 0
 
 
-@dataclass
-class Fixed:
-    """What is fixed of every launch: grid, block (3-tuples), integer arguments by name, the
-    launch sites the host code launches the kernel at (evolve.launchsite.Site), and the
-    ranges ((low, high), both included) and choices of values a simulee.toml states of
-    integer arguments, and its relations (those sites.relation_facts follows)."""
-
-    grid: tuple | None = None
-    block: tuple | None = None
-    args: dict = field(default_factory=dict)
-    sites: tuple = ()
-    ranges: dict = field(default_factory=dict)
-    choices: dict = field(default_factory=dict)
-    relations: tuple = ()  # simulee.checker.config.Expression
-    launches: tuple = ()  # exact launches given ((grid, block, args) each): the launch is one of them
-
-    def facts(self, info: KernelInfo, launch: Launch, function) -> tuple[list, list[str]]:
-        slots = dict(zip((p.name for p in info.params), (launch.params.get(slot) for slot in function.params)))
-        slots.update(_members(info))
-        facts, stated = site_facts(self.sites, launch, info.params, slots)
-        if self.launches:
-            facts.append(z3.Or([_exactly(launch, slots, *given) for given in self.launches]))
-            stated.append("the launches given: " + ", ".join(f"grid {grid} block {block}"
-                                                             for grid, block, _ in self.launches))
-        if self.grid:
-            facts += [d == v for d, v in zip(launch.nctaid, self.grid)]
-            stated.append(f"the grid given: {self.grid}")
-        if self.block:
-            facts += [d == v for d, v in zip(launch.ntid, self.block)]
-            stated.append(f"the block given: {self.block}")
-        signed = {p.name: p.signed is not False for p in info.params}
-        signed.update({f.name: f.signed is not False for p in info.params for f in p.fields})
-        for name, value in self.args.items():
-            symbol = slots.get(name)
-            if symbol is not None and z3.is_bv(symbol) and isinstance(value, int):
-                facts.append(symbol == value % (1 << symbol.size()))
-                stated.append(f"{name} = {value}")
-        for name, (low, high) in self.ranges.items():
-            symbol = slots.get(name)
-            if symbol is not None and z3.is_bv(symbol) and float(low).is_integer() and float(high).is_integer():
-                at_least, at_most = (symbol >= int(low), symbol <= int(high)) if signed[name] else \
-                    (z3.UGE(symbol, max(int(low), 0)), z3.ULE(symbol, int(high)))
-                facts += [at_least, at_most]
-                stated.append(f"{int(low)} <= {name} <= {int(high)} (simulee.toml)")
-        integers = {name: slot for name, slot in slots.items() if slot is not None and z3.is_bv(slot)}
-        held, said = relation_facts(self.relations, launch, integers, signed)
-        facts += held
-        stated += said
-        for name, values in self.choices.items():
-            symbol = slots.get(name)
-            if symbol is not None and z3.is_bv(symbol) and all(isinstance(v, int) for v in values):
-                facts.append(z3.Or([symbol == v % (1 << symbol.size()) for v in values]))
-                stated.append(f"{name} in {{{', '.join(map(str, values))}}} (simulee.toml)")
-        return facts, stated
+def facts(fixed: Fixed, info: KernelInfo, launch: Launch, function) -> tuple[list, list[str]]:
+    """What `fixed` states of `launch` of kernel `info` (its function decoded) as the
+    solver's facts, and each as the assumption a proof lists."""
+    slots = dict(zip((p.name for p in info.params), (launch.params.get(slot) for slot in function.params)))
+    slots.update(_members(info))
+    facts, stated = site_facts(fixed.sites, launch, info.params, slots)
+    if fixed.launches:
+        facts.append(z3.Or([_exactly(launch, slots, *given) for given in fixed.launches]))
+        stated.append("the launches given: " + ", ".join(f"grid {grid} block {block}"
+                                                         for grid, block, _ in fixed.launches))
+    if fixed.grid:
+        facts += [d == v for d, v in zip(launch.nctaid, fixed.grid)]
+        stated.append(f"the grid given: {fixed.grid}")
+    if fixed.block:
+        facts += [d == v for d, v in zip(launch.ntid, fixed.block)]
+        stated.append(f"the block given: {fixed.block}")
+    signed = {p.name: p.signed is not False for p in info.params}
+    signed.update({f.name: f.signed is not False for p in info.params for f in p.fields})
+    for name, value in fixed.args.items():
+        symbol = slots.get(name)
+        if symbol is not None and z3.is_bv(symbol) and isinstance(value, int):
+            facts.append(symbol == value % (1 << symbol.size()))
+            stated.append(f"{name} = {value}")
+    for name, (low, high) in fixed.ranges.items():
+        symbol = slots.get(name)
+        if symbol is not None and z3.is_bv(symbol) and float(low).is_integer() and float(high).is_integer():
+            at_least, at_most = (symbol >= int(low), symbol <= int(high)) if signed[name] else \
+                (z3.UGE(symbol, max(int(low), 0)), z3.ULE(symbol, int(high)))
+            facts += [at_least, at_most]
+            stated.append(f"{int(low)} <= {name} <= {int(high)} (simulee.toml)")
+    integers = {name: slot for name, slot in slots.items() if slot is not None and z3.is_bv(slot)}
+    held, said = relation_facts(fixed.relations, launch, integers, signed)
+    facts += held
+    stated += said
+    for name, values in fixed.choices.items():
+        symbol = slots.get(name)
+        if symbol is not None and z3.is_bv(symbol) and all(isinstance(v, int) for v in values):
+            facts.append(z3.Or([symbol == v % (1 << symbol.size()) for v in values]))
+            stated.append(f"{name} in {{{', '.join(map(str, values))}}} (simulee.toml)")
+    return facts, stated
 
 
 def _exactly(launch: Launch, slots: dict, grid, block, args: dict) -> z3.BoolRef:
@@ -207,9 +152,6 @@ def prover_failure(error: Exception) -> str:
     return f"{INTERNAL_ERROR}: {type(error).__name__}: {error}"
 
 
-INTERNAL_ERROR = "internal error in the prover"
-
-
 def _prove_kernel(program: Program, info: KernelInfo, milliseconds: int, given: "Fixed | None", deadline: float,
                   effort: Effort | None, races: int, quick: bool, warp_model: str) -> Proof:
     start = time.perf_counter()
@@ -222,7 +164,7 @@ def _prove_kernel(program: Program, info: KernelInfo, milliseconds: int, given: 
     launch = Launch.of(kernel.function)
     given = given or Fixed()
     in_place = _one_buffer(info, launch, kernel.function, given.sites)
-    fixed, stated = given.facts(info, launch, kernel.function)
+    fixed, stated = facts(given, info, launch, kernel.function)
     stated += in_place
     shape, unread = unread_axes(set(info.builtins), launch, given)
     common = launch.limits() + shape + fixed
@@ -590,11 +532,3 @@ def _candidate(kind, first, second, scope, model, launch: Launch, one: Thread, t
         if z3.is_bv(value):
             args[int(str(value).removeprefix("arg"))] = number(value)
     return Candidate(kind, first, second, scope, grid, block, threads, args)
-
-
-def describe(candidate: Candidate) -> str:
-    axes = lambda t: "(" + ", ".join(str(v) for v in t) + ")"  # noqa: E731
-    (b1, t1), (b2, t2) = candidate.threads
-    return (f"grid {axes(candidate.grid)}, block {axes(candidate.block)}: thread {axes(t1)} of block {axes(b1)} "
-            f"and thread {axes(t2)} of block {axes(b2)}")
-

@@ -39,7 +39,7 @@ from simulee.checker.kernel import check_given as run_checks
 from simulee.detect.race import RACES
 from simulee.detect.redundant import REDUNDANT_BARRIER, redundant_message
 from simulee.model.findings import ERROR, Finding, display
-from simulee.prover.solve import Candidate, Effort, Fixed, Proof, describe, prove_kernel
+from simulee.prover.proof import Candidate, Fixed, Proof, describe
 
 # what a check's proof may ask of the solver: z3's resource units, the same on any machine under any load, so that a
 # kernel's verdict, and whether its search runs, do not depend on the load (seconds bound only what the units do not:
@@ -134,14 +134,15 @@ def _prove_removals(program: Program, kernel: KernelInfo, check: KernelCheck, fi
     REMOVAL_EFFORT of z3's units (the same verdict under any load) and before `deadline`;
     a removal the solver finds a difference of, shown in the interpreter, makes the
     barrier needed."""
-    from simulee.checker.equivalence import Pair, without_barrier
-    from simulee.prover.equivalence import prove_equivalent, replay
-
     for verdict in check.verdicts:
         finding = next((f for f in check.findings if f.type == REDUNDANT_BARRIER and f.ops and
                         f.ops[0] == verdict.site), None)
         if verdict.verdict != "redundant" or not verdict.removal or finding is None:
             continue
+        from simulee.checker.equivalence import Pair, without_barrier  # z3: only for a removal to prove
+        from simulee.prover.equivalence import prove_equivalent, replay
+        from simulee.prover.solve import Effort
+
         pair = Pair(program, kernel, without_barrier(program, verdict.site), kernel, {p.name: p.name
                                                                                   for p in kernel.params})
         proof = prove_equivalent(pair, fixed, deadline, race_free=("old",),  # the check's proof proved it
@@ -169,6 +170,8 @@ def _prove(program: Program, kernel: KernelInfo, fixed: Fixed, units: int, setti
     cached = cache.get(key) if key else None
     if cached is not None:
         return replace(cached, seconds=time.perf_counter() - start)
+    from simulee.prover.solve import Effort, prove_kernel  # z3, imported only when a proof is made
+
     seconds = min(SLACK * units / UNITS_PER_SECOND, settings.max_seconds / 5, left)
     proof = prove_kernel(program, kernel, int(seconds * 1000), fixed, time.perf_counter() + seconds,
                          Effort(min(QUESTION_EFFORT, units), units), races=RACES_SEEDED, quick=True,

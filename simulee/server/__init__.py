@@ -1,0 +1,17 @@
+"""The warm server: one process per user that keeps Simulee's modules imported, so that a
+command does not pay for starting Python's libraries, the compiler's bindings and the
+prover again.
+
+- client: what every `simulee` command runs first, importing nothing but the standard
+  library (and frontend.cache for where the socket is): when a server listens on the
+  socket in the cache folder, the command line is sent to it with the command's own
+  standard input, output and error (their file descriptors), its folder and its
+  environment, and the server's exit status is the command's; else it runs here.
+- daemon: the server. It forks a process per command, which takes the client's
+  descriptors, folder and environment and runs the command line (simulee.cli.main) as
+  the client would, so that it prints exactly what it prints without the server.
+  `simulee server start|stop|status` manage it.
+
+May import: simulee.frontend (the client: where the socket is), simulee.cli (the daemon runs
+the command line).
+"""

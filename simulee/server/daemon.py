@@ -1,0 +1,228 @@
+"""The server: listen on the socket, fork a process per command, answer status and stop.
+
+The server imports what commands use once (WARM), then forks for each command: the child
+takes the client's standard input, output and error, folder and environment, and runs
+simulee.cli.main on its command line, so what it prints, where, and its exit status are
+what the command would have without the server, and one command's crash or state is not
+the next one's. A command from another version of Simulee, or any command once a module
+of Simulee changed on disk since the server started, is bypassed (the client runs it),
+and in the second case the server stops.
+
+Run as `python -m simulee.server.daemon` (what `simulee server start` does).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import signal
+import socket
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from simulee import __version__
+from simulee.server.client import message_line, log_path, socket_path
+
+# what commands import, imported once here
+WARM = ("simulee.cli", "simulee.checker.kernel", "simulee.prover.verdicts", "simulee.prover.solve",
+        "simulee.prover.cache", "simulee.report.rootcause", "simulee.report.formats", "simulee.report.html",
+        "simulee.scanner.repository", "simulee.exec.runner", "simulee.frontend.device_library", "evolve.search",
+        "interpreter.native", "tqdm")
+# a check run once at start, so that what a command does the first time in a process (find the compiler, compile
+# regular expressions, NumPy's and LLVM's lazy set-up) is done in the server, not in every command
+WARM_UP = """__global__ void warm_up(float *data, int n) {
+  __shared__ float tile[64];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  tile[threadIdx.x] = i < n ? data[i] : 0.0f;
+  __syncthreads();
+  if (i < n) data[i] = tile[63 - threadIdx.x];
+}
+"""
+REQUEST_SECONDS = 10.0  # for a client to send its request once connected
+PACKAGES = ("simulee", "interpreter", "evolve")
+
+
+class Server:
+    def __init__(self, path: Path):
+        self.path, self.started, self.served, self.children = path, time.time(), 0, set()
+        self.code = _code_stamps()
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+
+    def serve(self) -> None:
+        """Listen until asked to stop (or terminated); the socket is removed on the way out."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.path.exists():
+            self.path.unlink()  # client.start found no server answering on it
+        self.listener.bind(str(self.path))
+        self.listener.listen(16)
+        self.listener.settimeout(1.0)  # wake to reap finished commands
+        print(f"{time.strftime('%Y-%m-%d %H:%M:%S')} simulee {__version__} server pid {os.getpid()} listening on "
+              f"{self.path}", flush=True)
+        try:
+            while self._serve_one():
+                pass
+        finally:
+            self.listener.close()
+            if self.path.exists():
+                self.path.unlink()
+
+    def _serve_one(self) -> bool:
+        """Take one connection; False when the server is to stop."""
+        self._reap()
+        try:
+            connection, _ = self.listener.accept()
+        except socket.timeout:
+            return True
+        with connection:
+            connection.settimeout(REQUEST_SECONDS)
+            try:
+                message, fds, _, _ = socket.recv_fds(connection, 1 << 20, 3)
+                while not message.endswith(b"\n"):
+                    more = connection.recv(1 << 20)
+                    if not more:
+                        raise ValueError("the request ended early")
+                    message += more
+                request = json.loads(message)
+            except (OSError, ValueError) as error:
+                print(f"a request could not be read: {error}", flush=True)
+                return True
+            try:
+                return self._answer(connection, request, fds)
+            finally:
+                for fd in fds:
+                    os.close(fd)
+
+    def _answer(self, connection: socket.socket, request: dict, fds: list[int]) -> bool:
+        kind = request.get("kind")
+        if kind == "status":
+            connection.sendall(message_line(self._status()))
+            return True
+        if kind == "stop":
+            connection.sendall(message_line(self._status()))
+            return False
+        if request.get("version") != __version__:
+            connection.sendall(message_line({"bypass": f"the server runs Simulee {__version__}, this is "
+                                                f"{request.get('version')}"}))
+            return True
+        if _code_stamps() != self.code:
+            connection.sendall(message_line({"bypass": "Simulee's code changed since the server started: the server "
+                                                "stopped ('simulee server start' starts it with the new code)"}))
+            return False
+        if len(fds) != 3:
+            connection.sendall(message_line({"bypass": "the request came without its standard streams"}))
+            return True
+        self.served += 1
+        child = os.fork()
+        if child == 0:
+            _child(self.listener, connection, request, fds)  # never returns
+        self.children.add(child)
+        return True
+
+    def _status(self) -> dict:
+        self._reap()
+        return {"pid": os.getpid(), "version": __version__, "seconds": time.time() - self.started,
+                "served": self.served, "running": len(self.children)}
+
+    def _reap(self) -> None:
+        for child in list(self.children):
+            try:
+                done, _ = os.waitpid(child, os.WNOHANG)
+            except ChildProcessError:
+                done = child
+            if done:
+                self.children.discard(child)
+
+
+def _child(listener: socket.socket, connection: socket.socket, request: dict, fds: list[int]) -> None:
+    """Run one command as the client would have, then exit with its status."""
+    code = 2
+    try:
+        listener.close()
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL)
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+        _standard_streams(*request.get("encoding", ["utf-8", "utf-8"]))
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        connection.settimeout(None)
+        connection.sendall(message_line({"pid": os.getpid()}))
+        from simulee.cli import main
+
+        code = main(request["argv"])
+    except SystemExit as exit:  # argparse: --help, --version, a usage error
+        code = exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 2)
+    except KeyboardInterrupt:
+        code = 130
+    except BaseException as error:  # noqa: BLE001 - the child must answer whatever happens
+        print(f"simulee: error: internal error in the server: {type(error).__name__}: {error} (its traceback is in "
+              f"{log_path()})", file=sys.stderr)
+        with open(log_path(), "a") as log:
+            traceback.print_exc(file=log)
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        try:
+            connection.sendall(message_line({"exit": code}))
+        except OSError:
+            pass
+        os._exit(code if isinstance(code, int) else 2)
+
+
+def _standard_streams(out_encoding: str, err_encoding: str) -> None:
+    """sys.stdin, stdout and stderr on the client's descriptors, buffered as Python buffers
+    them for a process started on them (stdout by line on a terminal, stderr by line)."""
+    sys.stdin = open(0, encoding=out_encoding, closefd=False)
+    sys.stdout = open(1, "w", encoding=out_encoding, closefd=False, buffering=1 if os.isatty(1) else -1)
+    sys.stderr = open(2, "w", encoding=err_encoding, errors="backslashreplace", closefd=False, buffering=1)
+
+
+def _code_stamps() -> dict[str, int]:
+    """The modification time of every module of Simulee's packages."""
+    root = Path(__file__).resolve().parents[2]
+    stamps = {}
+    for package in PACKAGES:
+        for path in (root / package).rglob("*.py"):
+            try:
+                stamps[str(path)] = path.stat().st_mtime_ns
+            except OSError:
+                pass
+    return stamps
+
+
+def warm_up() -> None:
+    """Import what commands use and check a small kernel, printing nothing."""
+    import tempfile
+
+    from simulee.cli import main as command
+
+    for module in WARM:
+        importlib.import_module(module)
+    with tempfile.TemporaryDirectory(prefix="simulee-server-") as folder, open(os.devnull, "w") as nowhere:
+        source = Path(folder) / "warm_up.cu"
+        source.write_text(WARM_UP)
+        out, err = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = nowhere
+        try:
+            command(["check", str(source), "-q", "--grid", "2", "--block", "64", "--arg", "n=100"])
+        finally:
+            sys.stdout, sys.stderr = out, err
+
+
+def main() -> int:
+    warm_up()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    Server(socket_path()).serve()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
