@@ -826,10 +826,34 @@ def _compile(text: str, level: int) -> tuple[str, object]:
                 part.replace(path)
             except OSError:
                 part.unlink(missing_ok=True)
+    _load(code, digest)
+    return prefix, engine
+
+
+def _load(code: bytes, digest: str) -> None:
+    llvm, _, engine = _engine()
     engine.add_object_file(llvm.ObjectFileRef.from_data(code))
     engine.finalize_object()
     _COMPILED.add(digest)
-    return prefix, engine
+
+
+def loaded_code() -> set[str]:
+    """The digests of the compiled runs loaded in this process."""
+    return set(_COMPILED)
+
+
+def load_kept(digests) -> None:
+    """Load the compiled runs of `digests` kept in the cache folder (those not kept are
+    passed over), so that this process and those it forks run them without loading them."""
+    folder = _cache_folder()
+    for digest in digests:
+        if digest in _COMPILED or folder is None:
+            continue
+        try:
+            code = (folder / f"{digest}.o").read_bytes()
+        except OSError:
+            continue
+        _load(code, digest)
 
 
 _SIGNATURE = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p,

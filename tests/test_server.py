@@ -83,6 +83,24 @@ def test_a_command_in_the_server_prints_what_it_prints_without_it(server, tmp_pa
     assert served(server) == before + 8
 
 
+def test_the_server_keeps_what_commands_loaded_and_the_next_finds_it(server, tmp_path):
+    """Idle, the server loads the programs the last commands loaded; a command then takes
+    the program kept loaded and prints what it prints without it."""
+    source = tmp_path / "racy.cu"
+    source.write_text(RACY)
+    first = simulee(server, "check", str(source), "--block", "128", "--format", "json", cwd=tmp_path)
+    for _ in range(100):  # the server is idle for a second before it loads
+        if re.search(r"[1-9]\d* programs kept loaded", simulee(server, "server", "status").stdout):
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail("the server kept nothing loaded")
+    again = simulee(server, "check", str(source), "--block", "128", "--format", "json", cwd=tmp_path)
+    assert (again.returncode, timeless(again.stdout)) == (first.returncode, timeless(first.stdout)) == \
+        (1, timeless(simulee(server, "--no-server", "check", str(source), "--block", "128", "--format", "json",
+                             cwd=tmp_path).stdout))
+
+
 def test_interrupting_a_command_interrupts_it_in_the_server(server):
     command = subprocess.Popen([sys.executable, "-m", "simulee", "check", str(KERNELS / "global_races.cu")],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

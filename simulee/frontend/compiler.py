@@ -21,6 +21,8 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
+from collections import OrderedDict
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -191,18 +193,60 @@ def load_ir(path: str | Path, options: CompileOptions = CompileOptions()) -> str
 def load_program(path: str | Path, options: CompileOptions = CompileOptions(), siblings: tuple[Path, ...] = ()):
     """Compile (or read) and load one file into the interpreter's Program; SimuleeError on
     any problem with it. Device functions the file declares but does not define are linked
-    from the `siblings` that define them (CUDA's separate compilation, nvcc -rdc)."""
+    from the `siblings` that define them (CUDA's separate compilation, nvcc -rdc).
+    Where programs are kept loaded (`keep_loaded`), one loaded from the same IR is taken."""
     from interpreter.loader import LoadError, load_module
 
     text = load_ir(path, options)
     if siblings:
         text = link_across_files(text, siblings, options)
+    key = (os.getcwd(), str(path), digest(text.encode()))
+    if LOADED.kept is not None and key in LOADED.kept:
+        return LOADED.kept.pop(key)  # this process's own from now on
+    start = time.perf_counter()
     try:
         program = load_module(text, str(path))
     except LoadError as error:
         raise SimuleeError(str(error)) from None
     program.degraded = degradation(text)  # what the source was compiled without, or ''
+    if LOADED.kept is not None:
+        LOADED.made.append(Made(str(path), options, siblings, time.perf_counter() - start, key))
     return program
+
+
+@dataclass(frozen=True)
+class Made:
+    """A program a process loaded: from what (as given, in the folder key[0]), in how many
+    seconds, and its key (the folder, the path, the IR's digest)."""
+
+    path: str
+    options: CompileOptions
+    siblings: tuple[Path, ...]
+    seconds: float
+    key: tuple[str, str, str]
+
+
+class Loaded:
+    """Programs kept loaded between commands by a process that serves many (the server):
+    `kept` by (folder, file, IR digest), at most `limit`, the oldest given up first; `made`, what
+    this process loaded that was not kept. Off (kept None) everywhere else."""
+
+    def __init__(self):
+        self.kept: OrderedDict | None = None
+        self.made: list[Made] = []
+        self.limit = 0
+
+    def keep(self, limit: int) -> None:
+        self.kept, self.limit = OrderedDict(), limit
+
+    def take(self, made: Made, program) -> None:
+        """Keep `program`, loaded again here as `made` says."""
+        self.kept[made.key] = program
+        while len(self.kept) > self.limit:
+            self.kept.popitem(last=False)
+
+
+LOADED = Loaded()
 
 
 # what a declaration may name without a definition in any file: intrinsics, libdevice,

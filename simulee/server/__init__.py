@@ -10,8 +10,10 @@ prover again.
 - daemon: the server. It forks a process per command, which takes the client's
   descriptors, folder and environment and runs the command line (simulee.cli.main) as
   the client would, so that it prints exactly what it prints without the server.
-  `simulee server start|stop|status` manage it.
+  `simulee server start|stop|status` manage it. When it is idle, the server loads what
+  the last commands loaded (their programs, as they loaded them, and their native code),
+  so the processes it forks next find them loaded (frontend.compiler.LOADED).
 
-May import: simulee.frontend (the client: where the socket is), simulee.cli (the daemon runs
-the command line).
+May import: simulee.frontend (the client: where the socket is; the daemon: programs kept
+loaded), interpreter (native code kept loaded), simulee.cli (the daemon runs the command line).
 """

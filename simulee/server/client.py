@@ -47,6 +47,14 @@ def forwarded(argv: list[str]) -> int | None:
     if not path.is_socket():
         return None
     try:
+        return _forwarded(path, argv)
+    except KeyboardInterrupt:  # before the command started in the server: as the command would end
+        print("simulee: interrupted", file=sys.stderr)
+        return 130
+
+
+def _forwarded(path: Path, argv: list[str]) -> int | None:
+    try:
         connection = _connect(path)
     except ConnectionRefusedError:
         _remove_stale(path)
@@ -174,7 +182,8 @@ def status() -> int:
         print("simulee: no server is running")
         return 1
     print(f"simulee: server running: pid {answer['pid']}, socket {socket_path()}, up {answer['seconds']:.0f} s, "
-          f"{answer['served']} commands served, {answer['running']} running, Simulee {answer['version']}")
+          f"{answer['served']} commands served, {answer['running']} running, {answer['kept']} programs kept loaded, "
+          f"Simulee {answer['version']}")
     return 0
 
 

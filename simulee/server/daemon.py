@@ -4,7 +4,9 @@ The server imports what commands use once (WARM), then forks for each command: t
 takes the client's standard input, output and error, folder and environment, and runs
 simulee.cli.main on its command line, so what it prints, where, and its exit status are
 what the command would have without the server, and one command's crash or state is not
-the next one's. A command from another version of Simulee, or any command once a module
+the next one's. When no command waits, the server loads what the last commands loaded
+(their programs, as they did, and their native code), so the next ones find it loaded.
+A command from another version of Simulee, or any command once a module
 of Simulee changed on disk since the server started, is bypassed (the client runs it),
 and in the second case the server stops.
 
@@ -16,14 +18,19 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import pickle
+import select
 import signal
 import socket
 import sys
 import time
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 
+from interpreter import native
 from simulee import __version__
+from simulee.frontend.compiler import LOADED, load_program
 from simulee.server.client import message_line, log_path, socket_path
 
 # what commands import, imported once here
@@ -43,11 +50,26 @@ WARM_UP = """__global__ void warm_up(float *data, int n) {
 """
 REQUEST_SECONDS = 10.0  # for a client to send its request once connected
 PACKAGES = ("simulee", "interpreter", "evolve")
+KEPT_PROGRAMS = 16  # programs kept loaded for the commands to come
+ADOPTED_SECONDS = 2.0  # a program that took longer to load is not loaded again by the server (it would not answer)
+
+
+@dataclass
+class Learned:
+    """What a command's process loaded that the server may load too, for the next: its
+    programs (compiler.Made), in its folder and environment, and its native code."""
+
+    made: list
+    native: set
+    cwd: str
+    env: dict
 
 
 class Server:
     def __init__(self, path: Path):
-        self.path, self.started, self.served, self.children = path, time.time(), 0, set()
+        self.path, self.started, self.served = path, time.time(), 0
+        self.children: dict[int, int] = {}  # pid -> the end of the pipe it says what it loaded on
+        self.learned: list[Learned] = []
         self.code = _code_stamps()
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 
@@ -72,6 +94,7 @@ class Server:
     def _serve_one(self) -> bool:
         """Take one connection; False when the server is to stop."""
         self._reap()
+        self._adopt()  # while no command waits
         try:
             connection, _ = self.listener.accept()
         except socket.timeout:
@@ -115,30 +138,82 @@ class Server:
             connection.sendall(message_line({"bypass": "the request came without its standard streams"}))
             return True
         self.served += 1
+        reader, writer = os.pipe()
         child = os.fork()
         if child == 0:
-            _child(self.listener, connection, request, fds)  # never returns
-        self.children.add(child)
+            os.close(reader)
+            _child(self.listener, connection, request, fds, writer)  # never returns
+        os.close(writer)
+        self.children[child] = reader
         return True
 
     def _status(self) -> dict:
         self._reap()
         return {"pid": os.getpid(), "version": __version__, "seconds": time.time() - self.started,
-                "served": self.served, "running": len(self.children)}
+                "served": self.served, "running": len(self.children), "kept": len(LOADED.kept or ())}
 
     def _reap(self) -> None:
-        for child in list(self.children):
+        for child, reader in list(self.children.items()):
             try:
                 done, _ = os.waitpid(child, os.WNOHANG)
             except ChildProcessError:
                 done = child
             if done:
-                self.children.discard(child)
+                del self.children[child]
+                self._learn(reader)
+
+    def _learn(self, reader: int) -> None:
+        """Take what an ended command's process says it loaded (nothing, if it died first)."""
+        data = b""
+        try:
+            while chunk := os.read(reader, 1 << 16):
+                data += chunk
+            learned = pickle.loads(data)
+            learned.made = learned.made[-KEPT_PROGRAMS:]
+            self.learned = [*self.learned[-7:], learned]  # the latest commands' only
+        except Exception:  # noqa: BLE001 - a process killed while it wrote: nothing learned
+            pass
+        finally:
+            os.close(reader)
+
+    def _adopt(self) -> None:
+        """Load what one ended command loaded (its programs, as it did, and its native code)
+        so that the processes forked next have it loaded; a command that comes meanwhile is
+        served first (what is left waits for the next idle moment)."""
+        if not self.learned:
+            return
+        learned = self.learned[0]
+        native.load_kept(learned.native)
+        learned.native = set()
+        cwd, env = os.getcwd(), dict(os.environ)
+        try:
+            os.chdir(learned.cwd)
+            os.environ.clear()
+            os.environ.update(learned.env)
+            while learned.made:
+                if select.select([self.listener], [], [], 0)[0]:
+                    return
+                made = learned.made.pop(0)
+                if made.seconds > ADOPTED_SECONDS or made.key in LOADED.kept:
+                    continue
+                try:
+                    LOADED.take(made, load_program(made.path, made.options, made.siblings))
+                except Exception as error:  # noqa: BLE001 - the command loaded it; the server need not
+                    print(f"{made.path}: not kept loaded: {type(error).__name__}: {error}", flush=True)
+            self.learned.pop(0)
+        finally:
+            os.chdir(cwd)
+            os.environ.clear()
+            os.environ.update(env)
+            LOADED.made.clear()
 
 
-def _child(listener: socket.socket, connection: socket.socket, request: dict, fds: list[int]) -> None:
-    """Run one command as the client would have, then exit with its status."""
-    code = 2
+def _child(listener: socket.socket, connection: socket.socket, request: dict, fds: list[int],
+           learned: int) -> None:
+    """Run one command as the client would have, then say what it loaded on `learned` (a
+    pipe to the server) and exit with its status."""
+    code, had = 2, native.loaded_code()
+    LOADED.made.clear()
     try:
         listener.close()
         for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
@@ -173,7 +248,18 @@ def _child(listener: socket.socket, connection: socket.socket, request: dict, fd
             connection.sendall(message_line({"exit": code}))
         except OSError:
             pass
+        _tell(learned, Learned(LOADED.made, native.loaded_code() - had, request["cwd"], request["env"]))
         os._exit(code if isinstance(code, int) else 2)
+
+
+def _tell(pipe: int, learned: Learned) -> None:
+    """Write `learned` to the server's pipe without ever waiting on it (what does not fit
+    in the pipe is not said)."""
+    try:
+        os.set_blocking(pipe, False)
+        os.write(pipe, pickle.dumps(learned))
+    except Exception:  # noqa: BLE001 - the server learns nothing; the command has ended well
+        pass
 
 
 def _standard_streams(out_encoding: str, err_encoding: str) -> None:
@@ -217,7 +303,9 @@ def warm_up() -> None:
 
 
 def main() -> int:
+    LOADED.keep(KEPT_PROGRAMS)
     warm_up()
+    LOADED.made.clear()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     Server(socket_path()).serve()
