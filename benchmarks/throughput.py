@@ -14,7 +14,10 @@ launch size (threads launched):
   are checked against the expected output; native code compiled by an earlier process;
   the median of RUNS processes);
 - the whole `simulee check` process (race detection and barrier verdicts) is timed on that
-  launch, IR and native caches warm, Python's bytecode cache on as on a user's machine;
+  launch, IR and native caches warm, Python's bytecode cache on as on a user's machine:
+  in a process of its own (cold: `check_seconds`), and sent to a running `simulee server`
+  (warm: `check_server_seconds`; the benchmark runs its own server, in a cache folder of
+  its own, and stops it);
 - when `oclgrind-kernel` is on PATH (Debian package oclgrind), so is Oclgrind
   (`--data-races --num-threads 1`) on the OpenCL twin with the same launch, and the ratio.
 
@@ -30,6 +33,7 @@ startup.csv beside.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import math
@@ -49,7 +53,8 @@ ROOT = Path(__file__).resolve().parent.parent
 OPENCL = ROOT / "benchmarks" / "opencl"
 TESTS = ROOT / "tests" / "kernels"
 COLUMNS = ["kernel", "engine", "threads", "thread_instructions", "seconds", "thread_instructions_per_second",
-           "trace_records", "peak_mb", "check_seconds", "oclgrind_seconds", "oclgrind_ratio"]
+           "trace_records", "peak_mb", "check_seconds", "check_server_seconds", "oclgrind_seconds", "oclgrind_ratio",
+           "oclgrind_server_ratio"]
 DTYPES = {"float32": "float", "int32": "int", "uint32": "uint", "uint8": "uchar"}
 
 
@@ -159,25 +164,28 @@ def measure(workload: Workload, threads: int) -> dict:
 ENGINES = "native,numpy"
 
 
-def environment(engine: str | None = None) -> dict:
+def environment(engine: str | None = None, server: bool = False) -> dict:
     """The environment of a measured process: as on a user's machine, Python's bytecode cache
-    on (PYTHONDONTWRITEBYTECODE dropped: a sandbox may set it); the engine, when given."""
-    env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+    on (PYTHONDONTWRITEBYTECODE dropped: a sandbox may set it); the engine, when given;
+    a `simulee` command runs in its own process, or with `server` in the benchmark's."""
+    env = {name: value for name, value in os.environ.items()
+           if name not in ("PYTHONDONTWRITEBYTECODE", "SIMULEE_NO_SERVER")}
     if engine:
         env["SIMULEE_ENGINE"] = engine
+    env.update(SERVED if server else {"SIMULEE_NO_SERVER": "1"})
     return env
 
 
-def timed(command: list[str], engine: str | None = None) -> float:
+def timed(command: list[str], engine: str | None = None, server: bool = False) -> float:
     start = time.perf_counter()
     subprocess.run(command, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   env=environment(engine))
+                   env=environment(engine, server))
     return time.perf_counter() - start
 
 
-def whole_process(workload: Workload, threads: int, engine: str) -> float:
+def whole_process(workload: Workload, threads: int, engine: str) -> tuple[float, float]:
     """Seconds for the whole `simulee check` process on the launch (IR and native caches
-    warm; the median of RUNS)."""
+    warm; the median of RUNS) in a process of its own, and sent to the server."""
     shape = workload.shape(threads)
     command = [sys.executable, "-m", "simulee", "check", str(workload.source), "-k", workload.kernel, "-q",
                "--grid", ",".join(map(str, shape.grid)), "--block", ",".join(map(str, shape.block))]
@@ -185,7 +193,31 @@ def whole_process(workload: Workload, threads: int, engine: str) -> float:
         command += ["--buffer", f"{a.name}={a.dtype}:{a.count}:{a.fill}"] if isinstance(a, Buffer) \
             else ["--arg", f"{a.name}={a.value}"]
     timed(command, engine)  # fills the IR cache (and the native code's)
-    return statistics.median(timed(command, engine) for _ in range(RUNS))
+    alone = statistics.median(timed(command, engine) for _ in range(RUNS))
+    timed(command, engine, server=True)
+    time.sleep(SERVER_IDLE)  # the server loads what the command loaded
+    return alone, statistics.median(timed(command, engine, server=True) for _ in range(RUNS))
+
+
+SERVER_IDLE = 1.5  # seconds the server is left to load what a command loaded
+
+
+SERVED: dict = {}  # the environment of commands sent to the benchmark's server (serving)
+
+
+@contextlib.contextmanager
+def serving():
+    """The benchmark's own `simulee server`, in a cache folder of its own (no other command
+    reaches it, and it reaches no one's); stopped at the end."""
+    simulee = [sys.executable, "-m", "simulee", "server"]
+    with tempfile.TemporaryDirectory(prefix="simulee-bench-") as cache:
+        SERVED["SIMULEE_CACHE"] = cache
+        subprocess.run([*simulee, "start"], check=True, capture_output=True, env=environment(server=True))
+        try:
+            yield
+        finally:
+            subprocess.run([*simulee, "stop"], capture_output=True, env=environment(server=True))
+            SERVED.clear()
 
 
 def oclgrind(workload: Workload, threads: int) -> float | None:
@@ -263,12 +295,14 @@ def row(workload: Workload, threads: int, engine: str, theirs: float | None) -> 
         if number or engine != "native":
             runs.append(json.loads(output.stdout))
     measured = sorted(runs, key=lambda run: run["seconds"])[len(runs) // 2]  # the median run
-    check = whole_process(workload, threads, engine)
+    check, served = whole_process(workload, threads, engine)
     return {"kernel": workload.name, "engine": engine, "threads": threads, **measured,
             "thread_instructions_per_second": round(measured["thread_instructions"] / measured["seconds"]),
             "seconds": round(measured["seconds"], 3), "peak_mb": round(measured["peak_mb"]),
-            "check_seconds": round(check, 2), "oclgrind_seconds": None if theirs is None else round(theirs, 2),
-            "oclgrind_ratio": None if theirs is None else round(theirs / check, 1)}
+            "check_seconds": round(check, 2), "check_server_seconds": round(served, 2),
+            "oclgrind_seconds": None if theirs is None else round(theirs, 2),
+            "oclgrind_ratio": None if theirs is None else round(theirs / check, 1),
+            "oclgrind_server_ratio": None if theirs is None else round(theirs / served, 1)}
 
 
 SIZES = "4096,65536,262144"
@@ -319,8 +353,8 @@ def main(argv: list[str] | None = None) -> int:
                 writer.writerow(measured)
                 print(f"{measured['command']:<26} {measured['seconds']:.2f} us", flush=True)
     print(f"{'kernel':<10} {'engine':<7} {'threads':>9} {'thread-instr':>13} {'seconds':>8} {'M instr/s':>9} "
-          f"{'peak MB':>8} {'check s':>8} {'oclgrind s':>10} {'ratio':>6}")
-    with open(output, "w", newline="") as handle:
+          f"{'peak MB':>8} {'check s':>8} {'server s':>8} {'oclgrind s':>10} {'ratio':>6}")
+    with open(output, "w", newline="") as handle, serving():
         writer = csv.DictWriter(handle, COLUMNS)
         writer.writeheader()
         for name in args.kernels.split(","):
@@ -332,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
                     handle.flush()
                     print(f"{r['kernel']:<10} {r['engine']:<7} {r['threads']:>9,} {r['thread_instructions']:>13,} "
                           f"{r['seconds']:>8.2f} {r['thread_instructions_per_second'] / 1e6:>9.1f} {r['peak_mb']:>8} "
-                          f"{r['check_seconds']:>8.2f} "
+                          f"{r['check_seconds']:>8.2f} {r['check_server_seconds']:>8.2f} "
                           f"{r['oclgrind_seconds'] if r['oclgrind_seconds'] is not None else '-':>10} "
                           f"{r['oclgrind_ratio'] if r['oclgrind_ratio'] is not None else '-':>6}", flush=True)
     print(f"rows in {output}", file=sys.stderr)
