@@ -19,7 +19,6 @@ May import: anything of simulee (it is a face of every subsystem, as cli is).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -109,9 +108,9 @@ class Report:
         return self._bugs
 
     def text(self, verbose: bool = False) -> str:
-        from simulee.cli import report_text
+        from simulee.report.formats import report
 
-        return report_text("text", self.bugs, self.project, self.seconds, verbose, False, self.unreadable,
+        return report("text", self.bugs, self.project, self.seconds, verbose, False, self.unreadable,
                            verdicts=True)
 
     def json(self) -> dict:
@@ -124,9 +123,9 @@ class Report:
         return json.loads(self._form("sarif"))
 
     def _form(self, form: str) -> str:
-        from simulee.cli import report_text
+        from simulee.report.formats import report
 
-        return report_text(form, self.bugs, self.project, self.seconds, False, False, self.unreadable)
+        return report(form, self.bugs, self.project, self.seconds, False, False, self.unreadable)
 
 
 @dataclass
@@ -156,11 +155,12 @@ class Scan:
 def kernels(source, *, name: str = "kernel.cu", **options) -> list[Record]:
     """The kernels of a file, a folder's files or source text: name, symbol, file, line,
     parameters and what they read, as `simulee kernels --format json` lists them."""
-    from simulee.cli import list_kernels
+    from simulee.app.args import KernelsArgs
+    from simulee.app.sources import list_kernels
     from simulee.model.findings import display
 
     with _Source(source, name) as path:
-        listing, errors, _ = list_kernels(_arguments("kernels", path, options))
+        listing, errors, _ = list_kernels(KernelsArgs.given("kernels", **options, path=str(path)))
         if errors:
             raise SimuleeError(errors[0]["error"])
         return [Record(path.rename(dict(kernel.to_json(), file=display(kernel.file)))) for _, kernel in listing]
@@ -171,11 +171,12 @@ def check(source, kernel: str | None = None, *, grid=None, block=None, args: dic
     """Check a kernel (or every kernel of a file or folder) as `simulee check` does:
     `grid` and `block` as ints, tuples or "X,Y,Z" texts, `args` by parameter name (a
     number for a scalar, a NumPy array for a buffer); what they leave open is searched."""
-    from simulee.cli import check_sources
+    from simulee.app.args import CheckArgs
+    from simulee.app.check import check_sources
 
     with _Source(source, name) as path:
-        namespace = _arguments("check", path, dict(options, kernel=kernel, grid=grid, block=block), args)
-        checked = check_sources(namespace)
+        checked = check_sources(CheckArgs.given("check", **_with(options, args, quiet=True), path=str(path),
+                                                kernel=kernel, grid=grid, block=block))
         records = [path.rename(check.to_json()) for check in checked.checks]
         return Report(records, [path.rename(entry) for entry in checked.unreadable], checked.project,
                       checked.seconds)
@@ -184,11 +185,12 @@ def check(source, kernel: str | None = None, *, grid=None, block=None, args: dic
 def run(source, kernel: str | None = None, *, grid, block, args: dict | None = None, name: str = "kernel.cu",
         **options) -> Run:
     """Run one launch of a kernel as `simulee run` does and return its buffers."""
-    from simulee.cli import launch_findings, run_kernel
+    from simulee.app.args import RunArgs
+    from simulee.app.launches import launch_findings, run_kernel
 
     with _Source(source, name) as path:
-        namespace = _arguments("run", path, dict(options, kernel=kernel, grid=grid, block=block), args)
-        _, result = run_kernel(namespace)
+        _, result = run_kernel(RunArgs.given("run", **_with(options, args, quiet=True), path=str(path), kernel=kernel,
+                                             grid=grid, block=block))
         if result.status in ("unsupported", "out-of-memory"):
             raise SimuleeError(result.message)
         return Run({key: np.asarray(value) for key, value in result.buffers.items()},
@@ -201,12 +203,13 @@ def prove(source, kernel: str | list[str] | None = None, *, name: str = "kernel.
     """Prove kernels race-free for every launch as `simulee prove` does: one record per
     kernel (verdict proved | race | unknown, the races found, whether a run confirmed
     them, the assumptions made), as `--format json` writes them."""
-    from simulee.cli import prove_sources
+    from simulee.app.args import ProveArgs
+    from simulee.app.prove import prove_sources
     from simulee.prover import report
 
     kernel = [kernel] if isinstance(kernel, str) else kernel
     with _Source(source, name) as path:
-        proofs, errors = prove_sources(_arguments("prove", path, dict(options, kernel=kernel)))
+        proofs, errors = prove_sources(ProveArgs.given("prove", **options, path=str(path), kernel=kernel))
         if errors and not proofs:
             raise SimuleeError(errors[0]["error"])
         return [Record(path.rename(report.to_json(proof))) for proof in proofs]
@@ -217,73 +220,44 @@ def equiv(old, new, *, args: dict | None = None, **options) -> Record:
     "FILE:KERNEL"; `args` fixes integer arguments by the old kernel's names): its report
     as `--format json` writes it (verdict differ | equivalent | proved-equivalent |
     not-compared, the difference, the proof)."""
-    from simulee.cli import compare_versions, equiv_json
+    from simulee.app.args import EquivArgs
+    from simulee.app.equiv import compare_versions, equiv_json
 
-    namespace = _arguments("equiv", old, options, args, positional=[str(new)])
-    return Record(equiv_json(*compare_versions(namespace)))
+    asked = EquivArgs.given("equiv", **_with(options, args, quiet=True), old=str(old), new=str(new))
+    return Record(equiv_json(*compare_versions(asked)))
 
 
 def scan(repo, out=None, **options) -> Scan:
     """Scan a repository as `simulee scan` does, into `out` (default: what the command
     chooses); returns the output folder, the summary and the kernels' records."""
-    from simulee.cli import scan_repository
+    from simulee.app.args import ScanArgs
+    from simulee.app.scan import scan_repository
     from simulee.scanner.repository import compiled
 
-    namespace = _arguments("scan", Path(repo), dict(options, output=out and str(out)))
-    ledger = scan_repository(namespace)
+    asked = ScanArgs.given("scan", **_with(options, None, quiet=True), path=str(repo), output=out and str(out))
+    ledger = scan_repository(asked)
     bugs = ledger.bugs()
     uncompiled = [{"file": record["file"], "error": record["error"]} for record in ledger.files.values()
                   if not compiled(record)]
-    report = Report(bugs.records, uncompiled, namespace.project or Path(repo).resolve().name, ledger.seconds, bugs)
+    report = Report(bugs.records, uncompiled, asked.project or Path(repo).resolve().name, ledger.seconds, bugs)
     return Scan(ledger.folder, ledger.summary(bugs), report)
 
 
 # ---------------------------------------------------------------------------- options
 
 
-def _arguments(command: str, path: Path, options: dict, kernel_args: dict | None = None,
-               positional: list[str] = ()) -> argparse.Namespace:
-    """The parsed command line `simulee COMMAND PATH [POSITIONAL...] --option value ...`
-    the keywords stand for, with NumPy arrays among `kernel_args` attached as buffers."""
-    from simulee.cli import RaisingParser, build_parser
-
-    parser = build_parser(RaisingParser)
-    actions = _options_of(parser, command)
-    argv = [command, str(path), *positional]
-    options = {"quiet": True, **options} if "quiet" in actions else options
-    for key, value in options.items():
-        if value is None or value is False:
-            continue
-        if key not in actions:
-            raise TypeError(f"simulee {command} has no option '{key}' (options: {', '.join(sorted(actions))})")
-        flag, action = actions[key]
-        if action.nargs == 0:  # a switch
-            argv.append(flag)
-            continue
-        values = value if isinstance(value, (list, tuple)) and (
-            isinstance(action, argparse._AppendAction) or action.nargs in ("*", "+")) else [value]
-        if key in ("grid", "block"):
-            values = [",".join(map(str, value)) if isinstance(value, (list, tuple)) else value]
-        for item in values:
-            argv += [flag, str(item)]
-    buffers = []
+def _with(options: dict, kernel_args: dict | None, **defaults) -> dict:
+    """The keywords of a command: `defaults` (progress bars off) under `options`, and the
+    kernel's arguments by name added to its --arg texts (numbers, booleans) and --buffer
+    buffers (NumPy arrays, attached as they are)."""
+    options = {**defaults, **options}
     for key, value in (kernel_args or {}).items():
         if isinstance(value, np.ndarray):
-            buffers.append((key, value))
+            options["buffer"] = [*options.get("buffer", ()), (key, value)]
         else:
-            argv += ["--arg", f"{key}={str(value).lower() if isinstance(value, bool) else value}"]
-    namespace = parser.parse_args(argv)
-    namespace.path = str(path)  # check takes several paths on the command line; here one
-    if buffers:
-        namespace.buffer = [*namespace.buffer, *buffers]
-    return namespace
-
-
-def _options_of(parser: argparse.ArgumentParser, command: str) -> dict[str, tuple[str, argparse.Action]]:
-    """A command's options by destination: the flag that sets it and its action."""
-    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[command]
-    return {action.dest: (max(action.option_strings, key=len), action) for action in sub._actions
-            if action.option_strings and action.dest != "help"}
+            text = str(value).lower() if isinstance(value, bool) else value
+            options["arg"] = [*options.get("arg", ()), f"{key}={text}"]
+    return options
 
 
 class _Source:

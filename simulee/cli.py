@@ -11,17 +11,23 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
-from interpreter.limits import DEFAULT_HEAP_BYTES, DEFAULT_STEP_LIMIT, FILLS, MAX_SHARED_BYTES
+from interpreter.limits import DEFAULT_HEAP_BYTES, DEFAULT_STEP_LIMIT, FILLS
 from simulee import __version__
 from simulee.errors import CompileError, SimuleeError
 from simulee.model.findings import display
-from simulee.frontend.compiler import DEFAULT_ARCH, load_program, own_kernels, user_location, uses_annotations
+from simulee.frontend.compiler import DEFAULT_ARCH, load_program, own_kernels, user_location
+from simulee.app.args import (Args, CheckArgs, EquivArgs, KernelsArgs, ProveArgs, RunArgs, ScanArgs, detectors,
+                              finding_types, heap_bytes, number_of_bytes, positive, seconds, shared_bytes, size, target)
+from simulee.app.check import check_each, check_sources, compared_with, settings_of
+from simulee.app.equiv import equivalence_space, launch_json
+from simulee.app.launches import launch_findings, launches_for, run_kernel
+from simulee.app.scan import scan_repository
+from simulee.app.sources import list_kernels, load_degraded, select_kernel
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 BUILTIN_NAMES = {"tid": "threadIdx", "ctaid": "blockIdx", "ntid": "blockDim", "nctaid": "gridDim"}
@@ -129,18 +135,18 @@ def _launch_options(required: bool) -> argparse.ArgumentParser:
 def _execution_options() -> argparse.ArgumentParser:
     execution_options = argparse.ArgumentParser(add_help=False)
     group = execution_options.add_argument_group("execution")
-    group.add_argument("--shared-bytes", type=_shared_bytes, default=48 * 1024, metavar="N",
+    group.add_argument("--shared-bytes", type=shared_bytes, default=48 * 1024, metavar="N",
                        help="dynamic (extern __shared__) memory per block, default 49152, at most 232448 (227 KiB, "
                             "the most a CUDA block may have)")
-    group.add_argument("--seed", type=_size, default=0,
+    group.add_argument("--seed", type=size, default=0,
                        help="seed for random buffers (and the input search), 0 or more")
-    group.add_argument("--step-limit", type=_positive, metavar="N",
+    group.add_argument("--step-limit", type=positive, metavar="N",
                        help=f"stop a launch after N scheduler steps; default {DEFAULT_STEP_LIMIT:,} per wave of "
                             "blocks plus what the kernel's loop bounds need")
-    group.add_argument("--max-seconds", type=_seconds, metavar="S",
+    group.add_argument("--max-seconds", type=seconds, metavar="S",
                        help="stop a launch (check: a kernel's search and checks) after S seconds; default no limit "
                             "(scan: the kernel timeout)")
-    group.add_argument("--heap-bytes", type=_heap_bytes, default=DEFAULT_HEAP_BYTES, metavar="SIZE",
+    group.add_argument("--heap-bytes", type=heap_bytes, default=DEFAULT_HEAP_BYTES, metavar="SIZE",
                        help="the device heap in-kernel malloc allocates from, default 8M as on CUDA")
     return execution_options
 
@@ -149,7 +155,7 @@ def _search_options() -> argparse.ArgumentParser:
     search_options = argparse.ArgumentParser(add_help=False)
     search_options.add_argument("--warp-model", choices=("independent", "lockstep"), default="independent",
                                 help="independent (Volta and later, default) or lockstep (pre-Volta) warps")
-    search_options.add_argument("--target", type=_target, default=0, metavar="sm_XX",
+    search_options.add_argument("--target", type=target, default=0, metavar="sm_XX",
                                 help="the GPU architecture the code must be right on (default: every one current "
                                      "toolkits support, sm_70 and later); before sm_70 warps run in lockstep and "
                                      "warp-synchronous races are warnings, not errors")
@@ -159,7 +165,7 @@ def _search_options() -> argparse.ArgumentParser:
     search_options.add_argument("--no-prove", action="store_true",
                                 help="do not run the prover first (by default each kernel is proved race-free for "
                                      "every launch where the prover can, and then its race search is skipped)")
-    search_options.add_argument("--fail-on", type=_finding_types, default=None, metavar="TYPE[,TYPE]",
+    search_options.add_argument("--fail-on", type=finding_types, default=None, metavar="TYPE[,TYPE]",
                                 help="exit with status 1 when a finding of these types is reported, whatever its "
                                      "severity (default: when any error is), e.g. data-race,barrier-divergence")
     search_options.add_argument("--baseline", type=Path, metavar="REPORT",
@@ -168,17 +174,17 @@ def _search_options() -> argparse.ArgumentParser:
                                      "found absent (SARIF baselineState)")
     search_options.add_argument("--new-only", action="store_true",
                                 help="with --baseline: report, and set the exit status by, only the new root causes")
-    search_options.add_argument("--detect", type=_detectors, default=(), metavar="NAME[,NAME]",
+    search_options.add_argument("--detect", type=detectors, default=(), metavar="NAME[,NAME]",
                                 help="also run these detectors, off by default: uninitialized-shared-read (a read of "
                                      "shared memory no thread of the block wrote before), bank-conflict (shared-memory "
                                      "bank conflicts, a performance warning), or all")
     group = search_options.add_argument_group("input search (when no launch is given)")
-    group.add_argument("--population", type=_positive, default=10, metavar="P",
+    group.add_argument("--population", type=positive, default=10, metavar="P",
                        help="launches per generation, default 10")
-    group.add_argument("--generations", type=_size, default=10, metavar="N", help="generations at most, default 10")
-    group.add_argument("--launches", type=_positive, default=3, metavar="K",
+    group.add_argument("--generations", type=size, default=10, metavar="N", help="generations at most, default 10")
+    group.add_argument("--launches", type=positive, default=3, metavar="K",
                        help="how many of the best distinct launches found are checked in full, default 3")
-    group.add_argument("--max-blocks", type=_positive, default=32, metavar="N",
+    group.add_argument("--max-blocks", type=positive, default=32, metavar="N",
                        help="the most blocks a searched grid may have, default 32")
     group.add_argument("--config", metavar="FILE",
                        help="the simulee.toml stating launches, arguments, relations, buffers and suppressions "
@@ -199,17 +205,17 @@ def _scan_options() -> argparse.ArgumentParser:
     group = scan_options.add_argument_group("scan")
     group.add_argument("-o", "--output", metavar="DIR", help="the output folder, default results/NAME/ (NAME: the "
                                                               "repository's folder name, or the file's name)")
-    group.add_argument("--jobs", type=_positive, default=len(os.sched_getaffinity(0)), metavar="N",
+    group.add_argument("--jobs", type=positive, default=len(os.sched_getaffinity(0)), metavar="N",
                        help="worker processes (Dask: LocalCluster workers), default all cores")
     group.add_argument("--scheduler", metavar="tcp://HOST:PORT|local",
                        help="run the kernels on a Dask cluster: its scheduler's address, or local for a LocalCluster")
     group.add_argument("--resume", action="store_true",
                        help="keep the results already in the output folder and check only the rest")
-    group.add_argument("--kernel-timeout", type=_seconds, default=120.0, metavar="SECONDS",
+    group.add_argument("--kernel-timeout", type=seconds, default=120.0, metavar="SECONDS",
                        help="give up on a kernel's check after this long, default 120")
-    group.add_argument("--compile-timeout", type=_seconds, default=300.0, metavar="SECONDS",
+    group.add_argument("--compile-timeout", type=seconds, default=300.0, metavar="SECONDS",
                        help="give up on compiling a file (and reading its host code) after this long, default 300")
-    group.add_argument("--memory-limit", type=_bytes, default=8 << 30, metavar="SIZE",
+    group.add_argument("--memory-limit", type=number_of_bytes, default=8 << 30, metavar="SIZE",
                        help="address space per worker process, e.g. 8G (default) or 512M; 0 for no cap")
     group.add_argument("--include", action="append", default=[], metavar="GLOB",
                        help="scan only .cu files matching GLOB (a relative path or a folder name; repeatable)")
@@ -332,7 +338,7 @@ def _exec_command(commands, compile_options) -> None:
     run.add_argument("sources", nargs="+", metavar="SOURCE")
     run.add_argument("--warp-model", choices=("independent", "lockstep"), default="independent",
                      help="independent (Volta and later, default) or lockstep (pre-Volta) warps")
-    run.add_argument("--timeout", type=_seconds, metavar="S", help="stop the program after S seconds")
+    run.add_argument("--timeout", type=seconds, metavar="S", help="stop the program after S seconds")
     run.add_argument("--format", choices=("text", "json", "csv", "sarif"), default="text")
     run.add_argument("-o", "--output", metavar="OUT", help="write the report here instead of stderr")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress")
@@ -389,7 +395,7 @@ def run_test(args) -> int:
     import shutil
 
     from simulee.exec import collect
-    from simulee.report import rootcause
+    from simulee.report import formats, rootcause
 
     if args.program_args:
         status, folder, temporary = collect.run_tests(args.program_args, args.reports, args.error_exitcode,
@@ -408,7 +414,7 @@ def run_test(args) -> int:
         if args.output:
             collect.write(merged, bugs, args.output, Path.cwd().name)
         if merged.checks or args.format != "text":
-            sys.stdout.write(report_text(args.format, bugs, Path.cwd().name, merged.seconds, False))
+            sys.stdout.write(formats.report(args.format, bugs, Path.cwd().name, merged.seconds, False))
         sys.stderr.write(collect.summary(merged, bugs))
     finally:
         if temporary:
@@ -430,9 +436,9 @@ def _prove_command(commands, compile_options) -> None:
     prove.add_argument("-k", "--kernel", action="append", default=[], metavar="NAME",
                        help="prove this kernel (repeatable; default: every kernel)")
     prove.add_argument("--format", choices=("text", "json", "sarif"), default="text")
-    prove.add_argument("--query-seconds", type=_seconds, default=5.0, metavar="S",
+    prove.add_argument("--query-seconds", type=seconds, default=5.0, metavar="S",
                        help="give each question to the solver S seconds (default 5); past them the verdict is unknown")
-    prove.add_argument("--kernel-seconds", type=_seconds, default=60.0, metavar="S",
+    prove.add_argument("--kernel-seconds", type=seconds, default=60.0, metavar="S",
                        help="give each kernel at most S seconds (default 60), its proof and the runs that confirm "
                             "its races; past them no question is asked (unknown: out of time) and no run started")
     prove.add_argument("--warp-model", choices=("independent", "lockstep"), default="independent",
@@ -486,8 +492,8 @@ def _equiv_command(commands, compile_options, execution_options) -> None:
                             "first, and the search varies only what they leave open)")
     equiv.add_argument("--no-prove", action="store_true",
                        help="do not try to prove the versions equal for every launch (the launches given fixed)")
-    equiv.add_argument("--population", type=_positive, default=8, metavar="N", help="the search's population")
-    equiv.add_argument("--generations", type=_positive, default=6, metavar="N", help="the search's generations")
+    equiv.add_argument("--population", type=positive, default=8, metavar="N", help="the search's population")
+    equiv.add_argument("--generations", type=positive, default=6, metavar="N", help="the search's generations")
     equiv.add_argument("--warp-model", choices=("independent", "lockstep"), default="independent",
                        help="independent (Volta and later, default) or lockstep (pre-Volta) warps")
     equiv.add_argument("--format", choices=("text", "json"), default="text")
@@ -511,7 +517,7 @@ def _fix_command(commands, compile_options) -> None:
     fix.add_argument("--apply", action="store_true", help="edit FILE in place (the fixed source checked clean)")
     fix.add_argument("--warp-model", choices=("independent", "lockstep"), default="independent",
                      help="independent (Volta and later, default) or lockstep (pre-Volta) warps")
-    fix.add_argument("--seed", type=_size, default=0, help="seed of the launches searched, 0 or more")
+    fix.add_argument("--seed", type=size, default=0, help="seed of the launches searched, 0 or more")
     fix.add_argument("--grid", metavar="G", help="check and compare on this grid: 64, 64,2 or 8x8x1")
     fix.add_argument("--block", metavar="B", help="check and compare on this block: 256, 16,16 or 8x8x4")
     fix.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
@@ -576,24 +582,6 @@ def _fail(message: str) -> int:
     return EXIT_ERROR
 
 
-def compile_options(args):
-    from simulee.frontend.compiler import CompileOptions
-
-    for define in args.defines:
-        if not define or define.startswith("=") or " " in define.partition("=")[0]:
-            raise SimuleeError(f"malformed -D option: '{define}' (expected NAME or NAME=VALUE)")
-    for directory in args.include_dirs:
-        if not Path(directory).is_dir():
-            raise SimuleeError(f"-I {directory}: no such folder")
-    if not re.fullmatch(r"sm_\d{2,3}[af]?", args.arch) or not 50 <= int(re.sub(r"\D", "", args.arch)) <= 121:
-        raise SimuleeError(f"--arch {args.arch}: expected a GPU architecture from sm_50 to sm_121, such as sm_70")
-    if args.compile_commands and not Path(args.compile_commands).is_file():
-        raise SimuleeError(f"--compile-commands {args.compile_commands}: no such file")
-    return CompileOptions(tuple(args.include_dirs), tuple(args.defines), args.clang, args.gpuverify_annotations,
-                          clang_args=tuple(args.clang_args), arch=args.arch,
-                          compile_commands=args.compile_commands and os.path.abspath(args.compile_commands))
-
-
 def write_output(text: str, output: str | None) -> None:
     """`text` to the file `output`, or to stdout."""
     if not output:
@@ -615,61 +603,15 @@ def open_output(output: str, mode: str):
         raise SimuleeError(f"cannot write {output}: {error.strerror}") from None
 
 
-def load_degraded(file: Path, options):
-    """load_program, with a warning when the file compiled only degraded (a missing header
-    stood in for, host code left out)."""
-    program = load_program(file, options)
-    annotation = "" if options.gpuverify_annotations else uses_annotations(file)
-    if annotation:
-        print(f"simulee: note: {display(str(file))}: uses GPUVerify's annotations ({annotation}): compiled as with "
-              "--gpuverify-annotations", file=sys.stderr)
-    if program.degraded:
-        print(f"simulee: warning: {display(str(file))}: compiled without what it needs: {program.degraded}",
-              file=sys.stderr)
-    return program
-
-
-def each_program(path: Path, files: list[Path], options, verbose: bool = False, announce=None):
-    """(file, program, None) per file, or (file, None, error) for a file of a folder that
-    fails to load (its diagnostics printed when `verbose`), so the folder's check goes
-    on; a lone file's error is raised. `announce(file)` is called before each loads."""
-    for file in files:
-        if announce is not None:
-            announce(file)
-        try:
-            yield file, load_degraded(file, options), None
-        except SimuleeError as error:
-            if not path.is_dir():
-                raise
-            if verbose and isinstance(error, CompileError):
-                sys.stderr.write(error.diagnostics)
-            yield file, None, str(error)
-
-
-def source_files(path: Path, options):
-    """The files to compile and the compile options: `path` itself, or, for a folder, what
-    a scan of it compiles (discover.repository: its .cu sources and kernel headers, each
-    once, with the repository's include folders added to `options`); an error when there
-    is no such file or no .cu file under it."""
-    from simulee.scanner.discover import repository
-
-    if not path.exists():
-        raise SimuleeError(f"no such file or folder: {path}")
-    if not path.is_dir():
-        return [path], options
-    found = repository(path)
-    if not found.files:
-        raise SimuleeError(f"no .cu files under {path}")
-    return found.units(), replace(options, include_dirs=options.include_dirs + found.shared)
-
-
 # ---------------------------------------------------------------------------- prove
 
 
 def run_prove(args) -> int:
     from simulee.prover import report
 
-    proofs, errors = prove_sources(args, (lambda proof: print(report.text(proof), flush=True))
+    from simulee.app.prove import prove_sources
+
+    proofs, errors = prove_sources(ProveArgs.of(args), (lambda proof: print(report.text(proof), flush=True))
                                    if args.format == "text" else None)
     if args.format == "json":
         print(json.dumps({"tool": "simulee", "version": __version__, "kernels": [report.to_json(p) for p in proofs],
@@ -689,165 +631,16 @@ def run_prove(args) -> int:
     return EXIT_ERROR if errors else EXIT_OK
 
 
-def prove_sources(args, proved=None) -> tuple[list, list[dict]]:
-    """The proofs (prove.solve.Proof, races confirmed or not by a run) of args.path's
-    kernels, each passed to `proved` as it is made, and the files that did not compile."""
-    from simulee.checker.config import config_for
-    from simulee.checker.launchspec import parse_block, parse_dims
-    from simulee.prover.proof import Fixed
-    from simulee.prover.solve import prove_kernel
-    from simulee.prover.verdicts import confirm
-
-    given = Fixed(parse_dims(args.grid, "grid") if args.grid else None,
-                  parse_block(args.block, "block") if args.block else None, _integer_args(args.arg))
-    path = Path(args.path)
-    files, options = source_files(path, compile_options(args))
-    sites, _ = _launch_sites(args, files, options)
-    config = config_for(path, args.config)
-    proofs, errors = [], []
-    for file, program, error in each_program(path, files, options, args.verbose):
-        if error:
-            errors.append({"file": display(str(file)), "error": error})
-            continue
-        if args.kernel and path.is_dir():  # the folder's files that have them
-            kernels = [kernel for name in args.kernel for kernel in _named(program, name, file)]
-        else:
-            kernels = [program.kernel(name) for name in args.kernel] if args.kernel else own_kernels(program)
-        if not kernels and not path.is_dir():
-            raise SimuleeError(f"{file}: no __global__ kernel found")
-        for kernel in kernels:
-            contract = config.for_kernel(kernel.file or args.path, kernel).without(set(given.args))
-            stated = {name: value for name, value in contract.args.items() if type(value) is int}
-            fixed = replace(given, args={**stated, **given.args}, sites=sites.get((file, kernel.symbol), ()),
-                            ranges=dict(contract.ranges), choices=dict(contract.choices),
-                            relations=tuple(contract.relations))
-            if not (given.grid or given.block or contract.launches):  # the simulee.toml's launch, else the sites'
-                fixed = replace(fixed, grid=parse_dims(contract.grid, "grid") if contract.grid else None,
-                                block=parse_block(contract.block, "block") if contract.block else None,
-                                sites=() if contract.grid or contract.block else fixed.sites)
-            deadline = time.perf_counter() + args.kernel_seconds
-            proof = prove_kernel(program, kernel, int(args.query_seconds * 1000), fixed, deadline,
-                                 warp_model=args.warp_model)
-            confirm(program, kernel, proof, args.warp_model, deadline)
-            proofs.append(proof)
-            if proved is not None:
-                proved(proof)
-    if args.kernel and path.is_dir() and not proofs and not errors:
-        raise SimuleeError(f"{path}: no file has a kernel named {', '.join(args.kernel)} ({len(files)} files)")
-    return proofs, errors
-
-
 def run_equiv(args) -> int:
-    pair, verdict = compare_versions(args)
+    from simulee.app.equiv import compare_versions, equiv_json
+
+    pair, verdict = compare_versions(EquivArgs.of(args))
     if args.format == "json":
         print(json.dumps(equiv_json(pair, verdict), indent=2))
     else:
         sys.stdout.write(equiv_text(pair, verdict))
     return {"differ": EXIT_FINDINGS, "equivalent": EXIT_OK, "proved-equivalent": EXIT_OK}.get(verdict.verdict,
                                                                                               EXIT_ERROR)
-
-
-def compare_versions(args):
-    """(checker.equivalence.Pair, Verdict) of `simulee equiv`'s options: the launches
-    compared and searched, then the proof."""
-    from simulee.checker.equivalence import equivalence
-
-    pair, launches, space, fixed = equiv_setup(args)
-    deadline = time.perf_counter() + (args.max_seconds or 600)
-    with _Progress(args.quiet, "comparing", "launch") as bar:
-        verdict = equivalence(pair, launches, args.rtol, args.atol, args.warp_model, space, args.population,
-                              args.generations, args.seed, deadline, bar.status)
-        if verdict.verdict == "equivalent" and not args.no_prove:
-            bar.status("proving")
-            equiv_proof(pair, verdict, fixed, args, deadline)
-    return pair, verdict
-
-
-def equiv_proof(pair, verdict, fixed, args, deadline: float) -> None:
-    """Prove the versions equal for every launch (what is given fixed): verdict
-    proved-equivalent; or differ, when the interpreter shows the solver's difference."""
-    from simulee.prover.equivalence import prove_equivalent, replay
-
-    proof = verdict.proof = prove_equivalent(pair, fixed, deadline)
-    if proof.verdict == "proved":
-        verdict.verdict = "proved-equivalent"
-    elif proof.verdict == "differ":
-        shown = replay(pair, proof, args.rtol, args.atol, args.warp_model, args.seed)
-        if shown is not None:
-            verdict.comparisons.append(shown)
-            verdict.verdict = "differ"
-        else:
-            proof.verdict, proof.reason = "unknown", (
-                f"the solver's difference ({proof.buffer} byte {proof.offset} on grid {proof.grid}, block "
-                f"{proof.block}{', ' if proof.args else ''}"
-                f"{', '.join(f'{k}={v}' for k, v in proof.args.items())}) did not show in the interpreter")
-
-
-def equiv_setup(args):
-    """The pair of kernels, the launches given (or the default one), unless the launch is
-    all given or --no-search the old kernel's search space, and what a proof takes as
-    fixed (prover.solve.Fixed)."""
-    from simulee.prover.proof import Fixed
-
-    from simulee.checker.equivalence import Pair
-    from simulee.checker.launchspec import launch_arguments, parse_block, parse_dims, parse_assignment
-
-    options = compile_options(args)
-    (old_program, old), (new_program, new) = (_version(text, options) for text in (args.old, args.new))
-    mapping = dict(parse_assignment(text, "--map") for text in args.map)
-    pair = Pair.of(old_program, old, new_program, new, mapping)
-    grid = parse_dims(args.grid, "grid") if args.grid else None
-    block = parse_block(args.block, "block") if args.block else None
-    given = launch_arguments(old, args.arg, args.buffer, args.seed, require_scalars=False, cast=True)
-    file = Path(old.file) if old.file else None
-    sites, written = _launch_sites(argparse.Namespace(**{**vars(args), "path": str(file), "host": []}), [file],
-                                   options) if file else ({}, {})
-    old_program.host_writes(written.get(file, {}))
-    launches, space = _equivalence_space(old_program, old, args.seed, given, grid, block, args.fill,
-                                         sites=sites.get((file, old.symbol), ()), shared_bytes=args.shared_bytes,
-                                         step_limit=args.step_limit, heap_bytes=args.heap_bytes)
-    fixed = Fixed(grid, block, {k: v for k, v in given.items() if isinstance(v, int)})
-    return pair, launches, None if args.no_search else space, fixed
-
-
-def _version(text: str, options):
-    """(program, kernel) of FILE[:KERNEL]."""
-    path, _, name = text.rpartition(":") if ":" in text and not Path(text).exists() else (text, "", "")
-    path = Path(path)
-    program = load_degraded(path, options)
-    return program, select_kernel(program, name or None, path)
-
-
-def equiv_json(pair, verdict) -> dict:
-    difference = verdict.difference
-    return {"tool": "simulee", "version": __version__, "verdict": verdict.verdict,
-            "old": {"kernel": pair.old.name, "file": display(pair.old.file), "line": pair.old.line},
-            "new": {"kernel": pair.new.name, "file": display(pair.new.file), "line": pair.new.line},
-            "parameters": pair.names,
-            "launches": verdict.compared,
-            "inconclusive": [{"launch": _launch_json(c.launch), "reason": c.problem}
-                             for c in verdict.comparisons if c.problem],
-            "difference": dict(difference.difference.to_json() if difference.difference else
-                               {"behaviour": difference.behaviour}, launch=_launch_json(difference.launch))
-            if difference else None,
-            "proof": _equiv_proof_json(verdict.proof),
-            "seconds": round(verdict.seconds, 3)}
-
-
-def _equiv_proof_json(proof) -> dict | None:
-    if proof is None:
-        return None
-    found = {"buffer": proof.buffer, "byte": proof.offset, "grid": list(proof.grid), "block": list(proof.block),
-             "args": proof.args} if proof.verdict == "differ" else None
-    return {"verdict": proof.verdict, "reason": proof.reason, "difference": found, "assumptions": proof.assumptions,
-            "seconds": round(proof.seconds, 3)}
-
-
-def _launch_json(launch) -> dict:
-    args = {k: (v.item() if hasattr(v, "item") else v) for k, v in launch.args.items()
-            if (not hasattr(v, "shape") or getattr(v, "shape", ()) == ()) and type(v).__name__ != "Allocated"}
-    return {"grid": list(launch.grid), "block": list(launch.block), "args": args, "fill": launch.fill,
-            "seed": launch.seed}
 
 
 NOT_COMPARED_SHOWN = 3  # launches not compared, each with its reason, before a count of the rest
@@ -862,7 +655,7 @@ def equiv_text(pair, verdict) -> str:
     lines = []
     problems = [comparison for comparison in verdict.comparisons if comparison.problem]
     for comparison in problems[:NOT_COMPARED_SHOWN]:
-        lines.append(f"simulee: note: not compared on {launch_text(_launch_json(comparison.launch))}: "
+        lines.append(f"simulee: note: not compared on {launch_text(launch_json(comparison.launch))}: "
                      f"{comparison.problem}")
     if len(problems) > NOT_COMPARED_SHOWN:
         more = len(problems) - NOT_COMPARED_SHOWN
@@ -872,11 +665,11 @@ def equiv_text(pair, verdict) -> str:
     if found and verdict.proof is not None and verdict.proof.verdict == "differ":
         lines.append("simulee: note: the prover found this launch; none the search tried showed a difference")
     if found and found.behaviour:
-        lines.append(f"simulee: {old} and {new} differ on {launch_text(_launch_json(found.launch))}: "
+        lines.append(f"simulee: {old} and {new} differ on {launch_text(launch_json(found.launch))}: "
                      f"{found.behaviour}")
     elif found:
         d = found.difference
-        lines += [f"simulee: {old} and {new} differ on {launch_text(_launch_json(found.launch))}",
+        lines += [f"simulee: {old} and {new} differ on {launch_text(launch_json(found.launch))}",
                   f"    {d.buffer}[{d.index}]: {_plain_value(d.old_value)} (old) vs {_plain_value(d.new_value)} "
                   f"(new); {d.count} of {d.elements} elements differ"
                   + (f", and {d.buffers - 1} more buffer{'s' if d.buffers > 2 else ''}" if d.buffers > 1 else ""),
@@ -910,7 +703,7 @@ def run_fix(args) -> int:
     path = Path(args.path)
     if not path.is_file():
         raise SimuleeError(f"no such file: {path}")
-    options = compile_options(args)
+    options = Args.of(args).compile_options()
     options = replace(options, include_dirs=(*options.include_dirs, str(path.resolve().parent)))
     try:
         outcome = repair(path, args.kernel, lambda source: _fix_check(source, args, options),
@@ -945,8 +738,7 @@ def _fix_check(source: Path, args, options) -> list[dict]:
 
     program = load_program(source, options)
     kernels = [select_kernel(program, args.kernel, source)] if args.kernel else own_kernels(program)
-    settings = settings_of(build_parser(RaisingParser).parse_args(
-        ["check", str(source), "--seed", str(args.seed), "--warp-model", args.warp_model]))
+    settings = settings_of(CheckArgs(path=str(source), seed=args.seed, warp_model=args.warp_model))
     grid, block = _fix_dims(args)
     records = []
     for kernel in kernels:
@@ -974,7 +766,7 @@ def _fix_compare(old: Path, new: Path, args, options) -> str:
     for kernel in kernels:
         pair = Pair.of(old_program, kernel, new_program, new_program.kernel(kernel.symbol))
         given = launch_arguments(kernel, args.arg, [], args.seed, require_scalars=False)
-        launches, space = _equivalence_space(old_program, kernel, args.seed, given, grid, block)
+        launches, space = equivalence_space(old_program, kernel, args.seed, given, grid, block)
         verdict = equivalence(pair, launches, warp_model=args.warp_model, search_space=space, seed=args.seed,
                               deadline=time.perf_counter() + 60, old_may_fail=True)
         if verdict.verdict == "differ":
@@ -990,51 +782,12 @@ def _fix_dims(args) -> tuple:
             else None)
 
 
-def _equivalence_space(program, kernel, seed: int, given: dict | None = None, grid=None, block=None,
-                       fill: str | None = None, sites: tuple = (), **options):
-    """The launches compared first and the search space around them (None when nothing is
-    left to search), as equiv and fix search launches: with launch `sites` (and no grid or
-    block given) the launches they make and what they leave open, else the default launch
-    (what is given kept) and the space around it."""
-    from evolve.constants import compared_constants
-    from evolve.space import SearchSpace
-    from evolve.taint import relevant_parameters
-    from simulee.checker.kernel import default_launch, indices_read
-
-    given = given or {}
-    reads = indices_read(program, kernel)
-    base = default_launch(kernel, given, grid, block, reads, fill=fill or "small", seed=seed, **options)
-    fixed = set(given) | ({"grid"} if grid else set()) | ({"block"} if block else set()) | \
-        ({"fill"} if fill else set())
-    relevant, constants = relevant_parameters(program, kernel), compared_constants(program, kernel)
-    if sites and not (grid or block):
-        space = SearchSpace.of_sites(kernel, base, relevant, fixed, list(sites), reads, constants)
-        launches = space.site_launches(seed)
-        if launches:
-            return launches, space if space.genes else None
-    space = SearchSpace.of(kernel, base, relevant, fixed, 32, reads, constants)
-    return [base], space if space.genes else None
-
-
-def _integer_args(texts: list[str]) -> dict:
-    values = {}
-    for text in texts:
-        name, equals, value = text.partition("=")
-        try:
-            values[name.strip()] = int(value, 0)
-        except ValueError:
-            raise SimuleeError(f"--arg {text}: expected NAME=INTEGER") from None
-        if not equals or not name.strip():
-            raise SimuleeError(f"--arg {text}: expected NAME=INTEGER")
-    return values
-
-
 # ---------------------------------------------------------------------------- kernels
 
 
 def run_kernels(args) -> int:
     path = Path(args.path)
-    listing, errors, files = list_kernels(args)
+    listing, errors, files = list_kernels(KernelsArgs.of(args))
     if args.format == "json":
         document = {
             "tool": "simulee",
@@ -1054,22 +807,6 @@ def run_kernels(args) -> int:
     return EXIT_ERROR if errors else EXIT_OK
 
 
-def list_kernels(args) -> tuple[list, list[dict], list[Path]]:
-    """(file, KernelInfo) of every kernel of args.path, the files that did not compile
-    ({file, error}) and the files compiled."""
-    path = Path(args.path)
-    files, options = source_files(path, compile_options(args))
-    listing, errors = [], []
-    for file, program, error in each_program(path, files, options, args.verbose):
-        if error:
-            errors.append({"file": display(str(file)), "error": error})
-            continue
-        if not program.kernels and not path.is_dir():
-            raise SimuleeError(f"{file}: no __global__ kernel found")
-        listing += [(file, kernel) for kernel in program.kernels]
-    return listing, errors, files
-
-
 def _kernel_line(file: Path, kernel) -> str:
     location = f"{display(kernel.file) if kernel.file else display(str(file))}:{kernel.line}"
     details = []
@@ -1086,90 +823,6 @@ def _kernel_line(file: Path, kernel) -> str:
 # ---------------------------------------------------------------------------- run
 
 
-def _size(text: str) -> int:
-    try:
-        value = int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"'{text}' must not be negative")
-    return value
-
-
-def _positive(text: str) -> int:
-    value = _size(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError(f"'{text}' must be at least 1")
-    return value
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number of seconds") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"'{text}' must be more than 0")
-    return value
-
-
-def _bytes(text: str) -> int:
-    """A size in bytes: 4096, 512K, 64M, 4G (binary multiples)."""
-    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
-    number, unit = (text[:-1], units[text[-1].upper()]) if text and text[-1].upper() in units else (text, 1)
-    try:
-        value = float(number) * unit
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a size (e.g. 4G, 512M)") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"'{text}' must not be negative")
-    return int(value)
-
-
-def _shared_bytes(text: str) -> int:
-    value = _size(text)
-    if value > MAX_SHARED_BYTES:
-        raise argparse.ArgumentTypeError(f"'{text}' is more than the {MAX_SHARED_BYTES} bytes a CUDA block may have")
-    return value
-
-
-def _detectors(text: str) -> tuple[str, ...]:
-    from simulee import detect
-
-    asked = tuple(name.strip() for name in text.split(",") if name.strip())
-    unknown = [name for name in asked if name not in (*detect.names(), "all")]
-    if unknown or not asked:
-        raise argparse.ArgumentTypeError(f"'{text}': expected detector names among "
-                                         f"{', '.join(detect.names())}, or all")
-    return asked
-
-
-def _target(text: str) -> int:
-    match = re.fullmatch(r"(?:sm_|compute_)?(\d+)", text.strip())
-    if not match:
-        raise argparse.ArgumentTypeError(f"'{text}': expected an architecture such as sm_70")
-    return int(match.group(1))
-
-
-def _finding_types(text: str) -> frozenset[str]:
-    from simulee import detect
-
-    asked = {name.strip() for name in text.split(",") if name.strip()}
-    unknown = sorted(asked - set(detect.rules()))
-    if unknown or not asked:
-        raise argparse.ArgumentTypeError(f"'{text}': expected finding types among {', '.join(detect.rules())}")
-    return frozenset(asked)
-
-
-def compared_with(args):
-    """The baseline --baseline names (baseline.Baseline), or None; --new-only needs one."""
-    from simulee.report.baseline import load
-
-    if args.new_only and args.baseline is None:
-        raise SimuleeError("--new-only needs --baseline REPORT: new since what?")
-    return load(args.baseline) if args.baseline is not None else None
-
-
 def found(bugs, new_only: bool):
     """(type, severity) of every finding reported: of the new root causes only, if asked."""
     return ((f["type"], f["severity"]) for cause in bugs.shown(new_only) for f in cause["findings"])
@@ -1181,49 +834,13 @@ def fails(findings, fail_on: frozenset[str] | None) -> bool:
     return any(kind in fail_on if fail_on is not None else severity == "error" for kind, severity in findings)
 
 
-def _heap_bytes(text: str) -> int:
-    from simulee.checker.launchspec import available_memory
-
-    value = _bytes(text)
-    if not 0 < value <= available_memory():
-        raise argparse.ArgumentTypeError(f"'{text}' must be more than 0 and at most the memory available")
-    return value
-
-
-def _named(program, name: str, path: Path) -> list:
-    """The kernel `name` of a folder's file, [] when the file has none of that name."""
-    from interpreter.loader import NoSuchKernel
-
-    try:
-        return [program.kernel(name)]
-    except NoSuchKernel:
-        return []
-    except KeyError as error:
-        raise SimuleeError(f"{path}: {error.args[0]}") from None
-
-
-def select_kernel(program, name: str | None, path: Path):
-    """The kernel `name`, or the file's only kernel when no name is given."""
-    if name is not None:
-        try:
-            return program.kernel(name)
-        except KeyError as error:
-            raise SimuleeError(f"{path}: {error.args[0]}") from None
-    if len(program.kernels) == 1:
-        return program.kernels[0]
-    if not program.kernels:
-        raise SimuleeError(f"{path}: no __global__ kernel found")
-    names = ", ".join(k.name for k in program.kernels)
-    raise SimuleeError(f"{path} has {len(program.kernels)} kernels; choose one with -k ({names})")
-
-
 def run_run(args) -> int:
     import numpy as np
 
     from simulee.model.findings import ERROR
     from simulee.report import formats
 
-    kernel, result = run_kernel(args)
+    kernel, result = run_kernel(RunArgs.of(args))
     if args.printf:
         for _, _, text in result.events.printf:
             sys.stdout.write(text)
@@ -1245,22 +862,6 @@ def run_run(args) -> int:
     return EXIT_FINDINGS if any(finding.severity == ERROR for finding in findings) else EXIT_OK
 
 
-def run_kernel(args):
-    """(kernel, interpreter.launch.Result) of the one launch `run` makes of args.path's kernel."""
-    from interpreter.simt import execute
-
-    path = Path(args.path)
-    program = load_degraded(path, compile_options(args))
-    kernel = select_kernel(program, args.kernel, path)
-    (launch,) = launches_for(program, kernel, args, require_scalars=True, trace=bool(args.trace))
-    launch.trace_limit = RUN_TRACE_LIMIT
-    with _Progress(args.quiet, "running", "block") as bar:
-        return kernel, execute(program, kernel, launch, bar.blocks)
-
-
-RUN_TRACE_LIMIT = 1 << 25  # accesses `run --trace` keeps (about 2 GB)
-
-
 def save_trace(trace, path: str) -> None:
     """The trace's columns, plus the static instructions they name (op_*), as .npz."""
     import numpy as np
@@ -1274,75 +875,10 @@ def save_trace(trace, path: str) -> None:
                  op_opcode=np.array([op.opcode for op in trace.ops]))
 
 
-def launch_findings(result) -> list:
-    """What went wrong in a launch (faults, failed asserts, barrier divergence, a loop that
-    did not end): the findings of the detectors that need no trace."""
-    from simulee.detect import enabled
-    from simulee.detect.base import LaunchRun
-    from simulee.detect.faults import invalid_launch
-
-    run = LaunchRun(None, None, result)  # no trace: only the detectors of events
-    return [f for detector in enabled() if not detector.needs_trace for f in detector.launch(run)] + \
-        invalid_launch(result)
-
-
 # ---------------------------------------------------------------------------- check
 
 
-def given_on_command_line(kernel, args, require_scalars: bool = False, contract=None):
-    """What the options give (simulee.checker.kernel.Given): --grid/--block/--arg/--buffer/--alias/
-    --fill and the --launch options, over what `contract` (a simulee.toml's) gives. With
-    `require_scalars`, every scalar must then have a value."""
-    from simulee.checker.kernel import Given
-    from simulee.checker.launchspec import launch_arguments, parse_block, parse_dims, require_values
-
-    grid = args.grid and parse_dims(args.grid, "grid")
-    block = args.block and parse_block(args.block, "block")
-    given = launch_arguments(kernel, args.arg, args.buffer, args.seed, False, args.buffer_cast, args.alias)
-    launches = []
-    for text in getattr(args, "launch", []):
-        parts = text.split("/")
-        if len(parts) < 2:
-            raise SimuleeError(f"--launch {text}: expected GRID/BLOCK[/NAME=VALUE...]")
-        extra = launch_arguments(kernel, parts[2:], [], args.seed, require_scalars=False)
-        overlap = sorted(set(extra) & set(given))
-        if overlap:
-            raise SimuleeError(f"--launch {text}: {overlap[0]} is also given by --arg")
-        launches.append((parse_dims(parts[0], "launch grid"), parse_block(parts[1], "launch block"), extra))
-    result = Given(grid, block, given, args.fill, tuple(launches))
-    if contract:
-        result = result.over(contract.given(kernel, args.seed))
-    if require_scalars:
-        require_values(kernel, result.args)
-    return result
-
-
-def launch_options(args, trace: bool = True) -> dict:
-    """The Launch fields the execution options set (run and trace: a launch stops after
-    --max-seconds)."""
-    options = dict(shared_bytes=args.shared_bytes, step_limit=args.step_limit, seed=args.seed,
-                   heap_bytes=args.heap_bytes, trace=trace)
-    if args.max_seconds is not None:
-        options["time_limit"] = args.max_seconds
-    return options
-
-
-def launches_for(program, kernel, args, require_scalars: bool = False, trace: bool = True) -> list:
-    """The launches `run` and `trace` run: --grid/--block/--arg, the --launch options, or
-    the default launch; whatever they leave out takes its default (default_launch). A
-    wide --fill draws from the constants the kernel compares against, as the search's
-    does."""
-    from evolve.constants import compared_constants
-
-    given = given_on_command_line(kernel, args, require_scalars)
-    options = launch_options(args, trace=trace)
-    if given.fill == "wide":
-        options["dictionary"] = compared_constants(program, kernel)
-    return given.launches_of(kernel, **options)
-
-
 def run_check(args) -> int:
-    args.path = args.paths[0] if len(args.paths) == 1 else None
     if args.replay is not None:
         return run_replay(args)
     if not args.paths:
@@ -1350,27 +886,11 @@ def run_check(args) -> int:
     return _run_check(args)
 
 
-def report_text(form: str, bugs, project: str, seconds: float, verbose: bool, barriers: bool = False,
-                unreadable: list | None = None, new_only: bool = False, verdicts: bool = False) -> str:
-    """The report of `bugs` (rootcause.bugs) as --format `form` asks (in text, with
-    `verdicts`, a line per kernel saying what was decided of it)."""
-    from simulee.report import formats
-
-    unreadable = unreadable or []
-    if form == "text":
-        return formats.text(bugs, barriers, seconds, verbose, len(unreadable), new_only, verdicts)
-    if form == "json":
-        return formats.json_text(bugs, unreadable)
-    if form == "csv":
-        return formats.csv_text(bugs, project, new_only)
-    return formats.sarif_text(bugs, unreadable)
-
-
 def run_replay(args) -> int:
     """check --replay: one saved launch of a whole program, on the memory it had."""
     import time
 
-    from simulee.report import rootcause
+    from simulee.report import formats, rootcause
     from simulee.checker.kernel import check_kernel
     from simulee.exec.replay import load
     from simulee.exec.runner import device_program
@@ -1386,7 +906,7 @@ def run_replay(args) -> int:
         raise SimuleeError(f"{args.replay}: the sources no longer define kernel {saved.kernel}") from None
     check = check_kernel(program, kernel, [saved.launch], warp_model=args.warp_model)
     bugs = rootcause.bugs([check.to_json()])
-    write_output(report_text(args.format, bugs, saved.sources[0].parent.name, time.perf_counter() - start,
+    write_output(formats.report(args.format, bugs, saved.sources[0].parent.name, time.perf_counter() - start,
                              args.verbose, args.barriers), args.output)
     if check.status != "ok":
         print(f"simulee: error: {display(check.file)}:{check.line}: {check.kernel}: {check.error}", file=sys.stderr)
@@ -1395,12 +915,13 @@ def run_replay(args) -> int:
 
 
 def _run_check(args) -> int:
-    from simulee.report import rootcause
+    from simulee.report import formats, rootcause
 
-    baseline = compared_with(args)  # a wrong baseline stops the check before it starts
-    checked = check_sources(args) if args.path else _check_each(args)
+    asked = CheckArgs.of(args, path=args.paths[0])
+    baseline = compared_with(asked)  # a wrong baseline stops the check before it starts
+    checked = check_sources(asked) if len(args.paths) == 1 else check_each(asked, args.paths)
     bugs = rootcause.bugs([check.to_json() for check in checked.checks], baseline=baseline)
-    write_output(report_text(args.format, bugs, checked.project, checked.seconds, args.verbose, args.barriers,
+    write_output(formats.report(args.format, bugs, checked.project, checked.seconds, args.verbose, args.barriers,
                              checked.unreadable, args.new_only, verdicts=True), args.output)
     if args.format != "text":  # the text report says it among the findings; the others only hold it
         for check in checked.checks:
@@ -1413,237 +934,15 @@ def _run_check(args) -> int:
     return EXIT_ERROR if failed or checked.unreadable else EXIT_OK
 
 
-def _check_each(args) -> Checked:
-    """Several paths checked one after the other, as one check (named for their common folder)."""
-    parts = [check_sources(replace_namespace(args, path=path)) for path in args.paths]
-    common = Path(os.path.commonpath([os.path.abspath(path) for path in args.paths]))
-    return Checked([check for part in parts for check in part.checks],
-                   [entry for part in parts for entry in part.unreadable],
-                   (common if common.is_dir() else common.parent).name, sum(part.seconds for part in parts))
-
-
 def replace_namespace(args, **changes) -> argparse.Namespace:
     return argparse.Namespace(**{**vars(args), **changes})
-
-
-@dataclass
-class Checked:
-    """What `check` did: a KernelCheck per kernel, the files that did not compile
-    ({file, error}), the project's name and the seconds it took."""
-
-    checks: list
-    unreadable: list[dict]
-    project: str
-    seconds: float
-
-
-def check_sources(args) -> Checked:
-    """Check the kernels of args.path (a file, or a folder's files) as `check` does."""
-    from simulee.checker.config import config_for
-
-    start = time.perf_counter()
-    path = Path(args.path)
-    files, options = source_files(path, compile_options(args))
-    checks, unreadable = [], []
-    sites, written = _launch_sites(args, files, options)
-    config = config_for(path, args.config)
-    if config.path and args.verbose:
-        print(f"simulee: note: using {display(str(config.path))}", file=sys.stderr)
-    with _Progress(args.quiet, "checking", "kernel") as bar:
-        loading = each_program(path, files, options, args.verbose, lambda file: bar.start(f"compiling {file.name}"))
-        for number, (file, program, error) in enumerate(loading):
-            bar.final = number == len(files) - 1
-            if error:
-                unreadable.append({"file": display(str(file)), "error": error})
-                print(f"simulee: error: {error}", file=sys.stderr)
-                continue
-            program.host_writes(written.get(file, {}))
-            if args.kernel and path.is_dir():  # the files of a folder that have it
-                kernels = _named(program, args.kernel, file)
-            else:
-                kernels = [select_kernel(program, args.kernel, file)] if args.kernel or not path.is_dir() and \
-                    len(program.kernels) == 1 else own_kernels(program)
-            if args.kernel is None and not kernels and not path.is_dir():
-                raise SimuleeError(f"{file}: no __global__ kernel found")
-            bar.grow(len(kernels))
-            for kernel in kernels:
-                bar.start(kernel.name)
-                launched = sites.get((file, kernel.symbol), ())
-                checks.append(_check_one(program, kernel, args, bar.status, launched, config))
-                checks[-1].suppress(config.reason)
-                bar.update(1)
-    if args.kernel and path.is_dir() and not checks and not unreadable:
-        raise SimuleeError(f"{path}: no file has a kernel '{args.kernel}' ({len(files)} files)")
-    project = (path if path.is_dir() else path.parent).resolve().name
-    return Checked(checks, unreadable, project, time.perf_counter() - start)
-
-
-def _launch_sites(args, files: list[Path], options) -> tuple[dict, dict[Path, dict]]:
-    """The launch sites of every kernel in the host code of `files` (as the calls of
-    launchers in --host files and, for a folder, its C++ files make them), by the file
-    of the kernel they launch (sites.launching) and kernel symbol, and the device
-    variables each file's host code writes (none when launches are given or
-    --no-launch-sites); a file whose host code does not compile is said once."""
-    from simulee.scanner.discover import host_sources, mentioning, wrappers_of
-    from simulee.checker.sites import host_calls, host_code, identifier, launching, program_note, through_callers
-
-    if not args.launch_sites or getattr(args, "launch", None) or getattr(args, "no_search", False) or args.grid \
-            or args.block:
-        return {}, {}
-    read: dict[Path, list] = {}
-    written: dict[Path, dict] = {}
-    defining: dict[str, set] = {}  # kernel symbol -> the files that define a kernel of that symbol
-    for file in files:
-        read[file], written[file], defined, problem = host_code(file, options)
-        if problem and args.verbose:
-            print(f"simulee: note: {display(str(file))}: no launch sites read: {problem}", file=sys.stderr)
-        elif args.verbose and read[file]:
-            print(f"simulee: note: {display(str(file))}: launch sites read from {program_note(file, options)}",
-                  file=sys.stderr)
-        for kernel in defined:
-            defining.setdefault(kernel, set()).add(file)
-    callees = set().union(*(site.open_functions() for sites in read.values() for site in sites))
-    path = Path(args.path)
-    hosts = [Path(host) for host in args.host] + (host_sources(path) if path.is_dir() else []) + files
-    calls = []
-    unread: dict[str, tuple] = {}  # function -> the files whose host code names it but could not be read
-    for file, names in mentioning(hosts, {identifier(callee) for callee in callees}, options.include_dirs).items():
-        found, problem = host_calls(file, options, callees)
-        if problem and args.verbose:
-            print(f"simulee: note: {display(str(file))}: no calls read: {problem}", file=sys.stderr)
-        for callee in callees if problem else ():
-            if identifier(callee) in names:
-                unread[callee] = (*unread.get(callee, ()), display(str(file)))
-        calls += found
-    by_kernel: dict[str, dict] = {}  # kernel symbol -> the file whose host code holds them -> sites by key
-    wrappers = wrappers_of([site for sites in read.values() for site in sites], {str(file): file for file in files})
-    for file, sites in read.items():
-        for site in through_callers(sites, calls, unread, wrappers=wrappers):
-            by_kernel.setdefault(site.kernel, {}).setdefault(file, {}).setdefault(site.key(), site)
-    launched: dict = {}
-    for kernel, by_file in by_kernel.items():
-        for file in files:  # a launcher in a header two files include is one site
-            found = launching({other: list(by_key.items()) for other, by_key in by_file.items()}, file,
-                              defining.get(kernel, set()))
-            launched[file, kernel] = tuple(dict(found).values())
-    return launched, written
-
-
-def _check_one(program, kernel, args, progress=None, sites: tuple = (), config=None):
-    """Check one kernel on the --launch launches, on the default launch (--no-search), or
-    on the launches the input search finds around what --grid/--block/--arg/--buffer fix
-    and the kernel's launch `sites` leave open, within what the simulee.toml (`config`)
-    states of it and the options do not override.
-    An internal error is recorded against the kernel (so that one kernel cannot stop a
-    folder's check) unless SIMULEE_DEBUG asks for the traceback."""
-    from simulee.checker.kernel import KernelCheck
-    from simulee.prover.verdicts import check_given
-
-    try:
-        contract = config.for_kernel(kernel.file or args.path, kernel) if config else None
-        if contract:
-            contract = contract.without(_named_on_command_line(args), bool(args.launch or args.grid or args.block))
-        given = given_on_command_line(kernel, args, contract=contract)
-        return check_given(program, kernel, given, settings_of(args), contract, sites, progress)
-    except SimuleeError:
-        raise
-    except Exception as error:
-        if os.environ.get("SIMULEE_DEBUG"):
-            raise
-        return KernelCheck(kernel.name, kernel.symbol, kernel.file, kernel.line, status="error",
-                           error=f"internal error: {type(error).__name__}: {error}")
-
-
-def settings_of(args, **overrides):
-    """The check.Settings the search and execution options give (a scan's and a check's
-    alike), with `overrides`."""
-    from simulee.checker.kernel import Settings
-
-    settings = Settings(args.population, args.generations, args.launches, args.max_blocks, args.seed,
-                        args.warp_model, args.step_limit, args.shared_bytes,
-                        args.max_seconds if args.max_seconds is not None else float("inf"), args.heap_bytes,
-                        args.launch_sites, "", args.detect, not getattr(args, "no_search", False),
-                        target=args.target, prove=not getattr(args, "no_prove", False))
-    if getattr(args, "seed_launches", None) is not None:
-        from simulee.exec.replay import seeds
-
-        settings = replace(settings, seed_launches=seeds(args.seed_launches))
-    return replace(settings, **overrides)
-
-
-def _named_on_command_line(args) -> set[str]:
-    """The names --arg, --buffer, --alias (and --fill) give values."""
-    names = {text.partition("=")[0].strip() for text in args.arg + args.buffer + args.alias}
-    return names | ({"fill"} if args.fill else set())
-
-
-class _Progress:
-    """A progress bar on stderr, drawn only on a terminal and when not quiet (otherwise
-    every call on it does nothing). Its total grows as work is found; the remaining time
-    is shown once the total is final (`final`) and some of the work is done."""
-
-    def __init__(self, quiet: bool, what: str, unit: str, total: int = 0):
-        self.final = False
-        self.bar = _Undrawn(total) if quiet or not sys.stderr.isatty() else _bar(what, unit, total)
-        self.what = what
-
-    def __enter__(self) -> "_Progress":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.bar.close()
-
-    def grow(self, count: int) -> None:
-        self.bar.total += count
-        self.bar.refresh()
-
-    def start(self, name: str) -> None:
-        """Work on `name` begins."""
-        self.bar.set_description_str(name[:60] if name.startswith("compiling ") else f"{self.what} {name[:40]}",
-                                     refresh=False)
-        self.status("")
-
-    def status(self, text: str) -> None:
-        self.bar.set_postfix_str(text)
-
-    def update(self, count: int) -> None:
-        if self.final and self.bar.n + count > 0:
-            self.bar.bar_format = None
-        self.bar.update(count)
-
-    def blocks(self, done: int, total: int) -> None:
-        """A launch's progress over its blocks (only drawn when it has several waves), drawn
-        after every wave: waves are few, and tqdm's rate limit would hide fast ones."""
-        if done < total or self.bar.total:
-            self.bar.total = total
-            self.final = True
-            self.update(done - self.bar.n)
-            self.bar.refresh()
-
-
-def _bar(what: str, unit: str, total: int):
-    from tqdm import tqdm  # only for a bar that is drawn
-
-    from simulee.report.formats import WITHOUT_TIME_LEFT
-
-    return tqdm(total=total, desc=what, unit=unit, leave=False, bar_format=WITHOUT_TIME_LEFT)
-
-
-class _Undrawn:
-    """What _Progress asks of a tqdm bar, for a bar that is not drawn: counts, no output."""
-
-    def __init__(self, total: int):
-        self.total, self.n, self.bar_format = total, 0, None
-
-    def __getattr__(self, name: str):  # close, refresh, update, set_description_str, set_postfix_str
-        return lambda *args, **kwargs: None
 
 
 # ---------------------------------------------------------------------------- scan
 
 
 def run_scan(args) -> int:
-    ledger = scan_repository(args)
+    ledger = scan_repository(ScanArgs.of(args))
     bugs = ledger.bugs()
     sys.stdout.write(ledger.summary(bugs))
     print(f"simulee: reports in {display(str(ledger.folder))}/ (summary.md, report.html, report.sarif, bugs.csv, "
@@ -1670,7 +969,7 @@ def run_audit(args) -> int:
     from simulee.scanner.repository import VERDICTS
     from simulee.scanner.repository import compiled as listed
 
-    ledger = scan_repository(args)
+    ledger = scan_repository(ScanArgs.of(args))
     rows = _audit_rows(ledger.bugs().records)
     header = ("barrier", "kernels", "verdict", "passes", "removing it")
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(4)]
@@ -1708,34 +1007,6 @@ def _audit_rows(records: list[dict]) -> list[tuple[str, ...]]:
             for (file, line, column), seen in barriers.items()]
 
 
-def scan_repository(args):
-    """Run the scan the options describe and return its ledger."""
-    from simulee.checker.config import config_for
-    from simulee.scanner.repository import ScanOptions, default_output, scan
-    from simulee.scanner.workers import Limits
-
-    path = Path(args.path)
-    if not path.exists():
-        raise SimuleeError(f"no such file or folder: {path}")
-    name = path.resolve().name if path.is_dir() else path.stem
-    if args.scheduler and args.scheduler != "local" and not args.scheduler.startswith(("tcp://", "tls://", "inproc://")):
-        raise SimuleeError(f"--scheduler {args.scheduler}: expected tcp://HOST:PORT or local")
-    # a kernel's work (and a compiler) stops in time to report before its worker is stopped
-    within = lambda seconds: seconds - min(max(2.0, 0.1 * seconds), 0.5 * seconds)  # noqa: E731
-    config = config_for(path, args.config)  # read here, so that a mistake in it stops the scan at once
-    baseline = compared_with(args)
-    checking = within(args.kernel_timeout)
-    settings = settings_of(args, max_seconds=min(args.max_seconds or checking, checking),
-                           config=str(config.path or ""))
-    compiling = replace(compile_options(args), timeout=within(args.compile_timeout))
-    limits = Limits(args.kernel_timeout, args.memory_limit, args.compile_timeout)
-    options = ScanOptions(path, Path(args.output) if args.output else default_output(path), args.project or name,
-                          compiling, settings, limits, args.jobs,
-                          args.scheduler, tuple(args.include), tuple(args.exclude), args.resume, args.quiet,
-                          args.all_instances, baseline, args.new_only)
-    return scan(options)
-
-
 # ---------------------------------------------------------------------------- trace
 
 
@@ -1744,10 +1015,11 @@ def run_trace(args) -> int:
     from simulee.checker.kernel import detection_launch
     from simulee.model.access import build_model
 
-    path = Path(args.path)
-    program = load_degraded(path, compile_options(args))
-    kernel = select_kernel(program, args.kernel, path)
-    (launch,) = launches_for(program, kernel, args)
+    asked = RunArgs.of(args)
+    path = Path(asked.path)
+    program = load_degraded(path, asked.compile_options())
+    kernel = select_kernel(program, asked.kernel, path)
+    (launch,) = launches_for(program, kernel, asked)
     launch, note = detection_launch(launch)
     if note:
         print(f"simulee: note: {note}", file=sys.stderr)
@@ -1776,7 +1048,7 @@ def run_trace(args) -> int:
 
 
 def run_exec(args) -> int:
-    from simulee.report import rootcause
+    from simulee.report import formats, rootcause
     from simulee.exec.runner import run_program
 
     sources = [Path(source) for source in args.sources]
@@ -1784,7 +1056,7 @@ def run_exec(args) -> int:
         print(f"simulee: {text}", file=sys.stderr, flush=True)
 
     progress = None if args.quiet or not sys.stderr.isatty() else say
-    outcome = run_program(sources, compile_options(args), args.program_args,
+    outcome = run_program(sources, Args.of(args).compile_options(), args.program_args,
                           args.timeout if args.timeout is not None else float("inf"), args.warp_model,
                           progress=progress, save_launches=args.save_launches, say=None if args.quiet else say,
                           stop_on_fault=args.stop_on_fault)
@@ -1792,7 +1064,7 @@ def run_exec(args) -> int:
         source, _, what = degraded.partition(": ")
         print(f"simulee: warning: {display(source)}: built without what it needs: {what}", file=sys.stderr)
     bugs = rootcause.bugs([check.to_json() for check in outcome.checks])
-    text = report_text(args.format, bugs, sources[0].resolve().parent.name, outcome.seconds, args.verbose)
+    text = formats.report(args.format, bugs, sources[0].resolve().parent.name, outcome.seconds, args.verbose)
     repeats = sum(1 for launch in outcome.launches if launch.repeat_of)
     again = f" ({repeats} repeating an earlier one exactly)" if repeats else ""
     summary = f"simulee: {len(outcome.launches)} launch{'es' if len(outcome.launches) != 1 else ''} checked{again}; " \
@@ -1816,5 +1088,5 @@ def run_exec(args) -> int:
 def run_compile(args) -> int:
     from simulee.frontend.compiler import load_ir
 
-    write_output(load_ir(Path(args.path), compile_options(args)), args.output)
+    write_output(load_ir(Path(args.path), Args.of(args).compile_options()), args.output)
     return EXIT_OK

@@ -319,12 +319,13 @@ def prove_pair(old: str, new: str, given=None, effort=None):
     """The proof of two versions (file:kernel), through the API's loading as the CLI does it."""
     from simulee import api  # noqa: F401  (the package's lazy API loads the programs as the CLI does)
     from simulee.checker.equivalence import Pair
-    from simulee.cli import _version, build_parser, compile_options
+    from simulee.app.args import EquivArgs
+    from simulee.app.equiv import version_of
     from simulee.prover.equivalence import prove_equivalent
     from simulee.prover.proof import Fixed
 
-    options = compile_options(build_parser().parse_args(["equiv", "a", "b"]))
-    (a, old_kernel), (b, new_kernel) = _version(old, options), _version(new, options)
+    options = EquivArgs().compile_options()
+    (a, old_kernel), (b, new_kernel) = version_of(old, options), version_of(new, options)
     return prove_equivalent(Pair.of(a, old_kernel, b, new_kernel), given or Fixed(), effort=effort)
 
 

@@ -28,6 +28,20 @@ SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schem
 # ---------------------------------------------------------------------------- text
 
 
+def report(form: str, bugs: Bugs, project: str, seconds: float, verbose: bool, barriers: bool = False,
+           unreadable: list | None = None, new_only: bool = False, verdicts: bool = False) -> str:
+    """The report of `bugs` as --format `form` asks: text, json, csv or sarif (in text, with
+    `verdicts`, a line per kernel saying what was decided of it)."""
+    unreadable = unreadable or []
+    if form == "text":
+        return text(bugs, barriers, seconds, verbose, len(unreadable), new_only, verdicts)
+    if form == "json":
+        return json_text(bugs, unreadable)
+    if form == "csv":
+        return csv_text(bugs, project, new_only)
+    return sarif_text(bugs, unreadable)
+
+
 def text(bugs: Bugs, show_barriers: bool = False, seconds: float | None = None, verbose: bool = False,
          uncompiled: int = 0, new_only: bool = False, verdicts: bool = False) -> str:
     """The report like a compiler's output: what each kernel could not check, then one
