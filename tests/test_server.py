@@ -101,10 +101,50 @@ def test_the_server_keeps_what_commands_loaded_and_the_next_finds_it(server, tmp
                              cwd=tmp_path).stdout))
 
 
+RACY_PROGRAM = """#include <cstdio>
+__global__ void shift(int *data) {
+  __shared__ int tile[128];
+  tile[threadIdx.x] = data[threadIdx.x];
+  data[threadIdx.x] = tile[(threadIdx.x + 1) % blockDim.x];
+}
+int main() {
+  int *data;
+  cudaMallocManaged(&data, 128 * sizeof(int));
+  for (int i = 0; i < 128; ++i) data[i] = i;
+  shift<<<1, 128>>>(data);
+  cudaDeviceSynchronize();
+  printf("data[0] = %d\\n", data[0]);
+  return 0;
+}
+"""
+
+
+def test_a_built_programs_device_runs_in_the_server(server, tmp_path):
+    """A program simulee-nvcc built starts its device in the server when one runs: the
+    same output and findings as with a device of its own."""
+    (tmp_path / "racy.cu").write_text(RACY_PROGRAM)
+    built = subprocess.run([str(Path(sys.executable).parent / "simulee-nvcc"), "racy.cu", "-o", "racy"], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=900)  # with the tests' cache: its runtime built
+    assert built.returncode == 0, built.stderr
+    environment = {**{k: v for k, v in os.environ.items() if k != "SIMULEE_NO_SERVER"}, "SIMULEE_CACHE": str(server)}
+    before = served(server)
+    warm = subprocess.run(["./racy"], cwd=tmp_path, capture_output=True, text=True, timeout=600, env=environment)
+    assert served(server) == before + 1
+    alone = subprocess.run(["./racy"], cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                           env={**environment, "SIMULEE_NO_SERVER": "1"})
+    def placeless(text: str) -> str:  # where the program's memory lies differs between runs
+        return re.sub(r"0x[0-9a-f]+", "0x?", timeless(text))
+
+    assert (warm.returncode, warm.stdout, placeless(warm.stderr)) == \
+        (alone.returncode, alone.stdout, placeless(alone.stderr))
+    assert warm.stdout == "data[0] = 1\n" and "data race" in warm.stderr
+
+
 def test_interrupting_a_command_interrupts_it_in_the_server(server):
     command = subprocess.Popen([sys.executable, "-m", "simulee", "check", str(KERNELS / "global_races.cu")],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env=dict(os.environ, SIMULEE_CACHE=str(server)))
+                               env={**{k: v for k, v in os.environ.items() if k != "SIMULEE_NO_SERVER"},
+                                    "SIMULEE_CACHE": str(server)})
     time.sleep(1.5)  # connected and running in the server
     assert command.poll() is None
     command.send_signal(signal.SIGINT)

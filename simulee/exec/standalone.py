@@ -2,7 +2,8 @@
 
 Such a program links Simulee's CUDA runtime (lib64/libcudart_static.a of the toolkit
 folder nvcc.py assembles). On its first CUDA call with no `simulee exec` serving it, the
-runtime starts `python -m simulee.exec.standalone FD EXECUTABLE` on one end of a socket pair.
+runtime starts `python -m simulee.server.device FD EXECUTABLE` on one end of a socket pair,
+which runs `main` here, or in a process forked from a Simulee server when one runs.
 The device code is read from the executable: each object simulee-nvcc compiled carries its
 source's device IR as the GPU binary clang embeds (FATBIN_SECTIONS, framed by IR_MAGIC).
 Every launch is checked as `exec` checks it (runner._Checker). When the program ends (its
@@ -55,14 +56,16 @@ def device_modules(executable: str) -> list[str]:
     return list(dict.fromkeys(texts))  # a source linked twice is one module
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, program: int | None = None) -> int:
+    """Serve the program whose end of the socket pair is FD (argv: FD EXECUTABLE); it is
+    process `program`, else this process's parent."""
     from simulee.exec.device import Device
     from simulee.errors import SimuleeError
     from simulee.exec.runner import _Checker, _line_table, program_of
 
     fd, executable = (argv if argv is not None else sys.argv[1:])[:2]
     global PROGRAM
-    PROGRAM = os.getppid()  # the program that started this device (its parent until it dies)
+    PROGRAM = program or os.getppid()  # the program that started this device (its parent until it dies)
     channel = socket.socket(fileno=int(fd))
     start = time.perf_counter()
     try:

@@ -14,6 +14,10 @@ prover again.
   the last commands loaded (their programs, as they loaded them, and their native code),
   so the processes it forks next find them loaded (frontend.compiler.LOADED).
 
+- device: what a program simulee-nvcc built starts on its first CUDA call, its device:
+  sent to the server as a command is, else run here (simulee.exec.standalone).
+
 May import: simulee.frontend (the client: where the socket is; the daemon: programs kept
-loaded), interpreter (native code kept loaded), simulee.cli (the daemon runs the command line).
+loaded), interpreter (native code kept loaded), simulee.exec (a built program's device),
+simulee.cli (the daemon runs the command line).
 """

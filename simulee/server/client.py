@@ -37,23 +37,28 @@ def log_path() -> Path:
     return cache_root() / "server.log"
 
 
-def forwarded(argv: list[str]) -> int | None:
-    """The exit status of `argv` (a `simulee` command line) run by the server, or None when
-    it is to run in this process: no server, $SIMULEE_NO_SERVER or --no-server, a `server`
-    command, or a server that cannot take it (said on stderr in one line, as a note)."""
-    if os.environ.get("SIMULEE_NO_SERVER") or NO_SERVER in _top_level(argv) or _command(argv) == "server":
+def forwarded(argv: list[str], entry: str = "cli", fds: tuple[int, ...] = (), **facts) -> int | None:
+    """The exit status of `argv` run by the server, or None when it is to run in this
+    process: no server, $SIMULEE_NO_SERVER or --no-server, a `server` command, or a server
+    that cannot take it (said on stderr in one line, as a note). `entry` is what runs it:
+    cli (a `simulee` command line) or device (a built program's device, argv FD EXECUTABLE,
+    `fds` its end of the program's socket pair); `facts` go with the request."""
+    if os.environ.get("SIMULEE_NO_SERVER") or entry == "cli" and (NO_SERVER in _top_level(argv) or
+                                                                   _command(argv) == "server"):
         return None
     path = socket_path()
     if not path.is_socket():
         return None
+    request = {"kind": "run", "entry": entry, "argv": argv, "cwd": os.getcwd(), "env": dict(os.environ),
+               "version": __version__, "encoding": [sys.stdout.encoding, sys.stderr.encoding], **facts}
     try:
-        return _forwarded(path, argv)
+        return _forwarded(path, request, [0, 1, 2, *fds])
     except KeyboardInterrupt:  # before the command started in the server: as the command would end
         print("simulee: interrupted", file=sys.stderr)
         return 130
 
 
-def _forwarded(path: Path, argv: list[str]) -> int | None:
+def _forwarded(path: Path, request: dict, fds: list[int]) -> int | None:
     try:
         connection = _connect(path)
     except ConnectionRefusedError:
@@ -64,14 +69,12 @@ def _forwarded(path: Path, argv: list[str]) -> int | None:
         _note(f"the server at {path} cannot be reached ({error.strerror or error}); running without it")
         return None
     with connection:
-        return _run(connection, argv)
+        return _run(connection, request, fds)
 
 
-def _run(connection: socket.socket, argv: list[str]) -> int | None:
-    request = {"kind": "run", "argv": argv, "cwd": os.getcwd(), "env": dict(os.environ), "version": __version__,
-               "encoding": [sys.stdout.encoding, sys.stderr.encoding]}
+def _run(connection: socket.socket, request: dict, fds: list[int]) -> int | None:
     try:
-        socket.send_fds(connection, [message_line(request)], [0, 1, 2])
+        socket.send_fds(connection, [message_line(request)], fds)
         lines = _lines(connection)
         first = next(lines)
     except (OSError, StopIteration, ValueError) as error:  # timed out, closed, garbled

@@ -102,7 +102,7 @@ class Server:
         with connection:
             connection.settimeout(REQUEST_SECONDS)
             try:
-                message, fds, _, _ = socket.recv_fds(connection, 1 << 20, 3)
+                message, fds, _, _ = socket.recv_fds(connection, 1 << 20, 4)
                 while not message.endswith(b"\n"):
                     more = connection.recv(1 << 20)
                     if not more:
@@ -134,7 +134,7 @@ class Server:
             connection.sendall(message_line({"bypass": "Simulee's code changed since the server started: the server "
                                                 "stopped ('simulee server start' starts it with the new code)"}))
             return False
-        if len(fds) != 3:
+        if len(fds) != (4 if request.get("entry") == "device" else 3):
             connection.sendall(message_line({"bypass": "the request came without its standard streams"}))
             return True
         self.served += 1
@@ -218,7 +218,7 @@ def _child(listener: socket.socket, connection: socket.socket, request: dict, fd
         listener.close()
         for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             signal.signal(signum, signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL)
-        for target, fd in enumerate(fds):
+        for target, fd in enumerate(fds[:3]):  # a device's fourth stays where it came
             os.dup2(fd, target)
         _standard_streams(*request.get("encoding", ["utf-8", "utf-8"]))
         os.chdir(request["cwd"])
@@ -226,9 +226,7 @@ def _child(listener: socket.socket, connection: socket.socket, request: dict, fd
         os.environ.update(request["env"])
         connection.settimeout(None)
         connection.sendall(message_line({"pid": os.getpid()}))
-        from simulee.cli import main
-
-        code = main(request["argv"])
+        code = _entry(request, fds)
     except SystemExit as exit:  # argparse: --help, --version, a usage error
         code = exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 2)
     except KeyboardInterrupt:
@@ -250,6 +248,18 @@ def _child(listener: socket.socket, connection: socket.socket, request: dict, fd
             pass
         _tell(learned, Learned(LOADED.made, native.loaded_code() - had, request["cwd"], request["env"]))
         os._exit(code if isinstance(code, int) else 2)
+
+
+def _entry(request: dict, fds: list[int]) -> int:
+    """Run what the request asks: a command line, or a built program's device on its end
+    of the program's socket pair (the fourth descriptor)."""
+    if request.get("entry") == "device":
+        from simulee.exec.standalone import main as device
+
+        return device([str(fds[3]), *request["argv"][1:]], program=request.get("program"))
+    from simulee.cli import main
+
+    return main(request["argv"])
 
 
 def _tell(pipe: int, learned: Learned) -> None:

@@ -89,7 +89,8 @@ void finish() {
 }
 
 /* Start the device of a program running on its own (built by simulee-nvcc): Simulee's Python
-   on the other end of a socket pair (python -m simulee.exec.standalone FD EXECUTABLE), which first
+   on the other end of a socket pair (python -m simulee.server.device FD EXECUTABLE: run by a Simulee server
+   when one runs, else simulee.exec.standalone in that process), which first
    says where the arena is. Returns the channel; sets the arena's path and size. */
 int start_device(const char **path, uint64_t *bytes) {
     if (!simulee_python) {
@@ -116,7 +117,7 @@ int start_device(const char **path, uint64_t *bytes) {
         if (strncmp(environ[i], "PYTHONPATH=", 11) != 0) environment[kept++] = environ[i];
     environment[kept++] = pythonpath;
     char *arguments[] = {const_cast<char *>(python), const_cast<char *>("-m"),
-                         const_cast<char *>("simulee.exec.standalone"), fd, executable, nullptr};
+                         const_cast<char *>("simulee.server.device"), fd, executable, nullptr};
     pid_t child = fork();
     if (child < 0) lost("start the device");
     if (child == 0) {
