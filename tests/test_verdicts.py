@@ -209,8 +209,9 @@ def test_a_kept_proof_answers_until_the_kernel_changes(run_cli, tmp_path, monkey
 
 
 def test_a_check_whose_proofs_are_kept_does_not_import_the_solver(tmp_path):
-    """The small path: checked again, a file whose proofs are kept gets the same verdicts,
-    and neither z3 nor the search's DEAP is imported (a given launch is not searched)."""
+    """The small path: a race a small launch given shows is not asked of the prover; checked
+    again, a file whose proofs are kept gets the same verdicts, and neither z3 nor the
+    search's DEAP is imported (a given launch is not searched)."""
     import subprocess
     import sys
 
@@ -237,8 +238,14 @@ def test_a_check_whose_proofs_are_kept_does_not_import_the_solver(tmp_path):
         return json.loads(done.stdout), {k["kernel"]: (k["verdict"], k["proof"]["verdict"]) for k in report["kernels"]}
 
     imported, first = check()
-    assert imported == ["z3"] and first == {"scale": ("proved", "proved"), "shift_left": ("race", "race")}
+    assert imported == ["z3"] and first == {"scale": ("proved", "proved"), "shift_left": ("race", "off")}
     assert check() == ([], first)
+    source.write_text(source.read_text().replace("if (i < n) x[i] = x[i] * factor;", "x[0] = x[i] * factor;"))
+    environment["SIMULEE_CACHE"] = str(tmp_path / "another")  # nothing kept: both run first, both race
+    imported, edited = check()
+    assert imported == [] and edited == {"scale": ("race", "off"), "shift_left": ("race", "off")}
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["kernels"][1]["proof"]["reason"].startswith("a run of the launch given shows a race")
 
 
 # ---------------------------------------------------------------------------- one verdict per kernel

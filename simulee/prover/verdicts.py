@@ -26,6 +26,7 @@ removal the solver shows to change an output makes it needed.
 from __future__ import annotations
 
 import json
+import math
 import os
 import struct
 import time
@@ -68,6 +69,8 @@ def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Se
     each launch would report (simulee.checker.kernel.check_kernel)."""
     start, budget = time.perf_counter(), settings.max_seconds
     proof, why_not = None, "--no-prove" if not settings.prove else _not_provable(given)
+    if not why_not and _shown_on_the_launch_given(program, kernel, given, settings, contract, sites):
+        why_not = SHOWN_BY_A_RUN
     if not why_not:
         fixed = _fixed(given, sites, settings, contract)
         if progress:
@@ -101,6 +104,23 @@ def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Se
                        f"{check.error.removeprefix('not checked: ')}")
     check.seconds = time.perf_counter() - start
     return check
+
+
+SMALL_LAUNCH = 1 << 16  # threads of a launch given that is run before the prover is asked anything
+SHOWN_BY_A_RUN = "a run of the launch given shows a race or barrier divergence: nothing left to prove"
+
+
+def _shown_on_the_launch_given(program: Program, kernel: KernelInfo, given: Given, settings: Settings, contract,
+                               sites: tuple) -> bool:
+    """Whether a small launch given (grid and block, at most SMALL_LAUNCH threads) shows
+    an error-severity race or barrier divergence when run: then what the prover would
+    decide, race-free for every launch, is already answered, and the check need not wait
+    on it (the check then runs as for a kernel not proved)."""
+    if not (given.grid and given.block) or given.launches or \
+            math.prod(given.grid) * math.prod(given.block) > SMALL_LAUNCH:
+        return False
+    first = run_checks(program, kernel, given, replace(settings, search=False), contract, sites, search=False)
+    return any(finding.type in DECIDED and finding.severity == ERROR for finding in first.findings)
 
 
 CONTRADICTED = "contradicted"  # a proof a run shows wrong: an internal error (the run's findings stand)
