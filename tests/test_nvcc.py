@@ -346,14 +346,14 @@ def ended_program(tmp_path_factory):
 
 
 def _devices(executable: Path) -> list[int]:
-    """The process ids of the devices serving `executable` (python -m simulee.exec.standalone FD EXECUTABLE)."""
+    """The process ids of the devices serving `executable` (python -m simulee.server.device FD EXECUTABLE)."""
     found = []
     for entry in Path("/proc").iterdir():
         try:
             arguments = (entry / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if b"simulee.exec.standalone" in arguments and str(executable).encode() in arguments:
+        if b"simulee.server.device" in arguments and str(executable).encode() in arguments:
             found.append(int(entry.name))
     return found
 

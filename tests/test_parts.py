@@ -153,7 +153,7 @@ def test_a_check_of_a_launch_past_the_trace_limit_sees_every_block(flag, races):
     import simulee
 
     report = simulee.check(FAR.replace("FLAG", str(flag)), "far_blocks", grid=1024, block=256,
-                           args={"rounds": 16}, name="far.cu", search=False)
+                           args={"rounds": 16}, name="far.cu", no_search=True)
     found = [(f.type, f.scope, sorted((f.first.line, f.second.line))) for f in report.errors]
     assert found == ([("data-race", "inter-block", [6, 7])] if races else [])
     assert not [note for kernel in report.kernels for note in kernel.notes if "blocks" in note]
