@@ -11,8 +11,11 @@ def main(argv: list[str] | None = None) -> int:
     code = forwarded(argv)
     if code is not None:
         return code
-    from simulee.cli import main as here
-
+    try:
+        from simulee.cli import main as here
+    except KeyboardInterrupt:  # ^C while Simulee loads: as cli.main ends on one
+        print("simulee: interrupted", file=sys.stderr)
+        return 130
     return here(argv)
 
 

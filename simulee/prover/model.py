@@ -58,6 +58,7 @@ MEMBERS_DO_NOT_OVERLAP = ("pointers in structs passed by value point to buffers 
                           "the pointer parameters' buffers")
 # the compiler's promises, the kernel's preconditions, and GPUVerify's axioms (a thread breaking one is none)
 _ASSUMES = ("llvm.assume", "__simulee_assume", "__simulee_axiom")
+z3.set_param("ctrl_c", False)  # ^C interrupts Simulee (KeyboardInterrupt), not just the question z3 is on
 _ENDS_THREAD = ("__assertfail", "llvm.trap", "__trap", "llvm.nvvm.trap", "abort", "__simulee_exit")
 
 
