@@ -165,6 +165,16 @@ def test_a_failing_removal_proof_leaves_the_barrier_verdicts(run_cli, tmp_path, 
     assert all("proved for every launch" not in f["message"] for f in record["findings"])
 
 
+PAIR = ("__global__ void scale(float *x, float factor, int n) {\n"  # race-free, and a racy twin
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) x[i] = x[i] * factor;\n"
+        "}\n"
+        "__global__ void shift_left(int *x, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n - 1) x[i] = x[i + 1];\n"
+        "}\n")
+
+
 def test_a_kept_proof_answers_until_the_kernel_changes(run_cli, tmp_path, monkeypatch):
     """A check keeps the prover's verdicts beside the compile cache (prover.cache): checked
     again, unchanged kernels ask z3 nothing (a prover that fails is never called) and get
@@ -177,14 +187,7 @@ def test_a_kept_proof_answers_until_the_kernel_changes(run_cli, tmp_path, monkey
     monkeypatch.setenv("SIMULEE_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv("SIMULEE_DEBUG", raising=False)
     source = tmp_path / "pair.cu"
-    source.write_text("__global__ void scale(float *x, float factor, int n) {\n"
-                      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                      "  if (i < n) x[i] = x[i] * factor;\n"
-                      "}\n"
-                      "__global__ void shift_left(int *x, int n) {\n"
-                      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                      "  if (i < n - 1) x[i] = x[i + 1];\n"
-                      "}\n")
+    source.write_text(PAIR)
 
     def proofs() -> dict:
         out = tmp_path / "report.json"
@@ -216,14 +219,7 @@ def test_a_check_whose_proofs_are_kept_does_not_import_the_solver(tmp_path):
     import sys
 
     source = tmp_path / "pair.cu"
-    source.write_text("__global__ void scale(float *x, float factor, int n) {\n"
-                      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                      "  if (i < n) x[i] = x[i] * factor;\n"
-                      "}\n"
-                      "__global__ void shift_left(int *x, int n) {\n"
-                      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                      "  if (i < n - 1) x[i] = x[i + 1];\n"
-                      "}\n")
+    source.write_text(PAIR)
     script = ("import json, sys\nfrom simulee.cli import main\n"
               f"main(['check', {str(source)!r}, '-q', '--grid', '2', '--block', '64', '--arg', 'n=100', "
               f"'--format', 'json', '-o', {str(tmp_path / 'report.json')!r}])\n"
