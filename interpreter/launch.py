@@ -51,8 +51,9 @@ class Launch:
     trace_limit: float = float("inf")  # trace records kept at most; later accesses are counted, not kept
     stop_when_traced: bool = False  # stop the launch once the trace is full (a check needs nothing after)
     # called with a Result of the waves run since the last call (their trace, and the events that go with it:
-    # collectives, barrier passes, fences) after each wave once the trace holds `flush_at` accesses; the trace
-    # then starts empty, and waves are sized to fit it, so that every access of a launch of any size is traced
+    # collectives, barrier passes, fences) after each wave once the trace holds `flush_at` accesses, and inside a
+    # wave at a barrier no block's epoch straddles once it holds as many (Events.cuts); the trace then starts
+    # empty, and waves are sized to fit it, so that every access of a launch of any size is traced
     flush: object = None
     flush_at: int = field(default_factory=trace_part)
     coverage: bool = False  # record branch coverage in Events.coverage (the search's runs)

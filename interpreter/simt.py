@@ -188,6 +188,8 @@ class Execution:
         self.sequence = itertools.count()
         self.reported_masks: set[tuple[int, int]] = set()
         self.blocks_run = 0  # blocks of the waves started
+        self.finished = 0  # blocks of the waves run to their end
+        self.cut_in_wave = 0  # accesses the wave running handed over in parts before its end (_cut)
         self.deadline = float("inf")
         self.clock_reads = 0  # a loop that reads the clock may end without any store
         self._no_threads()
@@ -235,20 +237,21 @@ class Execution:
         start = time.perf_counter()
         self.deadline = start + launch.time_limit
         status, message = "ok", ""
-        finished = traced = 0  # blocks of the waves run to their end, and the accesses they recorded
+        traced = 0  # accesses the waves run to their end recorded
         try:
             with np.errstate(all="ignore"):
                 for first, blocks in self.waves():
                     self.blocks_run += blocks
                     before = self.recorder.count if self.recorder else 0
+                    self.cut_in_wave = 0
                     self.run_wave(first, blocks)
-                    recorded = self.recorder.count - before if self.recorder else 0
-                    finished, traced = finished + blocks, traced + recorded
+                    recorded = self.recorder.count + self.cut_in_wave - before if self.recorder else 0
+                    self.finished, traced = self.finished + blocks, traced + recorded
                     if launch.flush is not None and self.recorder is not None:
                         self._fit_waves(first + blocks, recorded / blocks)
                         # waves fit flush_at: past half of it, the next one would not fit beside it
                         if 2 * self.recorder.count >= launch.flush_at and self.blocks_run < self.wave_blocks:
-                            self._flush(finished)
+                            self._flush()
                     if progress is not None:
                         progress(self.blocks_run, self.wave_blocks)
         except Stop as stop:
@@ -265,7 +268,7 @@ class Execution:
             time.perf_counter() - start, [region.name if region else "" for region in self.memory.regions],
             self.kernel.name, self.step_limit, self.blocks_run, self.wave_blocks,
             list(self.compiler.placement.labels) if self.tainting else [],
-            traced / finished if finished else 0.0, self.invented_branches,
+            traced / self.finished if self.finished else 0.0, self.invented_branches,
         )
         self.native.finished(self.thread_instructions, self.steps, self.tainting,
                              (self.native_after, self.native_steps_after))
@@ -277,13 +280,25 @@ class Execution:
         self.recorder = self.launch = None
         return result
 
-    def _flush(self, finished: int) -> None:
+    def _cut(self, op: int) -> None:
+        """Blocks just passed barrier `op` and every other block of the wave waits at a
+        barrier or is done, so no block has accesses of one barrier epoch on both sides of
+        this point: once the trace holds Launch.flush_at accesses, hand it over here as a
+        part, so that a block's accesses need not fit a trace, only an epoch's."""
+        launch = self.launch
+        if launch.flush is None or self.recorder is None or self.recorder.count < launch.flush_at:
+            return
+        self.cut_in_wave += self.recorder.count
+        self.events.cuts.append(op)
+        self._flush()
+
+    def _flush(self) -> None:
         """Hand the trace of the waves run since the last flush to Launch.flush, with the
         events that go with its accesses, and start an empty trace."""
-        launch, events = self.launch, self.events
+        launch, events, finished = self.launch, self.events, self.finished
         part_events = Events(collectives=events.collectives, barrier_passes=events.barrier_passes,
-                             fences=events.fences)
-        events.collectives, events.barrier_passes, events.fences = [], [], []
+                             fences=events.fences, cuts=events.cuts)
+        events.collectives, events.barrier_passes, events.fences, events.cuts = [], [], [], []
         trace = self.recorder.finish(self.compiler.op_infos)
         self.recorder = TraceRecorder(launch.trace_limit)
         self.recorder.dropped = trace.dropped
@@ -734,6 +749,7 @@ class Execution:
                                                wave.epoch.copy()))
             wave.epoch += 1
             self.add(frame, pc + 1, rows)
+            self._cut(frame.function.op_ids[pc])
             return
         self.park(self.barriers, frame, pc, rows)
         wave.wait_key[threads] = frame.id * (1 << 32) + pc
@@ -765,6 +781,7 @@ class Execution:
         wave = self.wave
         in_blocks = np.zeros(wave.blocks, dtype=bool)
         in_blocks[blocks] = True
+        cut_at = -1
         self._record_divergence(blocks)
         for key, group in list(self.barriers.items()):
             threads = group.frame.thread_ids(group.rows)
@@ -785,7 +802,11 @@ class Execution:
             wave.wait_key[go_threads] = -1
             np.subtract.at(wave.wait_count, wave.blocks_of(go_threads), 1)
             self.add(group.frame, group.pc + 1, None if len(go) == group.frame.count else go)
+            cut_at = group.frame.function.op_ids[group.pc]
         wave.epoch[blocks] += 1
+        others = ~in_blocks & (wave.live_count > 0)  # each waits whole at a barrier, or no clean cut
+        if (wave.wait_count[others] == wave.live_count[others]).all():
+            self._cut(cut_at)
 
     def _record_divergence(self, blocks: np.ndarray) -> None:
         """For blocks about to pass a barrier: a barrier divergence event for each block

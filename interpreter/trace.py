@@ -160,6 +160,8 @@ class Events:
     # memory fences executed: (step, blocks, threads in block, their barrier epochs, their warp
     # collectives completed, scope, op)
     fences: list[tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int]] = field(default_factory=list)
+    # of a part of a launch (Launch.flush) that ends inside a wave: the barrier op whose pass it ends at
+    cuts: list[int] = field(default_factory=list)
     looping_op: int = -1  # where threads were running when a limit stopped the launch
     looping_taint: int = 0  # the invented values their being stuck there depends on
     in_loop: bool = True  # ... in a loop (else the launch ran out before its blocks did)

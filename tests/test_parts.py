@@ -1,9 +1,11 @@
 """A launch detected in parts (detect.parts) finds what its whole trace shows: random
 kernels of global and shared accesses (their indices from the thread, the block, or
 neither; barriers or none; atomics; early exits), each run once in waves of a few blocks
-and judged part by part, and judged on all its parts' traces joined, give the same root
-causes, severities and barrier verdicts. (The same run: waves of other sizes would order
-a racy kernel's accesses otherwise, and change what it stores.)"""
+and judged part by part (cut inside a wave at its barriers too), and judged on all its
+parts' traces joined, give the same root causes, severities and barrier verdicts, but
+that a launch cut inside its waves judges no barrier redundant: one the whole trace shows
+needed may be left not covered. (The same run: waves of other sizes would order a racy
+kernel's accesses otherwise, and change what it stores.)"""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from interpreter.trace import Trace
 from simulee.detect import enabled
 from simulee.detect.base import KernelRuns
 from simulee.detect.parts import PartedLaunch, merge
+from simulee.detect.redundant import CUT
 from simulee.frontend.compiler import load_program
 
 GRID, BLOCK = 24, 64
@@ -61,7 +64,7 @@ def detected(program, kernel, flush_at: int, whole: bool = False) -> tuple[int, 
     """(parts, {finding key: (severity, benign)}, barrier verdicts) of one launch handed
     over in parts of about `flush_at` accesses, judged part by part, or (`whole`) judged
     on all its parts' traces joined: the same run (the same waves) either way."""
-    detectors = enabled()
+    detectors = enabled(("uninitialized-shared-read", "bank-conflict"))
     runs = KernelRuns(program, kernel)
     parted = PartedLaunch(program, kernel, detectors)
     pieces = []
@@ -79,7 +82,7 @@ def detected(program, kernel, flush_at: int, whole: bool = False) -> tuple[int, 
     for detector in detectors:
         for finding in detector.kernel(runs):
             merge(found, finding)
-    verdicts = sorted((v.place.line, v.verdict) for v in runs.verdicts)
+    verdicts = sorted((v.place.line, v.verdict, v.reason) for v in runs.verdicts)
     return parted.parts, {key: (f.severity, f.benign) for key, f in found.items()}, verdicts
 
 
@@ -89,7 +92,7 @@ def joined(parts: list) -> object:
     last = parts[-1]
     entries = [(len(part.trace), part.trace.columns) for part in parts if len(part.trace)]
     events = copy.copy(last.events)
-    for name in ("collectives", "barrier_passes", "fences"):
+    for name in ("collectives", "barrier_passes", "fences", "cuts"):
         setattr(events, name, [item for part in parts for item in getattr(part.events, name)])
     return dataclasses.replace(last, trace=Trace(entries, last.trace.ops, sum(count for count, _ in entries)),
                                events=events)
@@ -101,16 +104,19 @@ def test_a_launch_judged_in_parts_finds_what_its_whole_trace_finds(seed, tmp_pat
     sources = [kernel_source(rng, f"k{i}") for i in range(8)]
     (tmp_path / "random.cu").write_text("\n".join(sources))
     program = load_program(tmp_path / "random.cu")
-    races = 0
+    races = cuts = 0
     for index, source in enumerate(sources):
         kernel = program.kernel(f"k{index}")
         _, whole, whole_verdicts = detected(program, kernel, 16, whole=True)
         parts, parted, parted_verdicts = detected(program, kernel, 16)
         assert parts > 1, source  # several parts, so that races between them are found from the summaries
         assert parted == whole, source
-        assert parted_verdicts == whole_verdicts, source
+        # a barrier a part was cut at is judged only where no cut was: needed or not covered, never redundant
+        for (line, verdict, reason), (_, whole_verdict, _) in zip(parted_verdicts, whole_verdicts):
+            assert verdict == whole_verdict or reason == CUT and whole_verdict == "needed", source
         races += sum(key[0] == "data-race" for key in whole)
-    assert races > 0  # the kernels drawn do race
+        cuts += sum(reason == CUT for _, _, reason in parted_verdicts)
+    assert races > 0 and cuts > 0  # the kernels drawn do race, and some were cut inside their waves
 
 
 def test_a_race_between_the_first_and_the_last_block_is_found_across_parts(tmp_path):
@@ -223,3 +229,45 @@ def test_a_variant_of_a_launch_past_the_trace_limit_is_judged_on_every_block(tmp
     reached = {program.function(name).ops[index].location.line for name, index in keys.reached
                if program.function(name).ops[index].location}
     assert keys.whole and (6 in reached) == in_parts  # block 500's store: reached in some part, or never run
+
+
+TILES = """
+__global__ void tiles(const float *in, float *out, int rounds) {
+    __shared__ float table[256], tile[256];
+    int t = threadIdx.x;
+    float sum = 0;
+    table[t] = in[t];
+    __syncthreads();
+    for (int r = 0; r < rounds; r++) {
+        tile[t] = in[r * blockDim.x + t] + table[(t + r) % blockDim.x];
+        __syncthreads();
+        sum += tile[(t + 1) % blockDim.x];
+        if (RACE && r == rounds - 1 && t == 0) tile[200] = sum;
+        __syncthreads();
+    }
+    out[blockIdx.x * blockDim.x + t] = sum;
+}
+"""
+
+
+@pytest.mark.parametrize("race", [True, False])
+def test_a_block_making_more_accesses_than_a_trace_holds_is_checked_to_its_end(race, monkeypatch):
+    """Each block makes 200 rounds of 1,024 accesses, far more than the trace (shrunk to
+    20,000) holds: judged in parts cut at its barriers, the race of its last round is found,
+    the table written before the first cut is not read uninitialized after it, and the
+    barriers the parts were cut at are not judged redundant."""
+    import simulee
+    from simulee.checker import kernel as checking
+
+    monkeypatch.setattr(checking, "TRACE_LIMIT", 20_000)
+    monkeypatch.setenv("SIMULEE_TRACE_PART", "4096")
+    report = simulee.check(TILES.replace("RACE", str(int(race))), "tiles", grid=2, block=256,
+                           args={"rounds": 200}, name="tiles.cu", no_search=True,
+                           detect=("uninitialized-shared-read",), no_prove=True)
+    (kernel,) = report.kernels
+    found = [(f.type, f.scope, sorted((f.first.line, f.second.line))) for f in report.findings]
+    assert found == ([("data-race", "inter-warp", [11, 12])] if race else [])
+    assert kernel.launches[0]["parts"] > 2 * 200 * 1024 // 20_000
+    assert not [note for note in kernel.notes if "accesses" in note]
+    verdicts = {(v["line"], v["verdict"], v["reason"]) for v in kernel.barriers}
+    assert verdicts == {(7, "not-covered", CUT), (10, "needed", None), (13, "needed", None)}

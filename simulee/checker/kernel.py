@@ -334,6 +334,8 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
             [finding for detector in detectors for finding in detector.launch(run)]
         for note in parted.notes if parted is not None else ():
             _note_once(check.notes, note)
+        if parted is not None and parted.parts > 1:  # its trace was judged a part at a time (detect.parts)
+            entry["parts"] = parted.parts
         # a variant of the launch costs about what the launch did: none starts without that much time left
         within = deadline - (time.perf_counter() - launched)
         again = _again(run, found, detectors, within)

@@ -71,6 +71,7 @@ class LaunchRun:
     kernel: KernelInfo
     result: Result
     warp_model: str = "independent"
+    earlier: dict | None = None  # of a launch judged in parts: what the parts before left (Detector.leave)
 
     @cached_property
     def model(self) -> MemoryAccessModel:

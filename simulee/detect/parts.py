@@ -2,9 +2,13 @@
 bounded memory.
 
 The interpreter hands over the trace of whole blocks as its waves end and forgets it
-(interpreter Launch.flush). Every detector judges each part as the launch it is a piece
-of: what the threads of one block do among themselves (races in shared memory and within
-a block, barriers, uninitialized reads, bank conflicts) lies whole in one part. What
+(interpreter Launch.flush); a wave whose blocks alone make more accesses than a part holds
+is cut inside, at a barrier that leaves no block's barrier epoch on both sides
+(Events.cuts). Every detector judges each part as the launch it is a piece of: what the
+threads of one block do among themselves within an epoch (races in shared memory and
+within a block, bank conflicts) lies whole in one part; what carries across epochs is
+left for the next part (the shared bytes written before, for uninitialized reads) or not
+judged (a barrier a part was cut at is not judged redundant). What
 blocks of different parts do to each other (races between blocks in global memory) each
 detector judges at the end from what it left of every part (Detector.leave, .across), in
 memory that grows with the bytes the launch touches rather than with its accesses.
@@ -73,7 +77,7 @@ class PartedLaunch:
         return self.summary.get("notes", [])
 
     def _judge(self, result) -> None:
-        run = LaunchRun(self.program, self.kernel, result, self.warp_model)
+        run = LaunchRun(self.program, self.kernel, result, self.warp_model, self.summary)
         if self.each is not None:
             self.each(result)
         for detector in self.detectors:

@@ -37,6 +37,9 @@ REDUNDANT_BARRIER = "redundant-barrier"
 NOT_EXERCISED = "in a loop that ran at most one iteration in every launch: the next iteration's accesses never met it"
 NOTHING_ACROSS = ("no launch had blocks of two threads or more write anything around it: it was never put to the "
                   "test")
+CUT = ("a launch too large to trace at once was judged in parts cut inside its blocks, at their barriers: the "
+       "accesses two barriers removed together separate may lie in different parts, so no barrier of it was judged "
+       "redundant")
 NEVER_BOTH = ("in a loop: no one launch both ran two iterations across it and had blocks of two threads or more "
               "write around it (each did one of the two)")
 
@@ -86,6 +89,7 @@ class _Evidence:
     repeated: bool = False  # some block passed it twice
     exercised: bool = False  # some pass could have shown a race
     both: bool = False  # in one launch: some block passed it twice, and some pass could have shown a race
+    cut: bool = False  # some launch was judged in parts cut inside its blocks (Events.cuts): not judged redundant
 
 
 class BarrierJudge:
@@ -106,6 +110,9 @@ class BarrierJudge:
     def add(self, result, model) -> None:
         """Judge the barriers over one more launch (its result and memory-access model)."""
         self.launches += 1
+        if result.events.cuts:  # a part of a launch that goes on past a cut (detect.parts)
+            for evidence in self.evidence:
+                evidence.cut = True
         removed: list[tuple[np.ndarray, np.ndarray]] = []  # passes of the barriers no launch needed yet
         divergent = divergent_barriers(result)
         for site, evidence in zip(self.sites, self.evidence):
@@ -135,7 +142,7 @@ class BarrierJudge:
             mine.location = mine.location or theirs.location
             mine.passes += theirs.passes
             mine.race = mine.race or theirs.race
-            for name in ("divergent", "repeated", "exercised", "both"):
+            for name in ("divergent", "repeated", "exercised", "both", "cut"):
                 setattr(mine, name, getattr(mine, name) or getattr(theirs, name))
 
     def verdicts(self) -> list[BarrierVerdict]:
@@ -149,6 +156,8 @@ class BarrierJudge:
                 verdict, reason = "not-covered", "no launch reached it"
             elif evidence.race is not None:
                 verdict = "needed"
+            elif evidence.cut:
+                verdict, reason = "not-covered", CUT
             elif in_loop and not evidence.repeated:
                 verdict, reason = "not-covered", NOT_EXERCISED
             elif not evidence.exercised:

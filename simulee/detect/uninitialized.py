@@ -30,13 +30,40 @@ class UninitializedShared(Detector):
     rules = (Rule(UNINITIALIZED, WARNING, "A read of shared memory no thread of the block wrote before it"),)
 
     def launch(self, run: LaunchRun) -> list[Finding]:
-        return find_uninitialized(run.model)
+        return find_uninitialized(run.model, (run.earlier or {}).get(WRITTEN))
+
+    def leave(self, run: LaunchRun, summary: dict) -> None:
+        """Of a part cut inside its wave (Events.cuts), whose blocks go on in the next part:
+        the shared bytes each block of the wave wrote so far. A part ending with its wave
+        leaves none (its blocks are done)."""
+        if not run.result.events.cuts:
+            summary.pop(WRITTEN, None)
+            return
+        c = run.model.columns
+        rows = np.flatnonzero((c["space"] == SHARED) & (c["action"] != READ))
+        keys = np.r_[summary.get(WRITTEN, _NONE)[0], _key(c, rows)]
+        masks = np.r_[summary.get(WRITTEN, _NONE)[1], c["mask"][rows].astype(np.uint8)]
+        keys, first = np.unique(keys, return_inverse=True)
+        merged = np.zeros(len(keys), dtype=np.uint8)
+        np.bitwise_or.at(merged, first, masks)
+        summary[WRITTEN] = (keys, merged)
 
 
-def find_uninitialized(model: MemoryAccessModel) -> list[Finding]:
+WRITTEN = "uninitialized-shared-read: written"  # the summary's entry: (block and word keys, sorted; byte masks)
+_NONE = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8))
+
+
+def _key(c: dict, rows: np.ndarray) -> np.ndarray:
+    """Per row, its block's shared word as one number."""
+    return (c["owner"][rows].astype(np.int64) << 32) | c["word"][rows].astype(np.int64)
+
+
+def find_uninitialized(model: MemoryAccessModel, written=None) -> list[Finding]:
+    """The uninitialized shared reads of the launch modelled, `written` (keys, masks as
+    `leave` keeps them) being the bytes its blocks wrote in the parts before."""
     c = model.columns
     rows = np.flatnonzero(c["space"] == SHARED)
-    unread = _unwritten_reads(c, rows)
+    unread = _unwritten_reads(c, rows, written)
     if len(unread) == 0:
         return []
     result, ops = model.result, model.ops
@@ -58,11 +85,16 @@ def find_uninitialized(model: MemoryAccessModel) -> list[Finding]:
     return findings
 
 
-def _unwritten_reads(c: dict, rows: np.ndarray) -> np.ndarray:
+def _unwritten_reads(c: dict, rows: np.ndarray, written=None) -> np.ndarray:
     """The rows (of shared-memory `rows`) that read a byte of their unit no write or atomic
-    touched in an earlier barrier epoch or at an earlier scheduler step."""
+    touched in an earlier barrier epoch or at an earlier scheduler step (or in `written`)."""
     if len(rows) == 0:
         return rows
+    before = np.zeros(len(rows), dtype=np.int64)  # bytes of each row's word written in earlier parts
+    if written is not None and len(written[0]):
+        keys = _key(c, rows)
+        at = np.minimum(np.searchsorted(written[0], keys), len(written[0]) - 1)
+        before = np.where(written[0][at] == keys, written[1][at], 0).astype(np.int64)
     unit, mask = c["unit"][rows].astype(np.int64), c["mask"][rows].astype(np.int64)
     step, epoch = c["step"][rows].astype(np.int64), c["epoch"][rows].astype(np.int64)
     writes = c["action"][rows] != READ
@@ -77,5 +109,6 @@ def _unwritten_reads(c: dict, rows: np.ndarray) -> np.ndarray:
         np.minimum.at(first_step[:, byte], unit[written], step[written])
         np.minimum.at(first_epoch[:, byte], unit[written], epoch[written])
         read = touched & reads
-        unwritten |= read & (first_step[unit, byte] >= step) & (first_epoch[unit, byte] >= epoch)
+        unwritten |= read & (first_step[unit, byte] >= step) & (first_epoch[unit, byte] >= epoch) & \
+            ~(before >> byte & 1).astype(bool)
     return rows[unwritten]

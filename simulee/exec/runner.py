@@ -486,7 +486,8 @@ class _Checker:
 
 HOST = "(host)"  # the check of races between copies and fills
 OUT_OF_TIME = "checking ran out of time (a quarter of --timeout after the program's)"
-LIMIT_NOTE = "launches past the trace limit were checked on their first accesses only (no barrier judged redundant)"
+LIMIT_NOTE = ("a launch's barrier interval made more accesses than a trace holds: it was checked on its first "
+              "accesses only (no barrier judged redundant)")
 LIMIT_REASON = "a launch used it past the trace limit"
 PARTLY_REASON = "a launch using it was checked only in part: the time ran out"
 REUSED_REASON = "a launch using it repeats one another process ran, which judged it"
