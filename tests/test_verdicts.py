@@ -244,6 +244,32 @@ def test_a_check_whose_proofs_are_kept_does_not_import_the_solver(tmp_path):
     assert report["kernels"][1]["proof"]["reason"].startswith("a run of the launch given shows a race")
 
 
+def test_a_small_launch_given_runs_once_where_a_proof_is_kept_or_the_run_is_the_check(tmp_path, monkeypatch):
+    """The small launch given is run before the prover only when no proof is kept; unsearched,
+    the run that shows a race is the check itself: the race-free kernel runs twice on a fresh
+    cache (before the prover, then checked) and once when its proof is kept, the racy one
+    once each time."""
+    import simulee
+    import simulee.prover.verdicts as verdicts
+
+    monkeypatch.setenv("SIMULEE_CACHE", str(tmp_path / "cache"))
+    runs = []
+    checks = verdicts.run_checks
+    monkeypatch.setattr(verdicts, "run_checks", lambda program, kernel, *rest, **options: (
+        runs.append(kernel.name), checks(program, kernel, *rest, **options))[1])
+
+    source = tmp_path / "pair.cu"
+    source.write_text(PAIR)
+
+    def check() -> dict:
+        runs.clear()
+        report = simulee.check(source, grid=2, block=64, args={"n": 100}, no_search=True)
+        return {k["kernel"]: (k["verdict"], runs.count(k["kernel"])) for k in report.kernels}
+
+    assert check() == {"scale": ("proved", 2), "shift_left": ("race", 1)}
+    assert check() == {"scale": ("proved", 1), "shift_left": ("race", 1)}
+
+
 # ---------------------------------------------------------------------------- one verdict per kernel
 
 

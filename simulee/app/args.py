@@ -107,14 +107,15 @@ def finding_types(text: str) -> frozenset[str]:
     return frozenset(asked)
 
 
-def _read(parse=None, choices: tuple = (), flag: str = ""):
+def _read(parse=None, choices: tuple = (), flag: str = "", joined: bool = False):
     """A field's metadata: how a keyword's value is read (as the option's text), what it
-    may be, and its flag when it is not --NAME."""
-    return {"parse": parse, "choices": choices, "flag": flag}
+    may be, its flag when it is not --NAME, and whether the option's one text holds a
+    list, comma-separated (a list given for it is joined so)."""
+    return {"parse": parse, "choices": choices, "flag": flag, "joined": joined}
 
 
-def _option(default, parse=None, choices: tuple = (), flag: str = ""):
-    return field(default=default, metadata=_read(parse, choices, flag))
+def _option(default, parse=None, choices: tuple = (), flag: str = "", joined: bool = False):
+    return field(default=default, metadata=_read(parse, choices, flag, joined))
 
 
 WARP_MODELS = ("independent", "lockstep")
@@ -182,9 +183,10 @@ def _value(option, value):
     flag = option.metadata.get("flag") or "--" + option.name.replace("_", "-")
     if isinstance(option.default, bool) or isinstance(value, bool):
         return bool(value)
-    if option.name in ("grid", "block") and isinstance(value, (list, tuple)):
-        return ",".join(map(str, value))
-    many = isinstance(option.default, tuple) and not (option.name == "detect")
+    joined = option.metadata.get("joined", False)
+    if joined and isinstance(value, (list, tuple)):
+        value = ",".join(map(str, value))
+    many = isinstance(option.default, tuple) and not joined
     items = list(value) if many and isinstance(value, (list, tuple)) else [value]
     read = []
     for item in items:
@@ -219,8 +221,8 @@ class Launching:
     """What a launch is given (the launch options)."""
 
     kernel: str | None = None
-    grid: str | None = None
-    block: str | None = None
+    grid: str | None = _option(None, joined=True)  # "4,2", or (4, 2) from the API
+    block: str | None = _option(None, joined=True)
     arg: tuple = ()
     buffer: tuple = ()
     alias: tuple = ()
@@ -239,7 +241,7 @@ class Searching:
     fail_on: frozenset | None = _option(None, finding_types)
     baseline: Path | None = _option(None, Path)
     new_only: bool = False
-    detect: tuple = _option((), detectors)
+    detect: tuple = _option((), detectors, joined=True)
     population: int = _option(10, positive)
     generations: int = _option(10, size)
     launches: int = _option(3, positive)
@@ -287,8 +289,8 @@ class ProveArgs(Args):
     query_seconds: float = _option(5.0, seconds)
     kernel_seconds: float = _option(60.0, seconds)
     warp_model: str = _option("independent", choices=WARP_MODELS)
-    grid: str | None = None
-    block: str | None = None
+    grid: str | None = _option(None, joined=True)  # "4,2", or (4, 2) from the API
+    block: str | None = _option(None, joined=True)
     arg: tuple = ()
     host: tuple = ()
     launch_sites: bool = True
@@ -300,8 +302,8 @@ class EquivArgs(Executing, Args):
     old: str = ""
     new: str = ""
     map: tuple = ()
-    grid: str | None = None
-    block: str | None = None
+    grid: str | None = _option(None, joined=True)  # "4,2", or (4, 2) from the API
+    block: str | None = _option(None, joined=True)
     arg: tuple = ()
     buffer: tuple = ()
     fill: str | None = _option(None, choices=FILLS)

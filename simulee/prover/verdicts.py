@@ -68,14 +68,17 @@ def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Se
     settings.prove off: the check alone. `checkpoint` is given what the check stopped at
     each launch would report (simulee.checker.kernel.check_kernel)."""
     start, budget = time.perf_counter(), settings.max_seconds
-    proof, why_not = None, "--no-prove" if not settings.prove else _not_provable(given)
-    if not why_not and _shown_on_the_launch_given(program, kernel, given, settings, contract, sites):
-        why_not = SHOWN_BY_A_RUN
+    proof, why_not, shown = None, "--no-prove" if not settings.prove else _not_provable(given), None
     if not why_not:
         fixed = _fixed(given, sites, settings, contract)
-        if progress:
+        proof = _kept(program, kernel, fixed, FIRST_EFFORT, settings)
+        shown = _shown_on_the_launch_given(program, kernel, given, settings, contract, sites) if proof is None \
+            else None
+        why_not = SHOWN_BY_A_RUN if shown is not None else ""
+    if not why_not:
+        if progress and proof is None:
             progress("proving")
-        proof = _prove(program, kernel, fixed, FIRST_EFFORT, settings)
+        proof = proof or _prove(program, kernel, fixed, FIRST_EFFORT, settings)
         settings = replace(settings, max_seconds=max(settings.max_seconds - proof.seconds, 0.0))
     proved = proof is not None and proof.verdict == "proved"
     if proof is not None and proof.verdict == "race":
@@ -84,8 +87,11 @@ def check_given(program: Program, kernel: KernelInfo, given: Given, settings: Se
         seeds = dict(settings.seed_launches)
         seeds[kernel.symbol] = (*witnesses, *seeds.get(kernel.symbol, ()))
         settings = replace(settings, seed_launches=seeds)
-    check = run_checks(program, kernel, given, settings, contract, sites, progress, search=not proved,
-                       checkpoint=checkpoint)
+    if shown is not None and not settings.search and checkpoint is None:
+        check = shown  # the run that showed it is the check asked for
+    else:
+        check = run_checks(program, kernel, given, settings, contract, sites, progress, search=not proved,
+                           checkpoint=checkpoint)
     if proved and not contradiction(kernel, check.findings):
         _prove_removals(program, kernel, check, fixed, time.perf_counter() + settings.max_seconds * SHARE)
     more = int(SHARE * check.seconds * UNITS_PER_SECOND)
@@ -111,16 +117,16 @@ SHOWN_BY_A_RUN = "a run of the launch given shows a race or barrier divergence: 
 
 
 def _shown_on_the_launch_given(program: Program, kernel: KernelInfo, given: Given, settings: Settings, contract,
-                               sites: tuple) -> bool:
-    """Whether a small launch given (grid and block, at most SMALL_LAUNCH threads) shows
-    an error-severity race or barrier divergence when run: then what the prover would
-    decide, race-free for every launch, is already answered, and the check need not wait
-    on it (the check then runs as for a kernel not proved)."""
+                               sites: tuple) -> KernelCheck | None:
+    """The check of a small launch given (grid and block, at most SMALL_LAUNCH threads),
+    unsearched, when it shows an error-severity race or barrier divergence: then what the
+    prover would decide, race-free for every launch, is already answered, and the check
+    need not wait on it (it then runs as for a kernel not proved). Else None."""
     if not (given.grid and given.block) or given.launches or \
             math.prod(given.grid) * math.prod(given.block) > SMALL_LAUNCH:
-        return False
+        return None
     first = run_checks(program, kernel, given, replace(settings, search=False), contract, sites, search=False)
-    return any(finding.type in DECIDED and finding.severity == ERROR for finding in first.findings)
+    return first if any(f.type in DECIDED and f.severity == ERROR for f in first.findings) else None
 
 
 CONTRADICTED = "contradicted"  # a proof a run shows wrong: an internal error (the run's findings stand)
@@ -185,13 +191,12 @@ def _prove(program: Program, kernel: KernelInfo, fixed: Fixed, units: int, setti
     (prover.cache) is taken as it is."""
     from simulee.prover.cache import ProofCache, lasting, proof_key
 
-    start = time.perf_counter()
-    cache, key = ProofCache(), proof_key(program.digest, kernel.symbol, fixed, units, settings.warp_model)
-    cached = cache.get(key) if key else None
+    cached = _kept(program, kernel, fixed, units, settings)
     if cached is not None:
-        return replace(cached, seconds=time.perf_counter() - start)
+        return cached
     from simulee.prover.solve import Effort, prove_kernel  # z3, imported only when a proof is made
 
+    cache, key = ProofCache(), proof_key(program.digest, kernel.symbol, fixed, units, settings.warp_model)
     seconds = min(SLACK * units / UNITS_PER_SECOND, settings.max_seconds / 5, left)
     proof = prove_kernel(program, kernel, int(seconds * 1000), fixed, time.perf_counter() + seconds,
                          Effort(min(QUESTION_EFFORT, units), units), races=RACES_SEEDED, quick=True,
@@ -199,6 +204,16 @@ def _prove(program: Program, kernel: KernelInfo, fixed: Fixed, units: int, setti
     if key and lasting(proof, seconds):
         cache.put(key, proof)
     return proof
+
+
+def _kept(program: Program, kernel: KernelInfo, fixed: Fixed, units: int, settings: Settings) -> Proof | None:
+    """The proof of the same question an earlier run kept (prover.cache), or None."""
+    from simulee.prover.cache import ProofCache, proof_key
+
+    start = time.perf_counter()
+    key = proof_key(program.digest, kernel.symbol, fixed, units, settings.warp_model)
+    cached = ProofCache().get(key) if key else None
+    return replace(cached, seconds=time.perf_counter() - start) if cached is not None else None
 
 
 def _not_provable(given: Given) -> str:
