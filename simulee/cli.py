@@ -9,6 +9,7 @@ error, 130 when interrupted. Every error is one line on stderr, `simulee: error:
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -544,8 +545,14 @@ def run_server(args) -> int:
     return {"start": client.start, "stop": client.stop, "status": client.status}[args.action]()
 
 
+@functools.cache
+def _parser() -> argparse.ArgumentParser:
+    """The command line's parser, built once per process (a server's children share it)."""
+    return build_parser()
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    parser = _parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     program_args = []
     for command in ("exec", "test"):  # what follows -- is the program's arguments, or the test command

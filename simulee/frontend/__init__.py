@@ -12,5 +12,5 @@ wheels and Simulee's own (include/).
 - cmake: a project's CMakeLists.txt, read for its targets' sources and flags
 - cache: where compiled IR and builds are kept, and the digests that key them
 
-May import: simulee.errors, interpreter.
+May import: simulee.errors, simulee.folders (the cache folder), interpreter.
 """

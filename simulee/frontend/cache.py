@@ -15,14 +15,12 @@ import os
 import tempfile
 from pathlib import Path
 
+from simulee.folders import cache_folder
+
 
 def cache_root() -> Path:
-    """$SIMULEE_CACHE, else the user's cache directory for simulee."""
-    if os.environ.get("SIMULEE_CACHE"):
-        return Path(os.environ["SIMULEE_CACHE"])
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("simulee"))
+    """$SIMULEE_CACHE, else the user's cache directory for simulee (simulee.folders)."""
+    return Path(cache_folder())
 
 
 def digest(data: bytes) -> str:

@@ -3,7 +3,7 @@ command does not pay for starting Python's libraries, the compiler's bindings an
 prover again.
 
 - client: what every `simulee` command runs first, importing nothing but the standard
-  library (and frontend.cache for where the socket is): when a server listens on the
+  library (and simulee.folders for where the socket is): when a server listens on the
   socket in the cache folder, the command line is sent to it with the command's own
   standard input, output and error (their file descriptors), its folder and its
   environment, and the server's exit status is the command's; else it runs here.
@@ -17,7 +17,7 @@ prover again.
 - device: what a program simulee-nvcc built starts on its first CUDA call, its device:
   sent to the server as a command is, else run here (simulee.exec.standalone).
 
-May import: simulee.frontend (the client: where the socket is; the daemon: programs kept
+May import: simulee.folders (where the socket is), simulee.frontend (the daemon: programs kept
 loaded), interpreter (native code kept loaded), simulee.exec (a built program's device),
 simulee.cli (the daemon runs the command line).
 """

@@ -15,12 +15,12 @@ import json
 import os
 import signal
 import socket
+import stat
 import sys
 import time
-from pathlib import Path
 
 from simulee import __version__
-from simulee.frontend.cache import cache_root
+from simulee.folders import cache_folder
 
 NO_SERVER = "--no-server"  # a top-level option: run here
 ANSWER_SECONDS = 10.0  # for the server to connect, fork, and say so
@@ -28,13 +28,20 @@ START_SECONDS = 60.0  # for `server start` to see the new server listening
 SOCKET_LIMIT = 107  # bytes of a Unix socket's path (sun_path) on Linux
 
 
-def socket_path() -> Path:
+def socket_path() -> str:
     """The server's socket: in the cache folder ($SIMULEE_CACHE, else the user's cache)."""
-    return cache_root() / "server.sock"
+    return os.path.join(cache_folder(), "server.sock")
 
 
-def log_path() -> Path:
-    return cache_root() / "server.log"
+def log_path() -> str:
+    return os.path.join(cache_folder(), "server.log")
+
+
+def _is_socket(path: str) -> bool:
+    try:
+        return stat.S_ISSOCK(os.stat(path).st_mode)
+    except OSError:
+        return False
 
 
 def forwarded(argv: list[str], entry: str = "cli", fds: tuple[int, ...] = (), **facts) -> int | None:
@@ -47,7 +54,7 @@ def forwarded(argv: list[str], entry: str = "cli", fds: tuple[int, ...] = (), **
                                                                    _command(argv) == "server"):
         return None
     path = socket_path()
-    if not path.is_socket():
+    if not _is_socket(path):
         return None
     request = {"kind": "run", "entry": entry, "argv": argv, "cwd": os.getcwd(), "env": dict(os.environ),
                "version": __version__, "encoding": [sys.stdout.encoding, sys.stderr.encoding], **facts}
@@ -58,7 +65,7 @@ def forwarded(argv: list[str], entry: str = "cli", fds: tuple[int, ...] = (), **
         return 130
 
 
-def _forwarded(path: Path, request: dict, fds: list[int]) -> int | None:
+def _forwarded(path: str, request: dict, fds: list[int]) -> int | None:
     try:
         connection = _connect(path)
     except ConnectionRefusedError:
@@ -121,7 +128,7 @@ def ask(kind: str) -> dict | None:
     """The server's answer to a `status` or `stop`; None when no server listens (a socket
     left by one that is not running is removed)."""
     path = socket_path()
-    if not path.is_socket():
+    if not _is_socket(path):
         return None
     try:
         with _connect(path) as connection:
@@ -146,7 +153,7 @@ def start() -> int:
                       "SIMULEE_CACHE to a shorter folder")
     import subprocess
 
-    path.parent.mkdir(parents=True, exist_ok=True)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(log_path(), "ab") as log:
         daemon = subprocess.Popen([sys.executable, "-m", "simulee.server.daemon"], stdin=subprocess.DEVNULL,
                                   stdout=log, stderr=log, start_new_session=True, close_fds=True,
@@ -172,7 +179,7 @@ def stop() -> int:
         print("simulee: no server is running")
         return 0
     deadline = time.monotonic() + ANSWER_SECONDS
-    while socket_path().exists() and time.monotonic() < deadline:
+    while os.path.exists(socket_path()) and time.monotonic() < deadline:
         time.sleep(0.02)
     print(f"simulee: server stopped (pid {answer['pid']}, {answer['served']} commands served)")
     return 0
@@ -190,11 +197,11 @@ def status() -> int:
     return 0
 
 
-def _connect(path: Path) -> socket.socket:
+def _connect(path: str) -> socket.socket:
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     connection.settimeout(ANSWER_SECONDS)
     try:
-        connection.connect(str(path))
+        connection.connect(path)
     except OSError:
         connection.close()
         raise
@@ -219,9 +226,9 @@ def message_line(message: dict) -> bytes:
     return json.dumps(message).encode() + b"\n"
 
 
-def _remove_stale(path: Path) -> None:
+def _remove_stale(path: str) -> None:
     try:
-        path.unlink()
+        os.unlink(path)
     except OSError:
         pass
 

@@ -318,7 +318,7 @@ def main() -> int:
     LOADED.made.clear()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    Server(socket_path()).serve()
+    Server(Path(socket_path())).serve()
     return 0
 
 
