@@ -56,6 +56,10 @@ class Launch:
     # empty, and waves are sized to fit it, so that every access of a launch of any size is traced
     flush: object = None
     flush_at: int = field(default_factory=trace_part)
+    # with `flush` and not stop_when_traced: past this many accesses a part is handed over even inside a barrier
+    # interval (Events.open), so that no interval need fit a trace
+    split_at: int = field(default_factory=lambda: 2 * trace_part())
+    access_limit: float = float("inf")  # accesses a launch handed over in parts makes in all; past it, trace-limit
     coverage: bool = False  # record branch coverage in Events.coverage (the search's runs)
     growth_limit: int = DEFAULT_GROWTH_LIMIT  # bytes a paged buffer may grow to; beyond is out of bounds
     sample: tuple[int, ...] | None = None  # run only these linear block indices (all for grid.sync kernels)

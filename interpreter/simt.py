@@ -47,7 +47,7 @@ from interpreter.native import Native, default_engine, warmup
 from interpreter.loader import KernelInfo, Program, demangle
 from interpreter.memory import Memory
 from interpreter.trace import (
-    REACHED_UNREACHABLE, STACK_OVERFLOW, BarrierDivergence, Events, Fault, TraceRecorder, coordinates,
+    REACHED_UNREACHABLE, SPLIT, STACK_OVERFLOW, BarrierDivergence, Events, Fault, TraceRecorder, coordinates,
 )
 from interpreter.values import write
 from interpreter.vocabulary import Unsupported
@@ -181,7 +181,9 @@ class Execution:
         self.tainting = False  # whether values carry what Simulee invented (interpreter.taint)
         self.taint_here = None  # (frame, rows, pc, operands' taint) of the plain instruction running
         self.invented_branches: dict[int, bool] = {}  # Result.invented_branches
-        self.recorder = TraceRecorder(launch.trace_limit) if launch.trace else None
+        self.recorder = TraceRecorder(
+            launch.trace_limit, self._split if launch.flush is not None and not launch.stop_when_traced else None,
+            launch.split_at) if launch.trace else None
         self.steps = 0
         self.thread_instructions = 0
         self.grid_epoch = 0
@@ -190,6 +192,7 @@ class Execution:
         self.blocks_run = 0  # blocks of the waves started
         self.finished = 0  # blocks of the waves run to their end
         self.cut_in_wave = 0  # accesses the wave running handed over in parts before its end (_cut)
+        self.handed = 0  # accesses handed over in parts (Launch.flush)
         self.deadline = float("inf")
         self.clock_reads = 0  # a loop that reads the clock may end without any store
         self._no_threads()
@@ -292,16 +295,26 @@ class Execution:
         self.events.cuts.append(op)
         self._flush()
 
+    def _split(self) -> None:
+        """The trace passes Launch.split_at with no barrier to cut at (_cut): hand it over
+        here, inside the blocks' barrier intervals, saying which go on (Events.open)."""
+        wave = self.wave
+        self.cut_in_wave += self.recorder.count
+        self.events.cuts.append(SPLIT)
+        self.events.open = (wave.first_block + np.arange(wave.blocks), wave.epoch.copy())
+        self._flush()
+
     def _flush(self) -> None:
         """Hand the trace of the waves run since the last flush to Launch.flush, with the
-        events that go with its accesses, and start an empty trace."""
+        events that go with its accesses, and go on with the recorder emptied."""
         launch, events, finished = self.launch, self.events, self.finished
         part_events = Events(collectives=events.collectives, barrier_passes=events.barrier_passes,
-                             fences=events.fences, cuts=events.cuts)
-        events.collectives, events.barrier_passes, events.fences, events.cuts = [], [], [], []
-        trace = self.recorder.finish(self.compiler.op_infos)
-        self.recorder = TraceRecorder(launch.trace_limit)
-        self.recorder.dropped = trace.dropped
+                             fences=events.fences, cuts=events.cuts, open=events.open)
+        events.collectives, events.barrier_passes, events.fences, events.cuts, events.open = [], [], [], [], None
+        trace = self.recorder.take(self.compiler.op_infos)
+        self.handed += len(trace)
+        if self.handed > launch.access_limit:
+            raise Stop("trace-limit", (-1, False), f"stopped once it had made {self.handed:,} accesses")
         labels = list(self.compiler.placement.labels) if self.tainting else []
         regions = [region.name if region else "" for region in self.memory.regions]
         launch.flush(Result("ok", "", {}, trace, part_events, launch, finished * launch.threads_per_block,

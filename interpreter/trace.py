@@ -160,8 +160,11 @@ class Events:
     # memory fences executed: (step, blocks, threads in block, their barrier epochs, their warp
     # collectives completed, scope, op)
     fences: list[tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int]] = field(default_factory=list)
-    # of a part of a launch (Launch.flush) that ends inside a wave: the barrier op whose pass it ends at
+    # of a part of a launch (Launch.flush) that ends inside a wave: the barrier op whose pass it ends at, or
+    # SPLIT where it ends inside a barrier interval
     cuts: list[int] = field(default_factory=list)
+    # of a part that ends inside a barrier interval: the blocks of its wave and the epoch each is in, which go on
+    open: tuple[np.ndarray, np.ndarray] | None = None
     looping_op: int = -1  # where threads were running when a limit stopped the launch
     looping_taint: int = 0  # the invented values their being stuck there depends on
     in_loop: bool = True  # ... in a loop (else the launch ran out before its blocks did)
@@ -175,15 +178,20 @@ class Events:
         return sum(self.fault_counts.values())
 
 
+SPLIT = -1  # Events.cuts: a part cut inside a barrier interval (when one makes more accesses than a part holds)
+
+
 class TraceRecorder:
     """Collects trace records in entries, one per instruction executed (or per native call);
     at most `limit` records (later ones are counted in `dropped`, not kept)."""
 
-    def __init__(self, limit: float = float("inf")):
+    def __init__(self, limit: float = float("inf"), overflow=None, overflow_at: float = float("inf")):
         self.entries: list[tuple[int, dict]] = []
         self.count = 0
         self.limit = limit
         self.dropped = 0
+        # called before records would pass `overflow_at`: it takes the records held (take), making room
+        self.overflow, self.overflow_at = overflow, overflow_at
 
     def record(self, **columns) -> None:
         """Append one record per lane; a scalar column holds for every lane."""
@@ -193,6 +201,8 @@ class TraceRecorder:
         """Append `count` records: per column (missing: 0) one value per record, or one for all."""
         if count == 0:
             return
+        if self.overflow is not None and self.count and self.count + count > min(self.overflow_at, self.limit):
+            self.overflow()
         if self.count + count > self.limit:
             self.dropped += count
             return
@@ -201,6 +211,12 @@ class TraceRecorder:
 
     def finish(self, ops: list[OpInfo]) -> "Trace":
         return Trace(self.entries, ops, self.count, self.dropped)
+
+    def take(self, ops: list[OpInfo]) -> "Trace":
+        """The records held, as a trace; the recorder goes on empty (its dropped count stays)."""
+        trace = self.finish(ops)
+        self.entries, self.count = [], 0
+        return trace
 
 
 class Trace:

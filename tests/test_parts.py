@@ -60,17 +60,18 @@ def kernel_source(rng: random.Random, name: str) -> str:
             f"}}\n")
 
 
-def detected(program, kernel, flush_at: int, whole: bool = False) -> tuple[int, dict, list]:
-    """(parts, {finding key: (severity, benign)}, barrier verdicts) of one launch handed
-    over in parts of about `flush_at` accesses, judged part by part, or (`whole`) judged
-    on all its parts' traces joined: the same run (the same waves) either way."""
+def detected(program, kernel, flush_at: int, whole: bool = False, split_at: int = 1 << 30) -> tuple[int, dict, list]:
+    """(parts, {finding key: (severity, benign, scope)}, barrier verdicts) of one launch
+    handed over in parts of about `flush_at` accesses (and inside a barrier interval past
+    `split_at`), judged part by part, or (`whole`) judged on all its parts' traces joined:
+    the same run (the same waves) either way."""
     detectors = enabled(("uninitialized-shared-read", "bank-conflict"))
     runs = KernelRuns(program, kernel)
     parted = PartedLaunch(program, kernel, detectors)
     pieces = []
     arguments = {"g": np.zeros(SIZE, np.int32), "h": np.zeros(SIZE, np.int32), "n": GRID * BLOCK}
     launch = Launch((GRID, 1, 1), (BLOCK, 1, 1), arguments, flush=pieces.append if whole else parted.part,
-                    flush_at=flush_at, engine="numpy")
+                    flush_at=flush_at, split_at=split_at, engine="numpy")
     result = execute(program, kernel.name, launch)
     if whole:
         result = joined(pieces + [result])
@@ -83,7 +84,7 @@ def detected(program, kernel, flush_at: int, whole: bool = False) -> tuple[int, 
         for finding in detector.kernel(runs):
             merge(found, finding)
     verdicts = sorted((v.place.line, v.verdict, v.reason) for v in runs.verdicts)
-    return parted.parts, {key: (f.severity, f.benign) for key, f in found.items()}, verdicts
+    return parted.parts, {key: (f.severity, f.benign, f.scope) for key, f in found.items()}, verdicts
 
 
 def joined(parts: list) -> object:
@@ -99,6 +100,28 @@ def joined(parts: list) -> object:
 
 
 @pytest.mark.parametrize("seed", range(int(__import__("os").environ.get("PARTS_SEEDS", 6))))
+def test_a_launch_split_inside_its_barrier_intervals_finds_what_its_whole_trace_finds(seed, tmp_path):
+    """Parts handed over inside barrier intervals too (every 48 accesses, waves of 64-thread
+    blocks): the same findings as the whole trace, but races between lanes of one warp
+    whose two accesses fell in different parts (a note says so)."""
+    rng = random.Random(1000 + seed)
+    sources = [kernel_source(rng, f"k{i}") for i in range(8)]
+    (tmp_path / "random.cu").write_text("\n".join(sources))
+    program = load_program(tmp_path / "random.cu")
+    between_warps = 0
+    for index, source in enumerate(sources):
+        kernel = program.kernel(f"k{index}")
+        _, whole, _ = detected(program, kernel, 16, whole=True, split_at=48)
+        _, parted, _ = detected(program, kernel, 16, split_at=48)
+        # the same severity and benignity (its witness may be another instance, of another scope)
+        missed = {key: found for key, found in whole.items() if (parted.get(key) or (0, 0))[:2] != found[:2]}
+        assert set(parted) <= set(whole), source
+        assert all(scope == "intra-warp" for _, _, scope in missed.values()), source
+        between_warps += sum(key[0] == "data-race" and scope != "intra-warp" for key, (_, _, scope) in whole.items())
+    assert between_warps > 0
+
+
+@pytest.mark.parametrize("seed", range(int(__import__("os").environ.get("PARTS_SEEDS", 6))))
 def test_a_launch_judged_in_parts_finds_what_its_whole_trace_finds(seed, tmp_path):
     rng = random.Random(seed)
     sources = [kernel_source(rng, f"k{i}") for i in range(8)]
@@ -110,7 +133,9 @@ def test_a_launch_judged_in_parts_finds_what_its_whole_trace_finds(seed, tmp_pat
         _, whole, whole_verdicts = detected(program, kernel, 16, whole=True)
         parts, parted, parted_verdicts = detected(program, kernel, 16)
         assert parts > 1, source  # several parts, so that races between them are found from the summaries
-        assert parted == whole, source
+        # the same severity and benignity (its witness may be another instance, of another scope)
+        assert {key: found[:2] for key, found in parted.items()} == {key: found[:2] for key, found in whole.items()}, \
+            source
         # a barrier a part was cut at is judged only where no cut was: needed or not covered, never redundant
         for (line, verdict, reason), (_, whole_verdict, _) in zip(parted_verdicts, whole_verdicts):
             assert verdict == whole_verdict or reason == CUT and whole_verdict == "needed", source
@@ -271,3 +296,36 @@ def test_a_block_making_more_accesses_than_a_trace_holds_is_checked_to_its_end(r
     assert not [note for note in kernel.notes if "accesses" in note]
     verdicts = {(v["line"], v["verdict"], v["reason"]) for v in kernel.barriers}
     assert verdicts == {(7, "not-covered", CUT), (10, "needed", None), (13, "needed", None)}
+
+
+SWEEP = """
+__global__ void sweep(const float *in, float *out, int rounds) {
+    int t = threadIdx.x;
+    float sum = 0;
+    if (t == 0) out[0] = 1;
+    for (int r = 0; r < rounds; r++) sum += in[r * blockDim.x + t];
+    if (RACE && t == 200) sum += out[0];
+    out[t + 1] = sum;
+}
+"""
+
+
+@pytest.mark.parametrize("race", [True, False])
+def test_a_barrier_interval_making_more_accesses_than_a_trace_holds_is_checked_to_its_end(race, monkeypatch):
+    """One block sweeps 200 rows with no barrier: 51,456 accesses in one barrier interval,
+    more than the trace (shrunk to 20,000) holds. Handed over in parts inside the interval,
+    warp 6's read at its end meets warp 0's write at its start, many parts before; a note
+    says that lanes of one warp were not judged across the parts."""
+    import simulee
+    from simulee.checker import kernel as checking
+    from simulee.detect.race import SPLIT_NOTE
+
+    monkeypatch.setattr(checking, "TRACE_LIMIT", 20_000)
+    monkeypatch.setenv("SIMULEE_TRACE_PART", "4096")
+    report = simulee.check(SWEEP.replace("RACE", str(int(race))), "sweep", grid=1, block=256,
+                           args={"rounds": 200}, name="sweep.cu", no_search=True, no_prove=True)
+    (kernel,) = report.kernels
+    found = [(f.type, f.scope, sorted((f.first.line, f.second.line))) for f in report.findings]
+    assert found == ([("data-race", "inter-warp", [5, 7])] if race else [])
+    assert kernel.launches[0]["parts"] > 200 * 256 // 20_000
+    assert SPLIT_NOTE in kernel.notes and not [note for note in kernel.notes if "stopped" in note]

@@ -998,11 +998,11 @@ def detection_launch(launch: Launch, deadline: float = float("inf")) -> tuple[La
 def _in_parts(program, kernel, result: Result, detectors, warp_model: str, deadline: float,
               progress=None, each=None) -> tuple[Result, PartedLaunch | None]:
     """A launch stopped once its trace was full, run again judged in parts (detect.parts)
-    so that every block is checked, when what a block of its finished waves (its started
+    so that every access is checked, when what a block of its finished waves (its started
     ones, if none finished) recorded says it makes at most CHECK_ACCESSES accesses: (its
     result, the PartedLaunch to finish, which calls `each` with every part). Else, or when
-    one wave alone fills the trace or the time runs out, (`result`, None): fewer blocks are
-    checked (_fitting). The result's launch is the one asked for: variants made of it are
+    it makes more than that after all or the time runs out, (`result`, None): fewer blocks
+    are checked (_fitting). The result's launch is the one asked for: variants made of it are
     judged as a check judges them."""
     launch = result.launch
     per_block = result.traced_per_block or len(result.trace) / max(result.blocks_run, 1)  # none finished: at least
@@ -1010,8 +1010,10 @@ def _in_parts(program, kernel, result: Result, detectors, warp_model: str, deadl
         return result, None
     parted = PartedLaunch(program, kernel, detectors, warp_model, each)
     left = max(deadline - time.perf_counter(), 0.0)
+    flush_at = int(min(launch.flush_at, launch.trace_limit // 4))
     whole = execute(program, kernel, replace(launch, flush=parted.part, time_limit=min(launch.time_limit, left),
-                                             flush_at=int(min(launch.flush_at, launch.trace_limit // 2))), progress)
+                                             flush_at=flush_at, split_at=2 * flush_at, stop_when_traced=False,
+                                             access_limit=CHECK_ACCESSES), progress)
     whole.launch = launch
     if whole.status in ("trace-limit", "time-limit"):
         return result, None

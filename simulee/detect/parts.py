@@ -4,11 +4,14 @@ bounded memory.
 The interpreter hands over the trace of whole blocks as its waves end and forgets it
 (interpreter Launch.flush); a wave whose blocks alone make more accesses than a part holds
 is cut inside, at a barrier that leaves no block's barrier epoch on both sides
-(Events.cuts). Every detector judges each part as the launch it is a piece of: what the
-threads of one block do among themselves within an epoch (races in shared memory and
-within a block, bank conflicts) lies whole in one part; what carries across epochs is
-left for the next part (the shared bytes written before, for uninitialized reads) or not
-judged (a barrier a part was cut at is not judged redundant). What
+(Events.cuts), and an epoch that alone passes Launch.split_at inside it (Events.open).
+Every detector judges each part as the launch it is a piece of: what the threads of one
+block do among themselves within an epoch not split (races in shared memory and within a
+block, bank conflicts) lies whole in one part; what carries across is left for the next
+part (the shared bytes written before, for uninitialized reads; per word and instruction of
+a split epoch, its accesses of the lowest and highest warp, for races between warps) or not
+judged (no barrier of a launch cut inside its blocks is judged redundant; races between
+lanes of one warp across a split, noted). What
 blocks of different parts do to each other (races between blocks in global memory) each
 detector judges at the end from what it left of every part (Detector.leave, .across), in
 memory that grows with the bytes the launch touches rather than with its accesses.

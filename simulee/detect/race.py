@@ -83,12 +83,18 @@ class Races(Detector):
                   "before sm_70)"))
 
     def launch(self, run: LaunchRun) -> list[Finding]:
-        return find_races(run.model, run.warp_model)
+        found = find_races(run.model, run.warp_model)
+        carried = (run.earlier or {}).get(OPEN)
+        return found + _across_split(run, carried) if carried is not None else found
 
     def leave(self, run: LaunchRun, summary: dict) -> None:
         """The part's global-memory rows that races between blocks are found from (as
         `_representatives` keeps them), added to those of the parts before; none once a
-        part orders accesses through memory (fences and flags need every access)."""
+        part orders accesses through memory (fences and flags need every access). Of a
+        part that ends inside barrier intervals (Events.open), the rows that races between
+        warps of those intervals are found from, with those carried from the parts before
+        that the intervals still hold."""
+        _carry_open(run, summary)
         model = run.model
         if summary.get(ORDERED) or summary.get(FULL):
             return
@@ -217,6 +223,72 @@ ORDERED_NOTE = ("races between blocks of different waves of a launch too large t
                 "its fences and flags order accesses, which only every access shows")
 
 
+OPEN = "data-race: open"  # the summary's rows of the barrier intervals a part ended inside (Events.open)
+SPLIT_NOTE = ("a barrier interval of a block made more accesses than a part of the trace holds, so it was judged in "
+              "parts: races between warps across the parts were judged from a summary of each word's accesses, but "
+              "races between lanes of one warp across them were not judged")
+SPLIT_ORDERED_NOTE = ("a barrier interval of a block made more accesses than a part of the trace holds, and its fences "
+                      "and flags order accesses: races across the parts it was judged in were not judged")
+
+
+def _carry_open(run: LaunchRun, summary: dict) -> None:
+    """Keep in summary[OPEN] the representatives (per word, instruction and interval, the
+    lowest and highest warp and value) of the rows of the barrier intervals this part
+    ended inside, those carried before among them; none when it ended between intervals."""
+    opened = run.result.events.open
+    carried = summary.pop(OPEN, None)
+    if opened is None:
+        return
+    model = run.model
+    notes = summary.setdefault("notes", [])
+    if model.ordering.active:
+        notes.append(SPLIT_ORDERED_NOTE) if SPLIT_ORDERED_NOTE not in notes else None
+        return
+    exempt(model)
+    notes.append(SPLIT_NOTE) if SPLIT_NOTE not in notes else None
+    c = dict(model.columns, warp=model.columns["thread"] // 32)
+    columns = {name: c[name][_in_intervals(c, opened)] for name in OPEN_COLUMNS}
+    if carried is not None:
+        still = _in_intervals(carried, opened)
+        columns = {name: np.concatenate([carried[name][still], column]) for name, column in columns.items()}
+    chosen = _representatives(columns, np.arange(len(columns["op"])), OPEN_KEYS, "warp")
+    summary[OPEN] = {name: column[chosen] for name, column in columns.items()}
+
+
+def _across_split(run: LaunchRun, carried: dict) -> list[Finding]:
+    """Races between warps of one barrier interval, one access in the parts before (the
+    representatives `carried`), the other in this part."""
+    model = run.model
+    if model.ordering.active:
+        return []
+    exempt(model)
+    c = dict(model.columns, warp=model.columns["thread"] // 32)
+    blocks, epochs = np.unique(np.c_[carried["block"], carried["epoch"]], axis=0).T
+    mine = np.flatnonzero(_in_intervals(c, (blocks, epochs)))
+    if len(mine) == 0:
+        return []
+    columns = {name: np.concatenate([carried[name], c[name][mine]]) for name in OPEN_COLUMNS}
+    columns["origin"] = np.r_[np.zeros(len(carried["op"]), np.int64), np.ones(len(mine), np.int64)]
+    key = (columns["space"].astype(np.int64) << 62) | (columns["owner"].astype(np.int64) << 38) | columns["word"]
+    order = np.lexsort((columns["step"], key))
+    columns = {name: column[order] for name, column in columns.items()}
+    _units(columns, key[order])
+    rows = _conflicting_units(columns, np.arange(len(order)))
+    pairs = _summarized(columns, rows, ("unit", "block", "grid_epoch", "epoch"), "warp", INTER_WARP)
+    across = columns["origin"][pairs.first] != columns["origin"][pairs.second]
+    pairs = pairs.without(~across)
+    return summarize(MemoryAccessModel(columns, run.result), pairs)
+
+
+def _in_intervals(c: dict, intervals: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """Per row, whether its block is in the barrier interval `intervals` gives it (blocks,
+    the epoch of each)."""
+    blocks, epochs = intervals
+    span = int(max(epochs.max(initial=0), c["epoch"].max(initial=0))) + 1
+    return np.isin(c["block"].astype(np.int64) * span + c["epoch"],
+                   blocks.astype(np.int64) * span + epochs.astype(np.int64))
+
+
 # what races between blocks are found and explained from (_summarized, summarize, Ordering)
 SUMMARY_COLUMNS = ("space", "owner", "word", "mask", "epoch", "grid_epoch", "block", "thread", "action", "op", "step",
                    "value", "sync", "taint", "divergent", "volatile", "atomic", "strong", "decides", "seeds", "swaps",
@@ -239,6 +311,8 @@ def _unpacked(parts: list, names=SUMMARY_COLUMNS) -> dict[str, np.ndarray]:
 
 GROUP_KEYS = ("owner", "word", "grid_epoch", "op", "mask", "action", "sync", "exempt")  # and taint, any or none
 GROUPED = (*GROUP_KEYS, "taint", "block", "value")  # what _representatives reads
+OPEN_KEYS = ("space", *GROUP_KEYS, "block", "epoch")  # of the rows of intervals a part ended inside
+OPEN_COLUMNS = (*SUMMARY_COLUMNS, "warp")
 
 
 RUN = 8  # rows a run of consecutive words takes at least to be kept as one (_runs)
@@ -329,14 +403,15 @@ def _units(c: dict, key: np.ndarray) -> None:
     c["wide"] = c["exempt"] & ((c["sync"] & SCOPE_BITS) != BLOCK_SCOPE)
 
 
-def _representatives(c, rows) -> np.ndarray:
+def _representatives(c, rows, group_keys=GROUP_KEYS, agent: str = "block") -> np.ndarray:
     """Of global-memory `rows`, those (positions in `rows`) that keep what `_summarized`
     reads of races between blocks: per group of one unit, grid epoch, instruction, mask,
     action, synchronization, exemption and taint (any or none), the rows of its lowest and
-    highest block and of its lowest and highest value."""
+    highest block and of its lowest and highest value. (Of other `group_keys`, the rows
+    of the lowest and highest `agent`.)"""
     if len(rows) == 0:
         return np.zeros(0, dtype=np.int64)
-    keys = [c[name][rows] for name in GROUP_KEYS]
+    keys = [c[name][rows] for name in group_keys]
     keys.append(c["taint"][rows] != 0)
     order = _order(keys)
     change = np.zeros(len(rows), dtype=bool)
@@ -347,7 +422,7 @@ def _representatives(c, rows) -> np.ndarray:
     group = np.empty(len(rows), dtype=np.int64)
     group[order] = np.cumsum(change) - 1
     chosen = []
-    for name in ("block", "value"):
+    for name in (agent, "value"):
         by = np.lexsort((c[name][rows], group))
         sorted_group = group[by]
         starts = np.flatnonzero(np.r_[True, sorted_group[1:] != sorted_group[:-1]])

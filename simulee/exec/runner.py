@@ -278,7 +278,6 @@ class _Checker:
         self.operations: dict[int, Operation] = {}  # by launch number: what each launch touched
         self.parted: dict[int, PartedLaunch] = {}  # by launch number: the detection of each launch running
         self.grace = float("inf")  # seconds checking may go on past the program's deadline
-        self.truncated: set[str] = set()  # kernels a launch of which ran past the trace limit
         self.partly: set[str] = set()  # kernels checked only in part: the time ran out
         self.reused: set[str] = set()  # kernels a launch of which another process ran (reused)
         self.cut = float("inf")  # when checking stops whatever the program's time (stop_checking)
@@ -317,10 +316,6 @@ class _Checker:
         if result.status in ("unsupported", "out-of-memory"):
             check.status, check.error = result.status, result.message
             return
-        if result.trace.dropped:
-            self.truncated.add(kernel.symbol)
-            if LIMIT_NOTE not in check.notes:
-                check.notes.append(LIMIT_NOTE)
         sharing = self.device is not None and self.device.shared_launches is not None
         found = []
         try:
@@ -469,10 +464,9 @@ class _Checker:
                 except OutOfTime:
                     self._out_of_time(check, kept.kernel, f"its barriers were not all judged: {OUT_OF_TIME}")
                 check.verdicts = kept.verdicts
-        # A barrier a launch used past the trace limit is not judged redundant, in any kernel
-        # reaching it (the instances of a template share it): its uses there are unseen.
-        unseen = {_at(v.place): LIMIT_REASON for symbol in self.truncated for v in self.checks[symbol].verdicts or ()}
-        unseen |= {_at(v.place): REUSED_REASON for symbol in self.reused for v in self.checks[symbol].verdicts or ()}
+        # A barrier is not judged redundant in any kernel reaching it (the instances of a template share it)
+        # where a launch of one was not judged whole: its uses there are unseen.
+        unseen = {_at(v.place): REUSED_REASON for symbol in self.reused for v in self.checks[symbol].verdicts or ()}
         unseen |= {_at(v.place): PARTLY_REASON for symbol in self.partly for v in self.checks[symbol].verdicts or ()}
         for symbol, check in self.checks.items():
             for verdict in check.verdicts or ():
@@ -486,9 +480,6 @@ class _Checker:
 
 HOST = "(host)"  # the check of races between copies and fills
 OUT_OF_TIME = "checking ran out of time (a quarter of --timeout after the program's)"
-LIMIT_NOTE = ("a launch's barrier interval made more accesses than a trace holds: it was checked on its first "
-              "accesses only (no barrier judged redundant)")
-LIMIT_REASON = "a launch used it past the trace limit"
 PARTLY_REASON = "a launch using it was checked only in part: the time ran out"
 REUSED_REASON = "a launch using it repeats one another process ran, which judged it"
 

@@ -1,7 +1,8 @@
-// A template whose large instance reads past the trace limit before its barrier (which it
+// A template whose large instance reads more than a trace holds before its barrier (which it
 // needs: warp 0 reads what the other warps wrote), and whose one-warp instance needs no
-// barrier (lane 0 reads what it wrote itself): the barrier is one, the template's, used where
-// the trace no longer looks, so it is not judged redundant (as cuda-samples' reduce7).
+// barrier (lane 0 reads what it wrote itself): the barrier is one, the template's, used in a
+// launch judged in parts cut inside its blocks, so it is not judged redundant (as
+// cuda-samples' reduce7).
 #include <cstdio>
 #include <vector>
 
