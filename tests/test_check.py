@@ -450,9 +450,14 @@ def test_a_kernel_no_launch_of_which_ran_to_its_end_is_not_checked_and_says_why(
     loaded = program(KERNELS / "reduction.cu")
     info = loaded.kernel("reduce_sum")
     launch = default_launch(info, {"n": 128}, (2, 1, 1), (64, 1, 1))
-    cut = check_kernel(loaded, info, [replace(launch, trace_limit=100)])  # its trace fills at once
+    parted = check_kernel(loaded, info, [replace(launch, trace_limit=100)])  # its trace fills at once: in parts
+    assert parted.status == "ok" and parted.launches[0]["parts"] > 1 and parted.findings == []
+    checked_in_parts = checking.CHECK_ACCESSES
+    monkeypatch.setattr(checking, "CHECK_ACCESSES", 150)  # too few to judge it in parts, and one block fills it
+    cut = check_kernel(loaded, info, [replace(launch, trace_limit=100)])
     assert cut.status == NOT_CHECKED and cut.error.startswith(
         "not checked: every launch was stopped once its trace was full")
+    monkeypatch.setattr(checking, "CHECK_ACCESSES", checked_in_parts)
     whole = check_kernel(loaded, info, [launch])
     assert whole.status == "ok" and whole.findings == []
     full = execute(loaded, info, launch)

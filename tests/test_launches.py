@@ -295,6 +295,7 @@ def test_a_check_stops_a_launch_once_its_trace_is_full(run_cli, monkeypatch):
     assert check.notes == ["launch grid (4096,1,1) block (256,1,1) made more accesses than a check keeps: "
                            "checked on 584 of its 4,096 blocks (linear block indices "
                            "0-145, 1,316-1,461, 2,633-2,778, 3,950-4,095)"]
+    monkeypatch.setattr(checking, "CHECK_ACCESSES", 5_000)  # in parts, it stops past these: one block fills it
     check = checking.check_kernel(loaded, loaded.kernels[0], [replace(launch, trace_limit=600)])  # a block makes 768
     assert check.launches[0]["status"] == "trace-limit"
     assert check.notes == ["launch grid (4096,1,1) block (256,1,1) was stopped at 600 accesses, the most a check "
