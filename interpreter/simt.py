@@ -818,7 +818,7 @@ class Execution:
             cut_at = group.frame.function.op_ids[group.pc]
         wave.epoch[blocks] += 1
         others = ~in_blocks & (wave.live_count > 0)  # each waits whole at a barrier, or no clean cut
-        if (wave.wait_count[others] == wave.live_count[others]).all():
+        if cut_at >= 0 and (wave.wait_count[others] == wave.live_count[others]).all():
             self._cut(cut_at)
 
     def _record_divergence(self, blocks: np.ndarray) -> None:

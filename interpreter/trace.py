@@ -183,7 +183,8 @@ SPLIT = -1  # Events.cuts: a part cut inside a barrier interval (when one makes 
 
 class TraceRecorder:
     """Collects trace records in entries, one per instruction executed (or per native call);
-    at most `limit` records (later ones are counted in `dropped`, not kept)."""
+    at most `limit` records (later ones are counted in `dropped`, not kept), unless an
+    `overflow` takes them before (then one entry may pass the limit alone)."""
 
     def __init__(self, limit: float = float("inf"), overflow=None, overflow_at: float = float("inf")):
         self.entries: list[tuple[int, dict]] = []
@@ -203,7 +204,7 @@ class TraceRecorder:
             return
         if self.overflow is not None and self.count and self.count + count > min(self.overflow_at, self.limit):
             self.overflow()
-        if self.count + count > self.limit:
+        if self.count + count > self.limit and self.overflow is None:  # with an overflow, nothing is dropped
             self.dropped += count
             return
         self.entries.append((count, columns))
