@@ -224,11 +224,13 @@ ORDERED_NOTE = ("races between blocks of different waves of a launch too large t
 
 
 OPEN = "data-race: open"  # the summary's rows of the barrier intervals a part ended inside (Events.open)
+SPLIT_ORDERED = "data-race: split ordered"  # a part ending inside intervals ordered accesses through memory
 SPLIT_NOTE = ("a barrier interval of a block made more accesses than a part of the trace holds, so it was judged in "
               "parts: races between warps across the parts were judged from a summary of each word's accesses, but "
               "races between lanes of one warp across them were not judged")
-SPLIT_ORDERED_NOTE = ("a barrier interval of a block made more accesses than a part of the trace holds, and its fences "
-                      "and flags order accesses: races across the parts it was judged in were not judged")
+SPLIT_ORDERED_NOTE = ("a barrier interval of a block made more accesses than a part of the trace holds, and it has "
+                      "fences, flags or atomics that may order accesses: races across the parts it was judged in were "
+                      "not judged")
 
 
 def _carry_open(run: LaunchRun, summary: dict) -> None:
@@ -237,12 +239,14 @@ def _carry_open(run: LaunchRun, summary: dict) -> None:
     ended inside, those carried before among them; none when it ended between intervals."""
     opened = run.result.events.open
     carried = summary.pop(OPEN, None)
-    if opened is None:
+    if opened is None or summary.get(SPLIT_ORDERED):
         return
     model = run.model
     notes = summary.setdefault("notes", [])
-    if model.ordering.active:
-        notes.append(SPLIT_ORDERED_NOTE) if SPLIT_ORDERED_NOTE not in notes else None
+    ordering = model.ordering
+    if len(ordering.releases) or len(ordering.acquires):  # a release here may order what an acquire later does
+        summary[SPLIT_ORDERED] = True
+        notes.append(SPLIT_ORDERED_NOTE)
         return
     exempt(model)
     notes.append(SPLIT_NOTE) if SPLIT_NOTE not in notes else None
@@ -259,7 +263,7 @@ def _across_split(run: LaunchRun, carried: dict) -> list[Finding]:
     """Races between warps of one barrier interval, one access in the parts before (the
     representatives `carried`), the other in this part."""
     model = run.model
-    if model.ordering.active:
+    if len(model.ordering.releases) or len(model.ordering.acquires):  # what an earlier release orders: unknown
         return []
     exempt(model)
     c = dict(model.columns, warp=model.columns["thread"] // 32)
