@@ -250,7 +250,7 @@ def _carry_open(run: LaunchRun, summary: dict) -> None:
         return
     exempt(model)
     notes.append(SPLIT_NOTE) if SPLIT_NOTE not in notes else None
-    c = dict(model.columns, warp=model.columns["thread"] // 32)
+    c = model.columns
     columns = {name: c[name][_in_intervals(c, opened)] for name in OPEN_COLUMNS}
     if carried is not None:
         still = _in_intervals(carried, opened)
@@ -266,7 +266,7 @@ def _across_split(run: LaunchRun, carried: dict) -> list[Finding]:
     if len(model.ordering.releases) or len(model.ordering.acquires):  # what an earlier release orders: unknown
         return []
     exempt(model)
-    c = dict(model.columns, warp=model.columns["thread"] // 32)
+    c = model.columns
     blocks, epochs = np.unique(np.c_[carried["block"], carried["epoch"]], axis=0).T
     mine = np.flatnonzero(_in_intervals(c, (blocks, epochs)))
     if len(mine) == 0:
