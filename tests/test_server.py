@@ -140,18 +140,35 @@ def test_a_built_programs_device_runs_in_the_server(server, tmp_path):
     assert warm.stdout == "data[0] = 1\n" and "data race" in warm.stderr
 
 
-def test_interrupting_a_command_interrupts_it_in_the_server(server):
-    command = subprocess.Popen([sys.executable, "-m", "simulee", "check", str(KERNELS / "global_races.cu")],
+SPIN = """__global__ void spin(int *data, int n) {
+  int x = 0;
+  for (int i = 0; i < n; ++i) x += i ^ data[threadIdx.x];
+  data[threadIdx.x] = x;
+}
+"""
+
+
+def running(cache: Path) -> int:
+    return int(re.search(r"(\d+) running", simulee(cache, "server", "status").stdout).group(1))
+
+
+def test_interrupting_a_command_interrupts_it_in_the_server(server, tmp_path):
+    (tmp_path / "spin.cu").write_text(SPIN)  # runs for hours: only ^C ends it
+    command = subprocess.Popen([sys.executable, "-m", "simulee", "check", str(tmp_path / "spin.cu"), "--block", "32",
+                                "--arg", "n=2000000000", "--step-limit", str(1 << 50)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env={**{k: v for k, v in os.environ.items() if k != "SIMULEE_NO_SERVER"},
                                     "SIMULEE_CACHE": str(server)})
-    time.sleep(1.5)  # connected and running in the server
-    assert command.poll() is None
+    deadline = time.monotonic() + 300
+    while running(server) == 0:  # connected and running in the server
+        assert command.poll() is None and time.monotonic() < deadline, command.communicate()
+        time.sleep(0.2)
+    time.sleep(0.5)
     command.send_signal(signal.SIGINT)
     _, err = command.communicate(timeout=120)
     assert command.returncode == 130
     assert "simulee: interrupted" in err
-    assert re.search(r"0 running", simulee(server, "server", "status").stdout)
+    assert running(server) == 0
 
 
 def test_a_crashed_server_is_bypassed_with_a_note(server, tmp_path):
