@@ -2,6 +2,8 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# an editable install as a path entry, with no import hook to load at every start of a command (10-20 ms)
+EDITABLE := --config-settings editable_mode=compat
 
 .PHONY: run test docs browser clean
 
@@ -10,11 +12,11 @@ $(BIN)/python:
 
 $(VENV)/.installed: $(BIN)/python setup.cfg pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet $(EDITABLE) -e .
 	touch $@
 
 $(VENV)/.installed-test: $(VENV)/.installed setup.cfg
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet $(EDITABLE) -e '.[test]'
 	touch $@
 
 # The main job: scan the benchmark kernels into results/kernels/ (exit status 1 only means bugs were found).

@@ -11,8 +11,11 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conftest import KERNELS, line_of
+from simulee.model.sort import columns_order, stable_order
 
 FILE = KERNELS / "fence_sync.cu"
 
@@ -354,3 +357,17 @@ def test_a_read_of_what_its_own_thread_stored_racing_stores_of_that_value_is_ben
         assert found("same_pointer", engine) == {("data-race", "warning", True, "write-write", 0),
                                                  ("data-race", "warning", True, "read-write", 1)}
         assert ("data-race", "error", False, "read-write", 0) in found("own_index", engine)
+
+
+@given(st.lists(st.tuples(st.integers(-3, 3), st.integers(0, 1 << 62), st.integers(-(1 << 20), 1 << 20)),
+                max_size=300), st.sampled_from([1, 2, 3]))
+def test_the_fast_sorts_give_numpys_stable_orders(rows, width):
+    """The packed sorts the model and the detectors take give what NumPy's stable argsort
+    and lexsort give, ties in row order, for keys that fit in 63 bits and keys that do not."""
+    columns = [np.array([row[k] for row in rows], dtype=np.int64) for k in range(width)] if rows else \
+        [np.zeros(0, dtype=np.int64)] * width
+    assert np.array_equal(columns_order(columns), np.lexsort(tuple(reversed(columns))))
+    for column in columns:
+        assert np.array_equal(stable_order(column), np.argsort(column, kind="stable"))
+    unsigned = np.array([row[1] for row in rows], dtype=np.uint64) << np.uint64(1)  # past int64's range
+    assert np.array_equal(stable_order(unsigned), np.argsort(unsigned, kind="stable"))

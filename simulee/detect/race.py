@@ -31,6 +31,7 @@ from simulee.model.ordering import MAX_EVENTS
 from interpreter.vocabulary import BLOCK_SCOPE, SCOPE_BITS
 from simulee.model.findings import ERROR, WARNING, Finding, launch_of, place, where
 from simulee.model.access import KIND_NAMES, READ, WRITE, MemoryAccessModel
+from simulee.model.sort import columns_order, stable_order
 
 INTER_BLOCK, INTER_WARP, INTRA_WARP = 0, 1, 2
 SCOPE_NAMES = ("inter-block", "inter-warp", "intra-warp")
@@ -141,7 +142,7 @@ class Races(Detector):
         # first the units where a conflict is possible, from the few columns that say so
         c = _unpacked(parts, ("owner", "word", "step", "action", "exempt", "sync"))
         key = (c["owner"].astype(np.int64) << 38) | c["word"]
-        order = np.lexsort((c["step"], key))  # by unit, each in the order its accesses were made
+        order = columns_order([key, c["step"]])  # by unit, each in the order its accesses were made
         c = {name: column[order] for name, column in c.items()}
         _units(c, key[order])
         order = order[_conflicting_units(c, np.arange(len(key)))]
@@ -274,7 +275,7 @@ def _across_split(run: LaunchRun, carried: dict) -> list[Finding]:
     columns = {name: np.concatenate([carried[name], c[name][mine]]) for name in OPEN_COLUMNS}
     columns["origin"] = np.r_[np.zeros(len(carried["op"]), np.int64), np.ones(len(mine), np.int64)]
     key = (columns["space"].astype(np.int64) << 62) | (columns["owner"].astype(np.int64) << 38) | columns["word"]
-    order = np.lexsort((columns["step"], key))
+    order = columns_order([key, columns["step"]])
     columns = {name: column[order] for name, column in columns.items()}
     _units(columns, key[order])
     rows = _conflicting_units(columns, np.arange(len(order)))
@@ -417,7 +418,7 @@ def _representatives(c, rows, group_keys=GROUP_KEYS, agent: str = "block") -> np
         return np.zeros(0, dtype=np.int64)
     keys = [c[name][rows] for name in group_keys]
     keys.append(c["taint"][rows] != 0)
-    order = _order(keys)
+    order = columns_order(keys)
     change = np.zeros(len(rows), dtype=bool)
     change[0] = True
     for column in keys:
@@ -469,28 +470,13 @@ def _partition(c, rows, keys, of=None) -> tuple[np.ndarray, np.ndarray]:
     """Rows sorted by the partition keys, and each row's partition number. `of` maps
     `rows` to the model's rows whose keys they take (default: they are the model's rows)."""
     model_rows = rows if of is None else of[rows]
-    order = _order([c[k][model_rows] for k in keys])
+    order = columns_order([c[k][model_rows] for k in keys])
     rows, model_rows = rows[order], model_rows[order]
     change = np.zeros(len(rows), dtype=bool)
     for k in keys:
         values = c[k][model_rows]
         change[1:] |= values[1:] != values[:-1]
     return rows, np.cumsum(change)
-
-
-def _order(columns: list[np.ndarray]) -> np.ndarray:
-    """The order sorting rows by the columns (the first most significant): one sort of a
-    combined key when the ranges fit in 63 bits, else a lexsort."""
-    combined = np.zeros(len(columns[0]), dtype=np.int64)
-    span = 1
-    for column in columns:
-        low = int(column.min()) if len(column) else 0
-        width = (int(column.max()) - low + 1) if len(column) else 1
-        span *= width
-        if span >= 1 << 62:
-            return np.lexsort(tuple(reversed(columns)))
-        combined = combined * width + (column.astype(np.int64) - low)
-    return np.argsort(combined, kind="stable")
 
 
 def _strength(agent: str) -> str:
@@ -519,7 +505,7 @@ def _summarized(c, rows, keys, agent, scope) -> Pairs:
         return Pairs.empty()
     # groups: accesses of one instruction with one mask, action and origin, sorted by agent
     group_keys = ("op", "mask", "action", "origin")
-    order = _order([part] + [c[k][rows] for k in group_keys] + [c[agent][rows]])
+    order = columns_order([part] + [c[k][rows] for k in group_keys] + [c[agent][rows]])
     rows, part = rows[order], part[order]
     group_change = np.r_[True, part[1:] != part[:-1]]
     for k in group_keys:
@@ -628,7 +614,7 @@ def _last_own_write(c, reads) -> np.ndarray:
     order, place = _partition(c, np.arange(len(both)), ("unit", "block", "thread", "epoch"), both)
     group = np.empty(len(both), dtype=np.int64)
     group[order] = place
-    timed = _order([group, c["step"][both].astype(np.int64)])  # each group's accesses in the order made
+    timed = columns_order([group, c["step"][both].astype(np.int64)])  # each group's accesses in the order made
     is_write = timed < len(writes)
     latest = np.maximum.accumulate(np.where(is_write, np.arange(len(both)), -1))  # the last write up to each
     sorted_group = group[timed]
@@ -706,7 +692,7 @@ def _pairs_of_agents(part: np.ndarray, agents: np.ndarray) -> tuple[np.ndarray, 
     count = len(part)
     if count < 2:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    order = _order([part, agents])  # by partition, then agent, then position (stable)
+    order = columns_order([part, agents])  # by partition, then agent, then position (stable)
     sorted_part, sorted_agent = part[order], agents[order]
     new_part = np.r_[True, sorted_part[1:] != sorted_part[:-1]]
     new_group = new_part | np.r_[True, sorted_agent[1:] != sorted_agent[:-1]]
@@ -718,7 +704,7 @@ def _pairs_of_agents(part: np.ndarray, agents: np.ndarray) -> tuple[np.ndarray, 
     m = np.repeat(group_end, lengths) + (np.arange(len(k)) - np.repeat(np.cumsum(lengths) - lengths, lengths))
     first, second = order[k], order[m]
     i, j = np.minimum(first, second), np.maximum(first, second)
-    ranked = np.argsort(i * count + j, kind="stable")
+    ranked = stable_order(i * count + j)
     return i[ranked], j[ranked]
 
 
@@ -794,7 +780,7 @@ def summarize(model: MemoryAccessModel, pairs: Pairs, sample: int = 0) -> list[F
     # per finding, a pair that holds whatever Simulee invented first (interpreter.taint), then the widest scope,
     # then the lowest blocks (a witness that needs the fewest blocks)
     highest_block = np.maximum(c["block"][first], c["block"][second])
-    widest = _order([key, taint != 0, pairs.scope, highest_block])
+    widest = columns_order([key, taint != 0, pairs.scope, highest_block])
     starts = np.r_[0, np.flatnonzero(np.diff(key[widest])) + 1]
     witnesses = widest[starts]
     seeds = _seeding(c, np.r_[first, second])
@@ -908,7 +894,7 @@ def _cuda_name(text: str) -> str:
 
 def _distinct_per_group(group: np.ndarray, values: np.ndarray, groups: int) -> np.ndarray:
     """How many distinct values each group (numbered 0..groups-1) has."""
-    order = _order([group, values])
+    order = columns_order([group, values])
     group, values = group[order], values[order]
     new = np.r_[True, (group[1:] != group[:-1]) | (values[1:] != values[:-1])]
     return np.bincount(group[new], minlength=groups)

@@ -22,6 +22,7 @@ from interpreter.memory import GLOBAL, SHARED
 from interpreter.trace import ATOMIC, KIND_NAMES, READ, WRITE, coordinates
 from interpreter.vocabulary import SCOPE_BITS, VOLATILE
 from simulee.model.ordering import Ordering
+from simulee.model.sort import stable_order
 
 UNIT_BYTES = 4
 _KEY_SHARED_BIT = 62
@@ -140,7 +141,7 @@ def build_model(result: Result) -> MemoryAccessModel:
     owner = np.where(shared, trace["block"][access], trace["region"][access]).astype(np.int64)
     key = (shared.astype(np.int64) << _KEY_SHARED_BIT) | (owner << _KEY_OWNER_SHIFT) | word
     del shared
-    order = np.argsort(key, kind="stable")  # the trace is in step order: visits stay in order
+    order = stable_order(key)  # the trace is in step order: visits stay in order
     key = key[order]
     unit = np.cumsum(np.r_[0, key[1:] != key[:-1]]) if len(key) else np.zeros(0, dtype=np.int64)
     del key

@@ -35,6 +35,7 @@ import numpy as np
 
 from interpreter.vocabulary import BLOCK_SCOPE, RELEASE, SCOPE_BITS
 from interpreter.trace import ATOMIC, READ, WRITE
+from simulee.model.sort import columns_order, stable_order
 
 MAX_EVENTS = 2048  # releases and acquires each followed (the earliest that synchronize); later ones order nothing
 
@@ -89,7 +90,7 @@ class Ordering:
         self.reach = _closure(together, program_order)
         self.reach_any_scope = _closure(anyway, program_order)
         self._counts = {}
-        self._orders = [_order(columns) for columns in _acquire_orders(self.a)]
+        self._orders = [columns_order(columns) for columns in _acquire_orders(self.a)]
 
     def ordered(self, first: np.ndarray, second: np.ndarray, any_scope: bool = False) -> np.ndarray:
         """Whether access row `first[i]` happens before or after `second[i]` through memory
@@ -262,11 +263,11 @@ def _synchronizing(c, releases: Events, acquires: Events):
     allow (together) or were every scope wide (anyway). An acquire that only reads what an
     earlier acquire of its thread already read from (a spin's reads) adds nothing and is
     left out. At most MAX_EVENTS of each, the earliest (truncated: some were left)."""
-    releases = releases.take(np.argsort(_write_positions(c, releases.row, acquires.row)[0], kind="stable"))
+    releases = releases.take(stable_order(_write_positions(c, releases.row, acquires.row)[0]))
     low, high = _read_intervals(c, releases, acquires)
     kept = np.flatnonzero(_adds_releases(acquires, c["unit"][acquires.row], low, high))
     truncated = len(kept) > MAX_EVENTS
-    kept = kept[np.argsort(acquires.step[kept], kind="stable")[:MAX_EVENTS]]
+    kept = kept[stable_order(acquires.step[kept])[:MAX_EVENTS]]
     kept.sort()
     acquires, low, high = acquires.take(kept), low[kept], high[kept]
     covered = np.zeros(len(releases) + 1, dtype=np.int64)
@@ -274,7 +275,7 @@ def _synchronizing(c, releases: Events, acquires: Events):
     np.add.at(covered, high, -1)
     used = np.flatnonzero(np.cumsum(covered)[:-1] > 0)
     truncated |= len(used) > MAX_EVENTS
-    used = np.sort(used[np.argsort(releases.step[used], kind="stable")[:MAX_EVENTS]])
+    used = np.sort(used[stable_order(releases.step[used])[:MAX_EVENTS]])
     releases = releases.take(used)
     low, high = np.searchsorted(used, low), np.searchsorted(used, high)  # in the kept releases
     index = np.arange(len(releases))[:, None]
@@ -292,7 +293,7 @@ def _write_positions(c, release_rows, acquire_rows):
     writes = np.flatnonzero(np.isin(unit, unit[acquire_rows]) & (c["action"] != READ))
     columns = lambda rows: (unit[rows], c["step"][rows], c["block"][rows], c["thread"][rows])  # noqa: E731
     write_key, (release_key, acquire_key) = _keys(columns(writes), columns(release_rows), columns(acquire_rows))
-    order = np.argsort(write_key, kind="stable")
+    order = stable_order(write_key)
     write_key, writes = write_key[order], writes[order]
     return (np.searchsorted(write_key, release_key, side="left"),
             np.searchsorted(write_key, acquire_key, side="left") - 1, writes)
@@ -317,7 +318,7 @@ def _read_intervals(c, releases: Events, acquires: Events) -> tuple[np.ndarray, 
 def _adds_releases(acquires: Events, unit: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
     """Per acquire, whether it synchronizes with a release no earlier acquire of its thread
     at its unit did (later reads of one thread only ever see later writes)."""
-    order = _order((acquires.block, acquires.thread, unit.astype(np.int64), acquires.step))
+    order = columns_order((acquires.block, acquires.thread, unit.astype(np.int64), acquires.step))
     group = _keys((acquires.block[order], acquires.thread[order], unit[order].astype(np.int64)))[0]
     span = np.int64(high.max(initial=0) + 1)
     running = np.maximum.accumulate(high[order] + group * span)
@@ -360,7 +361,7 @@ def _closure(sync: np.ndarray, program_order: np.ndarray) -> np.ndarray:
 def _suffix_or(rows: np.ndarray, columns) -> np.ndarray:
     """Per event, the OR of `rows` over the events with its leading column values (all but
     the last) and a last value at least its own."""
-    order = _order(columns)
+    order = columns_order(columns)
     leading = _keys(tuple(col[order] for col in columns[:-1]))[0]
     counts = np.cumsum(rows[order][::-1].astype(np.int32), axis=0)[::-1]  # from each position to the end
     group_end = np.searchsorted(leading, leading, side="right")  # one past the last of its group
@@ -375,7 +376,7 @@ def _first_after(columns, query) -> np.ndarray:
     greater than the query's (-1 if none)."""
     event_key, (at_most,) = _keys(columns, query)
     leading_key, (same_leading,) = _keys(columns[:-1], query[:-1])
-    order = np.argsort(event_key, kind="stable")
+    order = stable_order(event_key)
     position = np.searchsorted(event_key[order], at_most, side="right")
     found = position < len(order)
     index = order[np.minimum(position, len(order) - 1)]
@@ -387,7 +388,7 @@ def _last_before(columns, query) -> np.ndarray:
     smaller than the query's (-1 if none)."""
     event_key, (query_key,) = _keys(columns, query)
     leading_key, (same_leading,) = _keys(columns[:-1], query[:-1])
-    order = np.argsort(event_key, kind="stable")
+    order = stable_order(event_key)
     position = np.searchsorted(event_key[order], query_key, side="left") - 1
     index = order[np.maximum(position, 0)]
     return np.where((position >= 0) & (leading_key[index] == same_leading), index, -1)
@@ -406,14 +407,9 @@ def _index_of(events: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """Per row, the index of the event made by that row (-1 if none)."""
     if len(events) == 0:
         return np.full(len(rows), -1)
-    order = np.argsort(events, kind="stable")
+    order = stable_order(events)
     found = order[np.minimum(np.searchsorted(events[order], rows), len(events) - 1)]
     return np.where(events[found] == rows, found, -1)
-
-
-def _order(columns) -> np.ndarray:
-    """The order sorting events by `columns` (the first most significant)."""
-    return np.lexsort(tuple(reversed(columns)))
 
 
 def _keys(columns, *queries):
@@ -424,7 +420,7 @@ def _keys(columns, *queries):
               for parts in zip(columns, *queries)]
     if not joined:  # no leading columns: every row alike
         return np.zeros(sizes[0], dtype=np.int64), [np.zeros(n, dtype=np.int64) for n in sizes[1:]]
-    order = _order(joined)
+    order = columns_order(joined)
     sorted_columns = [c[order] for c in joined]
     new = np.zeros(len(order), dtype=bool)
     if len(order):
