@@ -31,7 +31,7 @@ browser:
 	  else echo "note: no chromium and chromedriver (Debian packages chromium chromium-driver): the browser test is skipped"; fi; }
 
 test: $(VENV)/.installed-test browser
-	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup --durations=25
 
 # The documentation site (docs/, mkdocs.yml) into site/: open site/index.html
 docs: $(VENV)/.installed-test

@@ -17,6 +17,8 @@ IR_FILES = TESTS / "ir"
 ERRORS = TESTS / "errors"
 ANNOTATED = TESTS / "annotated"
 
+# Subprocesses read and write Python's bytecode cache, as on a user's machine (else each compiles every module)
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 # One IR cache for the whole run (shared by xdist workers); tests of the cache use their own.
 os.environ.setdefault("SIMULEE_CACHE", str(ROOT / ".pytest_cache" / "simulee-ir"))
 # Every proof a run contradicts, in any process of the run (prover.verdicts.log_contradiction): the controller
