@@ -361,3 +361,42 @@ def test_a_split_interval_whose_flag_orders_its_warps_is_not_judged_across(tmp_p
     result = execute(program, kernel.name, Launch((GRID, 1, 1), (BLOCK, 1, 1), arguments, flush=parted.part,
                                                   flush_at=16, split_at=8, engine="numpy"))
     assert parted.finish(result) == [] and SPLIT_ORDERED_NOTE in parted.notes
+
+
+def _summary_rows(rng, count: int, blocks: int, words: int) -> dict:
+    from simulee.detect.race import SUMMARY_COLUMNS
+
+    columns = {name: np.zeros(count, dtype=np.int64) for name in SUMMARY_COLUMNS}
+    columns.update(owner=rng.integers(0, 2, count), word=rng.integers(0, words, count),
+                   block=rng.integers(0, blocks, count), thread=rng.integers(0, 64, count),
+                   op=rng.integers(0, 3, count))
+    return columns
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_summary_between_blocks_expands_only_words_two_blocks_touch(seed):
+    """Of the rows and runs the parts left (race._overlapping), exactly the accesses of the
+    words that two or more blocks touch come back, each run expanded into its words: a word
+    one block alone touches (however often) races with no other block, so a launch whose
+    blocks each touch their own elements expands nothing (its memory stays that of the runs)."""
+    from simulee.detect.race import _overlapping, _packed
+
+    rng = np.random.default_rng(seed)
+    for _ in range(100):
+        blocks, words = int(rng.integers(1, 5)), int(rng.integers(1, 40))
+        rows = _summary_rows(rng, int(rng.integers(0, 12)), blocks, words)
+        runs = _summary_rows(rng, int(rng.integers(0, 6)), blocks, words)
+        runs["length"] = rng.integers(1, 12, len(runs["word"]))
+        accesses = [(o, w, b, op, t) for o, w, b, op, t in zip(rows["owner"], rows["word"], rows["block"], rows["op"],
+                                                              rows["thread"])]
+        accesses += [(o, w + k, b, op, t + k) for o, w, b, op, t, n in zip(
+            runs["owner"], runs["word"], runs["block"], runs["op"], runs["thread"], runs["length"]) for k in range(n)]
+        touching: dict[tuple, set] = {}
+        for owner, word, block, _, _ in accesses:
+            touching.setdefault((owner, word), set()).add(block)
+        expected = sorted(a for a in accesses if len(touching[a[:2]]) >= 2)
+        found = _overlapping([_packed(rows)], [_packed(runs)])
+        assert sorted(zip(found["owner"], found["word"], found["block"], found["op"], found["thread"])) == expected
+    own = {name: np.zeros(4, dtype=np.int64) for name in runs if name != "length"}  # four blocks, 512 words each
+    own.update(block=np.arange(4), word=512 * np.arange(4), length=np.full(4, 512))
+    assert len(_overlapping([_packed(_summary_rows(rng, 0, 1, 1))], [_packed(own)])["word"]) == 0

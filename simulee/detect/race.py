@@ -347,37 +347,29 @@ def _runs(c: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 
 def _overlapping(rows: list, runs: list) -> dict[str, np.ndarray]:
     """Of the summary's rows and runs (packed, _packed), the rows (runs' expanded) of every
-    unit two or more of them touch: a unit one row or run alone touches holds one access,
-    which races with none. Found on intervals, each the words of a row (one) or a run; the
-    other columns are read only for the rows kept, one at a time."""
-    row_at, run_at = _unpacked(rows, ("owner", "word")), _unpacked(runs, ("owner", "word", "length"))
+    unit that rows or runs of two or more blocks touch: what one block alone touches races
+    with no other block (what it does within itself its parts judged), and a launch whose
+    blocks each touch their own elements expands nothing. Found on intervals, each the words
+    of a row (one) or a run; the other columns are read only for the rows kept, one at a
+    time."""
+    row_at = _unpacked(rows, ("owner", "word", "block"))
+    run_at = _unpacked(runs, ("owner", "word", "block", "length"))
     owner = np.r_[row_at["owner"], run_at["owner"]].astype(np.int64)
     if len(owner) == 0:
         return _unpacked(rows)
-    start = np.r_[row_at["word"], run_at["word"]].astype(np.int64)
+    start = np.r_[row_at["word"], run_at["word"]].astype(np.int64) + (owner << _OWNER_SHIFT)
     end = start + np.r_[np.ones(len(row_at["word"]), dtype=np.int64), run_at["length"]]
-    order = np.lexsort((start, owner))
-    owner, start, end = owner[order], start[order], end[order]
-    new_owner = np.r_[True, owner[1:] != owner[:-1]]
-    # words of each interval some earlier one covers (a prefix) and some later one may (from the next start on)
-    reach = _running_max(end, new_owner)
-    covered = np.minimum(end, np.r_[start[:1], reach[:-1]])
-    covered[new_owner] = start[new_owner]
-    later = np.r_[start[1:], end[-1:]]
-    later[np.r_[new_owner[1:], True]] = end[np.r_[new_owner[1:], True]]
-    later = np.maximum(np.minimum(later, end), start)
-    covered = np.maximum(covered, start)
-    # each interval expands [start, covered) and [later, end), as one range when they meet
-    whole = covered >= later
-    pieces = [(start, np.where(whole, end, covered)), (np.where(whole, end, later), end)]
-    chosen = []
-    for low, high in pieces:
-        count = np.maximum(high - low, 0)
-        interval = np.repeat(order, count)  # back to rows-then-runs numbering
-        word = np.repeat(low, count) + (np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count))
-        chosen.append((interval, word))
-    interval = np.concatenate([i for i, _ in chosen])
-    word = np.concatenate([w for _, w in chosen])
+    low, high = _touched_by_several(np.r_[row_at["block"], run_at["block"]].astype(np.int64), start, end)
+    # each interval's pieces inside those spans, then each piece's words
+    first, last = np.searchsorted(high, start, side="right"), np.searchsorted(low, end, side="left")
+    count = np.maximum(last - first, 0)
+    interval = np.repeat(np.arange(len(start)), count)
+    span = np.repeat(first, count) + (np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count))
+    piece_low, piece_high = np.maximum(start[interval], low[span]), np.minimum(end[interval], high[span])
+    count = piece_high - piece_low
+    word = np.repeat(piece_low, count) + (np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count))
+    interval = np.repeat(interval, count)
+    word -= owner[interval] << _OWNER_SHIFT
     singles = len(row_at["word"])
     from_run = interval >= singles
     run, single = interval[from_run] - singles, interval[~from_run]
@@ -392,6 +384,31 @@ def _overlapping(rows: list, runs: list) -> dict[str, np.ndarray]:
     result["thread"][from_run] = (result["thread"][from_run] + word[from_run] - run_at["word"][run]).astype(
         result["thread"].dtype)
     return result
+
+
+_OWNER_SHIFT = 38  # a word's place in all of global memory: its region above its index
+
+
+def _touched_by_several(block: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The places [low, high) that intervals [start, end) of two or more blocks cover: sorted,
+    disjoint spans. Each block's intervals are joined first, so that one block's accesses
+    alone never make a span."""
+    places, ranks = np.unique(np.r_[start, end], return_inverse=True)  # ranks: small, in order (_running_max)
+    start, end = ranks[:len(start)], ranks[len(start):]
+    order = np.lexsort((start, block))
+    block, start, end = block[order], start[order], end[order]
+    new_block = np.r_[True, block[1:] != block[:-1]]
+    reach = _running_max(end, new_block)
+    begins = new_block | np.r_[True, start[1:] > reach[:-1]]
+    union_start = start[begins]
+    union_end = reach[np.r_[np.flatnonzero(begins)[1:] - 1, len(start) - 1]]
+    # coverage by the unions, event by event (an end before a start at one place: half-open)
+    at = np.r_[union_end, union_start]
+    change = np.r_[np.full(len(union_end), -1), np.ones(len(union_start), dtype=np.int64)]
+    order = np.lexsort((change, at))
+    at, covered = at[order], np.cumsum(change[order])
+    several = np.flatnonzero((covered[:-1] >= 2) & (at[1:] > at[:-1]))
+    return places[at[several]], places[at[several + 1]]
 
 
 def _running_max(values: np.ndarray, restart: np.ndarray) -> np.ndarray:

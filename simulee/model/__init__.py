@@ -6,6 +6,7 @@ findings detectors make of it (a finding, its program points, the launch that sh
 - access: the memory-access model built from a trace
 - ordering: what fences, atomics and volatile flags order
 - findings: Finding, Place and how paths and launches are shown
+- sort: the stable orders of a launch's rows, as one vectorized sort where they fit
 
 May import: simulee.errors, simulee.frontend, interpreter.
 """
