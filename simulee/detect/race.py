@@ -141,7 +141,7 @@ class Races(Detector):
             return []
         # first the units where a conflict is possible, from the few columns that say so
         c = _unpacked(parts, ("owner", "word", "step", "action", "exempt", "sync"))
-        key = (c["owner"].astype(np.int64) << 38) | c["word"]
+        key = (c["owner"].astype(np.int64) << _OWNER_SHIFT) | c["word"]
         order = columns_order([key, c["step"]])  # by unit, each in the order its accesses were made
         c = {name: column[order] for name, column in c.items()}
         _units(c, key[order])
@@ -274,7 +274,8 @@ def _across_split(run: LaunchRun, carried: dict) -> list[Finding]:
         return []
     columns = {name: np.concatenate([carried[name], c[name][mine]]) for name in OPEN_COLUMNS}
     columns["origin"] = np.r_[np.zeros(len(carried["op"]), np.int64), np.ones(len(mine), np.int64)]
-    key = (columns["space"].astype(np.int64) << 62) | (columns["owner"].astype(np.int64) << 38) | columns["word"]
+    key = ((columns["space"].astype(np.int64) << 62) | (columns["owner"].astype(np.int64) << _OWNER_SHIFT)
+           | columns["word"])
     order = columns_order([key, columns["step"]])
     columns = {name: column[order] for name, column in columns.items()}
     _units(columns, key[order])
