@@ -9,6 +9,7 @@ instruction carrying its text, so the interpreter reports it instead of the deco
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import struct
@@ -161,8 +162,11 @@ class Param:
         return next((a[1] for a in self.attributes if isinstance(a, tuple) and a[0] == name), None)
 
 
-@dataclass
+@dataclass(eq=False)
 class Function:
+    """A function; its body's lines are parsed into blocks when first read (a check reads
+    the few functions its kernel calls of a module that may define hundreds)."""
+
     name: str
     result: Type
     params: list[Param]
@@ -172,11 +176,17 @@ class Function:
     attribute_groups: tuple[int, ...]
     attributes: tuple[str, ...]
     dbg: int | None
-    blocks: list[Block] | None  # None for a declaration
+    body: list[str] | None = field(repr=False)  # None for a declaration
+    types: "NamedTypes | None" = field(default=None, repr=False)
+
+    @functools.cached_property
+    def blocks(self) -> list[Block] | None:
+        """The body's blocks, None for a declaration."""
+        return None if self.body is None else _parse_body(self.body, self.types, self.params)
 
     @property
     def is_declaration(self) -> bool:
-        return self.blocks is None
+        return self.body is None
 
 
 @dataclass
@@ -872,8 +882,8 @@ def _parse_function(header: str, body: list[str] | None, types: NamedTypes) -> F
             dbg = int(parser.next()[1][1:])
         elif kind == "word":
             attributes.append(text)
-    blocks = None if body is None else _parse_body(body, types, params)
-    return Function(name, result, params, vararg, convention, linkage, tuple(groups), tuple(attributes), dbg, blocks)
+    return Function(name, result, params, vararg, convention, linkage, tuple(groups), tuple(attributes), dbg, body,
+                    types)
 
 
 _RETURN_ATTRIBUTES = {

@@ -11,10 +11,11 @@ and whether it uses dynamic (extern) shared memory.
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import re
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from interpreter import irparse as ir
 from interpreter.debuginfo import CType, DebugInfo
@@ -91,6 +92,17 @@ class ParamInfo:
         return data
 
 
+class KernelCode:
+    """What a kernel's code uses (Program.code_facts), computed when first asked for."""
+
+    def __init__(self, program: "Program", symbol: str):
+        self.program, self.symbol = program, symbol
+
+    @functools.cached_property
+    def facts(self) -> tuple:
+        return self.program.code_facts(self.symbol)
+
+
 @dataclass(frozen=True)
 class KernelInfo:
     symbol: str  # the IR name (mangled)
@@ -99,10 +111,29 @@ class KernelInfo:
     file: str
     line: int
     params: tuple[ParamInfo, ...]
-    builtins: tuple[str, ...]  # e.g. ("ctaid.x", "ntid.x", "tid.x")
-    shared_bytes: int
-    dynamic_shared: bool
-    shared_variables: tuple[str, ...] = ()  # the __shared__ variables its code refers to, in module order
+    # what its code and its callees' use, found by decoding them when first asked for (a module may
+    # define hundreds of kernels, of which a check runs one): KernelCode
+    code: "KernelCode" = field(compare=False, repr=False)
+
+    @property
+    def builtins(self) -> tuple[str, ...]:
+        """The index registers it reads, e.g. ("ctaid.x", "ntid.x", "tid.x")."""
+        return self.code.facts[0]
+
+    @property
+    def shared_bytes(self) -> int:
+        """The bytes of the static __shared__ variables its code refers to."""
+        return self.code.facts[1]
+
+    @property
+    def dynamic_shared(self) -> bool:
+        """Whether its code refers to extern (dynamically sized) shared memory."""
+        return self.code.facts[2]
+
+    @property
+    def shared_variables(self) -> tuple[str, ...]:
+        """The __shared__ variables its code refers to, in module order."""
+        return self.code.facts[3]
 
     @property
     def base_name(self) -> str:
@@ -237,6 +268,19 @@ class Program:
         subprogram = self.debug.subprogram(function.dbg)
         file = self.debug.file(subprogram["file"][1]) if isinstance(subprogram.get("file"), tuple) else ""
         signature = demangle(symbol)
+        return KernelInfo(
+            symbol,
+            qualified_name(signature),
+            signature,
+            file or self.module.source_filename,
+            subprogram.get("line", 0) or 0,
+            tuple(self._params(function)),
+            KernelCode(self, symbol),
+        )
+
+    def code_facts(self, symbol: str) -> tuple:
+        """What kernel `symbol`'s code and callees use (KernelInfo's builtins, shared_bytes,
+        dynamic_shared, shared_variables)."""
         reachable = self.reachable_functions(symbol)
         builtins = sorted(
             {
@@ -250,13 +294,7 @@ class Program:
         referenced = _referenced_globals(reachable)
         shared = [variable for name, variable in self.module.globals.items()
                   if name in referenced and variable.addrspace == SHARED]
-        return KernelInfo(
-            symbol,
-            qualified_name(signature),
-            signature,
-            file or self.module.source_filename,
-            subprogram.get("line", 0) or 0,
-            tuple(self._params(function)),
+        return (
             tuple(builtins),
             _static_size([g for g in shared if g.initializer is not None], self.layout),
             any(g.initializer is None for g in shared),
@@ -277,18 +315,21 @@ class Program:
             yield info
 
 
-def load_module(text: str, origin: str = "<ir>") -> Program:
-    """Verify `text` with llvmlite, then parse and index it."""
-    import llvmlite.binding as llvm
+def load_module(text: str, origin: str = "<ir>", printed: bool = False) -> Program:
+    """Verify `text` with llvmlite and print it as LLVM does, then parse and index it; when
+    `printed`, `text` is a valid module as llvmlite's LLVM prints it (the front end's output)
+    and is parsed as it is."""
+    if not printed:
+        import llvmlite.binding as llvm
 
+        try:
+            module = llvm.parse_assembly(text)
+            module.verify()
+        except RuntimeError as error:
+            message = " ".join(str(error).split())
+            raise LoadError(f"{origin}: invalid LLVM IR: {message}") from None
     try:
-        module = llvm.parse_assembly(text)
-        module.verify()
-    except RuntimeError as error:
-        message = " ".join(str(error).split())
-        raise LoadError(f"{origin}: invalid LLVM IR: {message}") from None
-    try:
-        program = Program(ir.parse_module(str(module)))
+        program = Program(ir.parse_module(text if printed else str(module)))
     except ir.IRSyntaxError as error:
         raise LoadError(f"{origin}: IR Simulee cannot read: {error}") from None
     program.digest = hashlib.sha256(text.encode()).hexdigest()
@@ -296,7 +337,7 @@ def load_module(text: str, origin: str = "<ir>") -> Program:
 
 
 def _kernel_symbols(module: ir.Module) -> list[str]:
-    kernels = [name for name, f in module.functions.items() if f.calling_convention == "ptx_kernel" and f.blocks]
+    kernels = [name for name, f in module.functions.items() if f.calling_convention == "ptx_kernel" and f.body]
     for number in module.named_metadata.get("nvvm.annotations", ()):
         kind, elements = module.metadata.node(number)
         if kind == "tuple" and len(elements) >= 3 and elements[1] == "kernel" and elements[2] == 1:

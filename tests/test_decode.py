@@ -6,6 +6,7 @@ import struct
 
 import llvmlite.binding as llvm
 import networkx as nx
+import numpy as np
 import pytest
 
 from conftest import IR_FILES, KERNELS, at, kernel_files, line_of, program
@@ -305,3 +306,28 @@ def test_functions_in_a_named_comdat_parse():
                                   'define weak_odr void @_Z1fv() comdat($_Z1fv) {\n  ret void\n}\n'
                                   'define linkonce_odr void @"g.1"() comdat($"g.1") {\n  ret void\n}\n')
     assert list(module.functions) == ["_Z1fv", "g.1"]
+
+
+def test_a_module_is_parsed_and_decoded_only_as_far_as_its_kernels_are_used():
+    from interpreter.loader import load_module
+    from interpreter.simt import execute
+    from interpreter.launch import Launch
+    from simulee.frontend.compiler import load_ir
+
+    text = load_ir(KERNELS / "global_races.cu")
+    loaded = load_module(text, printed=True)  # the front end's output, as llvmlite printed it: not parsed again
+    assert len(loaded.kernels) == 14 and not any("blocks" in vars(f) for f in loaded.module.functions.values())
+    kernel = loaded.kernel("neighbour_blocks")
+    assert kernel.params[1].name == "n"  # what the signature says needs no body
+    assert not any("blocks" in vars(f) for f in loaded.module.functions.values())
+    assert kernel.builtins == ("tid.x", "ctaid.x", "ntid.x")  # what its code uses: its body, parsed now
+    parsed = {name for name, f in loaded.module.functions.items() if "blocks" in vars(f)}
+    assert kernel.symbol in parsed and len(parsed) < 14
+    result = execute(loaded, kernel, Launch(2, 32, {"a": np.zeros(64, dtype=np.float32), "n": 64}))
+    assert result.status == "ok" and len(result.trace) > 0
+    # the same module verified and printed by llvmlite first reads alike
+    again = load_module(text)
+    assert [(k.symbol, k.builtins, k.shared_bytes, k.dynamic_shared, k.params) for k in again.kernels] == \
+        [(k.symbol, k.builtins, k.shared_bytes, k.dynamic_shared, k.params) for k in loaded.kernels]
+    assert [op.opcode for op in again.function(kernel.symbol).ops] == \
+        [op.opcode for op in loaded.function(kernel.symbol).ops]

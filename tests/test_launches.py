@@ -324,6 +324,34 @@ def test_a_launch_whose_blocks_each_fill_much_of_the_trace_is_checked_on_fewer_o
     assert check.launches[0]["status"] == "trace-limit" and len(runs) == 3
 
 
+def test_a_launch_whose_first_wave_fills_the_trace_is_measured_on_one_block_before_it_is_run_in_parts(monkeypatch):
+    from dataclasses import replace
+
+    from interpreter.simt import execute
+    from simulee.checker import kernel as checking
+
+    loaded = program(LOOPS)
+    kernel = next(k for k in loaded.kernels if k.name == "sum_table")
+    launch = checking.default_launch(kernel, {"n": 100}, (64, 1, 1), (32, 1, 1))  # 3,232 accesses a block
+    runs = []
+    monkeypatch.setattr(checking, "execute",
+                        lambda *args: runs.append((args[2].sample, args[2].flush)) or execute(*args))
+    # its one wave stops at 13,000 accesses, 203 a block so far: 64 such blocks would fit 50,000, but one block
+    # run alone makes 3,232, so it is not run in parts up to 50,000 in vain: 2 blocks of 3,232 fit half the trace
+    monkeypatch.setattr(checking, "CHECK_ACCESSES", 50_000)
+    check = checking.check_kernel(loaded, kernel, [replace(launch, trace_limit=13_000)])
+    assert [sample for sample, _ in runs] == [None, (0,), (0, 63)]
+    assert all(flush is None for _, flush in runs)
+    assert check.launches[0]["status"] == "ok"
+    assert check.notes == ["launch grid (64,1,1) block (32,1,1) made more accesses than a check keeps: checked on 2 "
+                           "of its 64 blocks (linear block indices 0, 63)"]
+    runs.clear()  # with room for all of them, the block measured says so, and the launch is judged in parts
+    monkeypatch.setattr(checking, "CHECK_ACCESSES", 64 * 3_232)
+    check = checking.check_kernel(loaded, kernel, [replace(launch, trace_limit=13_000)])
+    assert [sample for sample, _ in runs] == [None, (0,), None] and runs[-1][1] is not None
+    assert check.launches[0]["status"] == "ok" and check.notes == []
+
+
 def test_trace_of_a_huge_launch_says_what_it_sampled(run_cli, tmp_path):
     status, out, err = run_cli("trace", SAXPY, "--grid", "65535", "--block", "1024", "--arg", "n=8", "--arg", "a=1",
                                "-o", tmp_path / "model.csv")

@@ -1006,7 +1006,8 @@ def _in_parts(program, kernel, result: Result, detectors, warp_model: str, deadl
     judged as a check judges them."""
     launch = result.launch
     per_block = result.traced_per_block or len(result.trace) / max(result.blocks_run, 1)  # none finished: at least
-    if result.status != "trace-limit" or per_block * result.blocks_total > CHECK_ACCESSES:
+    if result.status != "trace-limit" or per_block * result.blocks_total > CHECK_ACCESSES or \
+            _measured_block(program, kernel, result) * result.blocks_total > CHECK_ACCESSES:
         return result, None
     parted = PartedLaunch(program, kernel, detectors, warp_model, each)
     left = max(deadline - time.perf_counter(), 0.0)
@@ -1021,6 +1022,20 @@ def _in_parts(program, kernel, result: Result, detectors, warp_model: str, deadl
 
 
 CHECK_ACCESSES = 1 << 23  # accesses a check judges a launch on in parts (twice a trace); beyond, fewer blocks
+
+
+def _measured_block(program, kernel, result: Result) -> float:
+    """Accesses a block of a launch stopped once its trace was full records: as a block of
+    its finished waves did; when none finished, as its first block does run alone, or what
+    its started blocks recorded if that is more (they stopped part way: at least that),
+    kept in `result.traced_per_block`. Else its first wave filling the trace would make a
+    launch seem to fit the parts a check judges, and run up to their limit in vain."""
+    if not result.traced_per_block and result.blocks_run > 1:
+        launch = result.launch
+        alone = execute(program, kernel, replace(launch, sample=(launch.sample[0] if launch.sample else 0,),
+                                                 stop_when_traced=True))
+        result.traced_per_block = max(len(result.trace) / result.blocks_run, float(len(alone.trace)))
+    return result.traced_per_block or len(result.trace) / max(result.blocks_run, 1)
 
 
 def _fitting(result: Result) -> Launch | None:

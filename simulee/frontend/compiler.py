@@ -205,7 +205,8 @@ def load_program(path: str | Path, options: CompileOptions = CompileOptions(), s
         return LOADED.kept.pop(key)  # this process's own from now on
     start = time.perf_counter()
     try:
-        program = load_module(text, str(path))
+        # IR the front end made (compiled, linked) is as llvmlite printed it after its passes
+        program = load_module(text, str(path), printed=Path(path).suffix.lower() not in IR_SUFFIXES)
     except LoadError as error:
         raise SimuleeError(str(error)) from None
     program.degraded = degradation(text)  # what the source was compiled without, or ''
@@ -652,7 +653,6 @@ def _clang_named(name: str | None) -> Clang:
         if result.returncode != 0 or "clang" not in result.stdout:
             raise SimuleeError(f"{found} is not a clang compiler")
         return Clang((found,), result.stdout.splitlines()[0])
-    import importlib.metadata
     import importlib.util
 
     spec = importlib.util.find_spec("ziglang")
@@ -660,7 +660,19 @@ def _clang_named(name: str | None) -> Clang:
         raise SimuleeError("the ziglang package is not installed; reinstall simulee or pass --clang PATH")
     root = Path(list(spec.submodule_search_locations)[0])
     zig = root / ("zig.exe" if os.name == "nt" else "zig")
-    return Clang((str(zig), "clang"), f"ziglang {importlib.metadata.version('ziglang')}", str(root / "lib"))
+    return Clang((str(zig), "clang"), f"ziglang {_installed_version(root)}", str(root / "lib"))
+
+
+def _installed_version(package: Path) -> str:
+    """The version of the installed package in folder `package`: from its .dist-info folder
+    beside it (one listing; importlib.metadata scans every distribution), else importlib's."""
+    prefix = package.name + "-"
+    found = [name for name in os.listdir(package.parent) if name.startswith(prefix) and name.endswith(".dist-info")]
+    if len(found) == 1:
+        return found[0][len(prefix):-len(".dist-info")]
+    import importlib.metadata
+
+    return importlib.metadata.version(package.name)
 
 
 @functools.cache

@@ -197,7 +197,10 @@ class Server:
                 if made.seconds > ADOPTED_SECONDS or made.key in LOADED.kept:
                     continue
                 try:
-                    LOADED.take(made, load_program(made.path, made.options, made.siblings))
+                    program = load_program(made.path, made.options, made.siblings)
+                    for kernel in program.kernels:  # decoded here, once, not in each command after
+                        kernel.code.facts
+                    LOADED.take(made, program)
                 except Exception as error:  # noqa: BLE001 - the command loaded it; the server need not
                     print(f"{made.path}: not kept loaded: {type(error).__name__}: {error}", flush=True)
             self.learned.pop(0)
