@@ -265,6 +265,7 @@ class Walker:
         self.iteration: dict[int, z3.BitVecRef] = {}  # loop header -> the shared iteration at the start
         self.sides: list = []  # what the ops just evaluated promise (no signed wrap: nsw)
         self.conjunctions: dict[tuple, z3.BoolRef] = {(): z3.BoolVal(True)}  # see conjunction
+        self.keys: dict[int, tuple] = {}  # id of a path's conditions -> (them, their key): see conjunction
         self.calls: list[str] = []  # the functions called through pointers this walk is within
 
     # --- values -------------------------------------------------------------------------
@@ -461,14 +462,17 @@ class Walker:
     def conjunction(self, conditions: tuple) -> z3.BoolRef:
         """And of a path's conditions, built on the conjunction of the path's shorter prefix
         where that was built (a path's accesses would each build it again in full)."""
-        key = tuple(c.get_id() for c in conditions)
+        known = self.keys.get(id(conditions))  # a state's accesses share its tuple: its key is made once
+        if known is None or known[0] is not conditions:
+            known = self.keys[id(conditions)] = (conditions, tuple(c.get_id() for c in conditions))
+        key = known[1]
         if key not in self.conjunctions:
             shorter = len(key) - 1
             while shorter > 0 and key[:shorter] not in self.conjunctions:
                 shorter -= 1
             built = self.conjunctions[key[:shorter]] if shorter else z3.BoolVal(True)
             for end in range(shorter, len(key)):
-                built = z3.And(built, conditions[end]) if end else conditions[0]
+                built = conjoined((built, conditions[end])) if end else conditions[0]
                 self.conjunctions[key[:end + 1]] = built
         return self.conjunctions[key]
 
@@ -744,7 +748,7 @@ class Walker:
             return
         condition = self.conjunction(state.condition)
         if pointer.inbounds:  # an offset that wrapped is in no buffer: out of bounds, check's question
-            condition = z3.And(condition, *pointer.inbounds)
+            condition = conjoined((condition, *pointer.inbounds))
         self.walk.accesses.append(Access(kind, pointer.base, space, pointer.offset, size, condition, pc,
                                          self.kernel.line(pc), self.kernel.file(pc), scope=scope))
 
@@ -998,6 +1002,16 @@ class Walker:
 
 _UNSET = object()
 _STOP = object()
+
+
+def conjoined(conditions: tuple) -> z3.BoolRef:
+    """And of z3 Booleans of one context, made by z3's C API: z3.And checks and coerces each
+    argument in Python, which cost a walk most of its time (record's conditions)."""
+    if len(conditions) == 1:
+        return conditions[0]
+    context = conditions[0].ctx
+    arguments = (z3.Ast * len(conditions))(*(condition.as_ast() for condition in conditions))
+    return z3.BoolRef(z3.Z3_mk_and(context.ref(), len(conditions), arguments), context)
 
 
 # each integer operation on two bit-vectors, as z3 computes it (a division by zero or a shift past the width gives
