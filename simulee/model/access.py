@@ -22,7 +22,7 @@ from interpreter.memory import GLOBAL, SHARED
 from interpreter.trace import ATOMIC, KIND_NAMES, READ, WRITE, coordinates
 from interpreter.vocabulary import SCOPE_BITS, VOLATILE
 from simulee.model.ordering import Ordering
-from simulee.model.sort import stable_order
+from simulee.model.sort import combined_key, stable_order
 
 UNIT_BYTES = 4
 _KEY_SHARED_BIT = 62
@@ -187,13 +187,10 @@ def build_model(result: Result) -> MemoryAccessModel:
 def _unit_keys(shared: np.ndarray, owner: np.ndarray, word: np.ndarray) -> np.ndarray:
     """One int64 per access of a unit, ordered as (shared, owner, word) are: as narrow as
     their ranges allow, so that it sorts with the row packed beside it (model.sort)."""
-    if len(word) == 0:
-        return np.zeros(0, dtype=np.int64)
-    low = int(word.min())
-    owners, words = int(owner.max()) + 1, int(word.max()) - low + 1
-    if owner.min() >= 0 and 2 * owners * words < 1 << 62:
-        return (shared.astype(np.int64) * owners + owner) * words + (word - low)
-    return (shared.astype(np.int64) << _KEY_SHARED_BIT) | (owner << _KEY_OWNER_SHIFT) | word
+    key = combined_key([shared, owner, word])
+    if key is None:
+        return (shared.astype(np.int64) << _KEY_SHARED_BIT) | (owner << _KEY_OWNER_SHIFT) | word
+    return key
 
 
 def _lowest_byte(mask: np.ndarray) -> np.ndarray:

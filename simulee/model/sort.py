@@ -32,7 +32,14 @@ def stable_order(key: np.ndarray) -> np.ndarray:
 
 def columns_order(columns: list[np.ndarray]) -> np.ndarray:
     """The stable order sorting rows by integer columns (the first most significant): one
-    stable_order of a combined key when their ranges fit in 63 bits, else a lexsort."""
+    stable_order of their combined key when it fits, else a lexsort."""
+    key = combined_key(columns)
+    return np.lexsort(tuple(reversed(columns))) if key is None else stable_order(key)
+
+
+def combined_key(columns: list[np.ndarray]) -> np.ndarray | None:
+    """One int64 per row, ordered as the rows' integer columns are (the first most
+    significant) and equal where they all are; None when their ranges do not fit in 62 bits."""
     n = len(columns[0])
     combined = np.zeros(n, dtype=np.int64)
     span = 1
@@ -41,10 +48,10 @@ def columns_order(columns: list[np.ndarray]) -> np.ndarray:
         width = (int(column.max()) - low + 1) if n else 1
         span *= width
         if span >= 1 << 62:
-            return np.lexsort(tuple(reversed(columns)))
+            return None
         combined *= width
         combined += column.astype(np.int64) - low
-    return stable_order(combined)
+    return combined
 
 
-__all__ = ["stable_order", "columns_order"]
+__all__ = ["stable_order", "columns_order", "combined_key"]
