@@ -1005,8 +1005,7 @@ def _in_parts(program, kernel, result: Result, detectors, warp_model: str, deadl
     are checked (_fitting). The result's launch is the one asked for: variants made of it are
     judged as a check judges them."""
     launch = result.launch
-    per_block = result.traced_per_block or len(result.trace) / max(result.blocks_run, 1)  # none finished: at least
-    if result.status != "trace-limit" or per_block * result.blocks_total > CHECK_ACCESSES or \
+    if result.status != "trace-limit" or _recorded_per_block(result) * result.blocks_total > CHECK_ACCESSES or \
             _measured_block(program, kernel, result) * result.blocks_total > CHECK_ACCESSES:
         return result, None
     parted = PartedLaunch(program, kernel, detectors, warp_model, each)
@@ -1034,7 +1033,14 @@ def _measured_block(program, kernel, result: Result) -> float:
         launch = result.launch
         alone = execute(program, kernel, replace(launch, sample=(launch.sample[0] if launch.sample else 0,),
                                                  stop_when_traced=True))
-        result.traced_per_block = max(len(result.trace) / result.blocks_run, float(len(alone.trace)))
+        result.traced_per_block = max(_recorded_per_block(result), float(len(alone.trace)))
+    return _recorded_per_block(result)
+
+
+def _recorded_per_block(result: Result) -> float:
+    """Accesses a block of a launch stopped once its trace was full records, as far as it
+    tells: as a block of its finished waves did, else (none finished) at least what its
+    started blocks recorded on average."""
     return result.traced_per_block or len(result.trace) / max(result.blocks_run, 1)
 
 
@@ -1047,8 +1053,7 @@ def _fitting(result: Result) -> Launch | None:
     launch = result.launch
     if result.status != "trace-limit" or result.blocks_run == 0:
         return None
-    per_block = result.traced_per_block or len(result.trace) / result.blocks_run
-    fit = int(launch.trace_limit // max(per_block, 1.0)) // 2
+    fit = int(launch.trace_limit // max(_recorded_per_block(result), 1.0)) // 2
     blocks = sorted(set(launch.sample)) if launch.sample is not None else list(range(launch.blocks))
     if fit < 2 or fit >= len(blocks):
         return None
