@@ -400,3 +400,36 @@ def test_the_summary_between_blocks_expands_only_words_two_blocks_touch(seed):
     own = {name: np.zeros(4, dtype=np.int64) for name in runs if name != "length"}  # four blocks, 512 words each
     own.update(block=np.arange(4), word=512 * np.arange(4), length=np.full(4, 512))
     assert len(_overlapping([_packed(_summary_rows(rng, 0, 1, 1))], [_packed(own)])["word"]) == 0
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_launchs_footprint_joined_part_by_part_is_its_whole_traces_and_stays_merged(seed):
+    """What `exec` keeps of each part for the stream check (streams.Footprint): the bytes
+    read, written and updated atomically, joined as parts come, are the intervals of the
+    whole trace, and the parts not yet joined never hold more intervals than the whole
+    (plus a small floor): a long launch scattering over its buffers does not keep every
+    part's intervals."""
+    from interpreter.trace import ATOMIC, READ, WRITE
+    from simulee.detect.streams import Footprint, _count, footprint, intervals
+
+    rng = np.random.default_rng(seed)
+    whole, joined, most = [], Footprint(), 0
+    for _ in range(40):
+        count = int(rng.integers(1, 30000))
+        part = {"space": np.ones(count, np.uint8), "kind": rng.integers(0, 3, count).astype(np.uint8),
+                "region": rng.integers(1, 4, count).astype(np.int32),
+                "offset": (4 * rng.integers(0, 60000, count)).astype(np.int64),
+                "size": rng.choice([1, 4, 8], count).astype(np.int32)}
+        whole.append(part)
+        joined.add(footprint(part, 1))
+        most = max(most, joined.pending_size - max(joined.size, 1 << 16))
+    assert most <= 0
+    trace = {name: np.concatenate([part[name] for part in whole]) for name in whole[0]}
+    for kind, got in zip((READ, WRITE, ATOMIC), joined.joined()):
+        chosen = trace["kind"] == kind
+        starts = trace["offset"][chosen]
+        expected = intervals(trace["region"][chosen].astype(np.int64), starts, starts + trace["size"][chosen])
+        assert got.keys() == expected.keys()
+        for region, (s, e) in expected.items():
+            assert np.array_equal(got[region][0], s) and np.array_equal(got[region][1], e)
+    assert _count(joined.joined()) == joined.size

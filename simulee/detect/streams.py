@@ -201,9 +201,41 @@ def footprint(trace, space: int) -> tuple[Intervals, Intervals, Intervals]:
                  for kind in (READ, WRITE, ATOMIC))
 
 
+class Footprint:
+    """What a launch traced in parts read, wrote and updated atomically, joined as parts come
+    (`add`): the parts not yet joined are merged into the whole whenever they hold as many
+    intervals as it does, so memory stays within about twice the launch's own intervals and
+    the time is linear in the parts' (amortized)."""
+
+    def __init__(self):
+        self.whole: tuple[Intervals, Intervals, Intervals] = ({}, {}, {})
+        self.pending: list[tuple[Intervals, Intervals, Intervals]] = []
+        self.size = self.pending_size = 0
+
+    def add(self, part: tuple[Intervals, Intervals, Intervals]) -> None:
+        self.pending.append(part)
+        self.pending_size += _count(part)
+        if self.pending_size > max(self.size, 1 << 16):
+            self._join()
+
+    def joined(self) -> tuple[Intervals, Intervals, Intervals]:
+        """(reads, writes, atomics), each region's intervals merged."""
+        if self.pending:
+            self._join()
+        return self.whole
+
+    def _join(self) -> None:
+        self.whole = joined_footprint([self.whole, *self.pending])
+        self.pending, self.pending_size, self.size = [], 0, _count(self.whole)
+
+
+def _count(footprint_: tuple[Intervals, Intervals, Intervals]) -> int:
+    return sum(len(starts) for kind in footprint_ for starts, _ in kind.values())
+
+
 def joined_footprint(footprints: list[tuple[Intervals, Intervals, Intervals]]) -> tuple[Intervals, Intervals,
                                                                                         Intervals]:
-    """The (reads, writes, atomics) of a launch traced in parts, from each part's footprint."""
+    """The (reads, writes, atomics) of several footprints (a launch's parts), merged."""
     if len(footprints) == 1:
         return footprints[0]
     joined = []

@@ -34,6 +34,7 @@ from interpreter.memory import CONSTANT, GLOBAL, SHARED, Memory, split
 from interpreter.placement import Placement
 from interpreter.simt import execute
 from interpreter.trace import BUFFER_LIMIT, DIVISION_BY_ZERO, OUT_OF_BOUNDS, TRAP, ChildLaunch
+from simulee.detect.streams import Footprint
 from simulee.model import findings
 from simulee.model.findings import display
 
@@ -99,7 +100,7 @@ class DeviceLaunch:
     parent: int = 0  # the launch whose kernel made this one (dynamic parallelism)
     reused: str = ""  # the launch of another process this one repeats exactly (its report's name)
     checked: object = None  # what the observer found of it, to give again (runner._Checker.launched)
-    footprints: list = field(default_factory=list)  # per part of its trace, what it read, wrote and updated
+    footprint: Footprint = field(default_factory=Footprint)  # what its trace's parts read, wrote and updated
 
     @property
     def where(self) -> str:

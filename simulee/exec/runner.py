@@ -33,7 +33,7 @@ from simulee.checker.kernel import KernelCheck
 from simulee.detect import enabled
 from simulee.detect.base import KernelRuns, OutOfTime, within
 from simulee.detect.parts import PartedLaunch, merge
-from simulee.detect.streams import Operation, StreamOrder, StreamRace, footprint, joined_footprint
+from simulee.detect.streams import Operation, StreamOrder, StreamRace, footprint
 from simulee.exec.device import CHILD_STREAM, Device, DeviceLaunch, Request
 from simulee.errors import SimuleeError
 from simulee.model.findings import ERROR, Finding, Place, display, launch_of
@@ -289,7 +289,7 @@ class _Checker:
         self._check(launch.kernel)  # each part's footprint is kept for the stream check
         parted = self.parted[launch.number] = PartedLaunch(
             self.program, launch.kernel, self.detectors, self.warp_model,
-            each=lambda part: launch.footprints.append(footprint(part.trace, GLOBAL)))
+            each=lambda part: launch.footprint.add(footprint(part.trace, GLOBAL)))
         return lambda part: self._part(parted, part)
 
     def _part(self, parted: PartedLaunch, part) -> None:
@@ -334,7 +334,7 @@ class _Checker:
                 check.notes.append(note)
         parted.keep(self.kept[kernel.symbol])
         self.kept[kernel.symbol].launches.append(launch_of(result))
-        reads, writes, atomics = joined_footprint(launch.footprints)
+        reads, writes, atomics = launch.footprint.joined()
         self.operations[launch.number] = self._ordered(launch, reads, writes, atomics, entry)
         if sharing and not result.trace.dropped:  # what another process repeating it takes as its own
             launch.checked = dict(entry=entry, findings=found, reads=reads, writes=writes, atomics=atomics)
