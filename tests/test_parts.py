@@ -277,27 +277,49 @@ __global__ void tiles(const float *in, float *out, int rounds) {
 """
 
 
+def _checked_with_a_small_trace(monkeypatch, source: str, name: str, grid: int, block: int, **options):
+    """The kernel check (and its findings: type, scope, lines) of `name` run on a trace
+    shrunk to 20,000 accesses and parts of 4,096, 200 rounds, unsearched and unproved."""
+    import simulee
+    from simulee.checker import kernel as checking
+
+    monkeypatch.setattr(checking, "TRACE_LIMIT", 20_000)
+    monkeypatch.setenv("SIMULEE_TRACE_PART", "4096")
+    report = simulee.check(source, name, grid=grid, block=block, args={"rounds": 200}, name=f"{name}.cu",
+                           no_search=True, no_prove=True, **options)
+    (kernel,) = report.kernels
+    return kernel, [(f.type, f.scope, sorted((f.first.line, f.second.line))) for f in report.findings]
+
+
 @pytest.mark.parametrize("race", [True, False])
 def test_a_block_making_more_accesses_than_a_trace_holds_is_checked_to_its_end(race, monkeypatch):
     """Each block makes 200 rounds of 1,024 accesses, far more than the trace (shrunk to
     20,000) holds: judged in parts cut at its barriers, the race of its last round is found,
     the table written before the first cut is not read uninitialized after it, and the
     barriers the parts were cut at are not judged redundant."""
-    import simulee
-    from simulee.checker import kernel as checking
-
-    monkeypatch.setattr(checking, "TRACE_LIMIT", 20_000)
-    monkeypatch.setenv("SIMULEE_TRACE_PART", "4096")
-    report = simulee.check(TILES.replace("RACE", str(int(race))), "tiles", grid=2, block=256,
-                           args={"rounds": 200}, name="tiles.cu", no_search=True,
-                           detect=("uninitialized-shared-read",), no_prove=True)
-    (kernel,) = report.kernels
-    found = [(f.type, f.scope, sorted((f.first.line, f.second.line))) for f in report.findings]
+    kernel, found = _checked_with_a_small_trace(monkeypatch, TILES.replace("RACE", str(int(race))), "tiles", 2, 256,
+                                                detect=("uninitialized-shared-read",))
     assert found == ([("data-race", "inter-warp", [11, 12])] if race else [])
     assert kernel.launches[0]["parts"] > 2 * 200 * 1024 // 20_000
     assert not [note for note in kernel.notes if "accesses" in note]
     verdicts = {(v["line"], v["verdict"], v["reason"]) for v in kernel.barriers}
     assert verdicts == {(7, "not-covered", CUT), (10, "needed", None), (13, "needed", None)}
+
+
+@pytest.mark.parametrize("race", [True, False])
+def test_a_launch_whose_blocks_each_fill_a_trace_is_checked_on_fewer_blocks_each_to_its_end(race, monkeypatch):
+    """Eight blocks of 200 rounds of 1,024 accesses each, more than a check judges (shrunk
+    to 300,000), and a block alone more than a trace holds (shrunk to 20,000): fewer blocks
+    are checked, each to its end in parts, so the race of the last round is found, and a
+    note says which blocks; a check used to stop at the trace and leave the rest unchecked."""
+    from simulee.checker import kernel as checking
+
+    monkeypatch.setattr(checking, "CHECK_ACCESSES", 300_000)
+    kernel, found = _checked_with_a_small_trace(monkeypatch, TILES.replace("RACE", str(int(race))), "tiles", 8, 256)
+    assert found == ([("data-race", "inter-warp", [11, 12])] if race else [])
+    (note,) = [note for note in kernel.notes if "accesses" in note]
+    assert "checked on 1 of its 8 blocks (linear block indices 0), each to its end in parts" in note
+    assert kernel.status != "not checked" and kernel.launches[0]["status"] == "ok"
 
 
 SWEEP = """
@@ -318,16 +340,9 @@ def test_a_barrier_interval_making_more_accesses_than_a_trace_holds_is_checked_t
     more than the trace (shrunk to 20,000) holds. Handed over in parts inside the interval,
     warp 6's read at its end meets warp 0's write at its start, many parts before; a note
     says that lanes of one warp were not judged across the parts."""
-    import simulee
-    from simulee.checker import kernel as checking
     from simulee.detect.race import SPLIT_NOTE
 
-    monkeypatch.setattr(checking, "TRACE_LIMIT", 20_000)
-    monkeypatch.setenv("SIMULEE_TRACE_PART", "4096")
-    report = simulee.check(SWEEP.replace("RACE", str(int(race))), "sweep", grid=1, block=256,
-                           args={"rounds": 200}, name="sweep.cu", no_search=True, no_prove=True)
-    (kernel,) = report.kernels
-    found = [(f.type, f.scope, sorted((f.first.line, f.second.line))) for f in report.findings]
+    kernel, found = _checked_with_a_small_trace(monkeypatch, SWEEP.replace("RACE", str(int(race))), "sweep", 1, 256)
     assert found == ([("data-race", "inter-warp", [5, 7])] if race else [])
     assert kernel.launches[0]["parts"] > 200 * 256 // 20_000
     assert SPLIT_NOTE in kernel.notes and not [note for note in kernel.notes if "stopped" in note]

@@ -291,7 +291,11 @@ def check_kernel(program: Program, kernel: KernelInfo, launches: list[Launch], w
         shown_progress = progress and (
             lambda done, total, n=number: progress(f"launch {n + 1}/{len(launches)}: {done:,}/{total:,} blocks"))
         result = execute(program, kernel, launch, shown_progress)
-        result, parted = _in_parts(program, kernel, result, detectors, warp_model, deadline, shown_progress)
+        result, parted, sample = _in_parts(program, kernel, result, detectors, warp_model, deadline, shown_progress)
+        if sample is not None:
+            _note_once(check.notes, f"launch {_launch_text(launch)} made more accesses than a check keeps: "
+                       f"checked on {len(sample):,} of its {launch.blocks:,} blocks (linear block indices "
+                       f"{_runs(sample)}), each to its end in parts")
         fewer = _fitting(result) if parted is None else None
         while fewer is not None and time.perf_counter() < deadline:  # fewer blocks whose trace fits: checked whole
             again = execute(program, kernel, fewer)
@@ -582,8 +586,9 @@ def _shown(run: LaunchRun, launch: Launch, detectors, deadline: float, partial: 
     checked, sampled = detection_launch(replace(launch, sample=None), deadline)
     other = execute(run.program, run.kernel, checked)
     executed = []  # the instructions each part made accesses at
-    other, parted = _in_parts(run.program, run.kernel, other, detectors, run.warp_model, deadline,
-                              each=lambda part: executed.append(np.unique(part.trace["op"])))
+    other, parted, sample = _in_parts(run.program, run.kernel, other, detectors, run.warp_model, deadline,
+                                      each=lambda part: executed.append(np.unique(part.trace["op"])))
+    sampled = sampled or sample is not None
     fewer = _fitting(other) if parted is None else None
     while fewer is not None and time.perf_counter() < deadline:  # fewer blocks whose trace fits, as a check runs
         other = execute(run.program, run.kernel, fewer)
@@ -996,28 +1001,76 @@ def detection_launch(launch: Launch, deadline: float = float("inf")) -> tuple[La
 
 
 def _in_parts(program, kernel, result: Result, detectors, warp_model: str, deadline: float,
-              progress=None, each=None) -> tuple[Result, PartedLaunch | None]:
+              progress=None, each=None) -> tuple[Result, PartedLaunch | None, tuple[int, ...] | None]:
     """A launch stopped once its trace was full, run again judged in parts (detect.parts)
-    so that every access is checked, when what a block of its finished waves (its started
-    ones, if none finished) recorded says it makes at most CHECK_ACCESSES accesses: (its
-    result, the PartedLaunch to finish, which calls `each` with every part). Else, or when
-    it makes more than that after all or the time runs out, (`result`, None): fewer blocks
-    are checked (_fitting). The result's launch is the one asked for: variants made of it are
-    judged as a check judges them."""
+    so that every access is checked: (its result, the PartedLaunch to finish, which calls
+    `each` with every part, and None), when what a block of its finished waves (its
+    started ones, if none finished) recorded says it makes at most CHECK_ACCESSES accesses.
+    Past that, fewer blocks: when fewer of them fit a trace, (`result`, None, None) and the
+    caller runs those whole (_fitting); when a block or two alone fill it, blocks making
+    about CHECK_ACCESSES (one block at least, to its end) in parts, and the third item the
+    blocks run. When the time runs out, (`result`, None, None). The result's launch is the
+    one asked for: variants made of it are judged as a check judges them."""
     launch = result.launch
-    if result.status != "trace-limit" or _recorded_per_block(result) * result.blocks_total > CHECK_ACCESSES or \
-            _measured_block(program, kernel, result) * result.blocks_total > CHECK_ACCESSES:
-        return result, None
+    if result.status != "trace-limit":
+        return result, None, None
+    fits = _recorded_per_block(result) * result.blocks_total <= CHECK_ACCESSES and \
+        _measured_block(program, kernel, result) * result.blocks_total <= CHECK_ACCESSES
+    per_block = _recorded_per_block(result)
+    if fits:
+        whole, parted = _run_in_parts(program, kernel, launch, detectors, warp_model, deadline, progress, each)
+        if whole.status != "trace-limit":
+            return (whole, parted, None) if whole.status != "time-limit" else (result, None, None)
+        per_block = max(per_block, CHECK_ACCESSES / max(whole.blocks_run, 1))  # the blocks it started made that
+    if _fitting(result) is not None:
+        return result, None, None
+    sample = _blocks_in_parts(launch, per_block)
+    whole, parted = _run_in_parts(program, kernel, replace(launch, sample=sample), detectors, warp_model, deadline,
+                                  progress, each, limited=len(sample) > 1)
+    if whole.status == "trace-limit":  # its blocks made more than they seemed: the first alone, to its end
+        sample = sample[:1]
+        whole, parted = _run_in_parts(program, kernel, replace(launch, sample=sample), detectors, warp_model,
+                                      deadline, progress, each, limited=False)
+    if whole.status in ("trace-limit", "time-limit"):
+        return result, None, None
+    return whole, parted, sample
+
+
+def _run_in_parts(program, kernel, launch: Launch, detectors, warp_model: str, deadline: float, progress, each,
+                  limited: bool = True) -> tuple[Result, PartedLaunch]:
+    """`launch` run with its trace judged part by part, stopped past CHECK_ACCESSES accesses
+    when `limited` (else only by the time), and the detection to finish; the result's
+    launch is `launch`."""
     parted = PartedLaunch(program, kernel, detectors, warp_model, each)
     left = max(deadline - time.perf_counter(), 0.0)
     flush_at = int(min(launch.flush_at, launch.trace_limit // 4))
     whole = execute(program, kernel, replace(launch, flush=parted.part, time_limit=min(launch.time_limit, left),
                                              flush_at=flush_at, split_at=2 * flush_at, stop_when_traced=False,
-                                             access_limit=CHECK_ACCESSES), progress)
+                                             access_limit=CHECK_ACCESSES if limited else float("inf")), progress)
     whole.launch = launch
-    if whole.status in ("trace-limit", "time-limit"):
-        return result, None
     return whole, parted
+
+
+def _blocks_in_parts(launch: Launch, per_block: float) -> tuple[int, ...]:
+    """Of a launch whose blocks each make `per_block` accesses or more (about a trace), blocks
+    that make about half CHECK_ACCESSES by that (one at least; half, since it may be more):
+    up to SAMPLED_RUNS runs of them from its first to its last."""
+    blocks = _blocks_of(launch)
+    return _spread(blocks, min(len(blocks), max(1, int(CHECK_ACCESSES // max(per_block, 1.0)) // 2)))
+
+
+def _blocks_of(launch: Launch) -> list[int]:
+    """The blocks a launch runs: its sample's, or all."""
+    return sorted(set(launch.sample)) if launch.sample is not None else list(range(launch.blocks))
+
+
+def _spread(blocks: list[int], fit: int) -> tuple[int, ...]:
+    """`fit` (or a few fewer) of `blocks`, in up to SAMPLED_RUNS runs of consecutive ones
+    from the first to the last."""
+    runs = min(SAMPLED_RUNS, fit)
+    per_run = fit // runs
+    starts = sorted({(len(blocks) - per_run) * k // max(runs - 1, 1) for k in range(runs)})
+    return tuple(blocks[i] for start in starts for i in range(start, start + per_run))
 
 
 CHECK_ACCESSES = 1 << 23  # accesses a check judges a launch on in parts (twice a trace); beyond, fewer blocks
@@ -1054,13 +1107,10 @@ def _fitting(result: Result) -> Launch | None:
     if result.status != "trace-limit" or result.blocks_run == 0:
         return None
     fit = int(launch.trace_limit // max(_recorded_per_block(result), 1.0)) // 2
-    blocks = sorted(set(launch.sample)) if launch.sample is not None else list(range(launch.blocks))
+    blocks = _blocks_of(launch)
     if fit < 2 or fit >= len(blocks):
         return None
-    runs = min(SAMPLED_RUNS, fit)
-    per_run = fit // runs
-    starts = sorted({(len(blocks) - per_run) * k // max(runs - 1, 1) for k in range(runs)})
-    return replace(launch, sample=tuple(blocks[i] for start in starts for i in range(start, start + per_run)))
+    return replace(launch, sample=_spread(blocks, fit))
 
 
 def _runs(sample: tuple[int, ...]) -> str:
