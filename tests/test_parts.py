@@ -50,14 +50,39 @@ def statement(rng: random.Random) -> str:
     }[kind]
 
 
-def kernel_source(rng: random.Random, name: str) -> str:
-    body = "\n    ".join(statement(rng) for _ in range(rng.randint(2, 6)))
+def synchronizing_statement(rng: random.Random) -> str:
+    """One access of a random kernel, or a fence, a release or an acquire between blocks
+    through flags in h[0..3] (the other accesses' indices keep clear of them)."""
+    flag, block = rng.randint(0, 3), rng.choice(["b", "b + 1", "b + 5", "gridDim.x - 1"])
+    guard = rng.choice(["if (t == 0) ", "if (t == 0 && b % 2 == 0) ", "if (t == 0 && b == 0) "])
+    return rng.choice([
+        statement(rng).replace("h[", "h[4 + "),
+        statement(rng).replace("h[", "h[4 + "),
+        "__threadfence();",
+        f"{guard}{{ __threadfence(); atomicExch(&h[{flag}], 1); }}",
+        f"{guard}{{ g[({block}) % n] = v; __threadfence(); atomicAdd(&h[{flag}], 1); }}",
+        f"if (t == 0 && atomicAdd(&h[{flag}], 0) > 0) v += g[({block}) % n];",
+        f"if (t == 0 && atomicAdd(&h[{flag}], 0) > 0) g[({block}) % n] = v;",
+    ])
+
+
+def kernel_source(rng: random.Random, name: str, draw=statement) -> str:
+    body = "\n    ".join(draw(rng) for _ in range(rng.randint(2, 6)))
     return (f"__global__ void {name}(int *g, int *h, int n) {{\n"
             f"    __shared__ int s[{BLOCK}];\n"
             f"    int t = threadIdx.x, b = blockIdx.x, gid = b * blockDim.x + t, v = t + h[gid + 64];\n"
             f"    {body}\n"
             f"    if (v == -12345) g[0] = v;\n"
             f"}}\n")
+
+
+def random_kernels(tmp_path, seed: int, draw=statement):
+    """(source, kernel) of eight random kernels drawn with `seed`, compiled together."""
+    rng = random.Random(seed)
+    sources = [kernel_source(rng, f"k{i}", draw) for i in range(8)]
+    (tmp_path / "random.cu").write_text("\n".join(sources))
+    program = load_program(tmp_path / "random.cu")
+    return program, [(source, program.kernel(f"k{index}")) for index, source in enumerate(sources)]
 
 
 def detected(program, kernel, flush_at: int, whole: bool = False, split_at: int = 1 << 30) -> tuple[int, dict, list]:
@@ -105,13 +130,9 @@ def test_a_launch_split_inside_its_barrier_intervals_finds_what_its_whole_trace_
     blocks): the same findings as the whole trace, but races between lanes of one warp
     whose two accesses fell in different parts, or in a kernel with atomics (a note says
     so)."""
-    rng = random.Random(1000 + seed)
-    sources = [kernel_source(rng, f"k{i}") for i in range(8)]
-    (tmp_path / "random.cu").write_text("\n".join(sources))
-    program = load_program(tmp_path / "random.cu")
+    program, kernels = random_kernels(tmp_path, 1000 + seed)
     between_warps = 0
-    for index, source in enumerate(sources):
-        kernel = program.kernel(f"k{index}")
+    for source, kernel in kernels:
         _, whole, _ = detected(program, kernel, 16, whole=True, split_at=48)
         _, parted, _ = detected(program, kernel, 16, split_at=48)
         # the same severity and benignity (its witness may be another instance, of another scope)
@@ -125,13 +146,9 @@ def test_a_launch_split_inside_its_barrier_intervals_finds_what_its_whole_trace_
 
 @pytest.mark.parametrize("seed", range(int(__import__("os").environ.get("PARTS_SEEDS", 6))))
 def test_a_launch_judged_in_parts_finds_what_its_whole_trace_finds(seed, tmp_path):
-    rng = random.Random(seed)
-    sources = [kernel_source(rng, f"k{i}") for i in range(8)]
-    (tmp_path / "random.cu").write_text("\n".join(sources))
-    program = load_program(tmp_path / "random.cu")
+    program, kernels = random_kernels(tmp_path, seed)
     races = cuts = 0
-    for index, source in enumerate(sources):
-        kernel = program.kernel(f"k{index}")
+    for source, kernel in kernels:
         _, whole, whole_verdicts = detected(program, kernel, 16, whole=True)
         parts, parted, parted_verdicts = detected(program, kernel, 16)
         assert parts > 1, source  # several parts, so that races between them are found from the summaries
@@ -144,6 +161,85 @@ def test_a_launch_judged_in_parts_finds_what_its_whole_trace_finds(seed, tmp_pat
         races += sum(key[0] == "data-race" for key in whole)
         cuts += sum(reason == CUT for _, _, reason in parted_verdicts)
     assert races > 0 and cuts > 0  # the kernels drawn do race, and some were cut inside their waves
+
+
+@pytest.mark.parametrize("seed", range(int(__import__("os").environ.get("PARTS_SEEDS", 6))))
+def test_a_launch_whose_blocks_synchronize_through_flags_judged_in_parts_finds_what_its_whole_trace_finds(
+        seed, tmp_path):
+    """Random kernels whose blocks release (a fence, then an atomic flag) and acquire (an
+    atomic read of a flag guarding an access) between parts: every race the parts show
+    the whole trace shows, none is judged ordered that is not, and the races between
+    blocks of different parts are judged."""
+    program, kernels = random_kernels(tmp_path, 500 + seed, synchronizing_statement)
+    races = found = 0
+    for source, kernel in kernels:
+        _, whole, _ = detected(program, kernel, 16, whole=True)
+        parts, parted, _ = detected(program, kernel, 16)
+        assert parts > 1, source
+        assert set(parted) <= set(whole), source
+        races += sum(key[0] in ("data-race", "scoped-race") for key in whole)
+        found += sum(key[0] in ("data-race", "scoped-race") for key in parted)
+    assert races > 0 and found == races
+
+
+LAST_BLOCK = """
+__global__ void last_block_sum(const float *in, float *partial, float *out, unsigned *count, int n) {
+    __shared__ float sums[64];
+    __shared__ bool last;
+    int t = threadIdx.x;
+    float s = 0;
+    for (int i = blockIdx.x * blockDim.x + t; i < n; i += gridDim.x * blockDim.x) s += in[i];
+    sums[t] = s;
+    __syncthreads();
+    for (int half = blockDim.x / 2; half > 0; half /= 2) {
+        if (t < half) sums[t] += sums[t + half];
+        __syncthreads();
+    }
+    if (t == 0) {
+        if (FENCE_BEFORE) __threadfence();
+        partial[blockIdx.x] = sums[0];
+        if (FENCE_AFTER == 1) __threadfence();
+        if (FENCE_AFTER == 2) __threadfence_block();
+        unsigned ticket = atomicInc(count, gridDim.x);
+        last = ticket == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (last && t == 0) {
+        float total = 0;
+        for (int b = 0; b < gridDim.x; b++) total += partial[b];
+        out[0] = total;
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("fences, expected", [
+    ((0, 1), []),  # the partial sum, a device fence, the ticket: released
+    ((1, 0), [("data-race", "inter-block", [16, 25])]),  # the fence before the partial sum releases nothing of it
+    ((0, 2), [("scoped-race", "inter-block", [16, 25])]),  # a block fence cannot order other blocks
+])
+def test_a_last_block_reduction_in_parts_is_judged_through_its_fence_and_ticket(fences, expected, monkeypatch):
+    """64 blocks each write a partial sum, fence and take a ticket; the last reads them all,
+    most written many parts before (a trace shrunk to 20,000, parts of 2,048): the fence
+    and ticket order them as on the whole trace, so the right kernel is clean and the two
+    wrong ones show their race, where races between parts used to go unjudged (a note)."""
+    import simulee
+    from simulee.checker import kernel as checking
+    from simulee.detect import race
+
+    source = LAST_BLOCK.replace("FENCE_BEFORE", str(fences[0])).replace("FENCE_AFTER", str(fences[1]))
+    options = dict(grid=64, block=64, args={"n": 64 * 64 * 8}, name="last.cu", no_search=True, no_prove=True)
+    whole = simulee.check(source, "last_block_sum", **options)
+    monkeypatch.setattr(checking, "TRACE_LIMIT", 20_000)
+    monkeypatch.setenv("SIMULEE_TRACE_PART", "2048")
+    parted = simulee.check(source, "last_block_sum", **options)
+    for report in (whole, parted):
+        assert [(f.type, f.scope, sorted((f.first.line, f.second.line))) for f in report.findings] == expected
+    (kernel,) = parted.kernels
+    assert kernel.launches[0]["parts"] > 16 and kernel.notes == []
+    monkeypatch.setattr(race, "SYNC_ROWS", 40)  # the flags' accesses and fences past what a check keeps: not judged
+    (kernel,) = simulee.check(source, "last_block_sum", **options).kernels
+    assert kernel.notes == [race.ORDERED_NOTE]
 
 
 def test_a_race_between_the_first_and_the_last_block_is_found_across_parts(tmp_path):

@@ -27,8 +27,8 @@ import numpy as np
 
 from interpreter.memory import GLOBAL, SHARED
 from simulee.detect.base import Detector, LaunchRun, Rule, check_time
-from simulee.model.ordering import MAX_EVENTS
-from interpreter.vocabulary import BLOCK_SCOPE, SCOPE_BITS
+from simulee.model.ordering import MAX_EVENTS, Ordering
+from interpreter.vocabulary import BLOCK_SCOPE, RELEASE, SCOPE_BITS
 from simulee.model.findings import ERROR, WARNING, Finding, launch_of, place, where
 from simulee.model.access import KIND_NAMES, READ, WRITE, MemoryAccessModel
 from simulee.model.sort import columns_order, stable_order
@@ -90,8 +90,9 @@ class Races(Detector):
 
     def leave(self, run: LaunchRun, summary: dict) -> None:
         """The part's global-memory rows that races between blocks are found from (as
-        `_representatives` keeps them), added to those of the parts before; none once a
-        part orders accesses through memory (fences and flags need every access). Of a
+        `_representatives` keeps them), added to those of the parts before; from the first
+        fence or release on, every access of the units atomics touch whole, with the
+        fences, which order the others (_keep_synchronization); none past SYNC_ROWS. Of a
         part that ends inside barrier intervals (Events.open), the rows that races between
         warps of those intervals are found from, with those carried from the parts before
         that the intervals still hold."""
@@ -99,14 +100,17 @@ class Races(Detector):
         model = run.model
         if summary.get(ORDERED) or summary.get(FULL):
             return
-        if model.ordering.active:
-            summary[ORDERED] = True
-            summary.pop(SUMMARY, None)
-            summary.setdefault("notes", []).append(ORDERED_NOTE)
-            return
         c = model.columns
         exempt(model)
         rows = np.flatnonzero(c["space"] == GLOBAL)
+        synchronizing = _keep_synchronization(run, summary, rows)
+        if synchronizing is None:  # more than the summary keeps: nothing is judged between parts
+            summary[ORDERED] = True
+            summary.pop(SUMMARY, None)
+            summary.pop(SYNC, None)
+            summary.setdefault("notes", []).append(ORDERED_NOTE)
+            return
+        rows = rows[~synchronizing]  # those kept whole are not summarized again
         rows = rows[_representatives(c, rows)]
         # rows and runs held (a run costs about two rows), the rows at the last compaction
         kept = summary.setdefault(SUMMARY, {"parts": [], "runs": [], "rows": 0, "held_runs": 0, "compacted": 0,
@@ -136,21 +140,37 @@ class Races(Detector):
         kept = summary.get(SUMMARY)
         if not kept:
             return []
-        parts = [_packed(_overlapping(kept["parts"], kept["runs"]))]
+        synchronization = summary.get(SYNC)
+        parts = [_packed(_overlapping(kept["parts"] + (synchronization["rows"] if synchronization else []),
+                                      kept["runs"]))]
         if not parts[0][0]:
             return []
         # first the units where a conflict is possible, from the few columns that say so
-        c = _unpacked(parts, ("owner", "word", "step", "action", "exempt", "sync"))
+        c = _unpacked(parts, ("owner", "word", "step", "action", "exempt", "sync", "strong"))
         key = (c["owner"].astype(np.int64) << _OWNER_SHIFT) | c["word"]
         order = columns_order([key, c["step"]])  # by unit, each in the order its accesses were made
         c = {name: column[order] for name, column in c.items()}
         _units(c, key[order])
-        order = order[_conflicting_units(c, np.arange(len(key)))]
+        candidates = _conflicting_units(c, np.arange(len(key)))
+        kept = candidates
+        if synchronization is not None:  # and the units atomics touch, whole: their releases and acquires order
+            kept = np.union1d(candidates, np.flatnonzero(np.isin(c["unit"], c["unit"][c["strong"]])))
+        order = order[kept]
         c = {name: _unpacked(parts, (name,))[name][order] for name in SUMMARY_COLUMNS}
         _units(c, key[order])
         c["origin"] = np.zeros(len(order), dtype=np.int64)
         model = MemoryAccessModel(c, run.result)
-        return summarize(model, _summarized(c, np.arange(len(order)), ("unit", "grid_epoch"), "block", INTER_BLOCK))
+        rows, keys = np.searchsorted(kept, candidates), ("unit", "grid_epoch")
+        if synchronization is None:
+            return summarize(model, _summarized(c, rows, keys, "block", INTER_BLOCK))
+        model.ordering = ordering = Ordering(c, synchronization["fences"])  # of every part's releases and acquires
+        _units(c, key[order], model)
+        if not ordering.active:
+            return summarize(model, _summarized(c, rows, keys, "block", INTER_BLOCK))
+        pairs = _pairwise(c, rows, keys, "block", INTER_BLOCK)
+        pairs = pairs.without(ordering.ordered(pairs.first, pairs.second))
+        pairs.scoped = ordering.ordered(pairs.first, pairs.second, any_scope=True)
+        return summarize(model, pairs)
 
     def again(self, run: LaunchRun, findings: list[Finding]) -> set[tuple]:
         """Races of which `run` shows a sampled instance (Finding.pairs) again, between
@@ -217,11 +237,14 @@ def racing_pairs(model: MemoryAccessModel, warp_model: str = "independent", rows
 SUMMARY, ORDERED, FULL = "data-race", "data-race: ordered", "data-race: full"  # entries of a summary (detect.parts)
 SUMMARY_ROWS = 1 << 22  # rows (about 60 bytes each) the summary of a launch's parts holds at most
 COMPACT_ROWS = 1 << 20  # rows the summary holds before it is first compacted
+SYNC = "data-race: synchronization"  # what orders accesses between parts (_keep_synchronization)
+SYNC_ROWS = 1 << 20  # rows on units strong accesses touch, and fence events, a launch's summary keeps at most
 FULL_NOTE = ("races in global memory between blocks of different waves were judged among the first {blocks:,} "
              "blocks only: a summary of the words they touched filled what a check keeps (every block was checked "
              "for the rest)")
 ORDERED_NOTE = ("races between blocks of different waves of a launch too large to trace at once were not checked: "
-                "its fences and flags order accesses, which only every access shows")
+                "its fences and the accesses of the flags and counters that order them passed what a check keeps "
+                f"({SYNC_ROWS:,})")
 
 
 OPEN = "data-race: open"  # the summary's rows of the barrier intervals a part ended inside (Events.open)
@@ -232,6 +255,31 @@ SPLIT_NOTE = ("a barrier interval of a block made more accesses than a part of t
 SPLIT_ORDERED_NOTE = ("a barrier interval of a block made more accesses than a part of the trace holds, and it has "
                       "fences, flags or atomics that may order accesses: races across the parts it was judged in were "
                       "not judged")
+
+
+
+
+def _keep_synchronization(run: LaunchRun, summary: dict, rows: np.ndarray) -> np.ndarray | None:
+    """Of the part's global-memory `rows`, those kept whole in summary[SYNC] (whether each
+    is), with the part's fences: from the first part with a fence or a release on, every
+    access of a unit an atomic or volatile access touches, which the releases and acquires
+    between blocks of different parts are found from (model.ordering) and what breaks a
+    release sequence; the other accesses are summarized as before. None past SYNC_ROWS."""
+    c = run.model.columns
+    fences = run.result.events.fences
+    synchronization = summary.get(SYNC)
+    if synchronization is None:
+        if not fences and not (c["sync"][rows] & RELEASE).any():  # nothing released yet: nothing to order
+            return np.zeros(len(rows), dtype=bool)
+        synchronization = summary[SYNC] = {"rows": [], "fences": [], "count": 0}
+    units = c["unit"][rows]
+    whole = np.isin(units, units[c["strong"][rows]])
+    synchronization["count"] += int(whole.sum()) + sum(len(fence[1]) for fence in fences)
+    if synchronization["count"] > SYNC_ROWS:
+        return None
+    synchronization["rows"].append(_packed({name: c[name][rows[whole]] for name in SUMMARY_COLUMNS}))
+    synchronization["fences"] += fences
+    return whole
 
 
 def _carry_open(run: LaunchRun, summary: dict) -> None:
@@ -419,10 +467,14 @@ def _running_max(values: np.ndarray, restart: np.ndarray) -> np.ndarray:
     return np.maximum.accumulate(values - values.min() + shift) - shift + values.min() if len(values) else values
 
 
-def _units(c: dict, key: np.ndarray) -> None:
+def _units(c: dict, key: np.ndarray, model: MemoryAccessModel | None = None) -> None:
     """Number the rows of summary columns `c`, sorted by unit `key`, by unit, and add the
-    column of the accesses that cannot race between blocks."""
+    column of the accesses that cannot race between blocks (with `model`, of `c`, exempt
+    again by its flags)."""
     c["unit"] = np.cumsum(np.r_[0, key[1:] != key[:-1]]) if len(key) else np.zeros(0, dtype=np.int64)
+    if model is not None:
+        c.pop("exempt")
+        exempt(model)
     c["wide"] = c["exempt"] & ((c["sync"] & SCOPE_BITS) != BLOCK_SCOPE)
 
 
