@@ -338,12 +338,15 @@ def test_a_barrier_a_launch_was_cut_at_is_not_redundant_in_any_instance():
     """staged<32> alone would make the template's barrier redundant; staged<1024> needs it,
     but reads more than a trace holds before it (cuda-samples' reduce7: a false warning once):
     judged in parts cut inside its barrier interval, no instance judges the barrier redundant."""
-    from simulee.detect.race import SPLIT_NOTE
+    import tempfile
 
-    status, out, err = simulee_exec("limits.cu")
-    assert out == "4400 2\n" and status == 0, err
-    assert "redundant barrier" not in err and "0 errors, 0 warnings" in err
-    assert f"staged<1024>: {SPLIT_NOTE}" in err
+    with tempfile.TemporaryDirectory() as folder:
+        report = Path(folder) / "report.json"
+        status, out, err = simulee_exec("limits.cu", "--format", "json", "-o", report)
+        assert out == "4400 2\n" and status == 0, err
+        kernels = {kernel["kernel"]: kernel for kernel in json.loads(report.read_text())["kernels"]}
+    assert [finding for kernel in kernels.values() for finding in kernel["findings"]] == []  # none redundant
+    assert max(launch.get("parts", 1) for launch in kernels["staged<1024>"]["launches"]) > 1  # cut inside
 
 
 def test_a_program_written_as_older_code_builds_as_nvcc_and_gcc_build_it():

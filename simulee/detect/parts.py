@@ -9,9 +9,10 @@ Every detector judges each part as the launch it is a piece of: what the threads
 block do among themselves within an epoch not split (races in shared memory and within a
 block, bank conflicts) lies whole in one part; what carries across is left for the next
 part (the shared bytes written before, for uninitialized reads; per word and instruction of
-a split epoch, its accesses of the lowest and highest warp, for races between warps) or not
-judged (no barrier of a launch cut inside its blocks is judged redundant; races between
-lanes of one warp across a split, noted). What
+a split epoch, its accesses of the lowest and highest warp, and of each warp its lowest and
+highest lane, with the epoch's warp collectives, for races between warps and lanes) or not
+judged (no barrier of a launch cut inside its blocks is judged redundant; races across a
+split epoch with fences, flags or atomics, noted). What
 blocks of different parts do to each other (races between blocks in global memory) each
 detector judges at the end from what it left of every part (Detector.leave, .across), in
 memory that grows with the bytes the launch touches rather than with its accesses.

@@ -22,6 +22,7 @@ small and are checked pair by pair. Races are reported once per pair of source l
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import numpy as np
 
@@ -86,7 +87,7 @@ class Races(Detector):
     def launch(self, run: LaunchRun) -> list[Finding]:
         found = find_races(run.model, run.warp_model)
         carried = (run.earlier or {}).get(OPEN)
-        return found + _across_split(run, carried) if carried is not None else found
+        return found + _across_split(run, carried, run.earlier[OPEN_COLLECTIVES]) if carried is not None else found
 
     def leave(self, run: LaunchRun, summary: dict) -> None:
         """The part's global-memory rows that races between blocks are found from (as
@@ -248,10 +249,8 @@ ORDERED_NOTE = ("races between blocks of different waves of a launch too large t
 
 
 OPEN = "data-race: open"  # the summary's rows of the barrier intervals a part ended inside (Events.open)
+OPEN_COLLECTIVES = "data-race: open collectives"  # the warp collectives of those intervals' blocks
 SPLIT_ORDERED = "data-race: split ordered"  # a part ending inside intervals ordered accesses through memory
-SPLIT_NOTE = ("a barrier interval of a block made more accesses than a part of the trace holds, so it was judged in "
-              "parts: races between warps across the parts were judged from a summary of each word's accesses, but "
-              "races between lanes of one warp across them were not judged")
 SPLIT_ORDERED_NOTE = ("a barrier interval of a block made more accesses than a part of the trace holds, and it has "
                       "fences, flags or atomics that may order accesses: races across the parts it was judged in were "
                       "not judged")
@@ -284,33 +283,41 @@ def _keep_synchronization(run: LaunchRun, summary: dict, rows: np.ndarray) -> np
 
 def _carry_open(run: LaunchRun, summary: dict) -> None:
     """Keep in summary[OPEN] the representatives (per word, instruction and interval, the
-    lowest and highest warp and value) of the rows of the barrier intervals this part
-    ended inside, those carried before among them; none when it ended between intervals."""
+    lowest and highest warp and value; and per warp, its lowest and highest lane and value)
+    of the rows of the barrier intervals this part ended inside, those carried before among
+    them, and in summary[OPEN_COLLECTIVES] the warp collectives of their blocks (what orders
+    lanes of one warp); none when it ended between intervals."""
     opened = run.result.events.open
     carried = summary.pop(OPEN, None)
+    collectives = summary.pop(OPEN_COLLECTIVES, [])
     if opened is None or summary.get(SPLIT_ORDERED):
         return
     model = run.model
-    notes = summary.setdefault("notes", [])
     ordering = model.ordering
     if len(ordering.releases) or len(ordering.acquires):  # a release here may order what an acquire later does
         summary[SPLIT_ORDERED] = True
-        notes.append(SPLIT_ORDERED_NOTE)
+        summary.setdefault("notes", []).append(SPLIT_ORDERED_NOTE)
         return
     exempt(model)
-    notes.append(SPLIT_NOTE) if SPLIT_NOTE not in notes else None
     c = model.columns
     columns = {name: c[name][_in_intervals(c, opened)] for name in OPEN_COLUMNS}
     if carried is not None:
         still = _in_intervals(carried, opened)
         columns = {name: np.concatenate([carried[name][still], column]) for name, column in columns.items()}
-    chosen = _representatives(columns, np.arange(len(columns["op"])), OPEN_KEYS, "warp")
+    rows = np.arange(len(columns["op"]))
+    chosen = np.union1d(_representatives(columns, rows, OPEN_KEYS, "warp"),
+                        _representatives(columns, rows, (*OPEN_KEYS, "warp"), "thread"))
     summary[OPEN] = {name: column[chosen] for name, column in columns.items()}
+    open_blocks = opened[0]
+    summary[OPEN_COLLECTIVES] = [(step, blocks[kept], warps[kept], lanes[kept])
+                                 for step, blocks, warps, lanes in collectives + run.result.events.collectives
+                                 for kept in [np.isin(blocks, open_blocks)] if kept.any()]
 
 
-def _across_split(run: LaunchRun, carried: dict) -> list[Finding]:
-    """Races between warps of one barrier interval, one access in the parts before (the
-    representatives `carried`), the other in this part."""
+def _across_split(run: LaunchRun, carried: dict, collectives: list) -> list[Finding]:
+    """Races within one barrier interval, one access in the parts before (the
+    representatives `carried`), the other in this part: between warps, and between lanes
+    of one warp under the warp model (ordered by the collectives of the interval so far)."""
     model = run.model
     if len(model.ordering.releases) or len(model.ordering.acquires):  # what an earlier release orders: unknown
         return []
@@ -328,10 +335,16 @@ def _across_split(run: LaunchRun, carried: dict) -> list[Finding]:
     columns = {name: column[order] for name, column in columns.items()}
     _units(columns, key[order])
     rows = _conflicting_units(columns, np.arange(len(order)))
-    pairs = _summarized(columns, rows, ("unit", "block", "grid_epoch", "epoch"), "warp", INTER_WARP)
-    across = columns["origin"][pairs.first] != columns["origin"][pairs.second]
-    pairs = pairs.without(~across)
-    return summarize(MemoryAccessModel(columns, run.result), pairs)
+    result = run.result
+    joined = replace(result, events=replace(result.events, collectives=collectives + result.events.collectives))
+    joined_model = MemoryAccessModel(columns, joined)
+    pairs = Pairs.join([_summarized(columns, rows, ("unit", "block", "grid_epoch", "epoch"), "warp", INTER_WARP),
+                        _intra_warp(columns, rows, run.warp_model, joined_model)])
+    pairs = pairs.without(columns["origin"][pairs.first] == columns["origin"][pairs.second])
+    if run.warp_model == "independent":
+        intra = np.flatnonzero(pairs.scope == INTRA_WARP)
+        pairs.warp_synchronous[intra] = ~_lockstep_race(columns, pairs.first[intra], pairs.second[intra])
+    return summarize(joined_model, pairs)
 
 
 def _in_intervals(c: dict, intervals: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
@@ -366,7 +379,7 @@ def _unpacked(parts: list, names=SUMMARY_COLUMNS) -> dict[str, np.ndarray]:
 GROUP_KEYS = ("owner", "word", "grid_epoch", "op", "mask", "action", "sync", "exempt")  # and taint, any or none
 GROUPED = (*GROUP_KEYS, "taint", "block", "value")  # what _representatives reads
 OPEN_KEYS = ("space", *GROUP_KEYS, "block", "epoch")  # of the rows of intervals a part ended inside
-OPEN_COLUMNS = (*SUMMARY_COLUMNS, "warp")
+OPEN_COLUMNS = (*SUMMARY_COLUMNS, "warp", "lane", "active")
 
 
 RUN = 8  # rows a run of consecutive words takes at least to be kept as one (_runs)
