@@ -127,19 +127,16 @@ def joined(parts: list) -> object:
 @pytest.mark.parametrize("seed", range(int(__import__("os").environ.get("PARTS_SEEDS", 6))))
 def test_a_launch_split_inside_its_barrier_intervals_finds_what_its_whole_trace_finds(seed, tmp_path):
     """Parts handed over inside barrier intervals too (every 48 accesses, waves of 64-thread
-    blocks): the same findings as the whole trace, but races between lanes of one warp
-    whose two accesses fell in different parts, or in a kernel with atomics (a note says
-    so)."""
+    blocks): the same findings as the whole trace, with the same severity and benignity,
+    races between lanes of one warp and kernels with atomics included."""
     program, kernels = random_kernels(tmp_path, 1000 + seed)
     between_warps = 0
     for source, kernel in kernels:
         _, whole, _ = detected(program, kernel, 16, whole=True, split_at=48)
         _, parted, _ = detected(program, kernel, 16, split_at=48)
         # the same severity and benignity (its witness may be another instance, of another scope)
-        missed = {key: found for key, found in whole.items() if (parted.get(key) or (0, 0))[:2] != found[:2]}
-        assert set(parted) <= set(whole), source
-        # but across a split where atomics may order accesses (a note says so)
-        assert not missed or "atomic" in source, source
+        assert {key: found[:2] for key, found in parted.items()} == {key: found[:2] for key, found in whole.items()}, \
+            source
         between_warps += sum(key[0] == "data-race" and scope != "intra-warp" for key, (_, _, scope) in whole.items())
     assert between_warps > 0
 
@@ -467,19 +464,23 @@ def test_lanes_of_one_warp_racing_across_the_parts_of_a_barrier_interval_are_jud
     assert kernel.launches[0]["parts"] > 200 * 256 // 20_000 and kernel.notes == []
 
 
-def test_a_split_interval_whose_flag_orders_its_warps_is_not_judged_across(tmp_path):
+@pytest.mark.parametrize("fence, expected", [
+    ("__threadfence();", set()),  # released
+    ("", {("data-race", "inter-warp")}),  # nothing before the flag releases the data
+    ("__threadfence_block();", set()),  # a block fence orders warps of one block
+])
+def test_a_split_interval_whose_flag_orders_its_warps_is_judged_across_as_its_whole_trace(fence, expected, tmp_path):
     """Thread 0 writes a block's data, fences and raises a flag; warp 1 spins on it, then
-    reads the data: race-free, and so judged on the whole trace. Split inside that interval
-    (the release in one part, the acquire in another), nothing is judged across the parts,
-    and a note says so, rather than a race between the write and the read."""
-    from simulee.detect.race import SPLIT_ORDERED_NOTE
-
+    reads the data. Split inside that interval (the release in one part, the acquire in
+    another), the parts find what the whole trace finds: nothing when the fence releases
+    the data, the race between the write and the read when there is none (across the parts
+    nothing used to be judged, with a note)."""
     (tmp_path / "publish.cu").write_text(
         "__global__ void publish(int *g, int *h, int n) {\n"
         "    int t = threadIdx.x, b = blockIdx.x;\n"
         "    if (t == 0) {\n"
         "        for (int i = 0; i < 32; i++) g[b * 64 + i] = i + 1;\n"
-        "        __threadfence();\n"
+        f"        {fence}\n"
         "        atomicExch(&h[b], 1);\n"
         "    } else if (t >= 32) {\n"
         "        while (atomicAdd(&h[b], 0) == 0) {}\n"
@@ -489,12 +490,13 @@ def test_a_split_interval_whose_flag_orders_its_warps_is_not_judged_across(tmp_p
         "}\n")
     program = load_program(tmp_path / "publish.cu")
     kernel = program.kernel("publish")
-    assert detected(program, kernel, 16, whole=True, split_at=8)[1] == {}
+    whole = detected(program, kernel, 16, whole=True, split_at=8)[1]
+    assert {(key[0], scope) for key, (_, _, scope) in whole.items()} == expected
     parted = PartedLaunch(program, kernel, enabled())
     arguments = {"g": np.zeros(SIZE, np.int32), "h": np.zeros(SIZE, np.int32), "n": GRID * BLOCK}
     result = execute(program, kernel.name, Launch((GRID, 1, 1), (BLOCK, 1, 1), arguments, flush=parted.part,
                                                   flush_at=16, split_at=8, engine="numpy"))
-    assert parted.finish(result) == [] and SPLIT_ORDERED_NOTE in parted.notes
+    assert {(f.type, f.scope) for f in parted.finish(result)} == expected and parted.notes == []
 
 
 def _summary_rows(rng, count: int, blocks: int, words: int) -> dict:

@@ -87,7 +87,7 @@ class Races(Detector):
     def launch(self, run: LaunchRun) -> list[Finding]:
         found = find_races(run.model, run.warp_model)
         carried = (run.earlier or {}).get(OPEN)
-        return found + _across_split(run, carried, run.earlier[OPEN_COLLECTIVES]) if carried is not None else found
+        return found + _across_split(run, carried, run.earlier[OPEN_EVENTS]) if carried is not None else found
 
     def leave(self, run: LaunchRun, summary: dict) -> None:
         """The part's global-memory rows that races between blocks are found from (as
@@ -249,11 +249,11 @@ ORDERED_NOTE = ("races between blocks of different waves of a launch too large t
 
 
 OPEN = "data-race: open"  # the summary's rows of the barrier intervals a part ended inside (Events.open)
-OPEN_COLLECTIVES = "data-race: open collectives"  # the warp collectives of those intervals' blocks
+OPEN_EVENTS = "data-race: open events"  # the warp collectives and fences of those intervals' blocks
 SPLIT_ORDERED = "data-race: split ordered"  # a part ending inside intervals ordered accesses through memory
-SPLIT_ORDERED_NOTE = ("a barrier interval of a block made more accesses than a part of the trace holds, and it has "
-                      "fences, flags or atomics that may order accesses: races across the parts it was judged in were "
-                      "not judged")
+SPLIT_ORDERED_NOTE = ("a barrier interval of a block made more accesses than a part of the trace holds, and its fences "
+                      "and the accesses of the flags and counters that order its accesses passed what a check keeps "
+                      f"({SYNC_ROWS:,}): races across the parts it was judged in were not judged")
 
 
 
@@ -285,66 +285,92 @@ def _carry_open(run: LaunchRun, summary: dict) -> None:
     """Keep in summary[OPEN] the representatives (per word, instruction and interval, the
     lowest and highest warp and value; and per warp, its lowest and highest lane and value)
     of the rows of the barrier intervals this part ended inside, those carried before among
-    them, and in summary[OPEN_COLLECTIVES] the warp collectives of their blocks (what orders
-    lanes of one warp); none when it ended between intervals."""
+    them, and in summary[OPEN_EVENTS] the warp collectives of their blocks (what orders
+    lanes of one warp) and their fences; from the first fence or release on, every row of
+    a unit an atomic or volatile access touches, whole (what releases and acquires are found
+    from). None when it ended between intervals, or past SYNC_ROWS of those (a note)."""
     opened = run.result.events.open
     carried = summary.pop(OPEN, None)
-    collectives = summary.pop(OPEN_COLLECTIVES, [])
+    collectives, fences = summary.pop(OPEN_EVENTS, ([], []))
     if opened is None or summary.get(SPLIT_ORDERED):
         return
     model = run.model
-    ordering = model.ordering
-    if len(ordering.releases) or len(ordering.acquires):  # a release here may order what an acquire later does
-        summary[SPLIT_ORDERED] = True
-        summary.setdefault("notes", []).append(SPLIT_ORDERED_NOTE)
-        return
     exempt(model)
     c = model.columns
     columns = {name: c[name][_in_intervals(c, opened)] for name in OPEN_COLUMNS}
     if carried is not None:
         still = _in_intervals(carried, opened)
         columns = {name: np.concatenate([carried[name][still], column]) for name, column in columns.items()}
-    rows = np.arange(len(columns["op"]))
-    chosen = np.union1d(_representatives(columns, rows, OPEN_KEYS, "warp"),
-                        _representatives(columns, rows, (*OPEN_KEYS, "warp"), "thread"))
-    summary[OPEN] = {name: column[chosen] for name, column in columns.items()}
     open_blocks = opened[0]
-    summary[OPEN_COLLECTIVES] = [(step, blocks[kept], warps[kept], lanes[kept])
-                                 for step, blocks, warps, lanes in collectives + run.result.events.collectives
-                                 for kept in [np.isin(blocks, open_blocks)] if kept.any()]
+    collectives = _of_blocks(collectives + run.result.events.collectives, open_blocks)
+    fences = _of_blocks(fences + run.result.events.fences, open_blocks)
+    rows = np.arange(len(columns["op"]))
+    whole = np.zeros(len(rows), dtype=bool)
+    if fences or (columns["sync"] & RELEASE).any():
+        key = _open_key(columns)
+        whole = np.isin(key, key[columns["strong"]])
+        if whole.sum() + sum(len(fence[1]) for fence in fences) > SYNC_ROWS:
+            summary[SPLIT_ORDERED] = True
+            summary.setdefault("notes", []).append(SPLIT_ORDERED_NOTE)
+            return
+    summarized = rows[~whole]
+    chosen = np.union1d(np.union1d(summarized[_representatives(columns, summarized, OPEN_KEYS, "warp")],
+                                   summarized[_representatives(columns, summarized, (*OPEN_KEYS, "warp"), "thread")]),
+                        rows[whole])
+    summary[OPEN] = {name: column[chosen] for name, column in columns.items()}
+    summary[OPEN_EVENTS] = (collectives, fences)
 
 
-def _across_split(run: LaunchRun, carried: dict, collectives: list) -> list[Finding]:
+def _of_blocks(events: list[tuple], blocks: np.ndarray) -> list[tuple]:
+    """Of warp collectives or fences (tuples of a step, then arrays of one entry per warp or
+    thread, the first the block's, then scalars), their entries of `blocks`."""
+    kept = []
+    for event in events:
+        mine = np.isin(event[1], blocks)
+        if mine.any():
+            kept.append(tuple(item[mine] if isinstance(item, np.ndarray) else item for item in event))
+    return kept
+
+
+def _open_key(columns: dict) -> np.ndarray:
+    """Per row of summary columns, its unit: the memory, the owner and the word."""
+    return ((columns["space"].astype(np.int64) << 62) | (columns["owner"].astype(np.int64) << _OWNER_SHIFT)
+            | columns["word"])
+
+
+def _across_split(run: LaunchRun, carried: dict, events: tuple[list, list]) -> list[Finding]:
     """Races within one barrier interval, one access in the parts before (the
     representatives `carried`), the other in this part: between warps, and between lanes
-    of one warp under the warp model (ordered by the collectives of the interval so far)."""
-    model = run.model
-    if len(model.ordering.releases) or len(model.ordering.acquires):  # what an earlier release orders: unknown
-        return []
-    exempt(model)
-    c = model.columns
+    of one warp under the warp model, ordered by the interval's warp collectives, fences,
+    releases and acquires so far as on a whole trace."""
+    c = run.model.columns
     blocks, epochs = np.unique(np.c_[carried["block"], carried["epoch"]], axis=0).T
     mine = np.flatnonzero(_in_intervals(c, (blocks, epochs)))
     if len(mine) == 0:
         return []
+    exempt(run.model)
     columns = {name: np.concatenate([carried[name], c[name][mine]]) for name in OPEN_COLUMNS}
     columns["origin"] = np.r_[np.zeros(len(carried["op"]), np.int64), np.ones(len(mine), np.int64)]
-    key = ((columns["space"].astype(np.int64) << 62) | (columns["owner"].astype(np.int64) << _OWNER_SHIFT)
-           | columns["word"])
+    key = _open_key(columns)
     order = columns_order([key, columns["step"]])
     columns = {name: column[order] for name, column in columns.items()}
-    _units(columns, key[order])
+    result, (collectives, fences) = run.result, events
+    model = MemoryAccessModel(columns, replace(result, events=replace(
+        result.events, collectives=collectives + result.events.collectives, fences=fences + result.events.fences)))
+    _units(columns, key[order], model)
     rows = _conflicting_units(columns, np.arange(len(order)))
-    result = run.result
-    joined = replace(result, events=replace(result.events, collectives=collectives + result.events.collectives))
-    joined_model = MemoryAccessModel(columns, joined)
-    pairs = Pairs.join([_summarized(columns, rows, ("unit", "block", "grid_epoch", "epoch"), "warp", INTER_WARP),
-                        _intra_warp(columns, rows, run.warp_model, joined_model)])
+    ordering = model.ordering
+    find = _pairwise if ordering.active else _summarized
+    pairs = Pairs.join([find(columns, rows, ("unit", "block", "grid_epoch", "epoch"), "warp", INTER_WARP),
+                        _intra_warp(columns, rows, run.warp_model, model)])
     pairs = pairs.without(columns["origin"][pairs.first] == columns["origin"][pairs.second])
+    if ordering.active:
+        pairs = pairs.without(ordering.ordered(pairs.first, pairs.second))
+        pairs.scoped = ordering.ordered(pairs.first, pairs.second, any_scope=True)
     if run.warp_model == "independent":
         intra = np.flatnonzero(pairs.scope == INTRA_WARP)
         pairs.warp_synchronous[intra] = ~_lockstep_race(columns, pairs.first[intra], pairs.second[intra])
-    return summarize(joined_model, pairs)
+    return summarize(model, pairs)
 
 
 def _in_intervals(c: dict, intervals: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
