@@ -439,8 +439,8 @@ def sweep(race: bool, reader: int = 200, sync: bool = False) -> str:
 def test_a_barrier_interval_making_more_accesses_than_a_trace_holds_is_checked_to_its_end(race, monkeypatch):
     """One block sweeps 200 rows with no barrier: 51,456 accesses in one barrier interval,
     more than the trace (shrunk to 20,000) holds. Handed over in parts inside the interval,
-    warp 6's read at its end meets warp 0's write at its start, many parts before; a note
-    says that lanes of one warp were not judged across the parts."""
+    warp 6's read at its end meets warp 0's write at its start, many parts before, and no
+    note says anything was left unjudged."""
     kernel, found = _checked_with_a_small_trace(monkeypatch, sweep(race), "sweep", 1, 256)
     assert found == ([("data-race", "inter-warp", [5, 8])] if race else [])
     assert kernel.launches[0]["parts"] > 200 * 256 // 20_000

@@ -326,7 +326,7 @@ def test_a_proved_kernel_whose_run_did_not_end_says_what_was_proved_and_what_was
     from simulee.checker.kernel import NOT_CHECKED, Given, Settings
     from simulee.prover.verdicts import check_given
 
-    monkeypatch.setattr(checking, "_in_parts", lambda program, kernel, result, *rest, **options: (result, None))
+    monkeypatch.setattr(checking, "_in_parts", lambda program, kernel, result, *rest, **options: (result, None, None))
     kernel = program.kernel("count")
     check = check_given(program, kernel, Given(), Settings(trace_limit=8))
     assert check.proof["verdict"] == "proved" and check.status == NOT_CHECKED
