@@ -162,12 +162,12 @@ class Races(Detector):
         c["origin"] = np.zeros(len(order), dtype=np.int64)
         model = MemoryAccessModel(c, run.result)
         rows, keys = np.searchsorted(kept, candidates), ("unit", "grid_epoch")
-        if synchronization is None:
+        if synchronization is not None:
+            model.ordering = Ordering(c, synchronization["fences"])  # of every part's releases and acquires
+            _units(c, key[order], model)
+        if synchronization is None or not model.ordering.active:
             return summarize(model, _summarized(c, rows, keys, "block", INTER_BLOCK))
-        model.ordering = ordering = Ordering(c, synchronization["fences"])  # of every part's releases and acquires
-        _units(c, key[order], model)
-        if not ordering.active:
-            return summarize(model, _summarized(c, rows, keys, "block", INTER_BLOCK))
+        ordering = model.ordering
         pairs = _pairwise(c, rows, keys, "block", INTER_BLOCK)
         pairs = pairs.without(ordering.ordered(pairs.first, pairs.second))
         pairs.scoped = ordering.ordered(pairs.first, pairs.second, any_scope=True)
@@ -254,8 +254,6 @@ SPLIT_ORDERED = "data-race: split ordered"  # a part ending inside intervals ord
 SPLIT_ORDERED_NOTE = ("a barrier interval of a block made more accesses than a part of the trace holds, and its fences "
                       "and the accesses of the flags and counters that order its accesses passed what a check keeps "
                       f"({SYNC_ROWS:,}): races across the parts it was judged in were not judged")
-
-
 
 
 def _keep_synchronization(run: LaunchRun, summary: dict, rows: np.ndarray) -> np.ndarray | None:
