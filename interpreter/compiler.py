@@ -354,6 +354,19 @@ class Compiler:
                         continue
         return min(total, accesses.LOCAL_LIMIT)
 
+    def register_bytes(self) -> int:
+        """Bytes a thread's registers take at most: every value of the kernel and of each
+        function it may call (counted once) held at once, as the interpreter keeps them."""
+        total = 0
+        for decoded in self.program.reachable_functions(self.kernel.symbol):
+            for ty in decoded.slot_types:
+                lanes = ty.count if isinstance(ty, VectorType) else 1
+                try:
+                    total += dtype_of(ty).itemsize * lanes
+                except Unsupported:  # an aggregate: it fails where it is used
+                    total += 8
+        return total
+
     def unsupported_message(self, function: CompiledFunction, pc: int) -> str:
         op = function.decoded.ops[pc]
         reason = function.info[pc].reason or op.extra.get("reason") or f"instruction '{op.opcode}'"

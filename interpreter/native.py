@@ -977,13 +977,13 @@ class Native:
                 return 0, pc
         recorder = ex.recorder
         accesses = run.accesses_from(start, stop)
-        if recorder is not None and accesses and recorder.limit != float("inf"):
-            room = int((recorder.limit - recorder.count) // n)
+        if recorder is not None and accesses and recorder.room() != float("inf"):
+            room = int(recorder.room() // n)
             if room < len(accesses):  # the NumPy path records (or stops at) the access that fills the trace
                 stop, accesses = accesses[room], accesses[:room]
         regs = frame.regs
         table = run.table
-        known = self._addresses.setdefault(frame.id, {})
+        known = self._known(frame)
         # results are written in place, as the NumPy path writes some rows: no other register shares the array
         for slot, place, dtype in (*run.inputs(start), *run.results(start, stop)):
             value = regs[slot]
@@ -1044,12 +1044,12 @@ class Native:
         block = function.op_block[run.pcs[0]]
         accesses = len(run.accesses_from(start, len(run.pcs)))
         recorder = ex.recorder
-        room = 0 if recorder is None else min(recorder.limit - recorder.count, max(FLOW_RECORDS, n * accesses))
+        room = 0 if recorder is None else min(recorder.room(), max(FLOW_RECORDS, n * accesses))
         if budget < len(run.pcs) - start or recorder is not None and n * accesses > room:
             return None
         regs, count = frame.regs, frame.count
         table = flow.table
-        known = self._addresses.setdefault(frame.id, {})  # the registers' arrays, kept while unchanged
+        known = self._known(frame)
         component = flow.component[block]
         dtypes = flow.dtypes
         for slot, place in zip(flow.slots[component], flow.places[component].tolist()):
@@ -1182,6 +1182,8 @@ class Native:
     def finished(self, work: int, steps: int, tracking: bool, native_after: tuple[float, float]) -> None:
         """A launch of `work` thread-instructions in `steps` ended (`tracking`: it tracked
         taint; `native_after`: the work and steps it was to run on NumPy first)."""
+        self._addresses.clear()  # the launch's registers and thread numbers go with its frames
+        self._wave = self._wave_data = None
         self.work += work
         self.steps += steps
         self.tracking += tracking
@@ -1235,13 +1237,19 @@ class Native:
         memory.reads = reads
         return final.tobytes() != initial.tobytes()
 
+    def _known(self, frame) -> dict:
+        """The arrays of `frame`'s registers and their addresses (slot -> (array, address)),
+        kept while unchanged; those of an earlier wave's frames are let go first, so that a
+        wave's registers are not allocated while the last one's are still held."""
+        if self._wave is not self.ex.wave:
+            self._addresses.clear()
+        return self._addresses.setdefault(frame.id, {})
+
     def _enter(self, frame) -> None:
         """The context words of the memory, the wave and the frame the next call runs on."""
         ex, context = self.ex, self.context
         memory, wave = ex.memory, ex.wave
         context[C_THREADS] = _address(frame.threads)
-        if self._wave is not wave:
-            self._addresses.clear()  # the frames of the last wave are gone
         segments = self._segments
         if self._wave is not wave or segments is None or segments[0] is not memory.shared or \
                 segments[1] is not memory.local:

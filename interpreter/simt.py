@@ -53,8 +53,10 @@ from interpreter.values import write
 from interpreter.vocabulary import Unsupported
 
 
+REGISTER_BUDGET = 1 << 29  # bytes of the registers of a wave's threads: big kernels make smaller waves
 LOCAL_MEMORY_BUDGET = 1 << 28  # bytes of local (stack) memory of a wave: big stacks make smaller waves
 SHARED_MEMORY_BUDGET = 1 << 28  # bytes of the shared memory of a wave's blocks: big segments make smaller waves
+GRID_RESIDENT_THREADS = 1 << 19  # threads a grid barrier's launch may have: more than any GPU holds resident
 FAULT_SAMPLE = 4096  # threads kept per faulting instruction and kind
 TIME_CHECK_MASK = 1023  # the clock is read every 1,024 steps
 NATIVE_STEPS = 1 << 24  # thread-instructions a native call may run through branches before the clock is read
@@ -204,14 +206,17 @@ class Execution:
         native = (launch.engine or default_engine()) == "native"
         self.native_after = max(0, work - self.native.work) if native else float("inf")
         self.native_steps_after = max(0, steps - self.native.steps) if native else float("inf")
-        # waves are smaller when threads need much local memory, or blocks much shared memory
+        # waves are smaller when threads need many registers or much local memory, or blocks much shared memory
         stack = self.compiler.static_stack_bytes()
-        wave_threads = min(launch.wave_threads, LOCAL_MEMORY_BUDGET // stack) if stack else launch.wave_threads
+        wave_threads = min(launch.wave_threads, REGISTER_BUDGET // max(1, self.compiler.register_bytes()),
+                           LOCAL_MEMORY_BUDGET // stack if stack else launch.wave_threads)
         shared = self.compiler.shared_segment_bytes
         self.blocks_per_wave = self.blocks_per_wave_at_most = max(1, min(
             wave_threads // launch.threads_per_block, SHARED_MEMORY_BUDGET // shared if shared else wave_threads))
         if launch.flush is not None:  # the first wave one block (of any size it fits the trace); the next fit it
             self.blocks_per_wave = 1
+        # a grid barrier needs every block resident: one wave, where a GPU could hold the grid at once
+        self.one_wave = self.compiler.uses_grid_sync and launch.threads <= GRID_RESIDENT_THREADS
         waves, self.wave_blocks = self._wave_counts()
         self.steps_per_wave = step_budget(self.program.reachable_functions(self.kernel.symbol),
                                           [p.name for p in self.kernel.params], launch) \
@@ -327,7 +332,7 @@ class Execution:
         accesses, by what a block of the last one recorded; the step limit follows the
         number of waves."""
         launch = self.launch
-        if launch.sample is not None or self.compiler.uses_grid_sync or done >= launch.blocks:
+        if launch.sample is not None or self.one_wave or done >= launch.blocks:
             return
         normal = self.blocks_per_wave_at_most
         fit = max(1, min(normal, int(launch.flush_at // max(per_block, 1.0))))
@@ -343,7 +348,7 @@ class Execution:
         the sample, if any) of at most wave_threads threads (of blocks_per_wave, which a
         launch that flushes its trace changes as it goes); one wave for grid.sync kernels."""
         launch = self.launch
-        if self.compiler.uses_grid_sync:
+        if self.one_wave:
             yield 0, launch.blocks
             return
         if launch.sample is None:
@@ -368,7 +373,7 @@ class Execution:
     def _wave_counts(self) -> tuple[int, int]:
         """(waves, blocks) the launch runs."""
         launch = self.launch
-        if self.compiler.uses_grid_sync:
+        if self.one_wave:
             return 1, launch.blocks
         if launch.sample is None:
             return -(-launch.blocks // self.blocks_per_wave), launch.blocks
@@ -479,6 +484,8 @@ class Execution:
                 self.park_barrier(frame, pc, rows)
                 return
             if kind == GRID_BARRIER:
+                if not self.one_wave:
+                    self.too_large_for_grid_barrier(function, pc)
                 self.park(self.grid_waits, frame, pc, rows)
                 self.check_grid_barrier()
                 return
@@ -859,6 +866,15 @@ class Execution:
         if waiting == 0 or waiting != int(wave.live.sum()):
             return
         self.release_grid_barrier()
+
+    def too_large_for_grid_barrier(self, function, pc: int) -> None:
+        """A thread reached a grid barrier in a launch too large for every block to be
+        resident at once: no GPU runs it (a cooperative launch fails, a plain one hangs)."""
+        launch = self.launch
+        raise Stop("deadlock", (function.op_ids[pc], False),
+                   f"potential deadlock: a grid barrier in a launch of {launch.blocks:,} blocks "
+                   f"({launch.threads:,} threads), more than a GPU holds at once (at most "
+                   f"{GRID_RESIDENT_THREADS:,} threads here): a cooperative launch of it fails, a plain one can hang")
 
     def release_grid_barrier(self) -> None:
         """Every thread waiting at the grid barrier goes on. If some thread of the grid that

@@ -210,6 +210,11 @@ class TraceRecorder:
         self.entries.append((count, columns))
         self.count += count
 
+    def room(self) -> float:
+        """Records that fit before the trace is full, or is handed over (`overflow_at`):
+        native code records no more at once, so that a part is about that size."""
+        return max(0, min(self.limit, self.overflow_at if self.overflow is not None else self.limit) - self.count)
+
     def finish(self, ops: list[OpInfo]) -> "Trace":
         return Trace(self.entries, ops, self.count, self.dropped)
 

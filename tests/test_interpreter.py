@@ -7,6 +7,8 @@ import pytest
 
 from conftest import KERNELS, at, line_of, position_of, program, written
 from interpreter.launch import Launch
+from interpreter import simt
+from interpreter.compiler import Compiler
 from interpreter.simt import execute
 from interpreter.trace import READ, WRITE
 from simulee.frontend.compiler import user_location
@@ -532,6 +534,44 @@ def test_cooperative_groups_block_tiles_and_grid_sync():
                  args={"in": values, "out": np.zeros(16, np.int32)})
     out = result.buffers["out"]
     assert out[0] == 32 + 32 + 256  # warp 0's sum plus its neighbour, plus every active lane counted once
+
+
+def test_a_grid_barrier_only_reachable_runs_in_waves_past_what_a_gpu_holds(monkeypatch):
+    monkeypatch.setattr(simt, "GRID_RESIDENT_THREADS", 1024)
+    values = np.arange(64 * 16, dtype=np.int32)
+    waves = []
+    result = execute(program(KERNELS / "cooperative_groups.cu"), "group_sums",
+                     Launch(64, 32, {"in": values, "out": np.zeros(64, np.int32)}, wave_threads=256),
+                     progress=lambda done, total: waves.append((done, total)))
+    assert result.status == "ok", result.message
+    np.testing.assert_array_equal(result.buffers["out"], values.reshape(64, 16).sum(axis=1))
+    assert waves == [(8 * (k + 1), 64) for k in range(8)]  # 8 blocks of 32 threads a wave, not the whole grid
+
+
+def test_waves_hold_the_registers_a_budget_allows(monkeypatch):
+    # the registers of 64 threads fill the budget: blocks of 256 threads run one by one
+    compiled = program(KERNELS / "cooperative_groups.cu")
+    register_bytes = Compiler(compiled, compiled.kernel("block_and_tiles"), None).register_bytes()
+    assert register_bytes > 100  # every value of the kernel and of what it calls
+    monkeypatch.setattr(simt, "REGISTER_BUDGET", 64 * register_bytes)
+    waves = []
+    values = np.ones(8 * 256, np.int32)
+    result = execute(compiled, "block_and_tiles", Launch(8, 256, {"in": values, "out": np.zeros(64, np.int32)}),
+                     progress=lambda done, total: waves.append(done))
+    assert result.status == "ok" and waves == list(range(1, 9))  # a block of 256 threads a wave: at least one
+    assert result.buffers["out"][0] == 32 + 32 + 256 * 8
+
+
+def test_a_grid_barrier_reached_in_a_launch_no_gpu_holds_at_once(monkeypatch):
+    monkeypatch.setattr(simt, "GRID_RESIDENT_THREADS", 512)
+    data = np.arange(1024, dtype=np.int32)
+    result = run("cooperative_groups.cu", "grid_sum", 8, 128, check_clean=False,
+                 args=dict(data=data.copy(), total=np.zeros(1, np.int32)), wave_threads=256)
+    assert result.status == "deadlock"
+    assert "a grid barrier in a launch of 8 blocks (1,024 threads), more than a GPU holds at once" in result.message
+    result = run("cooperative_groups.cu", "grid_sum", 4, 128, wave_threads=256,  # 512 threads: one wave, as before
+                 args=dict(data=data[:512].copy(), total=np.zeros(1, np.int32)))
+    np.testing.assert_array_equal(result.buffers["data"], data[:512].sum())
 
 
 def test_half_precision():

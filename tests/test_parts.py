@@ -569,3 +569,23 @@ def test_a_launchs_footprint_joined_part_by_part_is_its_whole_traces_and_stays_m
         for region, (s, e) in expected.items():
             assert np.array_equal(got[region][0], s) and np.array_equal(got[region][1], e)
     assert _count(joined.joined()) == joined.size
+
+
+def test_carried_rows_of_coalesced_accesses_are_held_as_runs_a_warp():
+    """Two warps each read 32 consecutive words in one step: carried across parts as two
+    runs; a unit touched later brings back its whole run, word, thread and lane stepped."""
+    from simulee.detect.race import OPEN_COLUMNS, OpenRows, _open_key
+
+    threads = np.arange(64)
+    columns = {name: np.zeros(64, np.int64) for name in OPEN_COLUMNS}
+    columns.update(space=np.ones(64, np.uint8), word=1000 + threads, thread=threads.astype(np.int32),
+                   lane=threads % 32, warp=threads // 32, step=np.full(64, 7), strong=np.zeros(64, bool))
+    carried = OpenRows()
+    key = _open_key(columns)
+    carried.add(columns, np.arange(64), key, np.zeros(64, bool))
+    assert len(carried) == 2  # a row a warp
+    again = carried.rows_for(np.array([key[40]]))
+    assert again["word"].tolist() == list(range(1032, 1064)) and again["lane"].tolist() == list(range(32))
+    assert again["thread"].tolist() == list(range(32, 64)) and (again["warp"] == 1).all()
+    taken = carried.take(np.array([key[3], key[5]]))
+    assert taken["word"].tolist() == list(range(1000, 1032)) and len(carried) == 1

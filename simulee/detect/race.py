@@ -38,7 +38,7 @@ INTER_BLOCK, INTER_WARP, INTRA_WARP = 0, 1, 2
 SCOPE_NAMES = ("inter-block", "inter-warp", "intra-warp")
 WARP_MODELS = ("independent", "lockstep")
 INTRA_WARP_LIMIT = 512  # accesses kept per intra-warp partition (earliest first)
-PAIRS_PER_CHUNK = 1 << 22  # candidate pairs enumerated at once
+PAIRS_PER_CHUNK = 1 << 20  # candidate pairs enumerated at once
 WARP_SYNCHRONOUS = "warp-synchronous-race"
 RACES = ("data-race", "scoped-race", WARP_SYNCHRONOUS)  # every class of race
 RACE_WORDS = {"data-race": "data race", "scoped-race": "scoped race", WARP_SYNCHRONOUS: "warp-synchronous race"}
@@ -286,7 +286,9 @@ def _carry_open(run: LaunchRun, summary: dict) -> None:
     them, and in summary[OPEN_EVENTS] the warp collectives of their blocks (what orders
     lanes of one warp) and their fences; from the first fence or release on, every row of
     a unit an atomic or volatile access touches, whole (what releases and acquires are found
-    from). None when it ended between intervals, or past SYNC_ROWS of those (a note)."""
+    from). None when it ended between intervals, or past SYNC_ROWS of those (a note).
+    Representatives are chosen within a unit, so only the units this part touched are
+    chosen again (OpenRows)."""
     opened = run.result.events.open
     carried = summary.pop(OPEN, None)
     collectives, fences = summary.pop(OPEN_EVENTS, ([], []))
@@ -295,28 +297,189 @@ def _carry_open(run: LaunchRun, summary: dict) -> None:
     model = run.model
     exempt(model)
     c = model.columns
-    columns = {name: c[name][_in_intervals(c, opened)] for name in OPEN_COLUMNS}
-    if carried is not None:
-        still = _in_intervals(carried, opened)
-        columns = {name: np.concatenate([carried[name][still], column]) for name, column in columns.items()}
+    carried = carried or OpenRows()
+    carried.close(opened)
+    mine = np.flatnonzero(_in_intervals(c, opened))
+    taken = carried.take(_distinct(_open_key({name: c[name][mine] for name in ("space", "owner", "word")})))
+    columns = {name: np.concatenate([taken[name], c[name][mine]]) if taken else c[name][mine] for name in OPEN_COLUMNS}
+    del taken
     open_blocks = opened[0]
     collectives = _of_blocks(collectives + run.result.events.collectives, open_blocks)
     fences = _of_blocks(fences + run.result.events.fences, open_blocks)
     rows = np.arange(len(columns["op"]))
+    key = _open_key(columns)
+    on_strong = np.isin(key, key[columns["strong"]])
     whole = np.zeros(len(rows), dtype=bool)
-    if fences or (columns["sync"] & RELEASE).any():
-        key = _open_key(columns)
-        whole = np.isin(key, key[columns["strong"]])
-        if whole.sum() + sum(len(fence[1]) for fence in fences) > SYNC_ROWS:
+    if fences or carried.releases or (columns["sync"] & RELEASE).any():
+        whole = on_strong
+        if carried.strong_rows + whole.sum() + sum(len(fence[1]) for fence in fences) > SYNC_ROWS:
             summary[SPLIT_ORDERED] = True
             summary.setdefault("notes", []).append(SPLIT_ORDERED_NOTE)
             return
     summarized = rows[~whole]
-    chosen = np.union1d(np.union1d(summarized[_representatives(columns, summarized, OPEN_KEYS, "warp")],
-                                   summarized[_representatives(columns, summarized, (*OPEN_KEYS, "warp"), "thread")]),
-                        rows[whole])
-    summary[OPEN] = {name: column[chosen] for name, column in columns.items()}
+    chosen = whole.copy()
+    chosen[summarized[_representatives(columns, summarized, OPEN_KEYS, "warp")]] = True
+    chosen[summarized[_representatives(columns, summarized, (*OPEN_KEYS, "warp"), "thread")]] = True
+    carried.add(columns, np.flatnonzero(chosen), key, on_strong)
+    summary[OPEN] = carried
     summary[OPEN_EVENTS] = (collectives, fences)
+
+
+class OpenRows:
+    """The rows carried across the parts of barrier intervals (summary[OPEN]), in chunks:
+    the rows of one unit are in one chunk, that of the last part that touched it, so that a
+    part costs what its own units hold, not all carried. A chunk holds its rows alone
+    (OPEN_COLUMNS with "key", the unit, and "on_strong", whether a strong access touches
+    it; sorted by key) and its runs (_runs: a warp's lanes on consecutive words, as the
+    first row with "length"; sorted by key), so that coalesced accesses cost a row a warp."""
+
+    def __init__(self):
+        self.chunks: list[dict] = []
+
+    @property
+    def strong_rows(self) -> int:
+        """Rows on units an atomic or volatile access touches."""
+        return sum(chunk["strong_rows"] for chunk in self.chunks)
+
+    @property
+    def releases(self) -> bool:
+        return any(chunk["releases"] for chunk in self.chunks)
+
+    def __len__(self) -> int:
+        """Rows carried, a run's counted once."""
+        return sum(len(chunk["rows"]["key"]) + len(chunk["runs"]["key"]) for chunk in self.chunks)
+
+    def add(self, columns: dict, chosen: np.ndarray, key: np.ndarray, on_strong: np.ndarray) -> None:
+        """Carry the `chosen` rows of `columns` (OPEN_COLUMNS), of units `key`."""
+        if len(chosen) == 0:
+            return
+        weak = chosen[~on_strong[chosen]]  # rows on units strong accesses touch stay rows: they order the others
+        starts, lengths, alone = _runs(columns, OPEN_COLUMNS, counting=("word", "thread", "lane"), free=(), rows=weak)
+        alone = np.sort(np.r_[weak[alone], chosen[on_strong[chosen]]])
+        starts = weak[starts]
+        rows, runs = np.argsort(key[alone], kind="stable"), np.argsort(key[starts], kind="stable")
+        alone, starts, lengths = alone[rows], starts[runs], lengths[runs]
+        self.chunks.append(_described({
+            "rows": dict({name: column[alone] for name, column in columns.items()}, key=key[alone],
+                         on_strong=on_strong[alone]),
+            "runs": dict({name: column[starts] for name, column in columns.items()}, key=key[starts],
+                         length=lengths)}))
+
+    def intervals(self) -> tuple[np.ndarray, np.ndarray]:
+        """(blocks, the epoch of each) of the intervals rows are carried of."""
+        if not self.chunks:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32)
+        interval = _distinct(np.concatenate([chunk["intervals"] for chunk in self.chunks]))
+        return interval >> 32, interval & 0xFFFFFFFF
+
+    def close(self, opened: tuple[np.ndarray, np.ndarray]) -> None:
+        """Let go of the rows of intervals that are no longer open."""
+        kept = []
+        for chunk in self.chunks:
+            interval = chunk["intervals"]
+            still = _in_intervals({"block": interval >> 32, "epoch": interval & 0xFFFFFFFF}, opened)
+            if still.all():
+                kept.append(chunk)
+            elif still.any():
+                self._keep(chunk, ~_in_intervals(chunk["rows"], opened), ~_in_intervals(chunk["runs"], opened), kept)
+        self.chunks = kept
+
+    def take(self, keys: np.ndarray) -> dict:
+        """Remove and return (as columns) the rows of units `keys` (sorted): those of runs
+        that touch one of them, every row of the run."""
+        taken, kept = [], []
+        for chunk in self.chunks:
+            rows, runs = _rows_of(chunk["rows"]["key"], keys), _runs_of(chunk["runs"], keys)
+            if len(rows) == 0 and len(runs) == 0:
+                kept.append(chunk)
+                continue
+            taken += [{name: chunk["rows"][name][rows] for name in OPEN_COLUMNS}, _expanded(chunk["runs"], runs)]
+            self._keep(chunk, rows, runs, kept)
+        self.chunks = kept
+        return _joined(taken)
+
+    def rows_for(self, keys: np.ndarray) -> dict:
+        """The rows (as columns) of units `keys` (sorted), those of runs that touch one of
+        them, and of every unit a strong access touches (what orders the others)."""
+        found = []
+        for chunk in self.chunks:
+            table = chunk["rows"]
+            rows = _rows_of(table["key"], keys)
+            if chunk["strong_rows"]:
+                wanted = table["on_strong"].copy()
+                wanted[rows] = True
+                rows = np.flatnonzero(wanted)
+            found += [{name: table[name][rows] for name in OPEN_COLUMNS},
+                      _expanded(chunk["runs"], _runs_of(chunk["runs"], keys))]
+        return _joined(found)
+
+    @staticmethod
+    def _keep(chunk: dict, rows: np.ndarray, runs: np.ndarray, kept: list) -> None:
+        """Keep `chunk` but its `rows` and `runs` (positions, or masks of them), if any is
+        left, in `kept`."""
+        tables = {}
+        for name, gone in (("rows", rows), ("runs", runs)):
+            left = np.ones(len(chunk[name]["key"]), dtype=bool)
+            left[gone] = False
+            tables[name] = {column: values[left] for column, values in chunk[name].items()}
+        if len(tables["rows"]["key"]) or len(tables["runs"]["key"]):
+            kept.append(_described(tables))
+
+
+def _described(chunk: dict) -> dict:
+    """`chunk` (OpenRows) with what is asked of it as a whole: its rows on units a strong
+    access touches, whether it releases, and its intervals (block << 32 | epoch)."""
+    rows, runs = chunk["rows"], chunk["runs"]
+    chunk.update(strong_rows=int(rows["on_strong"].sum()),
+                 releases=bool((rows["sync"] & RELEASE).any() or (runs["sync"] & RELEASE).any()),
+                 intervals=_distinct(np.r_[(rows["block"].astype(np.int64) << 32) | rows["epoch"],
+                                           (runs["block"].astype(np.int64) << 32) | runs["epoch"]]))
+    return chunk
+
+
+def _runs_of(runs: dict, keys: np.ndarray) -> np.ndarray:
+    """The positions of `runs` (OpenRows, sorted by key) that touch one of `keys` (sorted)."""
+    if len(runs["key"]) == 0 or len(keys) == 0:
+        return np.zeros(0, dtype=np.int64)
+    lowest = keys - (int(runs["length"].max()) - 1)  # a run that touches a key starts at most this far before
+    lowest[lowest > keys] = np.iinfo(np.int64).min  # wrapped around
+    low, high = np.searchsorted(runs["key"], lowest, "left"), np.searchsorted(runs["key"], keys, "right")
+    count = high - low
+    candidate = np.repeat(low - (np.cumsum(count) - count), count) + np.arange(int(count.sum()))
+    touched = np.repeat(keys, count) - runs["key"][candidate] < runs["length"][candidate]
+    return _distinct(candidate[touched])
+
+
+def _expanded(runs: dict, positions: np.ndarray) -> dict:
+    """The rows (OPEN_COLUMNS) of runs at `positions`: each step on in word, thread and lane."""
+    lengths = runs["length"][positions]
+    each = np.repeat(positions, lengths)
+    step = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    rows = {name: runs[name][each] for name in OPEN_COLUMNS}
+    for name in ("word", "thread", "lane"):
+        rows[name] = (rows[name] + step).astype(rows[name].dtype)
+    return rows
+
+
+def _distinct(values: np.ndarray) -> np.ndarray:
+    """The distinct values, sorted (by sorting: NumPy's hashing np.unique is slower on millions)."""
+    values = np.sort(values)
+    return values[np.r_[True, values[1:] != values[:-1]]] if len(values) else values
+
+
+def _rows_of(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """The positions in `sorted_keys` that hold one of `keys` (sorted, distinct)."""
+    low, high = np.searchsorted(sorted_keys, keys, "left"), np.searchsorted(sorted_keys, keys, "right")
+    found = high > low
+    low, lengths = low[found], (high - low)[found]
+    starts = np.cumsum(lengths) - lengths
+    return np.repeat(low - starts, lengths) + np.arange(int(lengths.sum()))
+
+
+def _joined(parts: list[dict]) -> dict:
+    """Columns OPEN_COLUMNS of `parts` (the first is never empty of names), joined."""
+    parts = [part for part in parts if part] or parts[:1]
+    return {name: np.concatenate([part[name] for part in parts]) for name in OPEN_COLUMNS} if parts else {}
 
 
 def _of_blocks(events: list[tuple], blocks: np.ndarray) -> list[tuple]:
@@ -336,22 +499,33 @@ def _open_key(columns: dict) -> np.ndarray:
             | columns["word"])
 
 
-def _across_split(run: LaunchRun, carried: dict, events: tuple[list, list]) -> list[Finding]:
+def _across_split(run: LaunchRun, carried: OpenRows, events: tuple[list, list]) -> list[Finding]:
     """Races within one barrier interval, one access in the parts before (the
     representatives `carried`), the other in this part: between warps, and between lanes
     of one warp under the warp model, ordered by the interval's warp collectives, fences,
     releases and acquires so far as on a whole trace."""
     c = run.model.columns
-    blocks, epochs = np.unique(np.c_[carried["block"], carried["epoch"]], axis=0).T
-    mine = np.flatnonzero(_in_intervals(c, (blocks, epochs)))
+    mine = np.flatnonzero(_in_intervals(c, carried.intervals()))
     if len(mine) == 0:
         return []
     exempt(run.model)
-    columns = {name: np.concatenate([carried[name], c[name][mine]]) for name in OPEN_COLUMNS}
-    columns["origin"] = np.r_[np.zeros(len(carried["op"]), np.int64), np.ones(len(mine), np.int64)]
-    key = _open_key(columns)
-    order = columns_order([key, columns["step"]])
-    columns = {name: column[order] for name, column in columns.items()}
+    mine_key = _open_key({name: c[name][mine] for name in ("space", "owner", "word")})
+    carried = carried.rows_for(_distinct(mine_key))
+    # of this part, only the units carried rows touch can race across, and those strong accesses touch order
+    carried_key = _distinct(_open_key(carried))
+    at = np.minimum(np.searchsorted(carried_key, mine_key), max(len(carried_key) - 1, 0))
+    across = carried_key[at] == mine_key if len(carried_key) else np.zeros(len(mine), dtype=bool)
+    mine = mine[across | np.isin(mine_key, mine_key[c["strong"][mine]])]
+    if len(mine) == 0:
+        return []
+
+    def joined(name: str) -> np.ndarray:
+        return np.concatenate([carried[name], c[name][mine]])
+
+    key = _open_key({name: joined(name) for name in ("space", "owner", "word")})
+    order = columns_order([key, joined("step")])
+    columns = {name: joined(name)[order] for name in OPEN_COLUMNS}  # one column at a time: the memory of one more
+    columns["origin"] = np.r_[np.zeros(len(carried["op"]), np.int64), np.ones(len(mine), np.int64)][order]
     result, (collectives, fences) = run.result, events
     model = MemoryAccessModel(columns, replace(result, events=replace(
         result.events, collectives=collectives + result.events.collectives, fences=fences + result.events.fences)))
@@ -409,20 +583,32 @@ OPEN_COLUMNS = (*SUMMARY_COLUMNS, "warp", "lane", "active")
 RUN = 8  # rows a run of consecutive words takes at least to be kept as one (_runs)
 
 
-def _runs(c: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Runs among summary rows: RUN or more rows of one instruction and block, alike in all
-    but their word and thread, each the last's plus one, and one value (reads, a constant
-    stored): what a block's threads do to consecutive elements, kept as its first row and
-    its length. (rows starting runs, their lengths, the rows in none)."""
-    count = len(c["op"])
+def _runs(c: dict[str, np.ndarray], names=SUMMARY_COLUMNS, counting=("word", "thread"), free=("step",),
+          rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Runs among summary rows (of `rows` of them, positions in `rows`): RUN or more rows
+    alike in all `names` but their `counting` ones, each the last's plus one, and their
+    `free` ones (one instruction and block, and one value: reads, a constant stored): what
+    threads do to consecutive elements, kept as its first row and its length. (rows
+    starting runs, their lengths, the rows in none)."""
+    def column(name: str) -> np.ndarray:
+        return c[name] if rows is None else c[name][rows]
+
+    count = len(c["op"]) if rows is None else len(rows)
     if count == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    alike = [name for name in SUMMARY_COLUMNS if name not in ("word", "thread", "step")]
-    order = np.lexsort((c["word"], *(c[name] for name in reversed(alike))))
+    varying = {}  # of the columns that must be alike, those not alike throughout
+    for name in names:
+        values = column(name) if name not in (*counting, *free) else None
+        if values is not None and not (values == values[0]).all():
+            varying[name] = values
+    alike = list(varying)
+    order = np.lexsort((column("word"), *(varying[name] for name in reversed(alike))))
     follows = np.zeros(count, dtype=bool)  # each row in order continues the run of the one before
-    follows[1:] = (np.diff(c["word"][order]) == 1) & (np.diff(c["thread"][order].astype(np.int64)) == 1)
+    follows[1:] = True
+    for name in counting:
+        follows[1:] &= np.diff(column(name)[order].astype(np.int64)) == 1
     for name in alike:
-        values = c[name][order]
+        values = varying[name][order]
         follows[1:] &= values[1:] == values[:-1]
     starts = np.flatnonzero(~follows)
     lengths = np.diff(np.r_[starts, count])
@@ -525,22 +711,23 @@ def _representatives(c, rows, group_keys=GROUP_KEYS, agent: str = "block") -> np
         return np.zeros(0, dtype=np.int64)
     keys = [c[name][rows] for name in group_keys]
     keys.append(c["taint"][rows] != 0)
-    order = columns_order(keys)
+    order = columns_order(keys)  # by group, then by position
     change = np.zeros(len(rows), dtype=bool)
     change[0] = True
     for column in keys:
         values = column[order]
         change[1:] |= values[1:] != values[:-1]
-    group = np.empty(len(rows), dtype=np.int64)
-    group[order] = np.cumsum(change) - 1
-    chosen = []
-    for name in (agent, "value"):
-        by = np.lexsort((c[name][rows], group))
-        sorted_group = group[by]
-        starts = np.flatnonzero(np.r_[True, sorted_group[1:] != sorted_group[:-1]])
-        chosen += [by[starts], by[np.r_[starts[1:], len(by)] - 1]]
+    starts = np.flatnonzero(change)
+    group = np.cumsum(change) - 1  # of each row in `order`
     kept = np.zeros(len(rows), dtype=bool)
-    kept[np.concatenate(chosen)] = True
+    for name in (agent, "value"):
+        values = c[name][rows][order]
+        for extreme, first in ((np.minimum, True), (np.maximum, False)):
+            # the first row holding the group's least value, the last holding its greatest
+            at = np.flatnonzero(values == extreme.reduceat(values, starts)[group])
+            at_group = group[at]
+            edge = np.r_[True, at_group[1:] != at_group[:-1]] if first else np.r_[at_group[1:] != at_group[:-1], True]
+            kept[order[at[edge]]] = True
     return np.flatnonzero(kept)
 
 

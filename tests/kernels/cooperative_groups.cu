@@ -9,6 +9,9 @@
 // kernel: grid_sum_early_exit(int *data, int *total, int n)
 //   reads: tid.x tid.y tid.z ctaid.x ctaid.y ctaid.z ntid.x ntid.y ntid.z nctaid.x nctaid.y nctaid.z
 //   shared: 0
+// kernel: group_sums(const int *in, int *out)
+//   reads: tid.x tid.y tid.z ctaid.x ctaid.y ctaid.z ntid.x ntid.y ntid.z nctaid.x nctaid.y nctaid.z
+//   shared: 64
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 namespace cg = cooperative_groups;
@@ -46,4 +49,27 @@ __global__ void grid_sum_early_exit(int *data, int *total, int n) {
   atomicAdd(total, data[grid.thread_rank()]);
   grid.sync();
   data[grid.thread_rank()] = *total;
+}
+
+// Sums of 16 values in shared memory, synchronized through a generic thread_group: its
+// sync() could be a grid's (the grid barrier is reachable), but only tiles of the block call it.
+__device__ int tile_sum(int *values, cg::thread_group group) {
+  int rank = group.thread_rank();
+  for (int step = 8; step > 0; step /= 2) {
+    int other = rank < step ? values[rank + step] : 0;
+    group.sync();
+    values[rank] += other;
+    group.sync();
+  }
+  return values[0];
+}
+
+__global__ void group_sums(const int *in, int *out) {
+  __shared__ int values[16];
+  cg::thread_block block = cg::this_thread_block();
+  if (threadIdx.x < 16) {
+    values[threadIdx.x] = in[blockIdx.x * 16 + threadIdx.x];
+    int sum = tile_sum(values, cg::tiled_partition(block, 16));
+    if (threadIdx.x == 0) out[blockIdx.x] = sum;
+  }
 }
