@@ -32,7 +32,7 @@ from simulee.model.ordering import MAX_EVENTS, Ordering
 from interpreter.vocabulary import BLOCK_SCOPE, RELEASE, SCOPE_BITS
 from simulee.model.findings import ERROR, WARNING, Finding, launch_of, place, where
 from simulee.model.access import KIND_NAMES, READ, WRITE, MemoryAccessModel
-from simulee.model.sort import columns_order, stable_order
+from simulee.model.sort import columns_order, ranges, stable_order
 
 INTER_BLOCK, INTER_WARP, INTRA_WARP = 0, 1, 2
 SCOPE_NAMES = ("inter-block", "inter-warp", "intra-warp")
@@ -445,7 +445,7 @@ def _runs_of(runs: dict, keys: np.ndarray) -> np.ndarray:
     lowest[lowest > keys] = np.iinfo(np.int64).min  # wrapped around
     low, high = np.searchsorted(runs["key"], lowest, "left"), np.searchsorted(runs["key"], keys, "right")
     count = high - low
-    candidate = np.repeat(low - (np.cumsum(count) - count), count) + np.arange(int(count.sum()))
+    candidate = ranges(low, count)
     touched = np.repeat(keys, count) - runs["key"][candidate] < runs["length"][candidate]
     return _distinct(candidate[touched])
 
@@ -454,7 +454,7 @@ def _expanded(runs: dict, positions: np.ndarray) -> dict:
     """The rows (OPEN_COLUMNS) of runs at `positions`: each step on in word, thread and lane."""
     lengths = runs["length"][positions]
     each = np.repeat(positions, lengths)
-    step = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    step = ranges(0, lengths)
     rows = {name: runs[name][each] for name in OPEN_COLUMNS}
     for name in ("word", "thread", "lane"):
         rows[name] = (rows[name] + step).astype(rows[name].dtype)
@@ -470,10 +470,7 @@ def _distinct(values: np.ndarray) -> np.ndarray:
 def _rows_of(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
     """The positions in `sorted_keys` that hold one of `keys` (sorted, distinct)."""
     low, high = np.searchsorted(sorted_keys, keys, "left"), np.searchsorted(sorted_keys, keys, "right")
-    found = high > low
-    low, lengths = low[found], (high - low)[found]
-    starts = np.cumsum(lengths) - lengths
-    return np.repeat(low - starts, lengths) + np.arange(int(lengths.sum()))
+    return ranges(low, high - low)
 
 
 def _joined(parts: list[dict]) -> dict:
@@ -636,10 +633,10 @@ def _overlapping(rows: list, runs: list) -> dict[str, np.ndarray]:
     first, last = np.searchsorted(high, start, side="right"), np.searchsorted(low, end, side="left")
     count = np.maximum(last - first, 0)
     interval = np.repeat(np.arange(len(start)), count)
-    span = np.repeat(first, count) + (np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count))
+    span = ranges(first, count)
     piece_low, piece_high = np.maximum(start[interval], low[span]), np.minimum(end[interval], high[span])
     count = piece_high - piece_low
-    word = np.repeat(piece_low, count) + (np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count))
+    word = ranges(piece_low, count)
     interval = np.repeat(interval, count)
     word -= owner[interval] << _OWNER_SHIFT
     singles = len(row_at["word"])
@@ -817,7 +814,7 @@ def _summarized(c, rows, keys, agent, scope) -> Pairs:
     end_of = np.repeat(part_end, np.diff(np.r_[0, part_end]))
     lengths = end_of - np.arange(len(starts))
     i = np.repeat(np.arange(len(starts)), lengths)
-    j = i + (np.arange(len(i)) - np.repeat(np.cumsum(lengths) - lengths, lengths))
+    j = ranges(np.arange(len(starts)), lengths)
     action_i, action_j = c["action"][low_row[i]], c["action"][low_row[j]]
     writes = (action_i != READ) | (action_j != READ)
     strong_ = c[_strength(agent)]
@@ -960,8 +957,7 @@ def _conflicting_pairs(c, rows, keys, agent) -> tuple[np.ndarray, np.ndarray, np
         return nothing, nothing, nothing
     starts = np.r_[0, np.flatnonzero(part[1:] != part[:-1]) + 1]
     sizes = np.minimum(np.diff(np.r_[starts, len(rows)]), INTRA_WARP_LIMIT)
-    first_of_part = np.repeat(starts, sizes)
-    index = first_of_part + (np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes))
+    index = ranges(starts, sizes)
     rows, part = rows[index], part[index]
     agents, strong_ = c[agent][rows], c[_strength(agent)]
     found, low = [], 0
@@ -995,7 +991,7 @@ def _pairs_of_agents(part: np.ndarray, agents: np.ndarray) -> tuple[np.ndarray, 
     part_end = np.r_[np.flatnonzero(new_part)[1:], count][np.cumsum(new_part) - 1]
     lengths = part_end - group_end  # each sorted position pairs with the later agents' groups of its partition
     k = np.repeat(positions, lengths)
-    m = np.repeat(group_end, lengths) + (np.arange(len(k)) - np.repeat(np.cumsum(lengths) - lengths, lengths))
+    m = ranges(group_end, lengths)
     first, second = order[k], order[m]
     i, j = np.minimum(first, second), np.maximum(first, second)
     ranked = stable_order(i * count + j)

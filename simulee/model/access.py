@@ -22,7 +22,7 @@ from interpreter.memory import GLOBAL, SHARED
 from interpreter.trace import ATOMIC, KIND_NAMES, READ, WRITE, coordinates
 from interpreter.vocabulary import SCOPE_BITS, VOLATILE
 from simulee.model.ordering import Ordering
-from simulee.model.sort import combined_key, stable_order
+from simulee.model.sort import combined_key, ranges, stable_order
 
 UNIT_BYTES = 4
 _KEY_SHARED_BIT = 62
@@ -129,7 +129,7 @@ def build_model(result: Result) -> MemoryAccessModel:
         mask = (((1 << size) - 1) << (offset - word * UNIT_BYTES)).astype(np.uint8)
     else:  # an access spanning several words becomes one tuple per word
         row = np.repeat(np.arange(len(keep)), words)
-        word = first_word[row] + (np.arange(len(row)) - np.repeat(np.cumsum(words) - words, words))
+        word = ranges(first_word, words)
         access = keep[row]
         low = np.maximum(offset[row], word * UNIT_BYTES) - word * UNIT_BYTES
         high = np.minimum(offset[row] + size[row], (word + 1) * UNIT_BYTES) - word * UNIT_BYTES

@@ -54,4 +54,11 @@ def combined_key(columns: list[np.ndarray]) -> np.ndarray | None:
     return combined
 
 
-__all__ = ["stable_order", "columns_order", "combined_key"]
+def ranges(starts, lengths: np.ndarray) -> np.ndarray:
+    """starts[i], starts[i] + 1, ..., starts[i] + lengths[i] - 1 for each i, joined (int64)."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    return np.repeat(np.asarray(starts, dtype=np.int64) - (np.cumsum(lengths) - lengths), lengths) \
+        + np.arange(int(lengths.sum()), dtype=np.int64)
+
+
+__all__ = ["stable_order", "columns_order", "combined_key", "ranges"]
