@@ -260,6 +260,22 @@ def test_a_race_between_the_first_and_the_last_block_is_found_across_parts(tmp_p
     assert detected(program, program.kernel("own"), 100)[1] == {}
 
 
+
+def test_coalesced_stores_of_many_blocks_across_parts_are_benign_only_where_their_values_agree(tmp_path):
+    """Every block stores a warp-wide row of values to the same words, each block in a part
+    of its own: held as runs with their values, the blocks' stores race where their values
+    differ and are benign where each word gets one value, as in the whole trace."""
+    (tmp_path / "rows.cu").write_text(
+        "__global__ void agree(int *g, int *h, int n) { g[threadIdx.x] = 3 * threadIdx.x + 1; }\n"
+        "__global__ void differ(int *g, int *h, int n) {\n"
+        "    g[threadIdx.x] = threadIdx.x ? 3 * threadIdx.x + blockIdx.x : 1;  // lane 0's value agrees\n"
+        "}\n")
+    program = load_program(tmp_path / "rows.cu")
+    for name, benign in (("agree", True), ("differ", False)):
+        parts, found, _ = detected(program, program.kernel(name), 100)
+        assert parts == GRID and found == detected(program, program.kernel(name), 100, whole=True)[1]
+        assert [(key[0], key[2], value[1]) for key, value in found.items()] == [("data-race", "global", benign)]
+
 FAR = """
 __global__ void far_blocks(const int *in, int *out, int *flags, int rounds) {
     int gid = blockIdx.x * blockDim.x + threadIdx.x, n = gridDim.x * blockDim.x, sum = 0;
@@ -512,27 +528,33 @@ def _summary_rows(rng, count: int, blocks: int, words: int) -> dict:
 @pytest.mark.parametrize("seed", range(4))
 def test_the_summary_between_blocks_expands_only_words_two_blocks_touch(seed):
     """Of the rows and runs the parts left (race._overlapping), exactly the accesses of the
-    words that two or more blocks touch come back, each run expanded into its words: a word
-    one block alone touches (however often) races with no other block, so a launch whose
-    blocks each touch their own elements expands nothing (its memory stays that of the runs)."""
+    words that two or more blocks touch come back, each run expanded into its words with the
+    value each of its rows stored (kept aside, run after run): a word one block alone
+    touches (however often) races with no other block, so a launch whose blocks each touch
+    their own elements expands nothing (its memory stays that of the runs)."""
     from simulee.detect.race import _overlapping, _packed
 
     rng = np.random.default_rng(seed)
     for _ in range(100):
         blocks, words = int(rng.integers(1, 5)), int(rng.integers(1, 40))
         rows = _summary_rows(rng, int(rng.integers(0, 12)), blocks, words)
+        rows["value"] = rng.integers(0, 4, len(rows["word"]))
         runs = _summary_rows(rng, int(rng.integers(0, 6)), blocks, words)
         runs["length"] = rng.integers(1, 12, len(runs["word"]))
-        accesses = [(o, w, b, op, t) for o, w, b, op, t in zip(rows["owner"], rows["word"], rows["block"], rows["op"],
-                                                              rows["thread"])]
-        accesses += [(o, w + k, b, op, t + k) for o, w, b, op, t, n in zip(
-            runs["owner"], runs["word"], runs["block"], runs["op"], runs["thread"], runs["length"]) for k in range(n)]
+        values = rng.integers(0, 4, int(runs["length"].sum()))
+        accesses = [(o, w, b, op, t, v) for o, w, b, op, t, v in zip(
+            rows["owner"], rows["word"], rows["block"], rows["op"], rows["thread"], rows["value"])]
+        at = np.cumsum(runs["length"]) - runs["length"]
+        accesses += [(o, w + k, b, op, t + k, values[a + k]) for o, w, b, op, t, n, a in zip(
+            runs["owner"], runs["word"], runs["block"], runs["op"], runs["thread"], runs["length"], at)
+            for k in range(n)]
         touching: dict[tuple, set] = {}
-        for owner, word, block, _, _ in accesses:
+        for owner, word, block, *_ in accesses:
             touching.setdefault((owner, word), set()).add(block)
         expected = sorted(a for a in accesses if len(touching[a[:2]]) >= 2)
-        found = _overlapping([_packed(rows)], [_packed(runs)])
-        assert sorted(zip(found["owner"], found["word"], found["block"], found["op"], found["thread"])) == expected
+        found = _overlapping([_packed(rows)], [_packed(runs)], values)
+        assert sorted(zip(found["owner"], found["word"], found["block"], found["op"], found["thread"],
+                          found["value"])) == expected
     own = {name: np.zeros(4, dtype=np.int64) for name in runs if name != "length"}  # four blocks, 512 words each
     own.update(block=np.arange(4), word=512 * np.arange(4), length=np.full(4, 512))
     assert len(_overlapping([_packed(_summary_rows(rng, 0, 1, 1))], [_packed(own)])["word"]) == 0
@@ -589,3 +611,25 @@ def test_carried_rows_of_coalesced_accesses_are_held_as_runs_a_warp():
     assert again["thread"].tolist() == list(range(32, 64)) and (again["warp"] == 1).all()
     taken = carried.take(np.array([key[3], key[5]]))
     assert taken["word"].tolist() == list(range(1000, 1032)) and len(carried) == 1
+
+
+def test_carried_stores_of_differing_values_are_runs_that_give_back_each_value():
+    """A warp storing a different value to each of 32 consecutive words (a copy) is still
+    carried as one run, its values kept aside: each unit brings back the value its lane
+    stored, also after another run of the chunk was taken."""
+    from simulee.detect.race import OPEN_COLUMNS, OpenRows, _open_key
+
+    threads = np.arange(96)
+    columns = {name: np.zeros(96, np.int64) for name in OPEN_COLUMNS}
+    columns.update(space=np.ones(96, np.uint8), word=2000 + threads, thread=threads.astype(np.int32),
+                   lane=threads % 32, warp=threads // 32, step=np.full(96, 3), strong=np.zeros(96, bool),
+                   value=(threads * 7919) % 1000, action=np.ones(96, np.int64))
+    carried = OpenRows()
+    key = _open_key(columns)
+    carried.add(columns, np.arange(96), key, np.zeros(96, bool))
+    assert len(carried) == 3  # a row a warp, however different its values
+    taken = carried.take(np.array([key[10]]))
+    assert taken["value"].tolist() == ((threads[:32] * 7919) % 1000).tolist()
+    again = carried.rows_for(np.array([key[70]]))
+    assert again["word"].tolist() == list(range(2064, 2096))
+    assert again["value"].tolist() == ((threads[64:] * 7919) % 1000).tolist()

@@ -24,6 +24,10 @@ race no part alone showed as more than benign).
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import functools
+
 from simulee.detect.base import Detector, KernelRuns, LaunchRun, OutOfTime
 from simulee.detect.race import WARP_SYNCHRONOUS
 from simulee.model.findings import Finding
@@ -65,6 +69,8 @@ class PartedLaunch:
             run = LaunchRun(self.program, self.kernel, result, self.warp_model)
             for detector in self.detectors:
                 self.findings += detector.across(run, self.summary)
+            del run
+            _release_freed()
         found: dict[tuple, Finding] = {}
         for finding in self.findings:
             merge(found, finding)
@@ -91,6 +97,8 @@ class PartedLaunch:
         for detector in self.detectors:
             detector.leave(run, self.summary)
         self.parts += 1
+        del run
+        _release_freed()
 
 
 def merge(found: dict[tuple, Finding], finding: Finding, rather: bool = False) -> bool:
@@ -116,3 +124,20 @@ def merge(found: dict[tuple, Finding], finding: Finding, rather: bool = False) -
 def gravity(finding: Finding) -> tuple[bool, bool]:
     """How bad a finding shows its bug: a race in lockstep warps too, then not benign."""
     return finding.type != WARP_SYNCHRONOUS, finding.benign is False
+
+
+def _release_freed() -> None:
+    """Give the memory a part's judgment freed back to the system (glibc keeps freed arrays
+    under its mmap threshold, up to 32 MB each, in the heap: hundreds of MB after a part)."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.cache
+def _malloc_trim():
+    """glibc's malloc_trim, or None where the C library has none."""
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None

@@ -114,19 +114,22 @@ class Races(Detector):
         rows = rows[~synchronizing]  # those kept whole are not summarized again
         rows = rows[_representatives(c, rows)]
         # rows and runs held (a run costs about two rows), the rows at the last compaction
-        kept = summary.setdefault(SUMMARY, {"parts": [], "runs": [], "rows": 0, "held_runs": 0, "compacted": 0,
-                                            "growth": 2, "blocks": 0})
+        # rows a run costs: about two, and its values (8 bytes each, a row about 60)
+        kept = summary.setdefault(SUMMARY, {"parts": [], "runs": [], "values": [], "rows": 0, "held_runs": 0,
+                                            "compacted": 0, "growth": 2, "blocks": 0})
         columns = {name: c[name][rows] for name in SUMMARY_COLUMNS}
-        starts, lengths, alone = _runs(columns)
-        if kept["rows"] + len(alone) + 2 * (kept["held_runs"] + len(starts)) > SUMMARY_ROWS:
+        starts, lengths, alone, members = _runs(columns)
+        held = 2 * len(starts) + len(members) // 8
+        if kept["rows"] + len(alone) + kept["held_runs"] + held > SUMMARY_ROWS:
             summary[FULL] = True  # memory bounded: the later parts left out
             summary.setdefault("notes", []).append(FULL_NOTE.format(blocks=kept["blocks"]))
             return
         kept["blocks"] = run.result.blocks_run
         kept["runs"].append(_packed(dict({name: column[starts] for name, column in columns.items()}, length=lengths)))
+        kept["values"].append(columns["value"][members])
         kept["parts"].append(_packed({name: column[alone] for name, column in columns.items()}))
         kept["rows"] += len(alone)
-        kept["held_runs"] += len(starts)
+        kept["held_runs"] += held
         # compacted when it grew `growth` times (linear time); less often while that keeps most rows (every part
         # touching units of its own)
         if kept["rows"] > kept["growth"] * kept["compacted"] + COMPACT_ROWS:
@@ -143,7 +146,7 @@ class Races(Detector):
             return []
         synchronization = summary.get(SYNC)
         parts = [_packed(_overlapping(kept["parts"] + (synchronization["rows"] if synchronization else []),
-                                      kept["runs"]))]
+                                      kept["runs"], np.concatenate(kept["values"])))]
         if not parts[0][0]:
             return []
         # first the units where a conflict is possible, from the few columns that say so
@@ -331,7 +334,8 @@ class OpenRows:
     part costs what its own units hold, not all carried. A chunk holds its rows alone
     (OPEN_COLUMNS with "key", the unit, and "on_strong", whether a strong access touches
     it; sorted by key) and its runs (_runs: a warp's lanes on consecutive words, as the
-    first row with "length"; sorted by key), so that coalesced accesses cost a row a warp."""
+    first row with "length" and "value_at", where its values start in the chunk's
+    "values"; sorted by key), so that coalesced accesses cost a row a warp and their values."""
 
     def __init__(self):
         self.chunks: list[dict] = []
@@ -354,16 +358,19 @@ class OpenRows:
         if len(chosen) == 0:
             return
         weak = chosen[~on_strong[chosen]]  # rows on units strong accesses touch stay rows: they order the others
-        starts, lengths, alone = _runs(columns, OPEN_COLUMNS, counting=("word", "thread", "lane"), free=(), rows=weak)
+        starts, lengths, alone, members = _runs(columns, OPEN_COLUMNS, counting=("word", "thread", "lane"),
+                                                free=(), rows=weak)
         alone = np.sort(np.r_[weak[alone], chosen[on_strong[chosen]]])
-        starts = weak[starts]
+        starts, members = weak[starts], weak[members]
         rows, runs = np.argsort(key[alone], kind="stable"), np.argsort(key[starts], kind="stable")
+        members = members[ranges((np.cumsum(lengths) - lengths)[runs], lengths[runs])]
         alone, starts, lengths = alone[rows], starts[runs], lengths[runs]
         self.chunks.append(_described({
             "rows": dict({name: column[alone] for name, column in columns.items()}, key=key[alone],
                          on_strong=on_strong[alone]),
             "runs": dict({name: column[starts] for name, column in columns.items()}, key=key[starts],
-                         length=lengths)}))
+                         length=lengths, value_at=np.cumsum(lengths) - lengths),
+            "values": columns["value"][members]}))
 
     def intervals(self) -> tuple[np.ndarray, np.ndarray]:
         """(blocks, the epoch of each) of the intervals rows are carried of."""
@@ -393,7 +400,7 @@ class OpenRows:
             if len(rows) == 0 and len(runs) == 0:
                 kept.append(chunk)
                 continue
-            taken += [{name: chunk["rows"][name][rows] for name in OPEN_COLUMNS}, _expanded(chunk["runs"], runs)]
+            taken += [{name: chunk["rows"][name][rows] for name in OPEN_COLUMNS}, _expanded(chunk, runs)]
             self._keep(chunk, rows, runs, kept)
         self.chunks = kept
         return _joined(taken)
@@ -410,7 +417,7 @@ class OpenRows:
                 wanted[rows] = True
                 rows = np.flatnonzero(wanted)
             found += [{name: table[name][rows] for name in OPEN_COLUMNS},
-                      _expanded(chunk["runs"], _runs_of(chunk["runs"], keys))]
+                      _expanded(chunk, _runs_of(chunk["runs"], keys))]
         return _joined(found)
 
     @staticmethod
@@ -422,7 +429,10 @@ class OpenRows:
             left = np.ones(len(chunk[name]["key"]), dtype=bool)
             left[gone] = False
             tables[name] = {column: values[left] for column, values in chunk[name].items()}
-        if len(tables["rows"]["key"]) or len(tables["runs"]["key"]):
+        runs = tables["runs"]  # the values of the runs left, and where each run's start now
+        tables["values"] = chunk["values"][ranges(runs["value_at"], runs["length"])]
+        runs["value_at"] = np.cumsum(runs["length"]) - runs["length"]
+        if len(tables["rows"]["key"]) or len(runs["key"]):
             kept.append(_described(tables))
 
 
@@ -450,14 +460,17 @@ def _runs_of(runs: dict, keys: np.ndarray) -> np.ndarray:
     return _distinct(candidate[touched])
 
 
-def _expanded(runs: dict, positions: np.ndarray) -> dict:
-    """The rows (OPEN_COLUMNS) of runs at `positions`: each step on in word, thread and lane."""
+def _expanded(chunk: dict, positions: np.ndarray) -> dict:
+    """The rows (OPEN_COLUMNS) of a chunk's runs at `positions`: each step on in word, thread
+    and lane, with its value."""
+    runs = chunk["runs"]
     lengths = runs["length"][positions]
     each = np.repeat(positions, lengths)
     step = ranges(0, lengths)
     rows = {name: runs[name][each] for name in OPEN_COLUMNS}
     for name in ("word", "thread", "lane"):
         rows[name] = (rows[name] + step).astype(rows[name].dtype)
+    rows["value"] = chunk["values"][ranges(runs["value_at"][positions], lengths)]
     return rows
 
 
@@ -581,21 +594,22 @@ RUN = 8  # rows a run of consecutive words takes at least to be kept as one (_ru
 
 
 def _runs(c: dict[str, np.ndarray], names=SUMMARY_COLUMNS, counting=("word", "thread"), free=("step",),
-          rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+          rows: np.ndarray | None = None, aside=("value",)) -> tuple[np.ndarray, ...]:
     """Runs among summary rows (of `rows` of them, positions in `rows`): RUN or more rows
     alike in all `names` but their `counting` ones, each the last's plus one, and their
     `free` ones (one instruction and block, and one value: reads, a constant stored): what
-    threads do to consecutive elements, kept as its first row and its length. (rows
-    starting runs, their lengths, the rows in none)."""
+    threads do to consecutive elements, kept as its first row and its length; their `aside`
+    ones may differ (the values a warp stores), kept per row of each run. (rows starting
+    runs, their lengths, the rows in none, the rows of each run in order, run after run)."""
     def column(name: str) -> np.ndarray:
         return c[name] if rows is None else c[name][rows]
 
     count = len(c["op"]) if rows is None else len(rows)
     if count == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        return (np.zeros(0, dtype=np.int64),) * 4
     varying = {}  # of the columns that must be alike, those not alike throughout
     for name in names:
-        values = column(name) if name not in (*counting, *free) else None
+        values = column(name) if name not in (*counting, *free, *aside) else None
         if values is not None and not (values == values[0]).all():
             varying[name] = values
     alike = list(varying)
@@ -611,16 +625,17 @@ def _runs(c: dict[str, np.ndarray], names=SUMMARY_COLUMNS, counting=("word", "th
     lengths = np.diff(np.r_[starts, count])
     long = lengths >= RUN
     in_run = np.repeat(long, lengths)
-    return order[starts[long]], lengths[long], np.sort(order[~in_run])
+    return order[starts[long]], lengths[long], np.sort(order[~in_run]), order[ranges(starts[long], lengths[long])]
 
 
-def _overlapping(rows: list, runs: list) -> dict[str, np.ndarray]:
+def _overlapping(rows: list, runs: list, values: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """Of the summary's rows and runs (packed, _packed), the rows (runs' expanded) of every
     unit that rows or runs of two or more blocks touch: what one block alone touches races
     with no other block (what it does within itself its parts judged), and a launch whose
     blocks each touch their own elements expands nothing. Found on intervals, each the words
     of a row (one) or a run; the other columns are read only for the rows kept, one at a
-    time."""
+    time. `values`: the runs' values, each run's in order, run after run (_runs' aside);
+    None: each run's value is its first row's."""
     row_at = _unpacked(rows, ("owner", "word", "block"))
     run_at = _unpacked(runs, ("owner", "word", "block", "length"))
     owner = np.r_[row_at["owner"], run_at["owner"]].astype(np.int64)
@@ -650,8 +665,11 @@ def _overlapping(rows: list, runs: list) -> dict[str, np.ndarray]:
         column[from_run] = of_runs[run]
         result[name] = column
     result["word"] = word.astype(result["word"].dtype)
-    result["thread"][from_run] = (result["thread"][from_run] + word[from_run] - run_at["word"][run]).astype(
-        result["thread"].dtype)
+    step = word[from_run] - run_at["word"][run]
+    result["thread"][from_run] = (result["thread"][from_run] + step).astype(result["thread"].dtype)
+    if values is not None:
+        lengths = run_at["length"].astype(np.int64)
+        result["value"][from_run] = values[(np.cumsum(lengths) - lengths)[run] + step]
     return result
 
 
@@ -662,8 +680,11 @@ def _touched_by_several(block: np.ndarray, start: np.ndarray, end: np.ndarray) -
     """The places [low, high) that intervals [start, end) of two or more blocks cover: sorted,
     disjoint spans. Each block's intervals are joined first, so that one block's accesses
     alone never make a span."""
-    places, ranks = np.unique(np.r_[start, end], return_inverse=True)  # ranks: small, in order (_running_max)
-    start, end = ranks[:len(start)], ranks[len(start):]
+    places = np.r_[start, end]
+    places.sort()
+    places = places[np.r_[True, places[1:] != places[:-1]]]
+    # ranks: small, in order (_running_max); found by searching, lighter than np.unique's inverse
+    start, end = np.searchsorted(places, start), np.searchsorted(places, end)
     order = np.lexsort((start, block))
     block, start, end = block[order], start[order], end[order]
     new_block = np.r_[True, block[1:] != block[:-1]]

@@ -44,7 +44,7 @@ STEP_LIMIT = 1 << 50  # a program's kernel runs until it ends (or the program's 
 # the streams (and events) of launches kernels make: bit 62, the launching launch << 32, its block
 CHILD_STREAM, CHILD_EVENT = 1 << 62, 3 << 61
 MAX_DEPTH = 24  # of launches from kernels (cudaLimitDevRuntimeSyncDepth's ceiling)
-REPEAT_BYTES = 1 << 29  # bytes of launches' effects kept to give again when a launch repeats one
+REPEAT_BYTES = 1 << 26  # bytes of launches' effects kept to give again when a launch repeats one
 
 
 class Request(IntEnum):
@@ -469,19 +469,26 @@ class Device:
                 if region is not None and region.size is not None}
 
     def _remember(self, key: tuple, before: dict[int, bytes], record: DeviceLaunch, output: bytes) -> None:
-        """Keep what the launch changed, to give it again to a launch that repeats it."""
+        """Keep what the launch changed, to give it again to a launch that repeats it (copied
+        only when it fits what is kept: a launch writing a large buffer is run again)."""
         after = self._digests()
-        changed = {number: self.memory.regions[number].data[: self.memory.regions[number].size].copy()
-                   for number, digest in after.items() if before.get(number) != digest}
-        size = sum(len(data) for data in changed.values())
-        if size > REPEAT_BYTES or record.status not in ("ok",):
+        numbers = [number for number, digest in after.items() if before.get(number) != digest]
+        if sum(self.memory.regions[number].size for number in numbers) > REPEAT_BYTES or record.status != "ok":
             return
+        changed = {number: self.memory.regions[number].data[: self.memory.regions[number].size].copy()
+                   for number in numbers}
         self._share(key, record, changed, output)
+        self._keep(key, (record, changed, output))
+
+    def _keep(self, key: tuple, entry: tuple) -> None:
+        """Keep a launch's (record, changed bytes, output), letting go of the oldest past REPEAT_BYTES."""
+        size = sum(len(data) for data in entry[1].values())
         while self.repeats and self._repeat_bytes + size > REPEAT_BYTES:
             oldest = next(iter(self.repeats))
             self._repeat_bytes -= sum(len(data) for data in self.repeats.pop(oldest)[1].values())
-        self.repeats[key] = (record, changed, output)
-        self._repeat_bytes += size
+        if size <= REPEAT_BYTES:
+            self.repeats[key] = entry
+            self._repeat_bytes += size
 
     def _stored_path(self, key: tuple, kernel: KernelInfo):
         if self.shared_launches is None:
@@ -530,7 +537,7 @@ class Device:
         record.reused, record.checked = stored["origin"], stored["checked"]
         if self.observer is not None:
             self.observer.launched(record)
-        self.repeats[key] = (record, stored["changed"], stored["output"])  # a repeat here is of this one
+        self._keep(key, (record, stored["changed"], stored["output"]))  # a repeat here is of this one
         return record.error, stored["output"]
 
     def _repeat(self, record: DeviceLaunch, repeated: tuple) -> tuple[int, bytes]:
