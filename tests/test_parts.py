@@ -50,6 +50,19 @@ def statement(rng: random.Random) -> str:
     }[kind]
 
 
+def wide_statement(rng: random.Random) -> str:
+    """One access of a random kernel, or a store or load of 8 or 16 bytes (whose words a
+    warp's lanes touch two or four at a time)."""
+    index, where, guard = rng.choice(INDICES), rng.choice(["g", "h"]), rng.choice(["", "if (t % 2 == 0) "])
+    return rng.choice([
+        statement(rng),
+        f"{guard}((long long *){where})[({index}) % (n / 2)] = v + {rng.randint(0, 3)};",
+        f"{guard}{{ int4 w = ((int4 *){where})[({index}) % (n / 4)]; v += w.x + w.y + w.z + w.w; }}",
+        f"{guard}((double *)s)[({rng.choice(SHARED_INDICES)}) % (blockDim.x / 2)] = v;",
+        f"{guard}v += ((long long *)s)[({rng.choice(SHARED_INDICES)}) % (blockDim.x / 2)];",
+    ])
+
+
 def synchronizing_statement(rng: random.Random) -> str:
     """One access of a random kernel, or a fence, a release or an acquire between blocks
     through flags in h[0..3] (the other accesses' indices keep clear of them)."""
@@ -139,6 +152,23 @@ def test_a_launch_split_inside_its_barrier_intervals_finds_what_its_whole_trace_
             source
         between_warps += sum(key[0] == "data-race" and scope != "intra-warp" for key, (_, _, scope) in whole.items())
     assert between_warps > 0
+
+
+@pytest.mark.parametrize("seed", range(int(__import__("os").environ.get("PARTS_SEEDS", 6))))
+def test_wide_accesses_judged_in_parts_and_inside_intervals_find_what_the_whole_trace_finds(seed, tmp_path):
+    """Kernels storing and loading 8 and 16 bytes a thread (kept as runs of two or four
+    words an access), handed over in parts between and inside barrier intervals: the same
+    findings as the whole trace, with the same severity and benignity."""
+    program, kernels = random_kernels(tmp_path, 2000 + seed, wide_statement)
+    races = 0
+    for source, kernel in kernels:
+        for split_at in (48, 1 << 30):
+            _, whole, _ = detected(program, kernel, 16, whole=True, split_at=split_at)
+            _, parted, _ = detected(program, kernel, 16, split_at=split_at)
+            assert {key: found[:2] for key, found in parted.items()} == \
+                {key: found[:2] for key, found in whole.items()}, source
+            races += sum(key[0] == "data-race" for key in whole)
+    assert races > 0
 
 
 @pytest.mark.parametrize("seed", range(int(__import__("os").environ.get("PARTS_SEEDS", 6))))
@@ -541,13 +571,15 @@ def test_the_summary_between_blocks_expands_only_words_two_blocks_touch(seed):
         rows["value"] = rng.integers(0, 4, len(rows["word"]))
         runs = _summary_rows(rng, int(rng.integers(0, 6)), blocks, words)
         runs["length"] = rng.integers(1, 12, len(runs["word"]))
+        runs["per"] = rng.choice([1, 2, 4], len(runs["word"]))  # words a thread's access spans
         values = rng.integers(0, 4, int(runs["length"].sum()))
         accesses = [(o, w, b, op, t, v) for o, w, b, op, t, v in zip(
             rows["owner"], rows["word"], rows["block"], rows["op"], rows["thread"], rows["value"])]
         at = np.cumsum(runs["length"]) - runs["length"]
-        accesses += [(o, w + k, b, op, t + k, values[a + k]) for o, w, b, op, t, n, a in zip(
-            runs["owner"], runs["word"], runs["block"], runs["op"], runs["thread"], runs["length"], at)
-            for k in range(n)]
+        accesses += [(o, w + k, b, op, t + (w + k) // per - w // per, values[a + k])
+                     for o, w, b, op, t, n, a, per in zip(runs["owner"], runs["word"], runs["block"], runs["op"],
+                                                          runs["thread"], runs["length"], at, runs["per"])
+                     for k in range(n)]
         touching: dict[tuple, set] = {}
         for owner, word, block, *_ in accesses:
             touching.setdefault((owner, word), set()).add(block)
@@ -556,7 +588,7 @@ def test_the_summary_between_blocks_expands_only_words_two_blocks_touch(seed):
         assert sorted(zip(found["owner"], found["word"], found["block"], found["op"], found["thread"],
                           found["value"])) == expected
     own = {name: np.zeros(4, dtype=np.int64) for name in runs if name != "length"}  # four blocks, 512 words each
-    own.update(block=np.arange(4), word=512 * np.arange(4), length=np.full(4, 512))
+    own.update(block=np.arange(4), word=512 * np.arange(4), length=np.full(4, 512), per=np.ones(4, np.int64))
     assert len(_overlapping([_packed(_summary_rows(rng, 0, 1, 1))], [_packed(own)])["word"]) == 0
 
 
@@ -633,3 +665,25 @@ def test_carried_stores_of_differing_values_are_runs_that_give_back_each_value()
     again = carried.rows_for(np.array([key[70]]))
     assert again["word"].tolist() == list(range(2064, 2096))
     assert again["value"].tolist() == ((threads[64:] * 7919) % 1000).tolist()
+
+
+@pytest.mark.parametrize("per", [2, 4])
+def test_carried_accesses_of_several_words_a_thread_are_runs_a_warp(per):
+    """A warp's lanes each storing `per` consecutive words in one instruction (doubles,
+    float4s) are carried as one run; each unit brings back its lane and thread."""
+    from simulee.detect.race import OPEN_COLUMNS, OpenRows, _open_key
+
+    rows = 32 * per
+    thread = np.arange(rows) // per
+    columns = {name: np.zeros(rows, np.int64) for name in OPEN_COLUMNS}
+    columns.update(space=np.ones(rows, np.uint8), word=4096 + np.arange(rows), thread=thread.astype(np.int32),
+                   lane=thread, step=np.full(rows, 5), strong=np.zeros(rows, bool), value=np.arange(rows) * 3,
+                   action=np.ones(rows, np.int64))
+    carried = OpenRows()
+    key = _open_key(columns)
+    carried.add(columns, np.arange(rows), key, np.zeros(rows, bool))
+    assert len(carried) == 1
+    again = carried.rows_for(np.array([key[rows // 2]]))
+    assert again["word"].tolist() == (4096 + np.arange(rows)).tolist()
+    assert again["thread"].tolist() == again["lane"].tolist() == thread.tolist()
+    assert again["value"].tolist() == (np.arange(rows) * 3).tolist()

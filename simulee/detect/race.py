@@ -118,14 +118,15 @@ class Races(Detector):
         kept = summary.setdefault(SUMMARY, {"parts": [], "runs": [], "values": [], "rows": 0, "held_runs": 0,
                                             "compacted": 0, "growth": 2, "blocks": 0})
         columns = {name: c[name][rows] for name in SUMMARY_COLUMNS}
-        starts, lengths, alone, members = _runs(columns)
+        starts, lengths, per, alone, members = _runs(columns)
         held = 2 * len(starts) + len(members) // 8
         if kept["rows"] + len(alone) + kept["held_runs"] + held > SUMMARY_ROWS:
             summary[FULL] = True  # memory bounded: the later parts left out
             summary.setdefault("notes", []).append(FULL_NOTE.format(blocks=kept["blocks"]))
             return
         kept["blocks"] = run.result.blocks_run
-        kept["runs"].append(_packed(dict({name: column[starts] for name, column in columns.items()}, length=lengths)))
+        kept["runs"].append(_packed(dict({name: column[starts] for name, column in columns.items()}, length=lengths,
+                                         per=per)))
         kept["values"].append(columns["value"][members])
         kept["parts"].append(_packed({name: column[alone] for name, column in columns.items()}))
         kept["rows"] += len(alone)
@@ -334,7 +335,7 @@ class OpenRows:
     part costs what its own units hold, not all carried. A chunk holds its rows alone
     (OPEN_COLUMNS with "key", the unit, and "on_strong", whether a strong access touches
     it; sorted by key) and its runs (_runs: a warp's lanes on consecutive words, as the
-    first row with "length" and "value_at", where its values start in the chunk's
+    first row with "length", "per" (_runs) and "value_at", where its values start in the chunk's
     "values"; sorted by key), so that coalesced accesses cost a row a warp and their values."""
 
     def __init__(self):
@@ -358,18 +359,18 @@ class OpenRows:
         if len(chosen) == 0:
             return
         weak = chosen[~on_strong[chosen]]  # rows on units strong accesses touch stay rows: they order the others
-        starts, lengths, alone, members = _runs(columns, OPEN_COLUMNS, counting=("word", "thread", "lane"),
-                                                free=(), rows=weak)
+        starts, lengths, per, alone, members = _runs(columns, OPEN_COLUMNS, counting=("word", "thread", "lane"),
+                                                     free=(), rows=weak)
         alone = np.sort(np.r_[weak[alone], chosen[on_strong[chosen]]])
         starts, members = weak[starts], weak[members]
         rows, runs = np.argsort(key[alone], kind="stable"), np.argsort(key[starts], kind="stable")
         members = members[ranges((np.cumsum(lengths) - lengths)[runs], lengths[runs])]
-        alone, starts, lengths = alone[rows], starts[runs], lengths[runs]
+        alone, starts, lengths, per = alone[rows], starts[runs], lengths[runs], per[runs]
         self.chunks.append(_described({
             "rows": dict({name: column[alone] for name, column in columns.items()}, key=key[alone],
                          on_strong=on_strong[alone]),
             "runs": dict({name: column[starts] for name, column in columns.items()}, key=key[starts],
-                         length=lengths, value_at=np.cumsum(lengths) - lengths),
+                         length=lengths, per=per, value_at=np.cumsum(lengths) - lengths),
             "values": columns["value"][members]}))
 
     def intervals(self) -> tuple[np.ndarray, np.ndarray]:
@@ -461,15 +462,18 @@ def _runs_of(runs: dict, keys: np.ndarray) -> np.ndarray:
 
 
 def _expanded(chunk: dict, positions: np.ndarray) -> dict:
-    """The rows (OPEN_COLUMNS) of a chunk's runs at `positions`: each step on in word, thread
-    and lane, with its value."""
+    """The rows (OPEN_COLUMNS) of a chunk's runs at `positions`: each step on in word, and
+    in thread and lane at each access's first word (_runs' per), with its value."""
     runs = chunk["runs"]
     lengths = runs["length"][positions]
     each = np.repeat(positions, lengths)
     step = ranges(0, lengths)
     rows = {name: runs[name][each] for name in OPEN_COLUMNS}
-    for name in ("word", "thread", "lane"):
-        rows[name] = (rows[name] + step).astype(rows[name].dtype)
+    first = rows["word"].astype(np.int64)
+    advance = _advance(first + step, first, runs["per"][each])
+    rows["word"] = (first + step).astype(rows["word"].dtype)
+    for name in ("thread", "lane"):
+        rows[name] = (rows[name] + advance).astype(rows[name].dtype)
     rows["value"] = chunk["values"][ranges(runs["value_at"][positions], lengths)]
     return rows
 
@@ -596,36 +600,68 @@ RUN = 8  # rows a run of consecutive words takes at least to be kept as one (_ru
 def _runs(c: dict[str, np.ndarray], names=SUMMARY_COLUMNS, counting=("word", "thread"), free=("step",),
           rows: np.ndarray | None = None, aside=("value",)) -> tuple[np.ndarray, ...]:
     """Runs among summary rows (of `rows` of them, positions in `rows`): RUN or more rows
-    alike in all `names` but their `counting` ones, each the last's plus one, and their
-    `free` ones (one instruction and block, and one value: reads, a constant stored): what
-    threads do to consecutive elements, kept as its first row and its length; their `aside`
-    ones may differ (the values a warp stores), kept per row of each run. (rows starting
-    runs, their lengths, the rows in none, the rows of each run in order, run after run)."""
+    alike in all `names` but their `counting` ones, the first (the word) each the last's
+    plus one and the others one more at each access's first word (an access spans `per`
+    words, the same for the whole run: 1, or 2 or 4 for 8- and 16-byte accesses, aligned),
+    and their `free` ones (one instruction and block, and one value: reads, a constant
+    stored): what threads do to consecutive elements, kept as its first row, its length
+    and its `per`; their `aside` ones may differ (the values a warp stores), kept per row
+    of each run. (rows starting runs, their lengths, their pers, the rows in none, the rows
+    of each run in order, run after run)."""
     def column(name: str) -> np.ndarray:
         return c[name] if rows is None else c[name][rows]
 
     count = len(c["op"]) if rows is None else len(rows)
     if count == 0:
-        return (np.zeros(0, dtype=np.int64),) * 4
+        return (np.zeros(0, dtype=np.int64),) * 5
     varying = {}  # of the columns that must be alike, those not alike throughout
     for name in names:
         values = column(name) if name not in (*counting, *free, *aside) else None
         if values is not None and not (values == values[0]).all():
             varying[name] = values
     alike = list(varying)
-    order = np.lexsort((column("word"), *(varying[name] for name in reversed(alike))))
+    counted = {name: column(name).astype(np.int64) for name in counting}
+    left = np.lexsort((counted["word"], *(varying[name] for name in reversed(alike))))
+    found = []
+    for per in WIDTHS:  # each width among the rows no narrower one ran through
+        starts, lengths, members, left = _runs_of_width(counted, varying, left, per)
+        found.append((starts, lengths, np.full(len(starts), per), members))
+        if len(left) < RUN:
+            break
+    starts, lengths, pers, members = (np.concatenate(parts) for parts in zip(*found))
+    return starts, lengths, pers, np.sort(left), members
+
+
+WIDTHS = (1, 2, 4)  # words an access of a run spans: a 4-byte one, then 8 bytes (double, int2), then 16 (float4)
+
+
+def _runs_of_width(counted: dict, varying: dict, order: np.ndarray, per: int) -> tuple[np.ndarray, ...]:
+    """_runs of accesses spanning `per` words among rows `order` (sorted by the columns
+    `varying`, then by word): (rows starting runs, their lengths, the rows of each run, the
+    rows in none, in `order`'s order)."""
+    count = len(order)
     follows = np.zeros(count, dtype=bool)  # each row in order continues the run of the one before
     follows[1:] = True
-    for name in counting:
-        follows[1:] &= np.diff(column(name)[order].astype(np.int64)) == 1
-    for name in alike:
-        values = varying[name][order]
+    word = counted["word"][order]
+    follows[1:] &= np.diff(word) == 1
+    first = word[1:] % per == 0  # the row is the first word of its thread's access
+    for name, values in counted.items():
+        if name != "word":
+            follows[1:] &= np.diff(values[order]) == first
+    for values in varying.values():
+        values = values[order]
         follows[1:] &= values[1:] == values[:-1]
     starts = np.flatnonzero(~follows)
     lengths = np.diff(np.r_[starts, count])
     long = lengths >= RUN
     in_run = np.repeat(long, lengths)
-    return order[starts[long]], lengths[long], np.sort(order[~in_run]), order[ranges(starts[long], lengths[long])]
+    return order[starts[long]], lengths[long], order[ranges(starts[long], lengths[long])], order[~in_run]
+
+
+def _advance(word: np.ndarray, first_word: np.ndarray, per: np.ndarray) -> np.ndarray:
+    """How many accesses (threads, lanes) a run of `per` words an access, starting at
+    `first_word`, is past its first at `word`."""
+    return word // per - first_word // per
 
 
 def _overlapping(rows: list, runs: list, values: np.ndarray | None = None) -> dict[str, np.ndarray]:
@@ -637,7 +673,7 @@ def _overlapping(rows: list, runs: list, values: np.ndarray | None = None) -> di
     time. `values`: the runs' values, each run's in order, run after run (_runs' aside);
     None: each run's value is its first row's."""
     row_at = _unpacked(rows, ("owner", "word", "block"))
-    run_at = _unpacked(runs, ("owner", "word", "block", "length"))
+    run_at = _unpacked(runs, ("owner", "word", "block", "length", "per"))
     owner = np.r_[row_at["owner"], run_at["owner"]].astype(np.int64)
     if len(owner) == 0:
         return _unpacked(rows)
@@ -665,8 +701,10 @@ def _overlapping(rows: list, runs: list, values: np.ndarray | None = None) -> di
         column[from_run] = of_runs[run]
         result[name] = column
     result["word"] = word.astype(result["word"].dtype)
-    step = word[from_run] - run_at["word"][run]
-    result["thread"][from_run] = (result["thread"][from_run] + step).astype(result["thread"].dtype)
+    first = run_at["word"][run].astype(np.int64)
+    step = word[from_run] - first
+    advance = _advance(word[from_run], first, run_at["per"][run])
+    result["thread"][from_run] = (result["thread"][from_run] + advance).astype(result["thread"].dtype)
     if values is not None:
         lengths = run_at["length"].astype(np.int64)
         result["value"][from_run] = values[(np.cumsum(lengths) - lengths)[run] + step]
