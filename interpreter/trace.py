@@ -249,10 +249,7 @@ class Trace:
                     for column in COLUMNS:
                         self._chunks[column].append((count, columns.get(column, 0)))
                 self._entries = []
-            dtype = COLUMNS[name]
-            chunks = [value.astype(dtype, copy=False) if type(value) is np.ndarray and value.ndim
-                      else np.full(count, np.asarray(value).astype(dtype)) for count, value in self._chunks[name]]
-            column = np.concatenate(chunks) if chunks else np.zeros(0, dtype=dtype)
+            column = _joined(self._chunks[name], COLUMNS[name])
             self._columns[name] = column
             self._chunks[name] = []
         return column
@@ -268,6 +265,29 @@ class Trace:
     @property
     def lane(self) -> np.ndarray:
         return self["thread"] % 32
+
+
+def _joined(chunks: list[tuple[int, object]], dtype) -> np.ndarray:
+    """One column of a trace's (count, value) chunks, a value an array of count records or
+    one for all of them; vectorized over the chunks (a NumPy-path launch makes hundreds of
+    thousands, most of them one value for all)."""
+    counts = np.fromiter((count for count, _ in chunks), dtype=np.int64, count=len(chunks))
+    whole = np.fromiter((type(value) is np.ndarray and value.ndim > 0 for _, value in chunks), dtype=bool,
+                        count=len(chunks))
+    column = np.empty(int(counts.sum()), dtype=dtype)
+    arrays = [value for _, value in chunks if type(value) is np.ndarray and value.ndim]
+    if len(arrays) == len(chunks):
+        return np.concatenate(arrays).astype(dtype, copy=False) if arrays else column
+    from_arrays = np.repeat(whole, counts)
+    if arrays:
+        column[from_arrays] = np.concatenate([value.astype(dtype, copy=False) for value in arrays])
+    singles = [value for _, value in chunks if not (type(value) is np.ndarray and value.ndim)]
+    try:
+        singles = np.array(singles, dtype=dtype)
+    except (OverflowError, ValueError, TypeError):  # a Python int outside the dtype: wrapped, as astype does
+        singles = np.array([np.asarray(value).astype(dtype) for value in singles], dtype=dtype)
+    column[~from_arrays] = np.repeat(singles, counts[~whole])
+    return column
 
 
 def coordinates(linear, dims: tuple[int, int, int]) -> np.ndarray:

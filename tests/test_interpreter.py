@@ -4,6 +4,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import KERNELS, at, line_of, position_of, program, written
 from interpreter.launch import Launch
@@ -1053,3 +1055,25 @@ def test_a_paged_buffer_grown_far_keeps_its_bytes_their_taint_and_its_fill():
     assert value(64) == int(np.array([1, 2, 3, 4], np.uint8).view(np.int32)[0])
     assert memory.read_taint(at(64), 1, 4) == stored
     assert memory.read_taint(at(far + 64), 1, 4) == memory.read_taint(at(128), 1, 4) == invented
+
+
+@given(st.lists(st.tuples(st.integers(1, 6), st.sampled_from(["array", "int", "negative", "scalar", "0-d"])),
+                max_size=12))
+@settings(max_examples=150, deadline=None)
+def test_a_trace_column_joins_its_chunks_in_order_whatever_each_holds(chunks):
+    """Trace columns joined from the recorder's entries (a value per record, or one for
+    all: a Python int, a NumPy scalar, a 0-d array, negative ones wrapped as astype wraps)
+    are the records in order, in the column's dtype."""
+    from interpreter.trace import COLUMNS, Trace
+
+    entries, expected = [], {"offset": [], "taint": [], "kind": []}
+    for number, (count, form) in enumerate(chunks):
+        value = {"array": np.arange(count) + number, "int": number * 1000, "negative": -number - 1,
+                 "scalar": np.int32(number), "0-d": np.asarray(number * 7)}[form]
+        entries.append((count, {"offset": value, "taint": value, "kind": value}))
+        for name in expected:
+            expected[name].append(np.broadcast_to(np.asarray(value).astype(COLUMNS[name]), (count,)))
+    trace = Trace(entries, [], sum(count for count, _ in chunks))
+    for name, parts in expected.items():
+        joined = np.concatenate(parts) if parts else np.zeros(0, COLUMNS[name])
+        assert trace[name].dtype == COLUMNS[name] and trace[name].tolist() == joined.tolist()
