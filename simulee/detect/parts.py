@@ -58,6 +58,7 @@ class PartedLaunch:
             self._judge(result)
         except OutOfTime:
             self.out_of_time = True
+        _release_freed()  # a launch judged in parts only: one part alone frees little
 
     def finish(self, result) -> list[Finding]:
         """Every finding of the launch, given its last part (the launch's Result): each
@@ -97,8 +98,6 @@ class PartedLaunch:
         for detector in self.detectors:
             detector.leave(run, self.summary)
         self.parts += 1
-        del run
-        _release_freed()
 
 
 def merge(found: dict[tuple, Finding], finding: Finding, rather: bool = False) -> bool:
