@@ -274,14 +274,14 @@ def _joined(chunks: list[tuple[int, object]], dtype) -> np.ndarray:
     counts = np.fromiter((count for count, _ in chunks), dtype=np.int64, count=len(chunks))
     whole = np.fromiter((type(value) is np.ndarray and value.ndim > 0 for _, value in chunks), dtype=bool,
                         count=len(chunks))
-    column = np.empty(int(counts.sum()), dtype=dtype)
-    arrays = [value for _, value in chunks if type(value) is np.ndarray and value.ndim]
+    arrays = [value for (_, value), is_array in zip(chunks, whole) if is_array]
     if len(arrays) == len(chunks):
-        return np.concatenate(arrays).astype(dtype, copy=False) if arrays else column
+        return np.concatenate(arrays).astype(dtype, copy=False) if arrays else np.zeros(0, dtype=dtype)
+    column = np.empty(int(counts.sum()), dtype=dtype)
     from_arrays = np.repeat(whole, counts)
     if arrays:
         column[from_arrays] = np.concatenate([value.astype(dtype, copy=False) for value in arrays])
-    singles = [value for _, value in chunks if not (type(value) is np.ndarray and value.ndim)]
+    singles = [value for (_, value), is_array in zip(chunks, whole) if not is_array]
     try:
         singles = np.array(singles, dtype=dtype)
     except (OverflowError, ValueError, TypeError):  # a Python int outside the dtype: wrapped, as astype does

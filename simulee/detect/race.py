@@ -113,8 +113,8 @@ class Races(Detector):
             return
         rows = rows[~synchronizing]  # those kept whole are not summarized again
         rows = rows[_representatives(c, rows)]
-        # rows and runs held (a run costs about two rows), the rows at the last compaction
-        # rows a run costs: about two, and its values (8 bytes each, a row about 60)
+        # rows and runs held (a run costs about two rows, and its values 8 bytes each, a row about 60), the rows
+        # at the last compaction
         kept = summary.setdefault(SUMMARY, {"parts": [], "runs": [], "values": [], "rows": 0, "held_runs": 0,
                                             "compacted": 0, "growth": 2, "blocks": 0})
         columns = {name: c[name][rows] for name in SUMMARY_COLUMNS}
@@ -718,9 +718,7 @@ def _touched_by_several(block: np.ndarray, start: np.ndarray, end: np.ndarray) -
     """The places [low, high) that intervals [start, end) of two or more blocks cover: sorted,
     disjoint spans. Each block's intervals are joined first, so that one block's accesses
     alone never make a span."""
-    places = np.r_[start, end]
-    places.sort()
-    places = places[np.r_[True, places[1:] != places[:-1]]]
+    places = _distinct(np.r_[start, end])
     # ranks: small, in order (_running_max); found by searching, lighter than np.unique's inverse
     start, end = np.searchsorted(places, start), np.searchsorted(places, end)
     order = np.lexsort((start, block))
