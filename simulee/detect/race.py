@@ -333,7 +333,7 @@ class OpenRows:
     """The rows carried across the parts of barrier intervals (summary[OPEN]), in chunks:
     the rows of one unit are in one chunk, that of the last part that touched it, so that a
     part costs what its own units hold, not all carried. A chunk holds its rows alone
-    (OPEN_COLUMNS with "key", the unit, and "on_strong", whether a strong access touches
+    (CARRIED with "key", the unit, and "on_strong", whether a strong access touches
     it; sorted by key) and its runs (_runs: a warp's lanes on consecutive words, as the
     first row with "length", "per" (_runs) and "value_at", where its values start in the chunk's
     "values"; sorted by key), so that coalesced accesses cost a row a warp and their values."""
@@ -367,10 +367,9 @@ class OpenRows:
         members = members[ranges((np.cumsum(lengths) - lengths)[runs], lengths[runs])]
         alone, starts, lengths, per = alone[rows], starts[runs], lengths[runs], per[runs]
         self.chunks.append(_described({
-            "rows": dict({name: column[alone] for name, column in columns.items()}, key=key[alone],
-                         on_strong=on_strong[alone]),
-            "runs": dict({name: column[starts] for name, column in columns.items()}, key=key[starts],
-                         length=lengths, per=per, value_at=np.cumsum(lengths) - lengths),
+            "rows": dict({name: columns[name][alone] for name in CARRIED}, key=key[alone], on_strong=on_strong[alone]),
+            "runs": dict({name: columns[name][starts] for name in CARRIED}, key=key[starts], length=lengths, per=per,
+                         value_at=np.cumsum(lengths) - lengths),
             "values": columns["value"][members]}))
 
     def intervals(self) -> tuple[np.ndarray, np.ndarray]:
@@ -401,7 +400,7 @@ class OpenRows:
             if len(rows) == 0 and len(runs) == 0:
                 kept.append(chunk)
                 continue
-            taken += [{name: chunk["rows"][name][rows] for name in OPEN_COLUMNS}, _expanded(chunk, runs)]
+            taken += [{name: chunk["rows"][name][rows] for name in CARRIED}, _expanded(chunk, runs)]
             self._keep(chunk, rows, runs, kept)
         self.chunks = kept
         return _joined(taken)
@@ -417,7 +416,7 @@ class OpenRows:
                 wanted = table["on_strong"].copy()
                 wanted[rows] = True
                 rows = np.flatnonzero(wanted)
-            found += [{name: table[name][rows] for name in OPEN_COLUMNS},
+            found += [{name: table[name][rows] for name in CARRIED},
                       _expanded(chunk, _runs_of(chunk["runs"], keys))]
         return _joined(found)
 
@@ -429,7 +428,9 @@ class OpenRows:
         for name, gone in (("rows", rows), ("runs", runs)):
             left = np.ones(len(chunk[name]["key"]), dtype=bool)
             left[gone] = False
-            tables[name] = {column: values[left] for column, values in chunk[name].items()}
+            count = int(left.sum())
+            tables[name] = {column: np.broadcast_to(values[:1], count) if values.strides == (0,) else values[left]
+                            for column, values in chunk[name].items()}
         runs = tables["runs"]  # the values of the runs left, and where each run's start now
         tables["values"] = chunk["values"][ranges(runs["value_at"], runs["length"])]
         runs["value_at"] = np.cumsum(runs["length"]) - runs["length"]
@@ -438,14 +439,41 @@ class OpenRows:
 
 
 def _described(chunk: dict) -> dict:
-    """`chunk` (OpenRows) with what is asked of it as a whole: its rows on units a strong
-    access touches, whether it releases, and its intervals (block << 32 | epoch)."""
-    rows, runs = chunk["rows"], chunk["runs"]
+    """`chunk` (OpenRows) stored narrow (_narrow), with what is asked of it as a whole: its
+    rows on units a strong access touches, whether it releases, and its intervals (block <<
+    32 | epoch)."""
+    rows, runs = chunk["rows"], chunk["runs"] = _narrow(chunk["rows"]), _narrow(chunk["runs"])
     chunk.update(strong_rows=int(rows["on_strong"].sum()),
                  releases=bool((rows["sync"] & RELEASE).any() or (runs["sync"] & RELEASE).any()),
                  intervals=_distinct(np.r_[(rows["block"].astype(np.int64) << 32) | rows["epoch"],
                                            (runs["block"].astype(np.int64) << 32) | runs["epoch"]]))
     return chunk
+
+
+NARROWED = ("owner", "word", "epoch", "grid_epoch", "block", "thread", "op", "step", "warp_sync")  # signed: _narrow
+SIGNED = (np.int8, np.int16, np.int32)
+
+
+def _narrow(table: dict) -> dict:
+    """The columns of `table` (a chunk's rows or runs), each that holds one value throughout
+    as a read-only view of that value alone, and each of NARROWED in the narrowest signed
+    type that holds its values: a chunk's rows mostly share their memory, epochs,
+    synchronization and taint, and what varies (block, thread, instruction) is small. Their
+    types are the model's again where they are joined with a part's rows (np.concatenate)."""
+    count = len(table["key"])
+    if count == 0:
+        return table
+    narrow = {}
+    for name, column in table.items():
+        if column.strides != (0,) and (column == column[0]).all():
+            column = np.broadcast_to(column[:1].copy(), count)
+        elif name in NARROWED and column.strides != (0,):
+            low, high = int(column.min()), int(column.max())
+            fits = [kind for kind in SIGNED if np.iinfo(kind).min <= low and high <= np.iinfo(kind).max]
+            if fits and np.dtype(fits[0]).itemsize < column.dtype.itemsize:
+                column = column.astype(fits[0])
+        narrow[name] = column
+    return narrow
 
 
 def _runs_of(runs: dict, keys: np.ndarray) -> np.ndarray:
@@ -462,18 +490,16 @@ def _runs_of(runs: dict, keys: np.ndarray) -> np.ndarray:
 
 
 def _expanded(chunk: dict, positions: np.ndarray) -> dict:
-    """The rows (OPEN_COLUMNS) of a chunk's runs at `positions`: each step on in word, and
-    in thread and lane at each access's first word (_runs' per), with its value."""
+    """The rows (CARRIED) of a chunk's runs at `positions`: each step on in word, and in
+    thread at each access's first word (_runs' per), with its value."""
     runs = chunk["runs"]
     lengths = runs["length"][positions]
     each = np.repeat(positions, lengths)
     step = ranges(0, lengths)
-    rows = {name: runs[name][each] for name in OPEN_COLUMNS}
+    rows = {name: runs[name][each] for name in CARRIED}
     first = rows["word"].astype(np.int64)
-    advance = _advance(first + step, first, runs["per"][each])
-    rows["word"] = (first + step).astype(rows["word"].dtype)
-    for name in ("thread", "lane"):
-        rows[name] = (rows[name] + advance).astype(rows[name].dtype)
+    rows["word"] = first + step
+    rows["thread"] = rows["thread"] + _advance(rows["word"], first, runs["per"][each])
     rows["value"] = chunk["values"][ranges(runs["value_at"][positions], lengths)]
     return rows
 
@@ -491,9 +517,12 @@ def _rows_of(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
 
 
 def _joined(parts: list[dict]) -> dict:
-    """Columns OPEN_COLUMNS of `parts` (the first is never empty of names), joined."""
+    """Columns OPEN_COLUMNS of `parts` (CARRIED; the first is never empty of names), joined."""
     parts = [part for part in parts if part] or parts[:1]
-    return {name: np.concatenate([part[name] for part in parts]) for name in OPEN_COLUMNS} if parts else {}
+    if not parts:
+        return {}
+    joined = {name: np.concatenate([part[name] for part in parts]) for name in CARRIED}
+    return dict(joined, warp=joined["thread"] // 32, lane=joined["thread"] % 32)
 
 
 def _of_blocks(events: list[tuple], blocks: np.ndarray) -> list[tuple]:
@@ -592,6 +621,7 @@ GROUP_KEYS = ("owner", "word", "grid_epoch", "op", "mask", "action", "sync", "ex
 GROUPED = (*GROUP_KEYS, "taint", "block", "value")  # what _representatives reads
 OPEN_KEYS = ("space", *GROUP_KEYS, "block", "epoch")  # of the rows of intervals a part ended inside
 OPEN_COLUMNS = (*SUMMARY_COLUMNS, "warp", "lane", "active")
+CARRIED = (*SUMMARY_COLUMNS, "active")  # what OpenRows keeps of OPEN_COLUMNS: warp and lane follow from thread
 
 
 RUN = 8  # rows a run of consecutive words takes at least to be kept as one (_runs)
