@@ -276,7 +276,8 @@ def meet(ex, callee: str, current, force: bool):
         group.frame.function.info[group.pc].output(group.frame, go_rows, piece)
         result = group.frame.function.decoded.ops[group.pc].result
         if ex.tainting and result >= 0:  # a lane's result may come from any lane that met
-            taint.assign(group.frame.taint, result, go_rows, brought, group.frame.count)
+            taint.assign(group.frame.taint, group.frame.function.storage[result], go_rows, brought,
+                         group.frame.count)
         stay = np.setdiff1d(group.frame.row_indices(group.rows), go, assume_unique=True)
         if len(stay):
             group.rows = stay

@@ -24,7 +24,7 @@ from typing import Callable, Protocol
 
 import numpy as np
 
-from interpreter import accesses, arithmetic, collectives, flow, intrinsics, mathlib, taint
+from interpreter import accesses, arithmetic, collectives, flow, intrinsics, mathlib, registers, taint
 from interpreter.decode import DecodedFunction, Op
 from interpreter.loader import demangle
 from interpreter.loops import innermost_loop, loop_line_pc
@@ -190,6 +190,7 @@ class CompiledFunction:
         self.decoded = decoded
         self.name = decoded.name
         self.slot_count = len(decoded.slot_types)
+        self.storage, self.registers = registers.storage(decoded)  # per slot, the register a frame keeps it in
         self.slot_types = decoded.slot_types
         self.params = decoded.params
         self.param_types = [decoded.slot_types[p] for p in decoded.params]
@@ -393,11 +394,12 @@ class Compiler:
             value = function.constants[slot]
             return lambda frame, rows: value
         ty = function.slot_types[slot]
+        register = function.storage[slot]
 
         def read(frame, rows):
-            value = frame.regs[slot]
+            value = frame.regs[register]
             if value is None:
-                value = frame.regs[slot] = zeros(ty, frame.count)
+                value = frame.regs[register] = zeros(ty, frame.count)
             return value if rows is None else take(value, rows)
 
         return read
@@ -408,15 +410,16 @@ class Compiler:
         if slot < 0:
             return lambda frame, rows, value: None
         ty = function.slot_types[slot]
+        register = function.storage[slot]
         simple = not isinstance(ty, (StructType, ArrayType))
         dtype = dtype_of(ty) if simple else None
 
         def store(frame, rows, value):
             if fresh and rows is None and simple and type(value) is np.ndarray and value.dtype == dtype and \
                     value.shape[:1] == (frame.count,):
-                frame.regs[slot] = value
+                frame.regs[register] = value
             else:
-                frame.regs[slot] = write(frame.regs[slot], rows, value, ty, frame.count)
+                frame.regs[register] = write(frame.regs[register], rows, value, ty, frame.count)
 
         return store
 
@@ -431,7 +434,8 @@ class Compiler:
         """A function (frame, rows, mask) giving an instruction's result that taint."""
         if slot < 0:
             return lambda frame, rows, mask: None
-        return lambda frame, rows, mask: taint.assign(frame.taint, slot, rows, mask, frame.count)
+        register = function.storage[slot]
+        return lambda frame, rows, mask: taint.assign(frame.taint, register, rows, mask, frame.count)
 
     def control_reader(self, function: CompiledFunction, pc: int, divergent: bool = False):
         """A function (frame, rows) -> the control taint of those rows at instruction `pc`
@@ -458,7 +462,7 @@ class Compiler:
                 value = np.int64(tag(LOCAL, 0, start))
             else:
                 value = argument.value
-            root.regs[slot] = write(None, None, value, ty, root.count)
+            root.regs[root.function.storage[slot]] = write(None, None, value, ty, root.count)
 
     def output_buffers(self):
         return self.placement.output_buffers()

@@ -124,7 +124,8 @@ def write_call_result(frame, rows, pc, value) -> None:
     ty = frame.function.slot_types[op.result]
     if value is None:
         value = zeros(ty, frame.width(rows))
-    frame.regs[op.result] = write(frame.regs[op.result], rows, value, ty, frame.count)
+    register = frame.function.storage[op.result]
+    frame.regs[register] = write(frame.regs[register], rows, value, ty, frame.count)
 
 
 @dataclass(frozen=True)
@@ -153,9 +154,11 @@ class BarrierInfo:
         result = {"popc": true_count, "and": true_count == total, "or": true_count > 0}[self.reduction]
         slot = frame.function.decoded.ops[pc].result
         ty = frame.function.slot_types[slot]
-        frame.regs[slot] = write(frame.regs[slot], rows, np.asarray(result).astype(dtype_of(ty)), ty, frame.count)
+        register = frame.function.storage[slot]
+        frame.regs[register] = write(frame.regs[register], rows, np.asarray(result).astype(dtype_of(ty)), ty,
+                                     frame.count)
         if wave.barrier_taint:  # what any predicate brought
-            taint.assign(frame.taint, slot, rows, wave.barrier_taint, frame.count)
+            taint.assign(frame.taint, register, rows, wave.barrier_taint, frame.count)
 
 
 def barrier(c, function, pc, op) -> BarrierInfo:

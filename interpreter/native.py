@@ -981,16 +981,17 @@ class Native:
             room = int(recorder.room() // n)
             if room < len(accesses):  # the NumPy path records (or stops at) the access that fills the trace
                 stop, accesses = accesses[room], accesses[:room]
-        regs = frame.regs
+        regs, storage = frame.regs, frame.function.storage
         table = run.table
         known = self._known(frame)
         # results are written in place, as the NumPy path writes some rows: no other register shares the array
         for slot, place, dtype in (*run.inputs(start), *run.results(start, stop)):
-            value = regs[slot]
-            cached = known.get(slot)
+            register = storage[slot]
+            value = regs[register]
+            cached = known.get(register)
             if cached is None or cached[0] is not value:
-                value = _register(regs, slot, dtype, count)
-                cached = known[slot] = (value, _address(value))
+                value = _register(regs, register, dtype, count)
+                cached = known[register] = (value, _address(value))
             table[place] = cached[1]
         if stop < len(run.pcs):  # instructions past `stop` only read their registers, and drop what they read
             scratch = _address(self._scratch(count))
@@ -1031,8 +1032,8 @@ class Native:
             ops = frame.function.decoded.ops
             for index in range(start, reached):
                 at = run.pcs[index]
-                taint.assign(frame.taint, run.outputs[index], rows, taint.operands(frame, ops[at].args, rows, at),
-                             count)
+                taint.assign(frame.taint, frame.function.storage[run.outputs[index]], rows,
+                             taint.operands(frame, ops[at].args, rows, at), count)
         self._count(frame.function, reached - start, n)
         return reached - start, pc + reached - start
 
@@ -1047,17 +1048,18 @@ class Native:
         room = 0 if recorder is None else min(recorder.room(), max(FLOW_RECORDS, n * accesses))
         if budget < len(run.pcs) - start or recorder is not None and n * accesses > room:
             return None
-        regs, count = frame.regs, frame.count
+        regs, count, storage = frame.regs, frame.count, frame.function.storage
         table = flow.table
         known = self._known(frame)
         component = flow.component[block]
         dtypes = flow.dtypes
         for slot, place in zip(flow.slots[component], flow.places[component].tolist()):
-            value = regs[slot]
-            cached = known.get(slot)
+            register = storage[slot]
+            value = regs[register]
+            cached = known.get(register)
             if cached is None or cached[0] is not value:
-                value = _register(regs, slot, dtypes[slot], count)
-                cached = known[slot] = (value, _address(value))
+                value = _register(regs, register, dtypes[slot], count)
+                cached = known[register] = (value, _address(value))
             table[place] = cached[1]
         self._enter(frame)
         context, io = self.context, self.io
@@ -1225,10 +1227,10 @@ class Native:
             return True
         constant = frame.function.constants.get(op.args[0])  # a variable's own address, not a register
         addresses = np.full(frame.width(rows), constant, np.int64) if constant is not None else \
-            frame.regs[op.args[0]][take]
+            frame.regs[frame.function.storage[op.args[0]]][take]
         unique, first = np.unique(addresses, return_index=True)
         dtype = run.dtypes[op.result]
-        initial = frame.regs[op.result][take][first]
+        initial = frame.regs[frame.function.storage[op.result]][take][first]
         threads = frame.thread_ids(rows)[first]
         memory = self.ex.memory
         _, _, resolved = memory.locate(unique, run.sizes[index], 1, threads // self.ex.wave.tpb, threads, False)
@@ -1336,7 +1338,7 @@ def _one_way(frame, slot: int, take, lanes: int, size: int) -> bool:
     cannot undo each other, and a value some lane changed ends changed (float rounding is
     monotone too)."""
     constant = frame.function.constants.get(slot)
-    values = np.asarray(constant if constant is not None else frame.regs[slot][take])
+    values = np.asarray(constant if constant is not None else frame.regs[frame.function.storage[slot]][take])
     if values.dtype.kind == "f":
         return not np.isnan(values).any() and bool((values >= 0).all() or (values <= 0).all())
     if not ((values >= 0).all() or (values <= 0).all()):

@@ -75,10 +75,10 @@ class Frame:
         self.function = function
         self.threads = threads
         self.count = len(threads)
-        self.regs = [None] * function.slot_count
+        self.regs = [None] * function.registers  # per register (function.storage), its rows' values
         # what Simulee invented each register depends on; each branch's condition as the rows last
         # evaluated it; what reaching this call does (interpreter.taint)
-        self.taint = [0] * function.slot_count
+        self.taint = [0] * function.registers
         self.branches: dict = {}
         self.control = control
         # the same, of the branches that split a block (taint.control with divergent)
@@ -570,7 +570,8 @@ class Execution:
         last = self.trips.get(key)
         self.trips[key] = (state, self.memory.reads)
         if last is None or last[0] != state or \
-                not all(_unchanged(frame.regs[slot], rows, value) for slot, _, value in incoming):
+                not all(_unchanged(frame.regs[frame.function.storage[slot]], rows, value)
+                        for slot, _, value in incoming):
             return None
         return state[:2], self.memory.reads != last[1]
 
@@ -645,7 +646,7 @@ class Execution:
             chosen = taint.control(frame, function.control.deciding[target_block], rows)
             for phi in phis:
                 phi_taint = taint.union(chosen, phi.taint_for_edge(frame, rows, source_block))
-                taint.assign(frame.taint, phi.slot, rows, phi_taint, frame.count)
+                taint.assign(frame.taint, function.storage[phi.slot], rows, phi_taint, frame.count)
         first = function.block_first[target_block]
         back = function.rank[first] <= function.rank[function.block_first[source_block]]
         spun = self.spins(frame, target_block, rows, incoming) if back else None
@@ -653,8 +654,9 @@ class Execution:
             self.park(self.spinning, frame, first, rows)
             self.spun[(frame.id, first)] = spun
             return
+        storage = function.storage
         for slot, ty, value in incoming:
-            frame.regs[slot] = write(frame.regs[slot], rows, value, ty, frame.count)
+            frame.regs[storage[slot]] = write(frame.regs[storage[slot]], rows, value, ty, frame.count)
         self.add(frame, first, rows)
 
     # ------------------------------------------------------------------ calls and exits
@@ -679,10 +681,10 @@ class Execution:
                              frame.local_top, reached if type(reached) is int else np.array(reached),
                              reached_split if type(reached_split) is int else np.array(reached_split))
         for slot, ty, value in zip(callee.params, callee.param_types, arguments):
-            callee_frame.regs[slot] = write(None, None, value, ty, callee_frame.count)
+            callee_frame.regs[callee.storage[slot]] = write(None, None, value, ty, callee_frame.count)
         if self.tainting:
             for slot, argument in zip(callee.params, frame.function.decoded.ops[pc].args):
-                callee_frame.taint[slot] = taint.operands(frame, (argument,), rows, pc)
+                callee_frame.taint[callee.storage[slot]] = taint.operands(frame, (argument,), rows, pc)
         self.add(callee_frame, 0, None)
 
     def count_work(self, thread_instructions: int) -> None:
@@ -715,7 +717,7 @@ class Execution:
             if result >= 0:
                 returned = taint.union(taint.operands(frame, frame.function.decoded.ops[pc].args, rows, pc),
                                        taint.control(frame, frame.function.control.of(pc), rows))
-                taint.assign(caller.taint, result, caller_rows, returned, caller.count)
+                taint.assign(caller.taint, caller.function.storage[result], caller_rows, returned, caller.count)
         self.add(caller, frame.call_pc + 1, caller_rows)
 
     def exit_threads(self, threads: np.ndarray, op: int, depends=None) -> None:

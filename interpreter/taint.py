@@ -258,8 +258,9 @@ def operands(frame, slots: tuple[int, ...], rows, pc: int = -1):
         for slot in slots if escaped else ():
             if slot in escaped:
                 mask = union(mask, control_branches(frame, escaped[slot], rows))
+    storage = frame.function.storage
     for slot in slots:
-        found = registers[slot]
+        found = registers[storage[slot]]
         if type(found) is int:
             if found:
                 mask = union(mask, found)
@@ -281,7 +282,7 @@ def propagating(run, slots: tuple[int, ...], result: int, pc: int, rt):
         mask = operands(frame, slots, rows, pc)
         rt.taint_here = (frame, rows, pc, mask)
         outcome = run(frame, rows)
-        assign(frame.taint, result, rows, mask, frame.count)
+        assign(frame.taint, frame.function.storage[result], rows, mask, frame.count)
         return outcome
 
     return run_tainted
