@@ -356,11 +356,14 @@ class Compiler:
         return min(total, accesses.LOCAL_LIMIT)
 
     def register_bytes(self) -> int:
-        """Bytes a thread's registers take at most: every value of the kernel and of each
-        function it may call (counted once) held at once, as the interpreter keeps them."""
+        """Bytes a thread's registers take at most: every register (interpreter.registers)
+        of the kernel and of each function it may call (counted once) held at once."""
         total = 0
         for decoded in self.program.reachable_functions(self.kernel.symbol):
-            for ty in decoded.slot_types:
+            storage, _ = registers.storage(decoded)
+            values = (*decoded.params, *(op.result for op in decoded.ops if op.result >= 0))
+            kept = {storage[slot]: decoded.slot_types[slot] for slot in values}
+            for ty in kept.values():
                 lanes = ty.count if isinstance(ty, VectorType) else 1
                 try:
                     total += dtype_of(ty).itemsize * lanes

@@ -10,9 +10,14 @@ at once. Each thread reads only its own row, and a thread never needs a value pa
 point its liveness ends, so sharing changes no thread's values.
 
 Kept apart, each in a register of its own: parameters, phis (a loop's spin test compares
-a phi's value of the trip before with the next: simt.spins), values defined in blocks the
-entry does not reach, and an instruction's result from its operands (lanes of one warp
-read each other's operands: a shuffle). Constants have no register (one shared index
+a phi's value of the trip before with the next: simt.spins), an atomicrmw's operands and
+result (the native engine reads them after the run they are in: native._changed), values
+defined in blocks the entry does not reach, and an instruction's result from its operands
+(lanes of one warp read each other's operands: a shuffle). And a register a value left
+within a block is taken again only in another block: native code runs a block's
+instructions thread by thread, and where one thread faults, every thread goes on from that
+instruction (native.Run), those that had gone past it doing again what they did, which
+must find the values they read unchanged. Constants have no register (one shared index
 nothing writes). Static analyses keep naming values by their SSA slot.
 """
 
@@ -22,7 +27,14 @@ from interpreter.decode import DecodedFunction
 
 
 def storage(decoded: DecodedFunction) -> tuple[list[int], int]:
-    """(the register of each slot of `decoded`, how many registers a frame needs)."""
+    """(the register of each slot of `decoded`, how many registers a frame needs), computed
+    once a function."""
+    if "storage" not in decoded.analyses:
+        decoded.analyses["storage"] = _storage(decoded)
+    return decoded.analyses["storage"]
+
+
+def _storage(decoded: DecodedFunction) -> tuple[list[int], int]:
     count = len(decoded.slot_types)
     constants = decoded.constants
     defined = [False] * count
@@ -34,7 +46,8 @@ def storage(decoded: DecodedFunction) -> tuple[list[int], int]:
     live_in, live_out = _liveness(decoded, constants)
     register = [-1] * count
     own = [slot for slot in range(count) if defined[slot] and slot not in constants]
-    colored = _colors(decoded, live_in, live_out, constants, register)
+    apart = {slot for op in decoded.ops if op.opcode == "atomicrmw" for slot in (*op.args, op.result)}
+    colored = _colors(decoded, live_in, live_out, constants, register, apart)
     for slot in own:  # the values kept apart: each a register of its own, after the shared ones
         if register[slot] < 0:
             register[slot] = colored
@@ -78,11 +91,11 @@ def _liveness(decoded: DecodedFunction, constants: dict) -> tuple[list[int], lis
 
 
 def _colors(decoded: DecodedFunction, live_in: list[int], live_out: list[int], constants: dict,
-            register: list[int]) -> int:
-    """Give the values defined by instructions of reachable blocks (phis left out) shared
-    registers in `register`, a type's values only that type's registers: greedily, in
-    reverse post-order, each the first register of its type no value live there holds.
-    How many registers that made."""
+            register: list[int], apart: set[int]) -> int:
+    """Give the values defined by instructions of reachable blocks (phis and `apart` left
+    out) shared registers in `register`, a type's values only that type's registers:
+    greedily, in reverse post-order, each the first register of its type no value live
+    there holds and none left earlier in its block. How many registers that made."""
     kinds: dict[str, int] = {}  # per type, its registers as a bit set
     made = 0
     for number in decoded.rpo:
@@ -90,16 +103,17 @@ def _colors(decoded: DecodedFunction, live_in: list[int], live_out: list[int], c
         ops = decoded.ops[block.start:block.end]
         dying = _last_uses(ops, live_out[number], constants)
         busy = 0  # registers of the values live here
+        left = 0  # registers values left in this block: not taken again in it
         for slot in _bits(live_in[number]):
             if register[slot] >= 0:
                 busy |= 1 << register[slot]
         for op, ends in zip(ops, dying):
             if op.opcode == "phi":
                 continue
-            result = op.result
+            result = op.result if op.result not in apart else -1
             if result >= 0:
                 kind = repr(op.type)
-                free = kinds.get(kind, 0) & ~busy
+                free = kinds.get(kind, 0) & ~busy & ~left
                 if free:
                     chosen = (free & -free).bit_length() - 1
                 else:
@@ -109,6 +123,7 @@ def _colors(decoded: DecodedFunction, live_in: list[int], live_out: list[int], c
             for slot in ends:
                 if register[slot] >= 0:
                     busy &= ~(1 << register[slot])
+                    left |= 1 << register[slot]
             if result >= 0 and result not in ends:
                 busy |= 1 << register[result]
     return made

@@ -554,7 +554,7 @@ def test_waves_hold_the_registers_a_budget_allows(monkeypatch):
     # the registers of 64 threads fill the budget: blocks of 256 threads run one by one
     compiled = program(KERNELS / "cooperative_groups.cu")
     register_bytes = Compiler(compiled, compiled.kernel("block_and_tiles"), None).register_bytes()
-    assert register_bytes > 100  # every value of the kernel and of what it calls
+    assert register_bytes > 16  # every register of the kernel and of what it calls
     monkeypatch.setattr(simt, "REGISTER_BUDGET", 64 * register_bytes)
     waves = []
     values = np.ones(8 * 256, np.int32)
