@@ -15,6 +15,8 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from interpreter.launch import Launch
 from interpreter.simt import execute
@@ -152,6 +154,75 @@ def test_a_launch_split_inside_its_barrier_intervals_finds_what_its_whole_trace_
             source
         between_warps += sum(key[0] == "data-race" and scope != "intra-warp" for key, (_, _, scope) in whole.items())
     assert between_warps > 0
+
+
+OWN_WORDS = """
+__global__ void far(int *g, int *h, int n) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x, other = blockIdx.x * blockDim.x + (threadIdx.x + 32) % blockDim.x;
+    for (int i = 0; i < 6; i++)
+        g[t] = g[t] + i * t;   // each thread's own word, again and again: many parts of one interval
+    h[t] = g[other];           // another warp's word, written parts before, with no barrier between
+}
+"""
+
+
+def test_representatives_chosen_a_few_units_at_a_time_are_those_chosen_at_once(tmp_path, monkeypatch):
+    """Every store of the loop is carried across parts (a part a scheduler step): the rows
+    each part carries on are the same, row for row, whether their representatives are
+    chosen all at once or 8 rows' units at a time (race.CHOOSE_ROWS); and the read of
+    another warp's word at the end races with them as on the whole trace."""
+    import simulee.detect.race as race
+
+    (tmp_path / "own.cu").write_text(OWN_WORDS)
+    program = load_program(tmp_path / "own.cu")
+    kernel = program.kernel("far")
+    add = race.OpenRows.add
+    carried = {}
+    for choose in (8, 1 << 20):
+        monkeypatch.setattr(race, "CHOOSE_ROWS", choose)
+        seen = carried[choose] = []
+
+        def recording(self, columns, chosen, key, on_strong, seen=seen):
+            rows = np.lexsort([columns[name][chosen] for name in ("value", "step", "thread", "op")] + [key[chosen]])
+            seen.append({name: columns[name][chosen][rows].tolist() for name in race.OPEN_COLUMNS})
+            add(self, columns, chosen, key, on_strong)
+
+        monkeypatch.setattr(race.OpenRows, "add", recording)
+        parts, found, _ = detected(program, kernel, 16, split_at=48)
+        assert parts > 8 and [(key[0], scope) for key, (_, _, scope) in found.items()] == [("data-race", "inter-warp")]
+    assert len(carried[8]) > 8 and carried[8] == carried[1 << 20]
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_representatives_chosen_a_few_units_at_a_time_find_what_the_whole_trace_finds(seed, tmp_path, monkeypatch):
+    """The carried rows' representatives chosen 8 rows' units at a time (race.CHOOSE_ROWS):
+    the same findings as the whole trace, on random kernels."""
+    import simulee.detect.race as race
+
+    monkeypatch.setattr(race, "CHOOSE_ROWS", 8)
+    program, kernels = random_kernels(tmp_path, 1000 + seed)
+    for source, kernel in kernels:
+        _, whole, _ = detected(program, kernel, 16, whole=True, split_at=48)
+        _, parted, _ = detected(program, kernel, 16, split_at=48)
+        assert {key: found[:2] for key, found in parted.items()} == {key: found[:2] for key, found in whole.items()}, \
+            source
+
+
+@given(st.lists(st.integers(0, 12), max_size=80), st.integers(1, 9))
+def test_rows_in_pieces_of_whole_units_cover_each_row_once_in_order(keys, size):
+    import simulee.detect.race as race
+
+    key = np.array(keys, dtype=np.int64)
+    rows = np.flatnonzero(key % 3 != 1)
+    original, race.CHOOSE_ROWS = race.CHOOSE_ROWS, size
+    try:
+        pieces = list(race._by_units(key, rows))
+    finally:
+        race.CHOOSE_ROWS = original
+    assert sorted(np.concatenate(pieces).tolist()) == rows.tolist() if pieces else len(rows) == 0
+    units = [set(key[piece].tolist()) for piece in pieces]
+    assert all(not (a & b) for i, a in enumerate(units) for b in units[i + 1:])  # no unit in two pieces
+    assert all((np.diff(piece) > 0).all() for piece in pieces)
 
 
 @pytest.mark.parametrize("seed", range(int(__import__("os").environ.get("PARTS_SEEDS", 6))))

@@ -304,29 +304,85 @@ def _carry_open(run: LaunchRun, summary: dict) -> None:
     carried = carried or OpenRows()
     carried.close(opened)
     mine = np.flatnonzero(_in_intervals(c, opened))
-    taken = carried.take(_distinct(_open_key({name: c[name][mine] for name in ("space", "owner", "word")})))
-    columns = {name: np.concatenate([taken[name], c[name][mine]]) if taken else c[name][mine] for name in OPEN_COLUMNS}
-    del taken
+    mine_key = _open_key({name: c[name][mine] for name in ("space", "owner", "word")})
+    taken = carried.take(_distinct(mine_key))
+    rows = _Joined(taken, c, mine)  # the rows carried before on the units this part touched, then its own
+    key = np.concatenate([_open_key(taken), mine_key]) if taken else mine_key
+    del taken, mine_key
     open_blocks = opened[0]
     collectives = _of_blocks(collectives + run.result.events.collectives, open_blocks)
     fences = _of_blocks(fences + run.result.events.fences, open_blocks)
-    rows = np.arange(len(columns["op"]))
-    key = _open_key(columns)
-    on_strong = np.isin(key, key[columns["strong"]])
-    whole = np.zeros(len(rows), dtype=bool)
-    if fences or carried.releases or (columns["sync"] & RELEASE).any():
+    on_strong = np.isin(key, key[rows.column("strong")])
+    whole = np.zeros(len(key), dtype=bool)
+    if fences or carried.releases or (rows.column("sync") & RELEASE).any():
         whole = on_strong
         if carried.strong_rows + whole.sum() + sum(len(fence[1]) for fence in fences) > SYNC_ROWS:
             summary[SPLIT_ORDERED] = True
             summary.setdefault("notes", []).append(SPLIT_ORDERED_NOTE)
             return
-    summarized = rows[~whole]
-    chosen = whole.copy()
-    chosen[summarized[_representatives(columns, summarized, OPEN_KEYS, "warp")]] = True
-    chosen[summarized[_representatives(columns, summarized, (*OPEN_KEYS, "warp"), "thread")]] = True
-    carried.add(columns, np.flatnonzero(chosen), key, on_strong)
+    chosen = whole | _alone_on_unit(key)  # a row alone on its unit is its groups' every representative
+    for piece in _by_units(key, np.flatnonzero(~chosen)):  # representatives are of one unit: a piece at a time
+        some = {name: rows.column(name, piece) for name in REPRESENTED}
+        at = np.arange(len(piece))
+        chosen[piece[_representatives(some, at, OPEN_KEYS, "warp")]] = True
+        chosen[piece[_representatives(some, at, (*OPEN_KEYS, "warp"), "thread")]] = True
+        del some, at
+    chosen = np.flatnonzero(chosen)
+    carried.add({name: rows.column(name, chosen) for name in OPEN_COLUMNS}, np.arange(len(chosen)), key[chosen],
+                on_strong[chosen])
     summary[OPEN] = carried
     summary[OPEN_EVENTS] = (collectives, fences)
+
+
+class _Joined:
+    """Rows `taken` (columns) followed by rows `mine` of model columns `c`, each column
+    gathered when asked for, at the positions asked for alone: a part's open rows are
+    millions, its representatives few."""
+
+    def __init__(self, taken: dict, c: dict, mine: np.ndarray):
+        self.taken, self.c, self.mine = taken, c, mine
+        self.before = len(taken["op"]) if taken else 0
+
+    def column(self, name: str, at: np.ndarray | None = None) -> np.ndarray:
+        """Column `name` of the rows, at positions `at` (sorted) or all."""
+        if at is None:
+            own = self.c[name][self.mine]
+            return np.concatenate([self.taken[name], own]) if self.taken else own
+        split = np.searchsorted(at, self.before)
+        own = self.c[name][self.mine[at[split:] - self.before]]
+        return np.concatenate([self.taken[name][at[:split]], own]) if self.taken else own
+
+
+CHOOSE_ROWS = 1 << 20  # rows whose representatives are chosen at once (_by_units)
+
+
+def _by_units(key: np.ndarray, rows: np.ndarray):
+    """`rows` (sorted) in pieces of about CHOOSE_ROWS, each sorted and holding every row of
+    its units (`key`)."""
+    size = CHOOSE_ROWS
+    grouped = rows[np.argsort(key[rows], kind="stable")] if len(rows) > size else rows
+    ordered = key[grouped]
+    cuts = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1 if len(rows) > size else []  # where a unit begins
+    if len(cuts) == 0:
+        yield rows
+        return
+    ends = np.unique(cuts[np.minimum(np.searchsorted(cuts, np.arange(size, len(rows), size)), len(cuts) - 1)])
+    for low, high in zip(np.r_[0, ends], np.r_[ends, len(rows)]):
+        yield np.sort(grouped[low:high])
+
+
+def _alone_on_unit(key: np.ndarray) -> np.ndarray:
+    """Per row, whether no other row has its `key`."""
+    order = np.argsort(key, kind="stable")
+    ordered = key[order]
+    shared = np.zeros(len(key), dtype=bool)
+    if len(key) > 1:
+        same = ordered[1:] == ordered[:-1]
+        shared[1:] |= same
+        shared[:-1] |= same
+    alone = np.empty(len(key), dtype=bool)
+    alone[order] = ~shared
+    return alone
 
 
 class OpenRows:
@@ -559,7 +615,9 @@ def _across_split(run: LaunchRun, carried: OpenRows, events: tuple[list, list]) 
     at = np.minimum(np.searchsorted(carried_key, mine_key), max(len(carried_key) - 1, 0))
     across = carried_key[at] == mine_key if len(carried_key) else np.zeros(len(mine), dtype=bool)
     mine = mine[across | np.isin(mine_key, mine_key[c["strong"][mine]])]
-    if len(mine) == 0:
+    del mine_key
+    carried, mine = _on_units_that_may_race(carried, c, mine)
+    if len(mine) == 0 or len(carried["op"]) == 0:
         return []
 
     def joined(name: str) -> np.ndarray:
@@ -586,6 +644,31 @@ def _across_split(run: LaunchRun, carried: OpenRows, events: tuple[list, list]) 
         intra = np.flatnonzero(pairs.scope == INTRA_WARP)
         pairs.warp_synchronous[intra] = ~_lockstep_race(columns, pairs.first[intra], pairs.second[intra])
     return summarize(model, pairs)
+
+
+def _on_units_that_may_race(carried: dict, c: dict, mine: np.ndarray) -> tuple[dict, np.ndarray]:
+    """The `carried` rows and this part's rows `mine` (of columns `c`) on units where two
+    of them may race, or that an atomic or volatile access touches (what orders the
+    others): units two threads touch, one of them not reading. A unit one thread alone
+    touches (its own shared slot, written each trip round a loop) or every thread only
+    reads (gathered data) costs nothing more."""
+    def both(name: str) -> np.ndarray:
+        return np.concatenate([carried[name], c[name][mine]])
+
+    key = _open_key({name: both(name) for name in ("space", "owner", "word")})
+    order = np.argsort(key, kind="stable")
+    ordered = key[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if len(key) else np.zeros(0, np.int64)
+    agent = ((both("block").astype(np.int64) << 32) | both("thread"))[order]
+    several = np.minimum.reduceat(agent, starts) != np.maximum.reduceat(agent, starts) if len(key) else agent
+    del agent
+    writing = np.maximum.reduceat((both("action") != READ)[order], starts) if len(key) else several
+    strong = np.maximum.reduceat(both("strong")[order], starts) if len(key) else several
+    unit_kept = strong | (several & writing)
+    kept = np.empty(len(key), dtype=bool)
+    kept[order] = np.repeat(unit_kept, np.diff(np.r_[starts, len(key)]))
+    before = len(carried["op"])
+    return {name: column[kept[:before]] for name, column in carried.items()}, mine[kept[before:]]
 
 
 def _in_intervals(c: dict, intervals: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
@@ -620,6 +703,7 @@ def _unpacked(parts: list, names=SUMMARY_COLUMNS) -> dict[str, np.ndarray]:
 GROUP_KEYS = ("owner", "word", "grid_epoch", "op", "mask", "action", "sync", "exempt")  # and taint, any or none
 GROUPED = (*GROUP_KEYS, "taint", "block", "value")  # what _representatives reads
 OPEN_KEYS = ("space", *GROUP_KEYS, "block", "epoch")  # of the rows of intervals a part ended inside
+REPRESENTED = (*OPEN_KEYS, "warp", "thread", "value", "taint")  # what _representatives reads of them
 OPEN_COLUMNS = (*SUMMARY_COLUMNS, "warp", "lane", "active")
 CARRIED = (*SUMMARY_COLUMNS, "active")  # what OpenRows keeps of OPEN_COLUMNS: warp and lane follow from thread
 
