@@ -50,6 +50,7 @@ from interpreter.native_flow import (
 from interpreter.memory import (
     CONSTANT, FILL_CHUNK, GLOBAL, LOCAL, OFFSET_MASK, REGION_MASK, REGION_SHIFT, SHARED, SPACE_SHIFT,
 )
+from interpreter.registers import STAGE_ENDS
 from interpreter.trace import ATOMIC, READ, WRITE
 from interpreter.types import FloatType, IntType
 from interpreter.values import WINDOWED_SPACES
@@ -180,7 +181,7 @@ def _gep_plan(function, op, layout):
 # ---------------------------------------------------------------------------- code generation
 
 
-_WRITING = ("store", "atomicrmw")  # instructions that run as a stage of their own
+_WRITING = STAGE_ENDS  # instructions that run as a stage of their own (what registers.py lets reuse registers)
 
 
 class Run:

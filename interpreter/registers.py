@@ -14,16 +14,19 @@ a phi's value of the trip before with the next: simt.spins), an atomicrmw's oper
 result (the native engine reads them after the run they are in: native._changed), values
 defined in blocks the entry does not reach, and an instruction's result from its operands
 (lanes of one warp read each other's operands: a shuffle). And a register a value left
-within a block is taken again only in another block: native code runs a block's
-instructions thread by thread, and where one thread faults, every thread goes on from that
-instruction (native.Run), those that had gone past it doing again what they did, which
-must find the values they read unchanged. Constants have no register (one shared index
-nothing writes). Static analyses keep naming values by their SSA slot.
+is taken again only past the next store (or atomicrmw) or in another block: native code
+runs the instructions between two stores thread by thread (a stage, native.Run.stages),
+and where one thread faults, every thread goes on from that instruction, those that had
+gone past it doing again what they did, which must find the values they read unchanged.
+Constants have no register (one shared index nothing writes). Static analyses keep naming
+values by their SSA slot.
 """
 
 from __future__ import annotations
 
 from interpreter.decode import DecodedFunction
+
+STAGE_ENDS = ("store", "atomicrmw")  # instructions native code runs as a stage of their own (native._WRITING)
 
 
 def storage(decoded: DecodedFunction) -> tuple[list[int], int]:
@@ -95,7 +98,7 @@ def _colors(decoded: DecodedFunction, live_in: list[int], live_out: list[int], c
     """Give the values defined by instructions of reachable blocks (phis and `apart` left
     out) shared registers in `register`, a type's values only that type's registers:
     greedily, in reverse post-order, each the first register of its type no value live
-    there holds and none left earlier in its block. How many registers that made."""
+    there holds and none left since its block's last store. How many registers that made."""
     kinds: dict[str, int] = {}  # per type, its registers as a bit set
     made = 0
     for number in decoded.rpo:
@@ -103,7 +106,7 @@ def _colors(decoded: DecodedFunction, live_in: list[int], live_out: list[int], c
         ops = decoded.ops[block.start:block.end]
         dying = _last_uses(ops, live_out[number], constants)
         busy = 0  # registers of the values live here
-        left = 0  # registers values left in this block: not taken again in it
+        left = 0  # registers values left since the block's last store: not taken again before the next
         for slot in _bits(live_in[number]):
             if register[slot] >= 0:
                 busy |= 1 << register[slot]
@@ -126,6 +129,8 @@ def _colors(decoded: DecodedFunction, live_in: list[int], live_out: list[int], c
                     left |= 1 << register[slot]
             if result >= 0 and result not in ends:
                 busy |= 1 << register[result]
+            if op.opcode in STAGE_ENDS:
+                left = 0
     return made
 
 

@@ -80,8 +80,9 @@ def _liveness(decoded) -> tuple[list[set[int]], list[set[int]]]:
 
 def _check_no_two_live_values_share(decoded) -> None:
     """No value shares a register with one live where it is defined, or its operands, or
-    one that was live earlier in its block; parameters, phis and atomics' operands and
-    results have registers of their own."""
+    one that was live earlier in its block since its last store (native code runs again
+    what lies between two stores); parameters, phis and atomics' operands and results
+    have registers of their own."""
     register, _ = storage(decoded)
     constants = decoded.constants
     kept_apart = set(decoded.params) | {op.result for op in decoded.ops if op.opcode == "phi"} | \
@@ -101,6 +102,8 @@ def _check_no_two_live_values_share(decoded) -> None:
                         f"{decoded.name}: %{decoded.slot_names[op.result]} shares a register with %" \
                         f"{decoded.slot_names[other]}, live in its block before it or after it, at {op.text}"
             seen |= live_out[pc] | ({op.result} if op.result >= 0 else set())
+            if op.opcode in ("store", "atomicrmw"):  # native code's stage ends: what was left is free again
+                seen = set(live_out[pc])
 
 
 def _functions(program):
