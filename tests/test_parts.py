@@ -402,27 +402,39 @@ def test_a_check_of_a_launch_past_the_trace_limit_sees_every_block(flag, races):
     assert not [note for kernel in report.kernels for note in kernel.notes if "blocks" in note]
 
 
-def test_a_summary_that_fills_says_which_blocks_it_judged_between(tmp_path, monkeypatch):
+SUMMARY_FILLS = {
+    # blocks of 24 waves, each storing at scattered places: judged among the blocks of the parts before
+    "blocks": ("    int gid = blockIdx.x * blockDim.x + threadIdx.x;\n"
+               "    g[(gid * 7) % n] = h[gid] + 1;\n"
+               "    if (blockIdx.x == 0 && threadIdx.x == 0) h[n - 1] = 7;\n", GRID * BLOCK, GRID, 1 << 30,
+               "races in global memory between blocks of different waves were judged among the first "),
+    # two blocks in one wave cut in parts inside a grid-stride loop: no block ended when it filled
+    "parts": ("    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)\n"
+              "        g[(i * 7) % n] = h[i] + 1;\n", SIZE, 2, 100,
+              "races in global memory between blocks were judged among the accesses of the first "),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SUMMARY_FILLS))
+def test_a_summary_that_fills_says_among_which_blocks_or_parts_it_judged(case, tmp_path, monkeypatch):
     """Past the rows a summary keeps, the parts after are judged alone, and a note says
-    among which blocks races between parts were judged."""
+    among which blocks races between parts were judged, or, where no block had ended (one
+    wave cut inside its blocks), among which parts: never "the first 0 blocks"."""
     from simulee.detect import race
 
-    (tmp_path / "ends.cu").write_text(
-        "__global__ void ends(int *g, int *h, int n) {\n"
-        "    int gid = blockIdx.x * blockDim.x + threadIdx.x;\n"
-        "    g[(gid * 7) % n] = h[gid] + 1;\n"
-        "    if (blockIdx.x == 0 && threadIdx.x == 0) h[n - 1] = 7;\n"
-        "}\n")
-    program = load_program(tmp_path / "ends.cu")
-    kernel = program.kernel("ends")
+    body, n, grid, split_at, said = SUMMARY_FILLS[case]
+    (tmp_path / "fills.cu").write_text(f"__global__ void fills(int *g, int *h, int n) {{\n{body}}}\n")
+    program = load_program(tmp_path / "fills.cu")
+    kernel = program.kernel("fills")
     monkeypatch.setattr(race, "SUMMARY_ROWS", 200)
     parted = PartedLaunch(program, kernel, enabled())
-    arguments = {"g": np.zeros(SIZE, np.int32), "h": np.zeros(SIZE, np.int32), "n": GRID * BLOCK}
-    result = execute(program, kernel.name, Launch((GRID, 1, 1), (BLOCK, 1, 1), arguments, flush=parted.part,
-                                                  flush_at=100, engine="numpy"))
-    assert parted.finish(result) == []  # block 0 and the last block were never in one summary
+    arguments = {"g": np.zeros(SIZE, np.int32), "h": np.zeros(SIZE, np.int32), "n": n}
+    result = execute(program, kernel.name, Launch((grid, 1, 1), (BLOCK, 1, 1), arguments, flush=parted.part,
+                                                  flush_at=100, split_at=split_at, engine="numpy"))
+    found = parted.finish(result)
+    assert case != "blocks" or found == []  # block 0 and the last block were never in one summary
     (note,) = parted.notes
-    assert note.startswith("races in global memory between blocks of different waves were judged among the first ")
+    assert note.startswith(said) and int(note.removeprefix(said).split(" ")[0].replace(",", "")) >= 1
 
 
 def test_a_summary_of_runs_and_rows_is_compacted_as_it_grows(tmp_path, monkeypatch):

@@ -116,15 +116,18 @@ class Races(Detector):
         # rows and runs held (a run costs about two rows, and its values 8 bytes each, a row about 60), the rows
         # at the last compaction
         kept = summary.setdefault(SUMMARY, {"parts": [], "runs": [], "values": [], "rows": 0, "held_runs": 0,
-                                            "compacted": 0, "growth": 2, "blocks": 0})
+                                            "compacted": 0, "growth": 2, "blocks": 0, "parts_kept": 0})
         columns = {name: c[name][rows] for name in SUMMARY_COLUMNS}
         starts, lengths, per, alone, members = _runs(columns)
         held = 2 * len(starts) + len(members) // 8
         if kept["rows"] + len(alone) + kept["held_runs"] + held > SUMMARY_ROWS:
             summary[FULL] = True  # memory bounded: the later parts left out
-            summary.setdefault("notes", []).append(FULL_NOTE.format(blocks=kept["blocks"]))
+            note = FULL_NOTE.format(blocks=kept["blocks"]) if kept["blocks"] else \
+                FULL_PARTS_NOTE.format(parts=kept["parts_kept"])
+            summary.setdefault("notes", []).append(note)
             return
         kept["blocks"] = run.result.blocks_run
+        kept["parts_kept"] += 1
         kept["runs"].append(_packed(dict({name: column[starts] for name, column in columns.items()}, length=lengths,
                                          per=per)))
         kept["values"].append(columns["value"][members])
@@ -247,6 +250,9 @@ SYNC_ROWS = 1 << 20  # rows on units strong accesses touch, and fence events, a 
 FULL_NOTE = ("races in global memory between blocks of different waves were judged among the first {blocks:,} "
              "blocks only: a summary of the words they touched filled what a check keeps (every block was checked "
              "for the rest)")
+FULL_PARTS_NOTE = ("races in global memory between blocks were judged among the accesses of the first {parts:,} of "
+                   "the parts its blocks ran in at once only: a summary of the words they touched filled what a check "
+                   "keeps (each part was checked for the rest, its blocks' races included)")
 ORDERED_NOTE = ("races between blocks of different waves of a launch too large to trace at once were not checked: "
                 "its fences and the accesses of the flags and counters that order them passed what a check keeps "
                 f"({SYNC_ROWS:,})")
