@@ -622,12 +622,12 @@ def _across_split(run: LaunchRun, carried: OpenRows, events: tuple[list, list]) 
     across = carried_key[at] == mine_key if len(carried_key) else np.zeros(len(mine), dtype=bool)
     mine = mine[across | np.isin(mine_key, mine_key[c["strong"][mine]])]
     del mine_key
+    if len(mine) == 0 or not carried:
+        return []
     carried, mine = _on_units_that_may_race(carried, c, mine)
     if len(mine) == 0 or len(carried["op"]) == 0:
         return []
-
-    def joined(name: str) -> np.ndarray:
-        return np.concatenate([carried[name], c[name][mine]])
+    joined = _Joined(carried, c, mine).column
 
     key = _open_key({name: joined(name) for name in ("space", "owner", "word")})
     order = columns_order([key, joined("step")])
@@ -657,19 +657,17 @@ def _on_units_that_may_race(carried: dict, c: dict, mine: np.ndarray) -> tuple[d
     of them may race, or that an atomic or volatile access touches (what orders the
     others): units two threads touch, one of them not reading. A unit one thread alone
     touches (its own shared slot, written each trip round a loop) or every thread only
-    reads (gathered data) costs nothing more."""
-    def both(name: str) -> np.ndarray:
-        return np.concatenate([carried[name], c[name][mine]])
-
+    reads (gathered data) costs nothing more. Both are never empty."""
+    both = _Joined(carried, c, mine).column
     key = _open_key({name: both(name) for name in ("space", "owner", "word")})
     order = np.argsort(key, kind="stable")
     ordered = key[order]
-    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if len(key) else np.zeros(0, np.int64)
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
     agent = ((both("block").astype(np.int64) << 32) | both("thread"))[order]
-    several = np.minimum.reduceat(agent, starts) != np.maximum.reduceat(agent, starts) if len(key) else agent
+    several = np.minimum.reduceat(agent, starts) != np.maximum.reduceat(agent, starts)
     del agent
-    writing = np.maximum.reduceat((both("action") != READ)[order], starts) if len(key) else several
-    strong = np.maximum.reduceat(both("strong")[order], starts) if len(key) else several
+    writing = np.maximum.reduceat((both("action") != READ)[order], starts)
+    strong = np.maximum.reduceat(both("strong")[order], starts)
     unit_kept = strong | (several & writing)
     kept = np.empty(len(key), dtype=bool)
     kept[order] = np.repeat(unit_kept, np.diff(np.r_[starts, len(key)]))
