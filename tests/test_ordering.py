@@ -11,7 +11,7 @@ import sys
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import KERNELS, line_of
@@ -371,3 +371,25 @@ def test_the_fast_sorts_give_numpys_stable_orders(rows, width):
         assert np.array_equal(stable_order(column), np.argsort(column, kind="stable"))
     unsigned = np.array([row[1] for row in rows], dtype=np.uint64) << np.uint64(1)  # past int64's range
     assert np.array_equal(stable_order(unsigned), np.argsort(unsigned, kind="stable"))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 62), st.integers(0, 3), st.integers(0, 2 ** 32 - 1))
+def test_the_radix_sort_gives_numpys_stable_order_on_large_arrays(span_bits, ties, seed):
+    """Past MIN_KEYS keys, stable_order sorts in machine code (interpreter.native_sort): keys
+    of any span up to what packs with the row (and past it, to NumPy), with runs of equal
+    keys (ties in row order), shifted below zero, or booleans, order as NumPy's stable
+    argsort does, and so do the widest keys that pack with their rows."""
+    from interpreter.native_sort import MIN_KEYS, _radix_sort, stable_rows
+
+    assert _radix_sort() is not None  # the machine code, not NumPy's sort, is what is tested
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(MIN_KEYS, 3 * MIN_KEYS))
+    key = rng.integers(0, 1 << span_bits, n, dtype=np.int64) - (1 << max(span_bits - 1, 0))
+    key = np.repeat(key[: -(-n // (1 << ties))], 1 << ties)[:n]  # runs of 2**ties equal keys
+    assert np.array_equal(stable_order(key), np.argsort(key, kind="stable"))
+    flags = key % 2 == 0
+    assert np.array_equal(stable_order(flags), np.argsort(flags, kind="stable"))
+    widest = 63 - (n - 1).bit_length()
+    values = rng.integers(0, 1 << widest, n, dtype=np.int64) >> (span_bits % 8)
+    assert np.array_equal(stable_rows(values.copy(), widest), np.argsort(values, kind="stable"))
